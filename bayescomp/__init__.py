@@ -1,0 +1,53 @@
+"""bayescomp: Bayesian model comparison with honest uncertainty.
+
+The package is organised along the flow of a comparison::
+
+    splits -> scores -> posterior -> decision -> report
+
+``import bayescomp`` is cheap: every public name is resolved lazily on first
+use (PEP 562), so neither pandas, scikit-learn nor PyMC are imported until a
+function that needs them is called.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__version__ = "0.1.0"
+
+# public name -> module that defines it
+_EXPORTS: dict[str, str] = {
+    # splits
+    "RepeatedGroupKFold": "bayescomp.splits.group",
+    "SplitDesign": "bayescomp.splits.design",
+    "materialise_splits": "bayescomp.splits.design",
+    # scores
+    "Scores": "bayescomp.scores.table",
+    "cross_validate_paired": "bayescomp.scores.crossval",
+    # posterior
+    "correlated_ttest": "bayescomp.posterior.ttest",
+    "CorrelatedTTestResult": "bayescomp.posterior.ttest",
+    "nadeau_bengio_ttest": "bayescomp.posterior.ttest",
+    "compare": "bayescomp.posterior.compare",
+    # decision
+    "Decision": "bayescomp.decision.rule",
+    "decide": "bayescomp.decision.rule",
+}
+
+__all__ = ["__version__", *sorted(_EXPORTS)]
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module 'bayescomp' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__
+

@@ -1,0 +1,3 @@
+from bayescomp.cli.main import main
+
+raise SystemExit(main())

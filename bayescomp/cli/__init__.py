@@ -1,0 +1,1 @@
+"""The ``bayescomp`` command-line tool."""

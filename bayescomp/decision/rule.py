@@ -1,0 +1,157 @@
+"""The promotion decision rule shared by every posterior in bayescomp.
+
+Given posterior probabilities of the three regions defined by the region of
+practical equivalence (ROPE) ``[-rope, +rope]`` on the difference
+``mu = candidate - baseline`` (oriented so that positive is better):
+
+* **promote**     if ``P(mu > rope) >= gamma``
+* **reject**      if ``P(mu < -rope) >= gamma``
+* **equivalent**  if ``P(|mu| <= rope) >= gamma``
+* **inconclusive** otherwise, or whenever the posterior cannot be trusted
+  (for example MCMC chains that have not converged).
+
+The decision always carries the expected gain and the risk ``P(mu < 0)``:
+a positive expected gain with a large risk of loss is exactly the case a
+person must see before promoting a model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Literal
+
+Outcome = Literal["promote", "reject", "equivalent", "inconclusive"]
+OUTCOMES: tuple[Outcome, ...] = ("promote", "reject", "equivalent", "inconclusive")
+
+
+@dataclass(frozen=True)
+class Decision:
+    """Outcome of the decision rule, with the numbers that led to it.
+
+    Attributes
+    ----------
+    outcome : {"promote", "reject", "equivalent", "inconclusive"}
+    reason : str
+        One sentence a reviewer can read: which probability crossed ``gamma``
+        or why none did.
+    gamma : float
+        The probability threshold used.
+    p_left, p_rope, p_right : float
+        Posterior mass below ``-rope``, inside ``[-rope, rope]``, above ``+rope``.
+    expected_gain : float
+        Posterior expectation of ``mu`` (candidate minus baseline, on the
+        metric's own scale, positive means better).
+    risk : float
+        ``P(mu < 0)``: probability that the candidate is worse at all.
+    """
+
+    outcome: Outcome
+    reason: str
+    gamma: float
+    p_left: float
+    p_rope: float
+    p_right: float
+    expected_gain: float
+    risk: float
+
+    def __str__(self) -> str:
+        return f"{self.outcome}: {self.reason}"
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def _check_gamma(gamma: float) -> float:
+    gamma = float(gamma)
+    if not 0.5 < gamma < 1.0:
+        raise ValueError(
+            f"gamma must lie in (0.5, 1) so that at most one region can reach it; got {gamma}. "
+            "Typical values are 0.9, 0.95 or 0.99."
+        )
+    return gamma
+
+
+def decide(
+    p_left: float,
+    p_rope: float,
+    p_right: float,
+    *,
+    gamma: float = 0.95,
+    expected_gain: float,
+    risk: float,
+    rope: float = 0.0,
+    baseline: str = "baseline",
+    candidate: str = "candidate",
+    trusted: bool = True,
+    untrusted_reason: str = "",
+) -> Decision:
+    """Apply the promotion rule to three region probabilities.
+
+    Parameters
+    ----------
+    p_left, p_rope, p_right : float
+        Posterior probabilities of ``mu < -rope``, ``|mu| <= rope``, ``mu > rope``.
+    gamma : float, default 0.95
+        Required posterior probability, in (0.5, 1).
+    expected_gain, risk : float
+        Posterior mean of ``mu`` and ``P(mu < 0)``; carried in the result.
+    rope : float
+        Half-width of the ROPE, only used to word the reason.
+    baseline, candidate : str
+        Names used to word the reason.
+    trusted : bool, default True
+        ``False`` forces ``inconclusive`` (e.g. non-converged MCMC), with
+        ``untrusted_reason`` as the reason.
+
+    Examples
+    --------
+    >>> d = decide(0.01, 0.02, 0.97, gamma=0.95, expected_gain=0.03, risk=0.005, rope=0.01)
+    >>> d.outcome
+    'promote'
+    >>> decide(0.2, 0.3, 0.5, expected_gain=0.01, risk=0.3).outcome
+    'inconclusive'
+    """
+    gamma = _check_gamma(gamma)
+    probs = (float(p_left), float(p_rope), float(p_right))
+    common = dict(
+        gamma=gamma,
+        p_left=probs[0],
+        p_rope=probs[1],
+        p_right=probs[2],
+        expected_gain=float(expected_gain),
+        risk=float(risk),
+    )
+    if not trusted:
+        reason = untrusted_reason or "the posterior cannot be trusted"
+        return Decision("inconclusive", f"no decision: {reason}", **common)
+    region = f"beyond the ROPE of ±{rope:g}" if rope > 0 else "at all"
+    if probs[2] >= gamma:
+        return Decision(
+            "promote",
+            f"P({candidate} better {region}) = {probs[2]:.3f} ≥ {gamma:g}; "
+            f"expected gain {expected_gain:+.4g}, risk P(worse) = {risk:.3f}",
+            **common,
+        )
+    if probs[0] >= gamma:
+        return Decision(
+            "reject",
+            f"P({candidate} worse {region}) = {probs[0]:.3f} ≥ {gamma:g}; "
+            f"expected gain {expected_gain:+.4g}",
+            **common,
+        )
+    if probs[1] >= gamma:
+        return Decision(
+            "equivalent",
+            f"P(|difference| ≤ {rope:g}) = {probs[1]:.3f} ≥ {gamma:g}: "
+            f"{candidate} and {baseline} are practically equivalent",
+            **common,
+        )
+    best = max(range(3), key=lambda i: probs[i])
+    name = ("worse", "equivalent", "better")[best]
+    return Decision(
+        "inconclusive",
+        f"no region reaches {gamma:g} (largest: P({name}) = {probs[best]:.3f}); "
+        f"expected gain {expected_gain:+.4g} with risk P(worse) = {risk:.3f} — "
+        "collect more repetitions or accept the uncertainty",
+        **common,
+    )

@@ -1,0 +1,1 @@
+"""Stage 3 — posterior: Bayesian models of the difference between two models."""

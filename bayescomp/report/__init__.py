@@ -1,0 +1,1 @@
+"""Stage 5 — report: plots, HTML/JSON reports."""

@@ -1,0 +1,1 @@
+"""Stage 2 — scores: paired per-split performance tables and metric uncertainty."""
