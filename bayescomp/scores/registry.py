@@ -1,0 +1,64 @@
+"""Which metrics are "higher is better"?  Used to orient differences automatically.
+
+Every scikit-learn *scorer* name (``get_scorer_names()``) is higher-is-better by
+construction (losses are negated: ``neg_mean_squared_error``).  Plain metric names
+used in score tables from other tools are listed explicitly; anything else is
+unknown, and callers must say which way it points.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+LOWER_IS_BETTER = frozenset(
+    {
+        "error", "error_rate", "zero_one_loss", "hamming_loss", "log_loss", "brier_score_loss",
+        "brier", "mse", "mean_squared_error", "rmse", "root_mean_squared_error", "mae",
+        "mean_absolute_error", "median_absolute_error", "max_error", "mape",
+        "mean_absolute_percentage_error", "mean_squared_log_error", "msle",
+        "root_mean_squared_log_error", "mean_poisson_deviance", "mean_gamma_deviance",
+        "mean_tweedie_deviance", "mean_pinball_loss", "fpr", "fnr", "false_positive_rate",
+        "false_negative_rate", "fit_time", "score_time", "runtime", "latency",
+    }
+)
+HIGHER_IS_BETTER = frozenset(
+    {
+        "accuracy", "balanced_accuracy", "roc_auc", "auc", "average_precision", "precision",
+        "recall", "f1", "fbeta", "f_beta", "r2", "explained_variance", "matthews_corrcoef",
+        "mcc", "cohen_kappa", "jaccard", "tpr", "tnr", "sensitivity", "specificity",
+        "true_positive_rate", "true_negative_rate", "top_k_accuracy", "d2_absolute_error_score",
+        "precision_at_k", "recall_at_k", "ndcg", "map", "score",
+    }
+)
+
+
+@cache
+def _scorer_names() -> frozenset[str]:
+    from sklearn.metrics import get_scorer_names
+
+    return frozenset(get_scorer_names())
+
+
+def higher_is_better(metric: str) -> bool:
+    """Return whether larger values of ``metric`` are better.
+
+    Raises ``ValueError`` for a metric that is neither a scikit-learn scorer nor a
+    known metric name, asking the caller to state the direction.
+
+    Examples
+    --------
+    >>> higher_is_better("roc_auc"), higher_is_better("neg_log_loss"), higher_is_better("rmse")
+    (True, True, False)
+    """
+    key = str(metric).strip().lower()
+    if key in _scorer_names() or key in HIGHER_IS_BETTER:
+        return True
+    if key in LOWER_IS_BETTER:
+        return False
+    for suffix in ("_micro", "_macro", "_weighted", "_samples", "_ovr", "_ovo", "_binary"):
+        if key.endswith(suffix):
+            return higher_is_better(key[: -len(suffix)])
+    raise ValueError(
+        f"unknown metric {metric!r}: bayescomp cannot tell whether higher is better; "
+        "pass higher_is_better=True or False explicitly"
+    )
