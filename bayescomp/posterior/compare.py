@@ -1,0 +1,117 @@
+"""``compare``: from a scores table to the right posterior."""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+
+from bayescomp.posterior.ttest import CorrelatedTTestResult, correlated_ttest
+from bayescomp.scores.registry import higher_is_better as _direction
+from bayescomp.scores.table import Scores
+
+METHODS = ("auto", "ttest")
+
+
+def _as_scores(scores: Any) -> Scores:
+    if isinstance(scores, Scores):
+        return scores
+    import pandas as pd
+
+    if isinstance(scores, pd.DataFrame):
+        return Scores.from_frame(scores)
+    raise ValueError(
+        f"scores must be a bayescomp.Scores or a pandas DataFrame, got {type(scores).__name__}"
+    )
+
+
+def compare(
+    scores: Scores | Any,
+    baseline: str | float,
+    candidate: str,
+    *,
+    metric: str | None = None,
+    rope: float = 0.0,
+    dataset: str | None = None,
+    higher_is_better: bool | None = None,
+    method: str = "auto",
+) -> CorrelatedTTestResult:
+    """Posterior of how much better ``candidate`` is than ``baseline``.
+
+    Parameters
+    ----------
+    scores : Scores or DataFrame
+        Per-split scores (see :class:`bayescomp.Scores`).
+    baseline : str or float
+        The model to replace, or a performance goal ``p*`` (a number): then the
+        question is whether ``candidate`` reaches ``p*`` in production.
+    candidate : str
+        The challenger.
+    metric : str, optional
+        Metric column; may be omitted when the table has one.
+    rope : float, default 0
+        Half-width of the region of practical equivalence, on the metric's scale.
+    dataset : str, optional
+        Restrict to one dataset of a multi-dataset table.
+    higher_is_better : bool, optional
+        Orientation of the metric; looked up in the metric registry when omitted
+        (every scikit-learn scorer name, plus common metric names).  Differences
+        are ``candidate - baseline``, negated for lower-is-better metrics, so
+        ``p_right`` is always "candidate better".
+    method : {"auto", "ttest"}
+        ``"ttest"`` is the Bayesian correlated t-test on one dataset.
+
+    Returns
+    -------
+    CorrelatedTTestResult
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"model": ["lr"] * 10 + ["rf"] * 10, "split": list(range(10)) * 2,
+    ...     "accuracy": [.80, .82, .81, .79, .83, .80, .81, .82, .80, .81,
+    ...                  .84, .85, .83, .82, .86, .84, .83, .85, .84, .85]})
+    >>> res = compare(Scores.from_frame(df, test_fraction=0.1), "lr", "rf", rope=0.01)
+    >>> res.decision().outcome
+    'promote'
+    """
+    scores = _as_scores(scores)
+    metric = scores._check_metric(metric)
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; choose one of {METHODS}")
+    if higher_is_better is None:
+        higher_is_better = _direction(metric)
+    sign = 1.0 if higher_is_better else -1.0
+    datasets = scores._check_dataset(dataset)
+    if len(datasets) > 1:
+        raise ValueError(
+            f"the scores cover {len(datasets)} datasets {datasets[:5]}; the correlated t-test "
+            "compares on one dataset — pass dataset=NAME (a hierarchical model across datasets "
+            "is planned)"
+        )
+    if isinstance(baseline, numbers.Real) and not isinstance(baseline, bool):
+        return _against_goal(scores, float(baseline), candidate, metric, rope, datasets[0], sign)
+    paired = scores.paired(str(baseline), candidate, metric, datasets[0])
+    rho = float(np.mean(paired["n_test"] / (paired["n_train"] + paired["n_test"])))
+    return correlated_ttest(
+        sign * paired["baseline"].to_numpy(), sign * paired["candidate"].to_numpy(),
+        rho=rho, rope=rope, baseline_name=str(baseline), candidate_name=candidate, metric=metric,
+    )
+
+
+def _against_goal(scores: Scores, goal: float, candidate: str, metric: str, rope: float,
+                  dataset: str, sign: float) -> CorrelatedTTestResult:
+    if not np.isfinite(goal):
+        raise ValueError(f"the performance goal must be a finite number, got {goal}")
+    scores._check_model(candidate)
+    f = scores.to_frame()
+    f = f[(f["model"] == candidate) & (f["dataset"] == dataset)].sort_values("split")
+    vals = f[metric].to_numpy(dtype=float)
+    if not np.all(np.isfinite(vals)):
+        raise ValueError(f"{metric!r} of {candidate!r} has NaN/inf scores; fix or drop them")
+    rho = float(np.mean(f["n_test"] / (f["n_train"] + f["n_test"])))
+    return correlated_ttest(
+        np.full(len(vals), sign * goal), sign * vals, rho=rho, rope=rope,
+        baseline_name=f"goal {goal:g}", candidate_name=candidate, metric=metric,
+    )

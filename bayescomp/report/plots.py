@@ -1,0 +1,67 @@
+"""Plots of single-comparison posteriors."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+
+#: colours of the three regions: candidate worse, equivalent, better
+REGION_COLOURS = ("#c0392b", "#7f8c8d", "#27ae60")
+
+
+def plot_t_posterior(res: Any, ax: Axes | None = None, level: float = 0.95) -> Axes:
+    """Density of the correlated t posterior, ROPE band, HDI and region probabilities.
+
+    ``res`` is a single :class:`~bayescomp.posterior.ttest.CorrelatedTTestResult`.
+    """
+    import matplotlib.pyplot as plt
+    from scipy import stats
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7, 3.6), layout="constrained")
+    mean, scale, rope = float(res.mean), float(res.scale), float(res.rope)
+    unit = res.metric or "score"
+    label = f"{res.candidate_name} − {res.baseline_name}"
+    if scale == 0:
+        ax.axvline(mean, color="k", lw=2, label="point mass (zero variance)")
+        half = max(abs(mean), rope, 1e-3) * 1.5
+        lo, hi = -half, half
+        ymax = 1.0
+        ax.set_yticks([])
+    else:
+        q = stats.t.ppf(0.999, res.df)
+        lo = min(mean - q * scale, -1.5 * rope)
+        hi = max(mean + q * scale, 1.5 * rope)
+        pad = 0.05 * (hi - lo)
+        x = np.linspace(lo - pad, hi + pad, 600)
+        dens = stats.t.pdf(x, res.df, loc=mean, scale=scale)
+        ymax = dens.max()
+        for (a, b), colour in zip(((-np.inf, -rope), (-rope, rope), (rope, np.inf)),
+                                  REGION_COLOURS, strict=True):
+            sel = (x >= a) & (x <= b)
+            ax.fill_between(x[sel], dens[sel], color=colour, alpha=0.35, lw=0)
+        ax.plot(x, dens, color="k", lw=1.4)
+        h_lo, h_hi = res.hdi(level)
+        ax.plot([h_lo, h_hi], [ymax * 1.08] * 2, color="k", lw=3, solid_capstyle="butt")
+        ax.annotate(f"{100 * level:g}% HDI [{h_lo:+.4g}, {h_hi:+.4g}]",
+                    xy=((h_lo + h_hi) / 2, ymax * 1.12), ha="center", va="bottom", fontsize=8)
+        ax.set_ylim(0, ymax * 1.3)
+    if rope > 0:
+        ax.axvspan(-rope, rope, color=REGION_COLOURS[1], alpha=0.12, lw=0)
+        ax.axvline(-rope, color=REGION_COLOURS[1], ls=":", lw=1)
+        ax.axvline(rope, color=REGION_COLOURS[1], ls=":", lw=1)
+    ax.axvline(0, color="k", ls="--", lw=0.8)
+    text = (
+        f"P({res.candidate_name} worse) = {res.p_left:.3f}    "
+        f"P(equivalent) = {res.p_rope:.3f}    "
+        f"P({res.candidate_name} better) = {res.p_right:.3f}"
+    )
+    ax.set_title(text, fontsize=9)
+    ax.set_xlabel(f"difference in {unit} ({label})" + (f", ROPE ±{rope:g}" if rope else ""))
+    ax.set_ylabel("posterior density")
+    ax.spines[["top", "right"]].set_visible(False)
+    return ax

@@ -1,0 +1,250 @@
+"""Paired cross-validation: every model is fitted on exactly the same splits."""
+
+from __future__ import annotations
+
+import numbers
+import time
+import warnings
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+import numpy as np
+
+from bayescomp.scores.table import Scores
+from bayescomp.splits.design import SplitDesign, materialise_splits
+
+
+class FitFailedWarning(UserWarning):
+    """A fit raised and ``error_score`` was recorded instead of a score."""
+
+
+def resolve_scorers(scoring: Any, estimator: Any = None) -> dict[str, Callable]:
+    """Turn any scikit-learn ``scoring`` spec into ``{name: scorer}``.
+
+    ``None`` uses the estimator's own ``score`` (named ``score``); a string,
+    list/tuple of strings, callable ``scorer(est, X, y)`` or dict of those are
+    accepted.  Unknown names raise a ``ValueError`` listing how to find valid ones.
+    """
+    from sklearn.metrics import check_scoring, get_scorer
+
+    def one(spec: Any) -> Callable:
+        if isinstance(spec, str):
+            try:
+                return get_scorer(spec)
+            except ValueError:
+                raise ValueError(
+                    f"unknown scoring {spec!r}; use a scikit-learn scorer name "
+                    "(sklearn.metrics.get_scorer_names()) or a callable scorer(estimator, X, y)"
+                ) from None
+        if callable(spec):
+            return spec
+        raise ValueError(f"scoring entries must be names or callables, got {spec!r}")
+
+    if scoring is None:
+        if estimator is None:
+            raise ValueError("scoring=None needs an estimator with a score method")
+        return {"score": check_scoring(estimator)}
+    if isinstance(scoring, str):
+        return {scoring: one(scoring)}
+    if isinstance(scoring, Mapping):
+        if not scoring:
+            raise ValueError("scoring dict is empty")
+        return {str(k): one(v) for k, v in scoring.items()}
+    if callable(scoring):
+        return {getattr(scoring, "__name__", "score"): scoring}
+    if isinstance(scoring, Iterable):
+        names = list(scoring)
+        if not names or len(set(names)) != len(names):
+            raise ValueError(f"scoring list must be non-empty and without repeats: {names}")
+        return {str(n): one(n) for n in names}
+    raise ValueError(f"cannot interpret scoring={scoring!r}")
+
+
+def _take(data: Any, idx: np.ndarray) -> Any:
+    if data is None:
+        return None
+    if hasattr(data, "iloc"):
+        return data.iloc[idx]
+    if hasattr(data, "shape"):
+        return data[idx]
+    return [data[i] for i in idx]
+
+
+def fit_and_score(
+    estimator: Any,
+    X: Any,
+    y: Any,
+    train: np.ndarray,
+    test: np.ndarray,
+    scorers: Mapping[str, Callable],
+    error_score: Any = "raise",
+) -> dict[str, Any]:
+    """Clone, fit on ``train``, score on ``test``; one task of paired cross-validation.
+
+    Returns ``{"scores": {name: float}, "fit_time": s, "score_time": s, "error": str|None}``.
+    """
+    from sklearn.base import clone
+
+    est = clone(estimator)
+    X_tr, X_te = _take(X, train), _take(X, test)
+    y_tr, y_te = _take(y, train), _take(y, test)
+    t0 = time.perf_counter()
+    try:
+        est.fit(X_tr, y_tr) if y is not None else est.fit(X_tr)
+    except Exception as exc:
+        if isinstance(error_score, str) and error_score == "raise":
+            raise
+        return {
+            "scores": dict.fromkeys(scorers, float(error_score)),
+            "fit_time": time.perf_counter() - t0,
+            "score_time": 0.0,
+            "error": f"{type(exc).__name__}: {exc}",
+        }
+    fit_time = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    scores = {name: float(scorer(est, X_te, y_te)) for name, scorer in scorers.items()}
+    return {"scores": scores, "fit_time": fit_time, "score_time": time.perf_counter() - t0,
+            "error": None}
+
+
+def _check_models(models: Any) -> dict[str, Any]:
+    if not isinstance(models, Mapping) or not models:
+        raise ValueError(
+            "models must be a non-empty dict {name: unfitted estimator}, e.g. "
+            "{'logreg': LogisticRegression(), 'forest': RandomForestClassifier()}"
+        )
+    out = {}
+    for name, est in models.items():
+        if not (hasattr(est, "fit") and hasattr(est, "get_params")):
+            raise ValueError(
+                f"model {name!r} is not a scikit-learn estimator (needs fit and get_params); "
+                f"got {type(est).__name__}"
+            )
+        out[str(name)] = est
+    return out
+
+
+def cross_validate_paired(
+    models: Mapping[str, Any],
+    X: Any,
+    y: Any = None,
+    *,
+    cv: Any,
+    scoring: Any = None,
+    groups: Any = None,
+    n_jobs: int | None = None,
+    progress: bool = True,
+    error_score: Any = "raise",
+    dataset: str = "data",
+) -> Scores:
+    """Cross-validate several models on exactly the same ``(train, test)`` splits.
+
+    The splits are materialised once (:func:`bayescomp.materialise_splits`) and
+    every model is fitted on the same pairs, so the per-split scores are paired
+    and the correlation between splits is known from their sizes.
+
+    Parameters
+    ----------
+    models : dict of str -> estimator
+        Unfitted scikit-learn estimators (cloned for every fit).
+    X, y : array-like
+        Data; ``y`` may be None for unsupervised estimators.
+    cv : int, splitter or iterable of (train, test)
+        Any scikit-learn splitter (``RepeatedStratifiedKFold``,
+        :class:`bayescomp.RepeatedGroupKFold`, ...), an int, or index pairs.
+    scoring : str, list, dict or callable, optional
+        Any scikit-learn scoring spec; ``None`` uses each estimator's ``score``.
+    groups : array-like, optional
+        Group labels for group splitters.
+    n_jobs : int, optional
+        Parallel fits through joblib; any joblib backend works
+        (``with joblib.parallel_config(backend="dask"): ...``).
+    progress : bool, default True
+        Progress bar over all fits (only when writing to a terminal).
+    error_score : "raise" or float
+        ``"raise"`` re-raises a failing fit; a number is recorded instead, with
+        a :class:`FitFailedWarning`.  NaN scores are refused later by ``compare``.
+    dataset : str, default "data"
+        Name of the dataset in the resulting table.
+
+    Returns
+    -------
+    Scores
+        Columns ``dataset, model, split, repeat, fold, n_train, n_test,
+        fit_time, score_time`` and one per scorer; ``.design`` holds the splits.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.naive_bayes import GaussianNB
+    >>> from sklearn.model_selection import RepeatedStratifiedKFold
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> cv = RepeatedStratifiedKFold(n_splits=5, n_repeats=2, random_state=0)
+    >>> s = cross_validate_paired({"nb": GaussianNB(), "lr": LogisticRegression(max_iter=5000)},
+    ...                           X, y, cv=cv, scoring="accuracy", progress=False)
+    >>> s.models, len(s), round(s.rho(), 3)
+    (['nb', 'lr'], 20, 0.2)
+    """
+    from joblib import Parallel, delayed
+    from sklearn.base import is_classifier
+    from sklearn.utils import indexable
+
+    models = _check_models(models)
+    if not (isinstance(error_score, str) and error_score == "raise") and not isinstance(
+        error_score, numbers.Number
+    ):
+        raise ValueError(f"error_score must be 'raise' or a number, got {error_score!r}")
+    X, y, groups = indexable(X, y, groups)
+    classifier = all(is_classifier(m) for m in models.values())
+    design = materialise_splits(cv, X, y, groups, classifier=classifier)
+    scorers = {name: resolve_scorers(scoring, est) for name, est in models.items()}
+    tasks = [(name, k) for name in models for k in range(len(design))]
+
+    results = Parallel(n_jobs=n_jobs, return_as="generator")(
+        delayed(fit_and_score)(models[name], X, y, *design.splits[k], scorers[name], error_score)
+        for name, k in tasks
+    )
+    results = _with_progress(results, tasks, progress)
+    return _to_scores(tasks, results, design, dataset)
+
+
+def _with_progress(results: Iterable[dict], tasks: list[tuple[str, int]], progress: bool
+                   ) -> list[dict]:
+    import sys
+
+    if not progress or not sys.stderr.isatty():
+        return list(results)
+    from tqdm.auto import tqdm
+
+    out = []
+    with tqdm(total=len(tasks), desc="paired CV", unit="fit", leave=False) as bar:
+        for (name, k), res in zip(tasks, results, strict=True):
+            out.append(res)
+            bar.set_postfix_str(f"{name} split {k}", refresh=False)
+            bar.update()
+    return out
+
+
+def _to_scores(tasks: list[tuple[str, int]], results: list[dict], design: SplitDesign,
+               dataset: str) -> Scores:
+    import pandas as pd
+
+    rows = []
+    for (name, k), res in zip(tasks, results, strict=True):
+        if res["error"] is not None:
+            warnings.warn(
+                f"fit of {name!r} on split {k} failed ({res['error']}); recorded error_score",
+                FitFailedWarning, stacklevel=3,
+            )
+        train, test = design.splits[k]
+        rows.append({
+            "dataset": dataset, "model": name, "split": k,
+            "repeat": int(design.repeat[k]), "fold": int(design.fold[k]),
+            "n_train": len(train), "n_test": len(test),
+            "fit_time": res["fit_time"], "score_time": res["score_time"],
+            **res["scores"],
+        })
+    frame = pd.DataFrame(rows)
+    metrics = list(dict.fromkeys(m for res in results for m in res["scores"]))
+    return Scores(frame, metrics=metrics, design=design)

@@ -1,0 +1,338 @@
+"""``Scores``: the tidy per-split table every comparison starts from.
+
+One row per (dataset, model, split) with the split sizes (so the correlation
+between folds is known) and one column per metric.  Scores from any source —
+:func:`bayescomp.cross_validate_paired`, another tool, a paper's table — are
+loaded with :meth:`Scores.from_frame` or :meth:`Scores.read_csv`.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+if TYPE_CHECKING:  # pragma: no cover
+    from bayescomp.splits.design import SplitDesign
+
+KEY = ("dataset", "model", "split")
+SIZES = ("n_train", "n_test")
+#: columns that are bookkeeping, never metrics
+META = frozenset({*KEY, *SIZES, "repeat", "fold", "fit_time", "score_time", "seed"})
+DEFAULT_DATASET = "data"
+
+
+def _ranges(values: list[int]) -> str:
+    """Compact '0–9, 12' description of a sorted list of ints."""
+    if not values:
+        return "none"
+    out, start, prev = [], values[0], values[0]
+    for v in values[1:]:
+        if v == prev + 1:
+            prev = v
+            continue
+        out.append(f"{start}–{prev}" if prev != start else f"{start}")
+        start = prev = v
+    out.append(f"{start}–{prev}" if prev != start else f"{start}")
+    text = ", ".join(out[:6])
+    return text + (", …" if len(out) > 6 else "")
+
+
+class Scores:
+    """Tidy per-split scores of one or several models on one or several datasets.
+
+    Build it with :meth:`from_frame`, :meth:`read_csv` or
+    :func:`bayescomp.cross_validate_paired`; the constructor takes an already
+    tidy frame and validates it.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"model": ["a"] * 3 + ["b"] * 3, "split": [0, 1, 2] * 2,
+    ...                    "accuracy": [.80, .82, .81, .84, .85, .83]})
+    >>> s = Scores.from_frame(df, test_fraction=0.1)
+    >>> s.models, s.metrics, s.rho()
+    (['a', 'b'], ['accuracy'], 0.1)
+    """
+
+    def __init__(self, frame: pd.DataFrame, *, metrics: list[str] | None = None,
+                 design: SplitDesign | None = None):
+        missing = [c for c in (*KEY, *SIZES) if c not in frame.columns]
+        if missing:
+            raise ValueError(
+                f"a scores table needs columns {list(KEY + SIZES)}; missing {missing}. Use "
+                "Scores.from_frame, which fills defaults and accepts test_fraction="
+            )
+        frame = frame.copy()
+        frame["dataset"] = frame["dataset"].astype(str)
+        frame["model"] = frame["model"].astype(str)
+        if metrics is None:
+            metrics = [
+                c for c in frame.columns
+                if c not in META and pd.api.types.is_numeric_dtype(frame[c])
+            ]
+        else:
+            metrics = [str(m) for m in metrics]
+            absent = [m for m in metrics if m not in frame.columns]
+            if absent:
+                raise ValueError(f"metric column(s) {absent} not in the table; columns are "
+                                 f"{list(frame.columns)}")
+        if not metrics:
+            raise ValueError(
+                "the scores table has no numeric metric column (besides dataset, model, split, "
+                "n_train, n_test, repeat, fold and timings)"
+            )
+        for col in SIZES:
+            vals = pd.to_numeric(frame[col], errors="coerce")
+            if vals.isna().any() or (vals <= 0).any():
+                bad = frame.loc[vals.isna() | (vals <= 0), list(KEY)].head(3).to_dict("records")
+                raise ValueError(f"{col} must be a positive number on every row; bad rows: {bad}")
+            frame[col] = vals
+        dup = frame.duplicated(list(KEY), keep=False)
+        if dup.any():
+            rows = frame.loc[dup, list(KEY)].drop_duplicates().head(3).to_dict("records")
+            raise ValueError(
+                f"{int(dup.sum())} rows repeat a (dataset, model, split) key, e.g. {rows}; each "
+                "model has one row per split of each dataset"
+            )
+        self._frame = frame.reset_index(drop=True)
+        self._metrics = metrics
+        self.design = design
+
+    # ------------------------------------------------------------ construction
+    @classmethod
+    def from_frame(
+        cls,
+        df: pd.DataFrame,
+        *,
+        metrics: list[str] | None = None,
+        dataset: str | None = None,
+        test_fraction: float | None = None,
+        model_col: str = "model",
+        split_col: str = "split",
+        dataset_col: str = "dataset",
+    ) -> Scores:
+        """Load scores from any tidy or long frame.
+
+        Accepted shapes:
+
+        * tidy: one row per (dataset, model, split) and one column per metric;
+        * long: columns ``metric`` and ``value`` (or ``score``), pivoted to tidy.
+
+        Missing columns are filled where that is unambiguous: ``dataset``
+        (one dataset, named ``dataset``), ``split`` (row order within each model
+        and dataset).  Split sizes come from ``n_train``/``n_test`` columns or
+        from ``test_fraction`` (e.g. 0.1 for 10-fold CV), which is stored as the
+        smallest integer ratio.
+        """
+        df = pd.DataFrame(df).rename(
+            columns={model_col: "model", split_col: "split", dataset_col: "dataset"}
+        )
+        if "model" not in df.columns:
+            raise ValueError(f"the table needs a model column ({model_col!r}); columns are "
+                             f"{list(df.columns)}")
+        if "dataset" not in df.columns:
+            df.insert(0, "dataset", dataset or DEFAULT_DATASET)
+        elif dataset is not None:
+            df = df[df["dataset"].astype(str) == str(dataset)]
+        value_col = next((c for c in ("value", "score") if c in df.columns), None)
+        if "metric" in df.columns and value_col is not None:
+            index = [c for c in df.columns if c not in ("metric", value_col)]
+            df = df.pivot_table(index=index, columns="metric", values=value_col,
+                                aggfunc="first", dropna=False).reset_index()
+            df.columns.name = None
+        if "split" not in df.columns:
+            df["split"] = df.groupby(["dataset", "model"], sort=False).cumcount()
+        if test_fraction is not None:
+            tf = float(test_fraction)
+            if not 0 < tf < 1:
+                raise ValueError(f"test_fraction must lie in (0, 1), got {test_fraction}")
+            frac = Fraction(tf).limit_denominator(10_000)
+            df["n_test"] = frac.numerator
+            df["n_train"] = frac.denominator - frac.numerator
+        elif not set(SIZES) <= set(df.columns):
+            raise ValueError(
+                "the table has no n_train/n_test columns, so the correlation between splits is "
+                "unknown; add them, or pass test_fraction= (n_test / (n_train + n_test), e.g. 0.1 "
+                "for 10-fold cross-validation)"
+            )
+        return cls(df, metrics=metrics)
+
+    @classmethod
+    def read_csv(cls, path: str | Path, **kwargs: Any) -> Scores:
+        """Read a CSV written by :meth:`to_csv` or by any tool (see :meth:`from_frame`)."""
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"no scores file at {path}")
+        frame_kw = {k: kwargs.pop(k) for k in list(kwargs) if k in (
+            "metrics", "dataset", "test_fraction", "model_col", "split_col", "dataset_col")}
+        return cls.from_frame(pd.read_csv(path, **kwargs), **frame_kw)
+
+    def to_csv(self, path: str | Path, **kwargs: Any) -> None:
+        """Write the tidy table; :meth:`read_csv` reads it back unchanged."""
+        self._frame.to_csv(path, index=False, **kwargs)
+
+    @classmethod
+    def concat(cls, items: list[Scores]) -> Scores:
+        """Stack several tables (e.g. one per dataset) into one."""
+        if not items:
+            raise ValueError("nothing to concatenate")
+        metrics = list(dict.fromkeys(m for s in items for m in s.metrics))
+        return cls(pd.concat([s.to_frame() for s in items], ignore_index=True), metrics=metrics)
+
+    # -------------------------------------------------------------- accessors
+    def to_frame(self) -> pd.DataFrame:
+        """A copy of the tidy table."""
+        return self._frame.copy()
+
+    @property
+    def models(self) -> list[str]:
+        return list(dict.fromkeys(self._frame["model"]))
+
+    @property
+    def datasets(self) -> list[str]:
+        return list(dict.fromkeys(self._frame["dataset"]))
+
+    @property
+    def metrics(self) -> list[str]:
+        return list(self._metrics)
+
+    def __len__(self) -> int:
+        return len(self._frame)
+
+    def __repr__(self) -> str:
+        return (
+            f"Scores({len(self.datasets)} dataset(s), {len(self.models)} model(s) "
+            f"{self.models[:6]}, metrics {self.metrics}, {len(self._frame)} rows)"
+        )
+
+    def _check_metric(self, metric: str | None) -> str:
+        if metric is None:
+            if len(self._metrics) == 1:
+                return self._metrics[0]
+            raise ValueError(
+                f"the table has several metrics {self._metrics}; choose one with metric="
+            )
+        if metric not in self._metrics:
+            raise ValueError(f"unknown metric {metric!r}; the table has {self._metrics}")
+        return metric
+
+    def _check_model(self, model: str) -> None:
+        if model not in set(self._frame["model"]):
+            raise ValueError(f"unknown model {model!r}; the table has {self.models}")
+
+    def _check_dataset(self, dataset: str | None) -> list[str]:
+        if dataset is None:
+            return self.datasets
+        if str(dataset) not in set(self._frame["dataset"]):
+            raise ValueError(f"unknown dataset {dataset!r}; the table has {self.datasets}")
+        return [str(dataset)]
+
+    def rho(self, dataset: str | None = None, model: str | None = None) -> float | pd.Series:
+        """Test fraction of the design: mean of ``n_test / (n_train + n_test)``.
+
+        One float for one dataset (or when ``dataset`` is given), else a Series
+        indexed by dataset.
+        """
+        f = self._frame
+        if model is not None:
+            self._check_model(model)
+            f = f[f["model"] == model]
+        datasets = self._check_dataset(dataset)
+        f = f[f["dataset"].isin(datasets)]
+        r = (f["n_test"] / (f["n_train"] + f["n_test"])).groupby(f["dataset"], sort=False).mean()
+        if len(datasets) == 1:
+            return float(r.iloc[0])
+        return r.rename("rho")
+
+    def mean(self, metric: str | None = None) -> pd.DataFrame:
+        """Mean score per dataset (rows) and model (columns)."""
+        metric = self._check_metric(metric)
+        return self._frame.pivot_table(index="dataset", columns="model", values=metric,
+                                       aggfunc="mean", sort=False)
+
+    def select(self, *, models: list[str] | None = None, datasets: list[str] | None = None,
+               ) -> Scores:
+        """A sub-table with only the given models and/or datasets."""
+        f = self._frame
+        if models is not None:
+            for m in models:
+                self._check_model(m)
+            f = f[f["model"].isin(models)]
+        if datasets is not None:
+            for d in datasets:
+                self._check_dataset(d)
+            f = f[f["dataset"].isin([str(d) for d in datasets])]
+        return Scores(f, metrics=self._metrics)
+
+    def paired(self, baseline: str, candidate: str, metric: str | None = None,
+               dataset: str | None = None) -> pd.DataFrame:
+        """Align two models split by split, checking that they really are paired.
+
+        Returns a frame with columns ``dataset, split, baseline, candidate,
+        n_train, n_test``, one row per common split.
+
+        Raises
+        ------
+        ValueError
+            When a split is present for one model and not the other, when the
+            split sizes differ between the models, or when a score is NaN/inf.
+        """
+        metric = self._check_metric(metric)
+        self._check_model(baseline)
+        self._check_model(candidate)
+        if baseline == candidate:
+            raise ValueError(f"baseline and candidate are the same model {baseline!r}")
+        datasets = self._check_dataset(dataset)
+        f = self._frame[self._frame["dataset"].isin(datasets)]
+        cols = ["dataset", "split", "n_train", "n_test", metric]
+        b = f.loc[f["model"] == baseline, cols]
+        c = f.loc[f["model"] == candidate, cols]
+        out = []
+        for ds in datasets:
+            bd, cd = b[b["dataset"] == ds], c[c["dataset"] == ds]
+            where = f" on dataset {ds!r}" if len(self.datasets) > 1 else ""
+            if bd.empty or cd.empty:
+                who = baseline if bd.empty else candidate
+                raise ValueError(f"model {who!r} has no scores{where}; score both models on it "
+                                 "or pass dataset= to compare elsewhere")
+            bs, cs = set(bd["split"]), set(cd["split"])
+            if bs != cs:
+                raise ValueError(
+                    f"unpaired splits{where}: {candidate!r} covers splits "
+                    f"{_ranges(sorted(cs))} but {baseline!r} covers {_ranges(sorted(bs))}; "
+                    "compare on the same splits (pass the same cv object to both, or drop the "
+                    "extra splits for both models)"
+                )
+            m = bd.merge(cd, on=["dataset", "split"], suffixes=("_b", "_c")).sort_values("split")
+            size_bad = (m["n_train_b"] != m["n_train_c"]) | (m["n_test_b"] != m["n_test_c"])
+            if size_bad.any():
+                s = m.loc[size_bad].iloc[0]
+                raise ValueError(
+                    f"split {s['split']}{where} has different sizes for the two models "
+                    f"({baseline!r}: {s['n_train_b']:g}/{s['n_test_b']:g} train/test, "
+                    f"{candidate!r}: {s['n_train_c']:g}/{s['n_test_c']:g}); they were not "
+                    "evaluated on the same splits"
+                )
+            for col, who in ((f"{metric}_b", baseline), (f"{metric}_c", candidate)):
+                vals = pd.to_numeric(m[col], errors="coerce")
+                bad = ~np.isfinite(vals.to_numpy(dtype=float))
+                if bad.any():
+                    sp = m.loc[bad, "split"].tolist()
+                    raise ValueError(
+                        f"{metric!r} of {who!r}{where} is NaN/inf on split(s) "
+                        f"{_ranges(sorted(sp))} (a failed fit?); fix the model or drop those "
+                        "splits for both models"
+                    )
+            out.append(pd.DataFrame({
+                "dataset": ds,
+                "split": m["split"].to_numpy(),
+                "baseline": m[f"{metric}_b"].to_numpy(dtype=float),
+                "candidate": m[f"{metric}_c"].to_numpy(dtype=float),
+                "n_train": m["n_train_b"].to_numpy(),
+                "n_test": m["n_test_b"].to_numpy(),
+            }))
+        return pd.concat(out, ignore_index=True)

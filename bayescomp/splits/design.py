@@ -1,0 +1,195 @@
+"""A cross-validation design, materialised once and shared by every model.
+
+Any scikit-learn splitter (an object with ``split``), an int, or an iterable of
+``(train, test)`` index pairs is turned into a :class:`SplitDesign`: the list of
+index pairs plus the bookkeeping the correlated t-test needs (split id, repeat,
+fold, ``n_train``, ``n_test``) and a fingerprint that detects a changed design.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+
+@dataclass(frozen=True)
+class SplitDesign:
+    """Materialised ``(train, test)`` index pairs with their bookkeeping.
+
+    Attributes
+    ----------
+    splits : list of (ndarray, ndarray)
+        Integer positions of the training and test rows of every split.
+    repeat, fold : ndarray of int
+        Repetition and fold of each split; -1 where the splitter does not say.
+    n_samples : int
+        Number of rows the design indexes.
+    """
+
+    splits: list[tuple[np.ndarray, np.ndarray]]
+    repeat: np.ndarray
+    fold: np.ndarray
+    n_samples: int
+
+    def __len__(self) -> int:
+        return len(self.splits)
+
+    @property
+    def n_train(self) -> np.ndarray:
+        return np.array([len(tr) for tr, _ in self.splits])
+
+    @property
+    def n_test(self) -> np.ndarray:
+        return np.array([len(te) for _, te in self.splits])
+
+    @property
+    def rho(self) -> float:
+        """Test fraction of the design: mean of ``n_test / (n_train + n_test)``."""
+        return float(np.mean(self.n_test / (self.n_train + self.n_test)))
+
+    def table(self) -> pd.DataFrame:
+        """One row per split: ``split, repeat, fold, n_train, n_test``."""
+        import pandas as pd
+
+        return pd.DataFrame(
+            {
+                "split": np.arange(len(self.splits)),
+                "repeat": self.repeat,
+                "fold": self.fold,
+                "n_train": self.n_train,
+                "n_test": self.n_test,
+            }
+        )
+
+    def fingerprint(self) -> str:
+        """SHA-256 of every index of every split: equal designs, equal fingerprints."""
+        h = hashlib.sha256()
+        h.update(str(self.n_samples).encode())
+        for tr, te in self.splits:
+            h.update(b"T")
+            h.update(np.ascontiguousarray(tr, dtype=np.int64).tobytes())
+            h.update(b"V")
+            h.update(np.ascontiguousarray(te, dtype=np.int64).tobytes())
+        return h.hexdigest()
+
+    def subset(self, index: Iterable[int]) -> SplitDesign:
+        """The design restricted to the given split ids (kept in the given order)."""
+        idx = list(index)
+        return SplitDesign(
+            splits=[self.splits[i] for i in idx],
+            repeat=self.repeat[idx],
+            fold=self.fold[idx],
+            n_samples=self.n_samples,
+        )
+
+
+def _repeat_fold(cv: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
+    i = np.arange(n)
+    n_repeats = getattr(cv, "n_repeats", None)
+    per_repeat = getattr(cv, "cvargs", {}).get("n_splits") or getattr(cv, "n_splits", None)
+    if n_repeats and per_repeat and n == n_repeats * per_repeat:
+        return i // per_repeat, i % per_repeat
+    name = type(cv).__name__
+    if "Shuffle" in name:  # every split is an independent hold-out repetition
+        return i, np.zeros(n, dtype=int)
+    if hasattr(cv, "split"):
+        return np.zeros(n, dtype=int), i
+    return np.full(n, -1), np.full(n, -1)
+
+
+def _is_classification_target(y: Any) -> bool:
+    if y is None:
+        return False
+    from sklearn.utils.multiclass import type_of_target
+
+    return type_of_target(y) in ("binary", "multiclass")
+
+
+def materialise_splits(
+    cv: Any,
+    X: Any,
+    y: Any = None,
+    groups: Any = None,
+    *,
+    classifier: bool | None = None,
+) -> SplitDesign:
+    """Run the splitter once and keep its ``(train, test)`` pairs.
+
+    Parameters
+    ----------
+    cv : int, splitter or iterable of (train, test)
+        As in scikit-learn: an int means (Stratified)KFold via
+        :func:`sklearn.model_selection.check_cv`.
+    X, y, groups : array-like
+        Passed to ``cv.split``.
+    classifier : bool, optional
+        Whether an int ``cv`` should stratify; inferred from ``y`` when omitted.
+
+    Raises
+    ------
+    ValueError
+        Fewer than two splits, an empty test set, or a row in both the training
+        and the test set of a split.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.model_selection import RepeatedKFold
+    >>> d = materialise_splits(RepeatedKFold(n_splits=5, n_repeats=2, random_state=0), np.zeros((50, 1)))
+    >>> len(d), d.rho, d.repeat[:6].tolist(), d.fold[:6].tolist()
+    (10, 0.2, [0, 0, 0, 0, 0, 1], [0, 1, 2, 3, 4, 0])
+    """
+    from sklearn.model_selection import check_cv
+    from sklearn.utils import indexable
+
+    X, y, groups = indexable(X, y, groups)
+    n_samples = len(X) if not hasattr(X, "shape") else X.shape[0]
+    if classifier is None:
+        classifier = _is_classification_target(y)
+    if isinstance(cv, int | np.integer) or cv is None or hasattr(cv, "split"):
+        splitter = check_cv(cv, y, classifier=classifier)
+        pairs = splitter.split(X, y, groups)
+    else:
+        splitter = cv
+        pairs = cv
+    splits: list[tuple[np.ndarray, np.ndarray]] = []
+    for k, pair in enumerate(pairs):
+        try:
+            train, test = pair
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"split {k} is not a (train, test) pair of index arrays; pass a scikit-learn "
+                "splitter, an int, or an iterable of (train_indices, test_indices)"
+            ) from None
+        train = np.asarray(train)
+        test = np.asarray(test)
+        if train.dtype == bool:
+            train = np.flatnonzero(train)
+        if test.dtype == bool:
+            test = np.flatnonzero(test)
+        train = train.astype(np.int64, copy=False)
+        test = test.astype(np.int64, copy=False)
+        if test.size == 0 or train.size == 0:
+            raise ValueError(f"split {k} has an empty training or test set")
+        if train.max() >= n_samples or test.max() >= n_samples or min(train.min(), test.min()) < 0:
+            raise ValueError(f"split {k} indexes rows outside 0..{n_samples - 1}")
+        if np.intersect1d(train, test).size:
+            raise ValueError(
+                f"split {k} has rows in both its training and test set; the test rows must be "
+                "held out"
+            )
+        splits.append((train, test))
+    if len(splits) < 2:
+        raise ValueError(
+            f"the design has {len(splits)} split(s); a paired comparison needs at least 2 — "
+            "use repeated cross-validation, e.g. RepeatedStratifiedKFold(n_splits=10, n_repeats=10)"
+        )
+    repeat, fold = _repeat_fold(splitter, len(splits))
+    return SplitDesign(splits=splits, repeat=repeat, fold=fold, n_samples=int(n_samples))
