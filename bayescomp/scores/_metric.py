@@ -219,10 +219,10 @@ def resolve_metric(
         )
     if beta is not None and fname == "fbeta_score":
         kw["beta"] = float(beta)
-    if pos_label is not None and kind in ("label", "score") and "average" not in kw:
-        if fname in ("precision_score", "recall_score", "f1_score", "fbeta_score",
-                     "jaccard_score", "average_precision_score", "brier_score_loss"):
-            kw["pos_label"] = pos_label
+    takes_pos = fname in ("precision_score", "recall_score", "f1_score", "fbeta_score",
+                          "jaccard_score", "average_precision_score", "brier_score_loss")
+    if pos_label is not None and takes_pos and "average" not in kw:
+        kw["pos_label"] = pos_label
     direction = _direction(key)
     if direction is None:
         direction = _direction(base)
@@ -271,8 +271,8 @@ def check_predictions(
         others = labels[labels != pos_label]
         neg = others[0] if others.size else (0 if pos_label != 0 else 1)
         yp = np.where(yp >= threshold, pos_label, neg).astype(yt.dtype, copy=False)
-    if spec.kind == "label" and yp.dtype.kind == "f" and yp.ndim == 1:
-        if not np.all(yp == np.round(yp)):
+    if (spec.kind == "label" and yp.dtype.kind == "f" and yp.ndim == 1
+            and not np.all(yp == np.round(yp))):
             raise ValueError(
                 f"metric {spec.name!r} compares predicted labels, but {name} holds continuous "
                 "scores; pass threshold=0.5 (or another cut-off) to turn scores into labels, or "

@@ -167,7 +167,7 @@ def _index_samples(y_true: np.ndarray, stratify: bool) -> tuple[np.ndarray, ...]
     if not stratify:
         return (np.arange(n),)
     labels = np.unique(y_true)
-    if labels.size > 50 or y_true.dtype.kind == "f" and labels.size > 0.5 * n:
+    if labels.size > 50 or (y_true.dtype.kind == "f" and labels.size > 0.5 * n):
         raise ValueError(
             "stratify=True resamples within each class of y_true, but y_true looks continuous "
             "(a regression target); use stratify=False"
