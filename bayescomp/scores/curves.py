@@ -186,7 +186,8 @@ def _oof_predictions(
     from sklearn.base import clone
     from sklearn.model_selection import check_cv
     from sklearn.utils import indexable
-    from sklearn.utils.validation import _safe_indexing
+
+    from bayescomp.scores.crossval import _take as _safe_indexing
 
     X, y, groups = indexable(X, y, groups)
     y = np.asarray(y)

@@ -176,10 +176,16 @@ def _one_class(
         best_range = (float(thresholds[int(np.argmax(f_hi))]),
                       float(thresholds[int(np.argmax(f_lo))]))
     # sampling error of the test-set recall (binomial over the labeled members), carried to
-    # precision; a k is flagged only when precision exceeds 1 by more than 1.96 of these
-    se = np.sqrt(recall * (1 - recall) / n_pos) * (lo if lo is not None else central) / k
-    smallest = cols.get("precision_at_k_lower", precision)
-    flag = smallest - 1.96 * se > 1
+    # precision.  The flag is deliberately conservative: a k is flagged only when even a
+    # lower Wilson bound of the recall (z = 3, since many k are looked at, and an effective
+    # size 1/(1/n_pos + 1/C) because the pool's own members are random too), with the
+    # smallest class size, gives a precision above 1
+    c_small = lo if lo is not None else central
+    se = np.sqrt(recall * (1 - recall) / n_pos) * c_small / k
+    z, m = 3.0, 1.0 / (1.0 / n_pos + 1.0 / c_small)
+    centre = (recall + z * z / (2 * m)) / (1 + z * z / m)
+    half = (z / (1 + z * z / m)) * np.sqrt(recall * (1 - recall) / m + z * z / (4.0 * m * m))
+    flag = (centre - half) * c_small / k > 1
     cols["precision_at_k_se"] = se
     cols["above_one"] = flag
     table = pd.DataFrame(cols, index=pd.Index(k, name="k"))
