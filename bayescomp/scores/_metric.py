@@ -226,8 +226,6 @@ def resolve_metric(
     direction = _direction(key)
     if direction is None:
         direction = _direction(base)
-    if direction is None and base in ("specificity", "tnr", "ppv", "f0.5", "f2"):
-        direction = True
     return MetricSpec(key, _wrap(fname, kw), kind, direction)
 
 
