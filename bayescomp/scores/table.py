@@ -243,10 +243,16 @@ class Scores:
             f = f[f["model"] == model]
         datasets = self._check_dataset(dataset)
         f = f[f["dataset"].isin(datasets)]
-        r = (f["n_test"] / (f["n_train"] + f["n_test"])).groupby(f["dataset"], sort=False).mean()
+        from bayescomp.splits.design import rho_from_sizes
+
+        r = pd.Series(
+            {ds: rho_from_sizes(g["n_train"], g["n_test"]) for ds, g in f.groupby("dataset",
+                                                                                 sort=False)},
+            name="rho",
+        )
         if len(datasets) == 1:
             return float(r.iloc[0])
-        return r.rename("rho")
+        return r
 
     def mean(self, metric: str | None = None) -> pd.DataFrame:
         """Mean score per dataset (rows) and model (columns)."""
