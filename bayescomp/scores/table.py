@@ -341,4 +341,15 @@ class Scores:
                 "n_train": m["n_train_b"].to_numpy(),
                 "n_test": m["n_test_b"].to_numpy(),
             }))
-        return pd.concat(out, ignore_index=True)
+        result = pd.concat(out, ignore_index=True)
+        result.attrs.update(baseline_name=baseline, candidate_name=candidate, metric=metric)
+        return result
+
+    def plot(self, baseline: str, candidate: str, metric: str | None = None,
+             dataset: str | None = None, ax: Any = None) -> Any:
+        """Paired per-split scores of two models (one line per split); returns the Axes."""
+        from bayescomp.report.plots import plot_paired_scores
+
+        metric = self._check_metric(metric)
+        return plot_paired_scores(self.paired(baseline, candidate, metric, dataset), ax=ax,
+                                  metric=metric)
