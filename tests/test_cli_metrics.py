@@ -10,10 +10,11 @@ import bayescomp as bc
 from bayescomp.cli import main as cli
 
 
-@pytest.fixture(autouse=True)
-def _only_metrics(monkeypatch):
-    # the metric sub-commands are tested alone (other commands may be absent on this branch)
-    monkeypatch.setattr(cli, "COMMANDS", ("metrics",))
+def test_help_lists_the_three_commands(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["--help"])
+    out = capsys.readouterr().out
+    assert all(name in out for name in ("interval", "curves", "unlabeled"))
 
 
 @pytest.fixture

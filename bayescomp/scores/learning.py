@@ -237,10 +237,12 @@ def learning_curves(
     >>> from sklearn.linear_model import LogisticRegression
     >>> from sklearn.pipeline import make_pipeline
     >>> from sklearn.preprocessing import StandardScaler
+    >>> from sklearn.model_selection import RepeatedStratifiedKFold
     >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> cv = RepeatedStratifiedKFold(n_splits=5, n_repeats=2, random_state=0)
     >>> lc = learning_curves({"nb": GaussianNB(),
     ...                       "lr": make_pipeline(StandardScaler(), LogisticRegression())},
-    ...                      X, y, baseline="nb", train_sizes=[0.1, 1.0], random_state=0)
+    ...                      X, y, baseline="nb", cv=cv, train_sizes=[0.1, 1.0], random_state=0)
     >>> s = lc.summary()
     >>> s[["kind", "model", "train_size"]].head(3).values.tolist()
     [['model', 'nb', 46], ['model', 'lr', 46], ['difference', 'lr', 46]]
