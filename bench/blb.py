@@ -101,6 +101,12 @@ def main() -> None:
                 break
             best = m
             m = int(m * (10 if wall < budget / 8 else 4 if wall < budget / 2 else 2))
+        if best and m <= n:  # one more point between the last fit and the overshoot
+            mid = int(np.sqrt(best * m))
+            if best < mid < m:
+                ci, wall, peak = measure(lambda mid=mid, fn=fn: fn(y[:mid], s[:mid]))
+                add(name, mid, wall, peak, tuple(ci))
+                best = mid if wall <= budget else best
         print(f"  -> largest size within {budget:.1f} s: {best:,} rows\n" if best else "")
     print(f"goal: BLB on {n:,} rows under 30 s and peak extra memory under 2 x data "
           f"({2 * data_mb:.0f} MB)")

@@ -197,3 +197,15 @@ def test_average_width_is_unbiased():
         widths.append(bc.blb_metric(y, pred, "accuracy", random_state=i).width)
     theory = 2 * stats.norm.ppf(0.975) * np.sqrt(0.8 * 0.2 / 20_000)
     assert np.mean(widths) == pytest.approx(theory, rel=0.03)
+
+
+def test_dask_threshold_matches_numpy():
+    da = pytest.importorskip("dask.array")
+    rng = np.random.default_rng(11)
+    y = rng.integers(0, 2, 20_000)
+    s = np.clip(0.5 + 0.3 * (y - 0.5) + rng.normal(0, 0.25, 20_000), 0, 1)
+    ref = bc.blb_metric(y, s, "accuracy", threshold=0.5, random_state=0)
+    res = bc.blb_metric(da.from_array(y, chunks=5000), da.from_array(s, chunks=5000),
+                        "accuracy", threshold=0.5, random_state=0)
+    assert res.estimate == pytest.approx(np.mean((s >= 0.5) == y))
+    assert (res.low, res.high) == pytest.approx((ref.low, ref.high), abs=1e-12)

@@ -300,6 +300,17 @@ def blb_metric(
                 f"y_true and y_pred_or_score must be non-empty with one entry per row; got "
                 f"{n} and {int(yp_all.shape[0])} rows"
             )
+        if threshold is not None:  # turn scores into labels lazily, as check_predictions does
+            labels = np.unique(da.unique(yt_all).compute())
+            if labels.size > 2:
+                raise ValueError(
+                    f"threshold turns scores into binary labels but y_true has {labels.size} "
+                    "classes"
+                )
+            others = labels[labels != pos_label]
+            neg = others[0] if others.size else (0 if pos_label != 0 else 1)
+            yp_all = da.where(yp_all >= threshold, pos_label, neg).astype(yt_all.dtype)
+            threshold = None
     else:
         yt_all, yp_all = check_predictions(y_true, y_pred_or_score, spec, threshold=threshold,
                                            pos_label=pos_label, name="y_pred_or_score")
