@@ -144,15 +144,16 @@ def plot_delta0_posterior(res: Any, ax: Axes | None = None) -> Axes:
     import matplotlib.pyplot as plt
 
     if ax is None:
-        _, ax = plt.subplots(figsize=(6.5, 3.6), layout="constrained")
+        _, ax = plt.subplots(figsize=(7.5, 4.0), layout="constrained")
     rope = float(res.rope)
     kwargs: dict[str, Any] = {"ref_val": 0.0, "hdi_prob": 0.95, "point_estimate": "mean"}
     if rope > 0:
         kwargs["rope"] = (-rope, rope)
-    az.plot_posterior(res.idata, var_names=["delta0"], ax=ax, textsize=9, **kwargs)
+    az.plot_posterior(res.idata, var_names=["delta0"], ax=ax, textsize=8, round_to=3, **kwargs)
     ax.set_title(
-        f"δ0 (mean difference across datasets): P({res.candidate_name} worse) = {res.p_left:.3f}"
-        f"   P(equivalent) = {res.p_rope:.3f}   P(better) = {res.p_right:.3f}",
+        f"δ0, the mean difference across {res.n_datasets} datasets\n"
+        f"P({res.candidate_name} worse) = {res.p_left:.3f}   P(equivalent) = {res.p_rope:.3f}"
+        f"   P({res.candidate_name} better) = {res.p_right:.3f}",
         fontsize=9,
     )
     unit = res.metric or "score"
