@@ -60,8 +60,8 @@ def plot_simplex(
     >>> import numpy as np
     >>> s = np.random.default_rng(0).dirichlet([2, 5, 9], 500)
     >>> ax = plot_simplex(s, baseline="nbc", candidate="aode")
-    >>> ax.get_xlim()
-    (-0.15, 1.15)
+    >>> [float(x) for x in ax.get_xlim()]
+    [-0.15, 1.15]
     """
     import matplotlib.pyplot as plt
 
