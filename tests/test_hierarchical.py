@@ -330,6 +330,7 @@ def test_plots(nbc_hnb):
     assert len(ax.get_yticklabels()) == 53
     ax = res.plot_posterior()
     assert "δ0" in ax.get_title()
+    assert isinstance(res.plot(), Axes)
     axes = res.plot_trace()
     assert axes.shape == (3, 2)
 

@@ -868,6 +868,10 @@ class HierarchicalResult:
 
         return plot_delta0_posterior(self, ax=ax)
 
+    def plot(self, ax: Axes | None = None) -> Axes:
+        """Same as :meth:`plot_posterior` (the plot every result type offers)."""
+        return self.plot_posterior(ax=ax)
+
     def plot_trace(self) -> np.ndarray:
         """Trace and rank plots of the hyper-parameters (array of Axes)."""
         from bayescomp.report.hierarchical_plots import plot_trace
