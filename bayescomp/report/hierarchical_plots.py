@@ -176,6 +176,7 @@ def plot_trace(res: Any, var_names: tuple[str, ...] = ("delta0", "std0", "nu")) 
         axes[i, 0].set_xlabel("draw")
         az.plot_rank(res.idata, var_names=[var], ax=axes[i, 1], kind="vlines")
         axes[i, 1].set_title(f"rank plot of {var}", fontsize=9)
+        axes[i, 1].set_xlabel("rank (all chains)", fontsize=9)
     d = res.diagnostics_summary()
     fig.suptitle(
         f"max R-hat {d['max_r_hat']:.3f}, min bulk ESS {d['min_ess_bulk']:.0f}, "
