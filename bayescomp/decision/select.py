@@ -866,7 +866,7 @@ def select(
 
 def _mean_scores(runner: _Runner, models: list[str], metric: str) -> dict[str, float]:
     f = runner.scores(models, [0]).to_frame()
-    return {m: float(np.nanmean(f.loc[f["model"] == m, metric])) for m in models}
+    return {m: float(f.loc[f["model"] == m, metric].mean()) for m in models}  # NaN-skipping
 
 
 def _order(challengers: list[str], order: str, means: Mapping[str, float], hib: bool

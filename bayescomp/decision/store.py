@@ -182,6 +182,15 @@ class ResultStore:
             "SELECT fingerprint, data_hash, metric, scoring, cv, n_splits FROM designs "
             "WHERE dataset=?", (dataset,)).fetchone()
         scoring_json = json.dumps(list(scoring))
+        other = self._con.execute("SELECT dataset, metric, scoring FROM designs WHERE dataset!=? "
+                                  "AND (metric!=? OR scoring!=?)",
+                                  (dataset, metric, scoring_json)).fetchone()
+        if other is not None:
+            raise DesignChangedError(
+                f"other metric: the store {self.path} holds dataset {other[0]!r} scored on "
+                f"{other[1]!r} (scorers {json.loads(other[2])}), this run uses {metric!r} "
+                f"(scorers {list(scoring)}); one store holds one metric — use a new --store file"
+            )
         if row is not None:
             fp, dh, met, sc, cv_old, ns = row
             where = f"the store {self.path} was written"
