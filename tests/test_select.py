@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import warnings
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -251,7 +252,7 @@ def test_sequential_testing_needs_a_seeded_shuffling_splitter(bc_data):
 class RowRecorder(ClassifierMixin, BaseEstimator):
     """Logistic regression on columns 1:, logging the row ids (column 0) it is fitted on."""
 
-    log: list[np.ndarray] = []
+    log: ClassVar[list[np.ndarray]] = []
 
     def __init__(self, C: float = 1.0):
         self.C = C
@@ -340,7 +341,7 @@ def test_broken_model_files_skipped_or_fatal(bc_data, model_dir):
     assert any("b_broken.py" in str(w.message) for w in rec)
     assert sel.steps["challenger"].tolist() == ["c_lr"]  # nothing else is lost
     assert "skipped" in sel.candidates.set_index("model").loc["b_broken", "status"]
-    with pytest.raises(ModelFileError, match="b_broken.py"):
+    with pytest.raises(ModelFileError, match=r"b_broken\.py"):
         bc.select(model_dir, X, y, baseline="a_nb", scoring="roc_auc", rope=0.002,
                   n_splits=3, n_repeats=1, progress=False, on_error="raise")
     with pytest.raises(ValueError, match="baseline 'b_broken' is not among"), warnings.catch_warnings():

@@ -1029,9 +1029,8 @@ def _select_on_scores(models: Any, scores: Any, *, baseline: str, scoring: Any,
     hib = _direction(metric) if higher_is_better is None else bool(higher_is_better)
     if models is None:
         names = scores.models
-    elif isinstance(models, Mapping):
-        names = [str(m) for m in models]
-    elif isinstance(models, Iterable) and not isinstance(models, str | Path):
+    elif isinstance(models, Mapping) or (isinstance(models, Iterable)
+                                         and not isinstance(models, str | Path)):
         names = [str(m) for m in models]
     else:
         raise ValueError("with scores=, models must be None (every model of the table) or a list "

@@ -30,7 +30,7 @@ def plot_selection(sel: Any, ax: Axes | None = None) -> Any:
     steps = sel.steps
     n = max(len(steps), 1)
     if ax is None:
-        fig, axes = plt.subplots(1, 2, figsize=(11, 1.2 + 0.55 * n), layout="constrained",
+        _, axes = plt.subplots(1, 2, figsize=(11, 1.2 + 0.55 * n), layout="constrained",
                                  gridspec_kw={"width_ratios": [1.35, 1]}, sharey=True)
         ax_p, ax_g = axes
     else:
