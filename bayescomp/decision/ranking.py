@@ -125,9 +125,10 @@ def rank(
     >>> rng = np.random.default_rng(0)
     >>> base = rng.normal(0.8, 0.02, 20)
     >>> df = pd.DataFrame({"model": np.repeat(["a", "b", "c"], 20), "split": np.tile(range(20), 3),
-    ...                    "accuracy": np.r_[base, base + 0.03, base + rng.normal(0, .005, 20)]})
+    ...                    "accuracy": np.r_[base, base + rng.normal(.03, .005, 20),
+    ...                                         base + rng.normal(0, .005, 20)]})
     >>> r = rank(Scores.from_frame(df, test_fraction=0.1), rope=0.01)
-    >>> r.models[0], round(r.p_better.loc["b", "a"], 3)
+    >>> r.models[0], round(float(r.p_better.loc["b", "a"]), 3)
     ('b', 1.0)
     """
     import pandas as pd

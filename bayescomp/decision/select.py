@@ -735,7 +735,7 @@ def select(
     >>> X, y = load_breast_cancer(return_X_y=True)
     >>> models = {"nb": GaussianNB(),
     ...           "lr": make_pipeline(StandardScaler(), LogisticRegression(max_iter=5000))}
-    >>> sel = select(models, X, y, baseline="nb", scoring="roc_auc", rope=0.002,
+    >>> sel = select(models, X, y, baseline="nb", scoring="accuracy", rope=0.005,
     ...              n_splits=5, n_repeats=2, progress=False)
     >>> sel.champion, sel.steps["decision"].tolist(), sel.fits_total
     ('lr', ['promote'], 20)
