@@ -201,6 +201,9 @@ def test_fitted_selection_costs_k_plus_one_cvs_and_reuses_champion(bc_data, tmp_
     pd.testing.assert_frame_equal(again.steps, sel.steps)
     prod = sel.refit_champion()
     assert prod.predict(X).shape == y.shape
+    r = bc.rank(sel.base_scores, "roc_auc", rope=0.002)
+    assert r.p_better.loc["lr", "nb"] == pytest.approx(
+        bc.compare(ref, "nb", "lr", metric="roc_auc").p_better, abs=1e-12)
     json.dumps(sel.to_dict())  # machine-readable, no NaN
 
 

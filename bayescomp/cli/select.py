@@ -68,7 +68,7 @@ def _default_metric(y: Any, task: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from bayescomp.cli.main import UserError
-    from bayescomp.decision.select import format_steps, select
+    from bayescomp.decision.select import FitError, format_steps, select
     from bayescomp.scores.model_files import ModelFileError, ModelFileWarning
 
     sources = [Path(s) for s in args.source]
@@ -108,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
                              store=args.store, max_repeats=args.max_repeats,
                              n_splits=args.n_splits, n_repeats=args.n_repeats,
                              random_state=args.seed, n_jobs=args.n_jobs, **common)
-        except ModelFileError as exc:
+        except (ModelFileError, FitError) as exc:
             raise UserError(str(exc)) from None
         finally:
             for w in caught:

@@ -411,6 +411,9 @@ class Selection:
         baseline (probabilities, expected gain, risk) and a sentence.
     scores : Scores
         Every per-split score used (all models, all repetitions).
+    base_scores : Scores
+        Every model on the base design only (complete and paired: ready for
+        :func:`bayescomp.rank`).
     results : list
         The posterior of each step (``None`` for a step whose fits failed).
     paired : list of DataFrame
@@ -440,6 +443,7 @@ class Selection:
     fits_total: int
     settings: dict[str, Any]
     store: str | None = None
+    base_scores: Scores | None = None
     _specs: dict[str, ModelSpec] = field(default_factory=dict, repr=False)
     _data: dict[str, tuple[Any, Any]] = field(default_factory=dict, repr=False)
 
@@ -852,7 +856,8 @@ def select(
             results=results, paired=paired, candidates=cand, skipped=skipped,
             fits_performed=runner.fits_performed, fits_loaded=runner.fits_loaded,
             fits_total=len(runner.cache), settings=settings,
-            store=str(st.path) if st is not None else None, _specs=specs,
+            store=str(st.path) if st is not None else None, base_scores=final_scores,
+            _specs=specs,
             _data={n: (d.X, d.y) for n, d in datasets.items()},
         )
         if st is not None:
@@ -1066,4 +1071,4 @@ def _select_on_scores(models: Any, scores: Any, *, baseline: str, scoring: Any,
     return Selection(champion=champion, baseline=baseline, metric=metric, rope=rope, gamma=gamma,
                      steps=steps, recommendation=recommendation, scores=scores, results=results,
                      paired=paired, candidates=cand, skipped={}, fits_performed=0, fits_loaded=0,
-                     fits_total=0, settings=settings)
+                     fits_total=0, settings=settings, base_scores=scores)
