@@ -207,12 +207,16 @@ def test_fitted_selection_costs_k_plus_one_cvs_and_reuses_champion(bc_data, tmp_
     json.dumps(sel.to_dict())  # machine-readable, no NaN
 
 
-def test_sequential_testing_adds_seeded_repetitions_to_both_models(bc_data):
+def test_sequential_testing_adds_seeded_repetitions_to_both_models(bc_data, tmp_path):
     X, y = bc_data
     models = {"lr": _lr(), "nb": GaussianNB()}
     cv = RepeatedStratifiedKFold(n_splits=5, n_repeats=2, random_state=0)
-    sel = bc.select(models, X, y, baseline="lr", cv=cv, scoring="accuracy", rope=0.02,
-                    gamma=0.99, max_repeats=2, progress=False)
+    kw = dict(baseline="lr", cv=cv, scoring="accuracy", rope=0.02, gamma=0.99, max_repeats=2,
+              progress=False, store=tmp_path / "seq.sqlite")
+    sel = bc.select(models, X, y, **kw)
+    again = bc.select(models, X, y, **kw)  # the extra repetitions are resumed too
+    assert (again.fits_performed, again.fits_loaded) == (0, 40)
+    pd.testing.assert_frame_equal(again.steps, sel.steps)
     row = sel.steps.iloc[0]
     # nb is ~3 points worse: inconclusive at gamma 0.99 on 10 splits, still after 2 more
     assert row["decision"] == "inconclusive"

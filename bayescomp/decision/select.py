@@ -288,6 +288,7 @@ class _Runner:
         self.progress, self.on_error = progress, on_error
         self.cache: dict[tuple[str, str, int], dict[str, Any]] = {}
         self.loaded_from_store: set[tuple[str, str]] = set()
+        self.stored: dict[tuple[str, str, int], dict[str, Any]] = {}
         self.params = {m: estimator_params(s.estimator) for m, s in specs.items()}
         self.fits_performed = 0
         self.fits_loaded = 0
@@ -312,18 +313,21 @@ class _Runner:
                 for b in blocks for sid in ds.blocks[b]]
 
     def _load(self, keys: list[tuple[str, str, int]]) -> None:
+        """Take the fits of ``keys`` that the store already holds (read once per model)."""
         if self.store is None:
             return
         for ds, m in dict.fromkeys((k[0], k[1]) for k in keys):
-            if (ds, m) in self.loaded_from_store:
-                continue
-            self.loaded_from_store.add((ds, m))
-            for split, res in self.store.load_fits(ds, m).items():
-                if (ds, m, split) not in self.cache and split < len(self.datasets[ds].splits):
-                    self.cache[(ds, m, split)] = res
-                    self.fits_loaded += 1
-                    self.progress.grow(1)
-                    self.progress.tick(f"{m} split {split} (stored)")
+            if (ds, m) not in self.loaded_from_store:
+                self.loaded_from_store.add((ds, m))
+                for split, res in self.store.load_fits(ds, m).items():
+                    self.stored[(ds, m, split)] = res
+        found = [k for k in dict.fromkeys(keys) if k not in self.cache and k in self.stored]
+        if found:
+            self.progress.grow(len(found))
+        for k in found:
+            self.cache[k] = self.stored.pop(k)
+            self.fits_loaded += 1
+            self.progress.tick(f"{k[1]} split {k[2]} (stored)")
 
     def ensure(self, keys: list[tuple[str, str, int]]) -> None:
         """Make sure every (dataset, model, split) in ``keys`` has a result."""
