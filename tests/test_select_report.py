@@ -138,3 +138,37 @@ def test_cli_fits_models_with_quiet_and_on_error(tmp_path, capsys):
     assert "zz_broken.py" in err and "missing dependency" in err and "Traceback" not in err
     assert main(["select", str(models), "--baseline", "nb", "--rope", "0.01"]) == 2
     assert "--dataset" in capsys.readouterr().err
+
+
+class _FakeTTY:
+    def __init__(self):
+        self.parts: list[str] = []
+
+    def write(self, s):
+        self.parts.append(s)
+        return len(s)
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return True
+
+
+def test_progress_bar_only_on_a_terminal(monkeypatch, capsys):
+    from sklearn.datasets import load_iris
+    from sklearn.naive_bayes import GaussianNB
+    from sklearn.tree import DecisionTreeClassifier
+
+    X, y = load_iris(return_X_y=True)
+    models = {"nb": GaussianNB(), "tree": DecisionTreeClassifier(random_state=0)}
+    kw = dict(baseline="nb", scoring="accuracy", rope=0.01, n_splits=3, n_repeats=2)
+    bc.select(models, X, y, **kw)  # stderr captured by pytest: not a terminal, silent
+    assert capsys.readouterr().err == ""
+    fake = _FakeTTY()
+    monkeypatch.setattr("sys.stderr", fake)
+    bc.select(models, X, y, progress=False, **kw)
+    assert fake.parts == []
+    bc.select(models, X, y, progress=True, **kw)
+    text = "".join(fake.parts)
+    assert "select" in text and "/12" in text and " split " in text  # one bar over 12 fits
