@@ -32,13 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name in COMMANDS:
-        try:
-            module = importlib.import_module(f"bayescomp.cli.{name}")
-        except ModuleNotFoundError as exc:  # a command whose module is not written yet
-            if exc.name != f"bayescomp.cli.{name}":
-                raise
-            continue
-        module.register(sub)
+        importlib.import_module(f"bayescomp.cli.{name}").register(sub)
     return parser
 
 
