@@ -394,7 +394,7 @@ class _Runner:
 
 
 # --------------------------------------------------------------------------- result
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Selection:
     """Outcome of :func:`select`: the champion, every step and what it cost.
 
