@@ -34,9 +34,9 @@ _EXPORTS: dict[str, str] = {
     "HierarchicalResult": "bayescomp.posterior.hierarchical",
     "RegionProbabilities": "bayescomp.posterior.hierarchical",
     "load": "bayescomp.posterior.hierarchical",
-    "sign_test": "bayescomp.posterior.rank",
-    "signed_rank_test": "bayescomp.posterior.rank",
-    "RankTestResult": "bayescomp.posterior.rank",
+    "sign_test": "bayescomp.posterior.ranktests",
+    "signed_rank_test": "bayescomp.posterior.ranktests",
+    "RankTestResult": "bayescomp.posterior.ranktests",
     # decision
     "Decision": "bayescomp.decision.rule",
     "decide": "bayescomp.decision.rule",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bayescomp.posterior.rank import RankTestResult, sign_test, signed_rank_test
+from bayescomp.posterior.ranktests import RankTestResult, sign_test, signed_rank_test
 
 
 # ------------------------------------------------------------------ sign test

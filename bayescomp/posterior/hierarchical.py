@@ -71,6 +71,10 @@ _PARAMETERIZATIONS = ("centered", "noncentered")
 _SAMPLERS = ("auto", "nutpie", "pymc", "numpyro")
 
 
+# The model is scalar per dataset: PyTensor's "could not link to a BLAS" warning is noise here.
+warnings.filterwarnings("ignore", message=".*could not link to a BLAS", category=UserWarning)
+
+
 class ConvergenceWarning(UserWarning):
     """The MCMC chains did not pass the convergence checks (R-hat, bulk ESS, divergences)."""
 
