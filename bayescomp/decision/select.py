@@ -259,7 +259,10 @@ class _Progress:
         if enabled and sys.stderr.isatty():
             from tqdm.auto import tqdm
 
-            self.bar = tqdm(total=0, desc="select", unit="fit", leave=False)
+            # redraw on every finished fit (a fit costs far more than a redraw), so the
+            # current model/split is always what the bar shows
+            self.bar = tqdm(total=0, desc="select", unit="fit", leave=False, mininterval=0,
+                            miniters=1)
 
     def grow(self, n: int) -> None:
         if self.bar is not None:
@@ -270,6 +273,7 @@ class _Progress:
         if self.bar is not None:
             self.bar.set_postfix_str(text, refresh=False)
             self.bar.update(n)
+            self.bar.refresh()
 
     def close(self) -> None:
         if self.bar is not None:
