@@ -315,11 +315,13 @@ class CorrelatedTTestResult:
         from bayescomp.decision.rule import _check_gamma
 
         gamma = _check_gamma(gamma)
-        pl, pr, pe = (np.asarray(p) for p in (self.p_left, self.p_rope, self.p_right))
-        out = np.full(np.shape(pl), "inconclusive", dtype=object)
-        out[pe >= gamma] = "equivalent"
-        out[pl >= gamma] = "reject"
-        out[pr >= gamma] = "promote"
+        p_left, p_rope, p_right = (
+            np.asarray(p) for p in (self.p_left, self.p_rope, self.p_right)
+        )
+        out = np.full(np.shape(p_left), "inconclusive", dtype=object)
+        out[p_rope >= gamma] = "equivalent"
+        out[p_left >= gamma] = "reject"
+        out[p_right >= gamma] = "promote"
         return out
 
     # ------------------------------------------------------------------ summary
