@@ -545,7 +545,7 @@ def nadeau_bengio_ttest(
     d = paired_differences(baseline, candidate, axis=axis)
     r = _validate_rho(rho)
     n = d.shape[-1]
-    mean, var, se = _corrected_scale(d, r)
+    mean, _, se = _corrected_scale(d, r)
     if np.any(se == 0):
         raise ValueError(
             "the paired differences have zero variance, so the t statistic is undefined; "
