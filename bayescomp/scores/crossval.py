@@ -78,10 +78,13 @@ def fit_and_score(
     test: np.ndarray,
     scorers: Mapping[str, Callable],
     error_score: Any = "raise",
+    multimetric: Callable | None = None,
 ) -> dict[str, Any]:
     """Clone, fit on ``train``, score on ``test``; one task of paired cross-validation.
 
     Returns ``{"scores": {name: float}, "fit_time": s, "score_time": s, "error": str|None}``.
+    ``multimetric`` is ``scorers`` combined into one callable that shares
+    predictions between them (built here when not given).
     """
     from sklearn.base import clone
 
@@ -102,9 +105,23 @@ def fit_and_score(
         }
     fit_time = time.perf_counter() - t0
     t0 = time.perf_counter()
-    scores = {name: float(scorer(est, X_te, y_te)) for name, scorer in scorers.items()}
+    if multimetric is None:
+        multimetric = _multimetric(scorers, est)
+    scores = {name: float(v) for name, v in multimetric(est, X_te, y_te).items()}
     return {"scores": scores, "fit_time": fit_time, "score_time": time.perf_counter() - t0,
             "error": None}
+
+
+def _multimetric(scorers: Mapping[str, Callable], estimator: Any) -> Callable:
+    """One callable ``(est, X, y) -> {name: score}`` that shares predictions between scorers.
+
+    scikit-learn's multimetric scorer calls ``predict``/``predict_proba`` once for
+    all scorers that need it (as ``cross_validate`` does); calling each scorer on
+    its own would repeat the predictions once per metric.
+    """
+    from sklearn.metrics import check_scoring
+
+    return check_scoring(estimator, scoring=dict(scorers))
 
 
 def _check_models(models: Any) -> dict[str, Any]:
@@ -199,10 +216,12 @@ def cross_validate_paired(
     classifier = all(is_classifier(m) for m in models.values())
     design = materialise_splits(cv, X, y, groups, classifier=classifier)
     scorers = {name: resolve_scorers(scoring, est) for name, est in models.items()}
+    multi = {name: _multimetric(scorers[name], est) for name, est in models.items()}
     tasks = [(name, k) for name in models for k in range(len(design))]
 
     results = Parallel(n_jobs=n_jobs, return_as="generator")(
-        delayed(fit_and_score)(models[name], X, y, *design.splits[k], scorers[name], error_score)
+        delayed(fit_and_score)(models[name], X, y, *design.splits[k], scorers[name], error_score,
+                               multi[name])
         for name, k in tasks
     )
     results = _with_progress(results, tasks, progress)
