@@ -249,13 +249,13 @@ def _to_scores(tasks: list[tuple[str, int]], results: list[dict], design: SplitD
                dataset: str) -> Scores:
     import pandas as pd
 
+    from bayescomp.scores.table import _ranges
+
     rows = []
+    failed: dict[str, list[tuple[int, str]]] = {}
     for (name, k), res in zip(tasks, results, strict=True):
         if res["error"] is not None:
-            warnings.warn(
-                f"fit of {name!r} on split {k} failed ({res['error']}); recorded error_score",
-                FitFailedWarning, stacklevel=3,
-            )
+            failed.setdefault(name, []).append((k, res["error"]))
         train, test = design.splits[k]
         rows.append({
             "dataset": dataset, "model": name, "split": k,
@@ -264,6 +264,14 @@ def _to_scores(tasks: list[tuple[str, int]], results: list[dict], design: SplitD
             "fit_time": res["fit_time"], "score_time": res["score_time"],
             **res["scores"],
         })
+    # one warning per model (not one per split: 100 identical warnings hide the message)
+    for name, errors in failed.items():
+        splits = sorted(k for k, _ in errors)
+        warnings.warn(
+            f"fit of {name!r} failed on {len(splits)} of {len(design)} splits "
+            f"({_ranges(splits)}); first error: {errors[0][1]}; recorded error_score",
+            FitFailedWarning, stacklevel=3,
+        )
     frame = pd.DataFrame(rows)
     metrics = list(dict.fromkeys(m for res in results for m in res["scores"]))
     return Scores(frame, metrics=metrics, design=design)
