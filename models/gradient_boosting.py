@@ -2,5 +2,5 @@
 
 from sklearn.ensemble import HistGradientBoostingClassifier
 
-model = HistGradientBoostingClassifier(max_iter=200, learning_rate=0.1, early_stopping=False,
+model = HistGradientBoostingClassifier(max_iter=100, learning_rate=0.1, early_stopping=False,
                                        random_state=0)

@@ -37,6 +37,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    import warnings
+
+    warnings.formatwarning = lambda message, category, *a, **k: (
+        f"bayescomp: warning: {message}\n"
+    )
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -10,6 +10,7 @@ import numpy as np
 from bayescomp.posterior.ttest import CorrelatedTTestResult, correlated_ttest
 from bayescomp.scores.registry import higher_is_better as _direction
 from bayescomp.scores.table import Scores
+from bayescomp.splits.design import rho_from_sizes
 
 METHODS = ("auto", "ttest")
 
@@ -93,7 +94,7 @@ def compare(
     if isinstance(baseline, numbers.Real) and not isinstance(baseline, bool):
         return _against_goal(scores, float(baseline), candidate, metric, rope, datasets[0], sign)
     paired = scores.paired(str(baseline), candidate, metric, datasets[0])
-    rho = float(np.mean(paired["n_test"] / (paired["n_train"] + paired["n_test"])))
+    rho = rho_from_sizes(paired["n_train"], paired["n_test"])
     return correlated_ttest(
         sign * paired["baseline"].to_numpy(), sign * paired["candidate"].to_numpy(),
         rho=rho, rope=rope, baseline_name=str(baseline), candidate_name=candidate, metric=metric,
@@ -110,7 +111,7 @@ def _against_goal(scores: Scores, goal: float, candidate: str, metric: str, rope
     vals = f[metric].to_numpy(dtype=float)
     if not np.all(np.isfinite(vals)):
         raise ValueError(f"{metric!r} of {candidate!r} has NaN/inf scores; fix or drop them")
-    rho = float(np.mean(f["n_test"] / (f["n_train"] + f["n_test"])))
+    rho = rho_from_sizes(f["n_train"], f["n_test"])
     return correlated_ttest(
         np.full(len(vals), sign * goal), sign * vals, rho=rho, rope=rope,
         baseline_name=f"goal {goal:g}", candidate_name=candidate, metric=metric,

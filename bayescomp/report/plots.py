@@ -65,3 +65,39 @@ def plot_t_posterior(res: Any, ax: Axes | None = None, level: float = 0.95) -> A
     ax.set_ylabel("posterior density")
     ax.spines[["top", "right"]].set_visible(False)
     return ax
+
+
+def plot_paired_scores(paired: Any, ax: Axes | None = None, metric: str | None = None) -> Axes:
+    """Per-split scores of two models side by side, one line per split.
+
+    ``paired`` is the frame returned by :meth:`bayescomp.Scores.paired` (columns
+    ``baseline``, ``candidate``; attrs ``baseline_name``/``candidate_name``).
+    Lines going up are splits where the candidate scored higher; the panel on
+    the right shows the distribution of the paired differences.
+    """
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 3.6), layout="constrained")
+    b = np.asarray(paired["baseline"], dtype=float)
+    c = np.asarray(paired["candidate"], dtype=float)
+    bname = paired.attrs.get("baseline_name", "baseline")
+    cname = paired.attrs.get("candidate_name", "candidate")
+    d = c - b
+    up = d > 0
+    for mask, colour in ((up, REGION_COLOURS[2]), (d < 0, REGION_COLOURS[0]),
+                         (d == 0, REGION_COLOURS[1])):
+        if mask.any():
+            ax.plot(np.vstack([np.zeros(mask.sum()), np.ones(mask.sum())]),
+                    np.vstack([b[mask], c[mask]]), color=colour, alpha=0.35, lw=0.8)
+    ax.scatter(np.zeros_like(b), b, s=10, color="k", zorder=3)
+    ax.scatter(np.ones_like(c), c, s=10, color="k", zorder=3)
+    ax.plot([0, 1], [b.mean(), c.mean()], color="k", lw=2.5, marker="D", zorder=4,
+            label="mean")
+    ax.set_xticks([0, 1], [bname, cname])
+    ax.set_xlim(-0.3, 1.3)
+    ax.set_ylabel(metric or "score")
+    ax.set_title(f"{up.sum()} of {len(d)} splits favour {cname}, {(d < 0).sum()} {bname} "
+                 f"(mean difference {d.mean():+.4g})", fontsize=9)
+    ax.spines[["top", "right"]].set_visible(False)
+    return ax

@@ -192,16 +192,16 @@ def cross_validate_paired(
 
     Examples
     --------
-    >>> from sklearn.datasets import load_breast_cancer
-    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
     >>> from sklearn.naive_bayes import GaussianNB
     >>> from sklearn.model_selection import RepeatedStratifiedKFold
-    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> X, y = load_iris(return_X_y=True)
     >>> cv = RepeatedStratifiedKFold(n_splits=5, n_repeats=2, random_state=0)
-    >>> s = cross_validate_paired({"nb": GaussianNB(), "lr": LogisticRegression(max_iter=5000)},
+    >>> s = cross_validate_paired({"nb": GaussianNB(), "lda": LinearDiscriminantAnalysis()},
     ...                           X, y, cv=cv, scoring="accuracy", progress=False)
-    >>> s.models, len(s), round(s.rho(), 3)
-    (['nb', 'lr'], 20, 0.2)
+    >>> s.models, len(s), s.rho()
+    (['nb', 'lda'], 20, 0.2)
     """
     from joblib import Parallel, delayed
     from sklearn.base import is_classifier

@@ -243,10 +243,16 @@ class Scores:
             f = f[f["model"] == model]
         datasets = self._check_dataset(dataset)
         f = f[f["dataset"].isin(datasets)]
-        r = (f["n_test"] / (f["n_train"] + f["n_test"])).groupby(f["dataset"], sort=False).mean()
+        from bayescomp.splits.design import rho_from_sizes
+
+        r = pd.Series(
+            {ds: rho_from_sizes(g["n_train"], g["n_test"]) for ds, g in f.groupby("dataset",
+                                                                                 sort=False)},
+            name="rho",
+        )
         if len(datasets) == 1:
             return float(r.iloc[0])
-        return r.rename("rho")
+        return r
 
     def mean(self, metric: str | None = None) -> pd.DataFrame:
         """Mean score per dataset (rows) and model (columns)."""
@@ -335,4 +341,15 @@ class Scores:
                 "n_train": m["n_train_b"].to_numpy(),
                 "n_test": m["n_test_b"].to_numpy(),
             }))
-        return pd.concat(out, ignore_index=True)
+        result = pd.concat(out, ignore_index=True)
+        result.attrs.update(baseline_name=baseline, candidate_name=candidate, metric=metric)
+        return result
+
+    def plot(self, baseline: str, candidate: str, metric: str | None = None,
+             dataset: str | None = None, ax: Any = None) -> Any:
+        """Paired per-split scores of two models (one line per split); returns the Axes."""
+        from bayescomp.report.plots import plot_paired_scores
+
+        metric = self._check_metric(metric)
+        return plot_paired_scores(self.paired(baseline, candidate, metric, dataset), ax=ax,
+                                  metric=metric)

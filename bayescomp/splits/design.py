@@ -19,6 +19,25 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 
+def rho_from_sizes(n_train: Any, n_test: Any) -> float:
+    """Mean test fraction ``n_test / (n_train + n_test)`` over splits: the ``rho`` of the
+    correlated t-test.  Exact (no summation noise) when every split has the same sizes.
+
+    >>> rho_from_sizes([90, 90, 91], [10, 10, 9])
+    0.09666666666666668
+    >>> rho_from_sizes([9] * 6, [1] * 6)
+    0.1
+    """
+    frac = np.asarray(n_test, dtype=float) / (
+        np.asarray(n_train, dtype=float) + np.asarray(n_test, dtype=float)
+    )
+    if frac.size == 0:
+        raise ValueError("no splits to compute the test fraction from")
+    if np.all(frac == frac.flat[0]):
+        return float(frac.flat[0])
+    return float(np.mean(frac))
+
+
 @dataclass(frozen=True)
 class SplitDesign:
     """Materialised ``(train, test)`` index pairs with their bookkeeping.
@@ -52,7 +71,7 @@ class SplitDesign:
     @property
     def rho(self) -> float:
         """Test fraction of the design: mean of ``n_test / (n_train + n_test)``."""
-        return float(np.mean(self.n_test / (self.n_train + self.n_test)))
+        return rho_from_sizes(self.n_train, self.n_test)
 
     def table(self) -> pd.DataFrame:
         """One row per split: ``split, repeat, fold, n_train, n_test``."""

@@ -1,0 +1,170 @@
+"""``bayescomp compare``: one baseline against one or more candidates.
+
+Two ways in::
+
+    bayescomp compare --dataset breast_cancer models/logistic_regression.py models/random_forest.py
+    bayescomp compare scores.csv --baseline logreg --candidate forest --metric accuracy --json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from bayescomp.cli.main import UserError
+from bayescomp.decision.rule import OUTCOMES
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "compare",
+        help="compare a candidate with a baseline (scores CSV, or paired CV on built-in data)",
+        description=(
+            "Bayesian comparison of a baseline and candidate(s). Give a scores CSV (one row per "
+            "dataset/model/split), or --dataset NAME and model files: the first file is the "
+            "baseline unless --baseline says otherwise, every other file is a candidate."
+        ),
+    )
+    p.add_argument("inputs", nargs="+", metavar="INPUT",
+                   help="a scores CSV, or two or more model files (*.py defining `model = ...`)")
+    p.add_argument("--dataset", help="built-in dataset for model files (breast_cancer, wine, "
+                   "iris, digits, diabetes); with a CSV, the dataset of the table to compare on")
+    p.add_argument("--baseline", help="baseline model name, or a number: a performance goal p*")
+    p.add_argument("--candidate", action="append",
+                   help="candidate model name (repeatable; default: every other model)")
+    p.add_argument("--metric", help="metric (scikit-learn scorer name for model files; a column "
+                   "of the CSV); default roc_auc for classification, r2 for regression, or the "
+                   "CSV's only metric")
+    p.add_argument("--rope", type=float, default=0.0, help="half-width of the region of "
+                   "practical equivalence, on the metric's scale (default 0)")
+    p.add_argument("--gamma", type=float, default=0.95, help="posterior probability needed for "
+                   "a decision (default 0.95)")
+    direction = p.add_mutually_exclusive_group()
+    direction.add_argument("--higher-is-better", dest="higher_is_better", action="store_true",
+                           default=None, help="the metric is a score (default: from its name)")
+    direction.add_argument("--lower-is-better", dest="higher_is_better", action="store_false",
+                           help="the metric is a loss")
+    p.add_argument("--test-fraction", type=float,
+                   help="for CSVs without n_train/n_test columns: n_test/(n_train+n_test)")
+    p.add_argument("--n-splits", type=int, default=10, help="folds per repetition (default 10)")
+    p.add_argument("--n-repeats", type=int, default=10, help="repetitions (default 10)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the splits (default 0)")
+    p.add_argument("--n-jobs", type=int, default=None, help="parallel fits (joblib)")
+    p.add_argument("--save-scores", metavar="CSV", help="write the per-split scores to a CSV")
+    p.add_argument("--plot", metavar="PNG", help="write the posterior plot (one candidate)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--fail-unless", choices=OUTCOMES, metavar="OUTCOME",
+                   help="exit with status 1 unless every decision is OUTCOME (e.g. promote), "
+                   "for CI gates")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=run)
+
+
+def _scores_from_models(args: argparse.Namespace) -> tuple[Any, str, list[str], str]:
+    from sklearn.model_selection import RepeatedKFold, RepeatedStratifiedKFold
+
+    from bayescomp.scores.crossval import cross_validate_paired
+    from bayescomp.scores.datasets import load_dataset
+    from bayescomp.scores.model_files import load_models
+
+    if not args.dataset:
+        raise UserError("model files need --dataset NAME (breast_cancer, wine, iris, digits, "
+                        "diabetes); or give a scores CSV instead")
+    if len(args.inputs) < 2:
+        raise UserError("give at least two model files: a baseline and a candidate")
+    X, y, task = load_dataset(args.dataset)
+    specs = load_models(args.inputs, on_error="raise")
+    names = list(specs)
+    baseline = args.baseline or names[0]
+    if baseline not in specs:
+        raise UserError(f"--baseline {baseline!r} is not one of the model files {names}")
+    candidates = args.candidate or [n for n in names if n != baseline]
+    for c in candidates:
+        if c not in specs:
+            raise UserError(f"--candidate {c!r} is not one of the model files {names}")
+    metric = args.metric or ("roc_auc" if task == "classification" else "r2")
+    if metric == "roc_auc" and task == "classification" and len(set(y)) > 2:
+        metric = "roc_auc_ovr"
+    splitter = RepeatedStratifiedKFold if task == "classification" else RepeatedKFold
+    cv = splitter(n_splits=args.n_splits, n_repeats=args.n_repeats, random_state=args.seed)
+    models = {n: specs[n].estimator for n in [baseline, *candidates]}
+    scores = cross_validate_paired(models, X, y, cv=cv, scoring=metric, n_jobs=args.n_jobs,
+                                   progress=not args.quiet, dataset=args.dataset)
+    return scores, baseline, candidates, metric
+
+
+def _scores_from_csv(args: argparse.Namespace) -> tuple[Any, Any, list[str], str | None]:
+    from bayescomp.scores.table import Scores
+
+    scores = Scores.read_csv(args.inputs[0], test_fraction=args.test_fraction)
+    if not args.baseline:
+        raise UserError(f"with a scores CSV, name the --baseline (models: {scores.models})")
+    try:
+        baseline: Any = float(args.baseline)
+    except ValueError:
+        baseline = args.baseline
+    candidates = args.candidate or [m for m in scores.models if m != baseline]
+    return scores, baseline, candidates, args.metric
+
+
+def run(args: argparse.Namespace) -> int:
+    from bayescomp.posterior.compare import compare
+
+    is_csv = len(args.inputs) == 1 and Path(args.inputs[0]).suffix.lower() in (".csv", ".txt")
+    if is_csv:
+        scores, baseline, candidates, metric = _scores_from_csv(args)
+        dataset = args.dataset
+    else:
+        scores, baseline, candidates, metric = _scores_from_models(args)
+        dataset = None
+    if not candidates:
+        raise UserError("no candidate to compare with the baseline")
+    if args.save_scores:
+        scores.to_csv(args.save_scores)
+    results = [
+        compare(scores, baseline, c, metric=metric, rope=args.rope, dataset=dataset,
+                higher_is_better=args.higher_is_better)
+        for c in candidates
+    ]
+    decisions = [r.decision(args.gamma) for r in results]
+    if args.plot:
+        if len(results) != 1:
+            raise UserError("--plot draws one comparison; name one --candidate")
+        ax = results[0].plot()
+        ax.figure.savefig(args.plot, dpi=110)
+    if args.json:
+        out = []
+        for r, d in zip(results, decisions, strict=True):
+            row = r.summary(gamma=args.gamma).iloc[0].to_dict()
+            row.update(decision=d.outcome, reason=d.reason, risk=d.risk,
+                       expected_gain=d.expected_gain, gamma=d.gamma)
+            out.append({k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()})
+        json.dump(out if len(out) > 1 else out[0], sys.stdout, indent=2)
+        print()
+    else:
+        print(format_table(results, decisions))
+    if args.fail_unless and any(d.outcome != args.fail_unless for d in decisions):
+        return 1
+    return 0
+
+
+def format_table(results: list[Any], decisions: list[Any]) -> str:
+    """Readable fixed-width table, one line per candidate, then the reasons."""
+    r0 = results[0]
+    head = (f"baseline: {r0.baseline_name}   metric: {r0.metric}   rope: ±{float(r0.rope):g}   "
+            f"rho: {float(r0.rho):.3g}   splits: {r0.n}")
+    cols = ["candidate", "mean diff", "95% HDI", "P(worse)", "P(rope)", "P(better)", "decision"]
+    rows = []
+    for r, d in zip(results, decisions, strict=True):
+        lo, hi = r.hdi(0.95)
+        rows.append([r.candidate_name, f"{r.mean:+.4f}", f"[{lo:+.4f}, {hi:+.4f}]",
+                     f"{r.p_left:.3f}", f"{r.p_rope:.3f}", f"{r.p_right:.3f}", d.outcome])
+    widths = [max(len(c), *(len(row[i]) for row in rows)) for i, c in enumerate(cols)]
+    line = "  ".join(c.ljust(w) for c, w in zip(cols, widths, strict=True))
+    body = ["  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)) for row in rows]
+    reasons = [f"  {r.candidate_name}: {d.reason}" for r, d in zip(results, decisions,
+                                                                   strict=True)]
+    return "\n".join([head, "", line, "-" * len(line), *body, "", *reasons])
