@@ -314,3 +314,15 @@ def test_bad_gamma(gamma):
     res = bc.correlated_ttest([0.7, 0.8, 0.75], [0.8, 0.82, 0.9], rho=0.1)
     with raises_clear("gamma must lie in"):
         res.decision(gamma)
+
+
+def test_dataset_filter_and_goal_on_a_dataset_without_the_model():
+    frame = pd.concat([_table(4, 4, datasets=("d1",)),
+                       _table(4, 4, datasets=("d2",)).replace({"cand": "other"})])
+    with raises_clear("unknown dataset 'd3'"):
+        bc.Scores.from_frame(frame, dataset="d3")
+    scores = bc.Scores.from_frame(frame)
+    with raises_clear("'cand' has no scores on dataset 'd2'"):
+        bc.compare(scores, 0.8, "cand", dataset="d2")
+    with raises_clear("'cand' has no scores on dataset 'd2'"):
+        bc.compare(scores, "base", "cand", dataset="d2")
