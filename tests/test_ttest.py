@@ -331,6 +331,11 @@ def test_decision_threshold_is_inclusive_and_gamma_checked():
     res = _result(0.01, scale, 0.0)
     assert res.p_right == pytest.approx(0.9, abs=1e-12)
     assert res.decision(0.9 - 1e-9).outcome == "promote"
+    # exactly at gamma counts (>=), for each region
+    kw = dict(gamma=0.9, expected_gain=0.0, risk=0.5)
+    assert bc.decide(0.05, 0.05, 0.9, **kw).outcome == "promote"
+    assert bc.decide(0.9, 0.05, 0.05, **kw).outcome == "reject"
+    assert bc.decide(0.05, 0.9, 0.05, **kw).outcome == "equivalent"
     assert res.decision(0.95).outcome == "inconclusive"
     for bad in (0.5, 1.0, 0.2, 1.5):
         with pytest.raises(ValueError, match="gamma"):
