@@ -399,3 +399,17 @@ def test_design_helpers(data):
     assert d.fingerprint() == d2.fingerprint() != d3.fingerprint()
     sub = d.subset([4, 5])
     assert len(sub) == 2 and sub.repeat.tolist() == [1, 1] and sub.fold.tolist() == [0, 1]
+
+
+def test_progress_bar_on_a_terminal(data, monkeypatch, capsys):
+    import sys
+
+    X, y = data
+    cv = KFold(3, shuffle=True, random_state=0)
+    m = {"nb": GaussianNB(), "d": DummyClassifier()}
+    quiet = bc.cross_validate_paired(m, X, y, cv=cv, scoring="accuracy", progress=False)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    shown = bc.cross_validate_paired(m, X, y, cv=cv, scoring="accuracy", progress=True)
+    err = capsys.readouterr().err
+    assert "paired CV" in err and "/6 " in err  # a bar over the 6 fits (2 models x 3)
+    pd.testing.assert_frame_equal(_frame(quiet), _frame(shown))

@@ -499,3 +499,27 @@ def test_plot_point_mass():
         res = bc.correlated_ttest(np.arange(5.0), np.arange(5.0) + 0.01, rho=0.2, rope=0.005)
     ax = res.plot()
     assert any("point mass" in str(t.get_label()) for t in ax.get_lines())
+
+
+def test_batch_equals_loop_property():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+    from hypothesis.extra.numpy import arrays
+
+    @settings(max_examples=40, deadline=None)
+    @given(data=st.data(), batch=st.integers(1, 5), n=st.integers(3, 15),
+           rho=st.floats(0, 0.5), rope=st.floats(0, 0.05))
+    def check(data, batch, n, rho, rope):
+        elem = st.floats(0, 1)
+        b = data.draw(arrays(float, (batch, n), elements=elem))
+        c = data.draw(arrays(float, (batch, n), elements=elem))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = bc.correlated_ttest(b.T, c.T, rho=rho, rope=rope, axis=0)
+            for i in range(batch):
+                one = bc.correlated_ttest(b[i], c[i], rho=rho, rope=rope)
+                for f in ("mean", "scale", "p_left", "p_rope", "p_right"):
+                    assert np.asarray(getattr(res, f))[i] == pytest.approx(
+                        getattr(one, f), rel=1e-9, abs=1e-12)
+
+    check()
