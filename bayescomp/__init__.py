@@ -33,6 +33,12 @@ _EXPORTS: dict[str, str] = {
     # decision
     "Decision": "bayescomp.decision.rule",
     "decide": "bayescomp.decision.rule",
+    "select": "bayescomp.decision.select",
+    "Selection": "bayescomp.decision.select",
+    "rank": "bayescomp.decision.ranking",
+    "Ranking": "bayescomp.decision.ranking",
+    "ResultStore": "bayescomp.decision.store",
+    "DesignChangedError": "bayescomp.decision.store",
 }
 
 __all__ = ["__version__", *sorted(_EXPORTS)]

@@ -1,0 +1,134 @@
+"""``bayescomp select``: champion/challenger selection from model files or a scores CSV.
+
+Examples::
+
+    bayescomp select models/ --dataset breast_cancer --baseline logistic_regression \\
+        --metric roc_auc --rope 0.005 --gamma 0.95 --store runs/selection.sqlite --report reports/
+    bayescomp select scores.csv --baseline logreg --metric accuracy --rope 0.01 --json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import warnings
+from pathlib import Path
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "select",
+        help="walk candidate models against the production baseline; promote only what is "
+             "better beyond the ROPE",
+        description="Champion/challenger selection. SOURCE is a folder of model files, model "
+                    "files, or one scores CSV (then nothing is fitted).",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    p.add_argument("source", nargs="+", help="models/ folder, model .py files, or a scores .csv")
+    p.add_argument("--dataset", action="append", default=None,
+                   help="built-in dataset to cross-validate on (breast_cancer, wine, iris, "
+                        "digits, diabetes); repeat for several datasets; with a CSV: the dataset "
+                        "of the table to use")
+    p.add_argument("--baseline", required=True, help="the model in production (first champion)")
+    p.add_argument("--metric", default=None,
+                   help="scikit-learn scorer / metric column the decision is made on (default: "
+                        "roc_auc for two classes, accuracy for more, r2 for regression)")
+    p.add_argument("--rope", type=float, required=True,
+                   help="half-width of the region of practical equivalence on the metric's scale")
+    p.add_argument("--gamma", type=float, default=0.95, help="posterior probability to decide")
+    p.add_argument("--store", default=None, help="SQLite file keeping every fit (resumable)")
+    p.add_argument("--report", default=None, metavar="DIR",
+                   help="write report.html, PNGs and selection.json into DIR")
+    p.add_argument("--order", choices=("given", "name", "mean"), default="given",
+                   help="challenger order: as given (folder: by file name), by name, or by mean "
+                        "score, best first")
+    p.add_argument("--max-repeats", type=int, default=0,
+                   help="sequential testing: extra seeded repetitions per inconclusive step")
+    p.add_argument("--n-splits", type=int, default=10, help="folds of the repeated k-fold design")
+    p.add_argument("--n-repeats", type=int, default=10, help="repetitions of the design")
+    p.add_argument("--seed", type=int, default=0, help="random_state of the design")
+    p.add_argument("--n-jobs", type=int, default=None, help="parallel fits (joblib)")
+    p.add_argument("--on-error", choices=("skip", "raise"), default="skip",
+                   help="a broken model file or failing fit: skip that model, or stop")
+    p.add_argument("--method", default="auto", help=argparse.SUPPRESS)
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
+    p.set_defaults(func=run)
+
+
+def _default_metric(y: Any, task: str) -> str:
+    import numpy as np
+
+    if task != "classification":
+        return "r2"
+    return "roc_auc" if len(np.unique(y)) == 2 else "accuracy"
+
+
+def run(args: argparse.Namespace) -> int:
+    from bayescomp.cli.main import UserError
+    from bayescomp.decision.select import FitError, format_steps, select
+    from bayescomp.scores.model_files import ModelFileError, ModelFileWarning
+
+    sources = [Path(s) for s in args.source]
+    csv_mode = len(sources) == 1 and sources[0].suffix.lower() == ".csv"
+    common = dict(baseline=args.baseline, rope=args.rope, gamma=args.gamma, order=args.order,
+                  on_error=args.on_error, progress=not args.quiet, method=args.method)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ModelFileWarning)
+        try:
+            if csv_mode:
+                if args.dataset and len(args.dataset) > 1:
+                    raise UserError("with a scores CSV give at most one --dataset")
+                if args.store:
+                    raise UserError("--store keeps fits; with a scores CSV nothing is fitted")
+                sel = select(scores=sources[0], scoring=args.metric,
+                             dataset=args.dataset[0] if args.dataset else None,
+                             max_repeats=args.max_repeats, **common)
+            else:
+                if not args.dataset:
+                    raise UserError("pass --dataset NAME (breast_cancer, wine, iris, digits, "
+                                    "diabetes) to cross-validate the models, or a scores CSV")
+                from bayescomp.scores.datasets import load_dataset
+
+                data = {}
+                tasks = set()
+                for name in dict.fromkeys(args.dataset):
+                    X, y, task = load_dataset(name)
+                    data[name] = (X, y)
+                    tasks.add(task)
+                metric = args.metric or _default_metric(next(iter(data.values()))[1],
+                                                        tasks.pop())
+                source = sources[0] if len(sources) == 1 else sources
+                X_arg = data if len(data) > 1 else next(iter(data.values()))[0]
+                y_arg = None if len(data) > 1 else next(iter(data.values()))[1]
+                sel = select(source, X_arg, y_arg, scoring=metric,
+                             dataset=None if len(data) > 1 else next(iter(data)),
+                             store=args.store, max_repeats=args.max_repeats,
+                             n_splits=args.n_splits, n_repeats=args.n_repeats,
+                             random_state=args.seed, n_jobs=args.n_jobs, **common)
+        except (ModelFileError, FitError) as exc:
+            raise UserError(str(exc)) from None
+        finally:
+            for w in caught:
+                if issubclass(w.category, ModelFileWarning):
+                    print(f"warning: {w.message}", file=sys.stderr)
+                else:
+                    warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    report = sel.report(args.report) if args.report else None
+    if args.json:
+        out = sel.to_dict(include_scores=False)
+        out["report"] = str(report) if report else None
+        print(json.dumps(out, indent=2, allow_nan=False))
+        return 0
+    print(f"champion/challenger selection on {sel.metric} (ROPE ±{sel.rope:g}, "
+          f"γ = {sel.gamma:g}), baseline {sel.baseline}\n")
+    print(format_steps(sel.steps))
+    print(f"\nrecommendation: {sel.recommendation['text']}")
+    if not csv_mode:
+        print(f"fits: {sel.fits_total} needed, {sel.fits_performed} computed now, "
+              f"{sel.fits_loaded} read from the store" + (f" {sel.store}" if sel.store else ""))
+    if report:
+        print(f"report: {report}")
+    return 0

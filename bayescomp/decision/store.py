@@ -1,0 +1,373 @@
+"""SQLite result store: every finished fit is kept, so a selection can resume.
+
+The store is one SQLite file in WAL mode, written only by the parent process
+(parallel workers return their results, the parent writes each one in its own
+transaction as soon as it arrives).  A process killed at any moment (even with
+SIGKILL) loses at most the fits that were still running; rerunning the same
+command loads every stored fit instead of recomputing it.
+
+A store belongs to one experimental design.  Reopening it with other splits,
+another metric or other data raises :class:`DesignChangedError` instead of
+silently mixing results.  The schema (see ``docs/selection.md``) is plain SQL
+that any tool can read::
+
+    meta(key, value)                                   -- schema version, creation time
+    designs(dataset, fingerprint, data_hash, n_samples, n_splits, metric,
+            scoring, cv, seed, created_at)             -- one row per dataset
+    blocks(dataset, block, fingerprint, seed, first_split, n_splits)
+                                                       -- block 0 = the design, 1.. = extra repetitions
+    splits(dataset, split, block, repeat, fold, n_train, n_test, train_idx, test_idx)
+    models(model, params_hash, params, description, path, nested)
+    fits(fit_id, run_id, dataset, model, split, seed, fit_time, score_time, error,
+         params_hash, params, best_params, versions, host, pid, finished_at)
+    scores(fit_id, dataset, model, split, metric, value) -- long format, one row per scorer
+    runs(run_id, started_at, finished_at, config, champion, status)
+    steps(run_id, step, champion, challenger, p_better, p_left, p_rope, p_right, risk,
+          expected_gain, decision, reason, fits, n_splits, extra_repeats)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sqlite3
+import time
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS designs (
+    dataset TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, data_hash TEXT NOT NULL,
+    n_samples INTEGER NOT NULL, n_splits INTEGER NOT NULL, metric TEXT NOT NULL,
+    scoring TEXT NOT NULL, cv TEXT NOT NULL, seed INTEGER, created_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS blocks (
+    dataset TEXT NOT NULL, block INTEGER NOT NULL, fingerprint TEXT NOT NULL, seed INTEGER,
+    first_split INTEGER NOT NULL, n_splits INTEGER NOT NULL, PRIMARY KEY (dataset, block));
+CREATE TABLE IF NOT EXISTS splits (
+    dataset TEXT NOT NULL, split INTEGER NOT NULL, block INTEGER NOT NULL,
+    repeat INTEGER NOT NULL, fold INTEGER NOT NULL, n_train INTEGER NOT NULL,
+    n_test INTEGER NOT NULL, train_idx TEXT NOT NULL, test_idx TEXT NOT NULL,
+    PRIMARY KEY (dataset, split));
+CREATE TABLE IF NOT EXISTS models (
+    model TEXT PRIMARY KEY, params_hash TEXT NOT NULL, params TEXT NOT NULL,
+    description TEXT, path TEXT, nested INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS fits (
+    fit_id INTEGER PRIMARY KEY AUTOINCREMENT, run_id INTEGER, dataset TEXT NOT NULL,
+    model TEXT NOT NULL, split INTEGER NOT NULL, seed INTEGER, fit_time REAL, score_time REAL,
+    error TEXT, params_hash TEXT NOT NULL, params TEXT NOT NULL, best_params TEXT,
+    versions TEXT NOT NULL, host TEXT, pid INTEGER, finished_at TEXT NOT NULL,
+    UNIQUE (dataset, model, split));
+CREATE TABLE IF NOT EXISTS scores (
+    fit_id INTEGER NOT NULL REFERENCES fits(fit_id) ON DELETE CASCADE,
+    dataset TEXT NOT NULL, model TEXT NOT NULL, split INTEGER NOT NULL,
+    metric TEXT NOT NULL, value REAL, PRIMARY KEY (dataset, model, split, metric));
+CREATE TABLE IF NOT EXISTS runs (
+    run_id INTEGER PRIMARY KEY AUTOINCREMENT, started_at TEXT NOT NULL, finished_at TEXT,
+    config TEXT NOT NULL, champion TEXT, status TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS steps (
+    run_id INTEGER NOT NULL REFERENCES runs(run_id), step INTEGER NOT NULL,
+    champion TEXT NOT NULL, challenger TEXT NOT NULL, p_better REAL, p_left REAL, p_rope REAL,
+    p_right REAL, risk REAL, expected_gain REAL, decision TEXT NOT NULL, reason TEXT,
+    fits INTEGER, n_splits INTEGER, extra_repeats INTEGER, PRIMARY KEY (run_id, step));
+"""
+
+
+class DesignChangedError(ValueError):
+    """The store was written for another design (splits, metric, data or model parameters)."""
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def package_versions() -> dict[str, str]:
+    """Versions of Python and of the libraries that determine a fit's result."""
+    import platform
+
+    out = {"python": platform.python_version()}
+    for mod in ("bayescomp", "numpy", "scipy", "sklearn", "pandas", "joblib"):
+        try:
+            out[mod] = __import__(mod).__version__
+        except Exception:  # pragma: no cover - a missing optional package
+            continue
+    return out
+
+
+class ResultStore:
+    """SQLite store of finished fits, split designs and selection decisions.
+
+    Parameters
+    ----------
+    path : str or Path
+        The SQLite file; created (with its folder) when absent.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> with ResultStore(os.path.join(tempfile.mkdtemp(), "s.sqlite")) as st:
+    ...     st.count_fits()
+    0
+    """
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._con = sqlite3.connect(str(self.path), timeout=60, isolation_level=None)
+            self._con.execute("PRAGMA journal_mode=WAL")
+        except sqlite3.DatabaseError as exc:
+            raise ValueError(f"{self.path} is not a usable SQLite store ({exc}); pass a new "
+                             "--store path") from None
+        self._con.execute("PRAGMA synchronous=NORMAL")
+        self._con.execute("PRAGMA foreign_keys=ON")
+        self._con.executescript(_SCHEMA)
+        row = self._con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        if row is None:
+            with self._tx():
+                self._con.execute("INSERT INTO meta VALUES ('schema_version', ?), "
+                                  "('created_at', ?)", (str(SCHEMA_VERSION), _now()))
+        elif int(row[0]) != SCHEMA_VERSION:
+            raise DesignChangedError(
+                f"{self.path} uses store schema {row[0]}, this bayescomp writes schema "
+                f"{SCHEMA_VERSION}; use a new store file"
+            )
+        self._versions = json.dumps(package_versions(), sort_keys=True)
+        self._host = socket.gethostname()
+
+    # ---------------------------------------------------------------- plumbing
+    def _tx(self) -> _Transaction:
+        return _Transaction(self._con)
+
+    def close(self) -> None:
+        self._con.close()
+
+    def __enter__(self) -> ResultStore:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"ResultStore({str(self.path)!r}, {self.count_fits()} fits)"
+
+    # ----------------------------------------------------------------- designs
+    def check_design(
+        self,
+        dataset: str,
+        *,
+        fingerprint: str,
+        data_hash: str,
+        n_samples: int,
+        n_splits: int,
+        metric: str,
+        scoring: list[str],
+        cv: str,
+        seed: int | None,
+        splits: Iterable[Mapping[str, Any]],
+    ) -> bool:
+        """Record the design of ``dataset``, or check it equals the stored one.
+
+        Returns True when the design was already stored.  Raises
+        :class:`DesignChangedError` naming what changed.
+        """
+        row = self._con.execute(
+            "SELECT fingerprint, data_hash, metric, scoring, cv, n_splits FROM designs "
+            "WHERE dataset=?", (dataset,)).fetchone()
+        scoring_json = json.dumps(list(scoring))
+        other = self._con.execute("SELECT dataset, metric, scoring FROM designs WHERE dataset!=? "
+                                  "AND (metric!=? OR scoring!=?)",
+                                  (dataset, metric, scoring_json)).fetchone()
+        if other is not None:
+            raise DesignChangedError(
+                f"other metric: the store {self.path} holds dataset {other[0]!r} scored on "
+                f"{other[1]!r} (scorers {json.loads(other[2])}), this run uses {metric!r} "
+                f"(scorers {list(scoring)}); one store holds one metric — use a new --store file"
+            )
+        if row is not None:
+            fp, dh, met, sc, cv_old, ns = row
+            where = f"the store {self.path} was written"
+            if dh != data_hash:
+                raise DesignChangedError(
+                    f"the data of dataset {dataset!r} changed: {where} for data with hash "
+                    f"{dh[:12]}…, this run has {data_hash[:12]}…. Results on other data must not "
+                    "be mixed; use a new --store file"
+                )
+            if met != metric or sc != scoring_json:
+                raise DesignChangedError(
+                    f"other metric: {where} for metric {met!r} (scorers {json.loads(sc)}), this "
+                    f"run uses {metric!r} (scorers {list(scoring)}); use the same metric or a "
+                    "new --store file"
+                )
+            if fp != fingerprint:
+                raise DesignChangedError(
+                    f"other splits for dataset {dataset!r}: {where} for the design {cv_old} "
+                    f"({ns} splits, fingerprint {fp[:12]}…), this run uses {cv} ({n_splits} "
+                    f"splits, fingerprint {fingerprint[:12]}…). Use the same --n-splits/"
+                    "--n-repeats/--seed (or cv=), or a new --store file"
+                )
+            return True
+        with self._tx():
+            self._con.execute(
+                "INSERT INTO designs VALUES (?,?,?,?,?,?,?,?,?,?)",
+                (dataset, fingerprint, data_hash, int(n_samples), int(n_splits), metric,
+                 scoring_json, cv, seed, _now()))
+            self._insert_block(dataset, 0, fingerprint, seed, splits)
+        return False
+
+    def _insert_block(self, dataset: str, block: int, fingerprint: str, seed: int | None,
+                      splits: Iterable[Mapping[str, Any]]) -> None:
+        rows = [(dataset, int(s["split"]), block, int(s["repeat"]), int(s["fold"]),
+                 len(s["train"]), len(s["test"]), json.dumps([int(i) for i in s["train"]]),
+                 json.dumps([int(i) for i in s["test"]])) for s in splits]
+        self._con.execute("INSERT INTO blocks VALUES (?,?,?,?,?,?)",
+                          (dataset, block, fingerprint, seed, rows[0][1], len(rows)))
+        self._con.executemany("INSERT INTO splits VALUES (?,?,?,?,?,?,?,?,?)", rows)
+
+    def check_block(self, dataset: str, block: int, *, fingerprint: str, seed: int | None,
+                    splits: Iterable[Mapping[str, Any]]) -> None:
+        """Record an extra repetition block (sequential testing) or check it is unchanged."""
+        row = self._con.execute("SELECT fingerprint FROM blocks WHERE dataset=? AND block=?",
+                                (dataset, block)).fetchone()
+        if row is not None:
+            if row[0] != fingerprint:
+                raise DesignChangedError(
+                    f"extra repetition {block} of dataset {dataset!r} has other splits than the "
+                    f"one in {self.path}; the design or its seed changed — use a new store file"
+                )
+            return
+        with self._tx():
+            self._insert_block(dataset, block, fingerprint, seed, splits)
+
+    # ------------------------------------------------------------------ models
+    def check_model(self, model: str, *, params_hash: str, params: str, description: str = "",
+                    path: str | None = None, nested: bool = False) -> None:
+        """Record a model's parameters, or refuse when its stored fits used other ones."""
+        row = self._con.execute("SELECT params_hash, params FROM models WHERE model=?",
+                                (model,)).fetchone()
+        if row is not None:
+            if row[0] != params_hash:
+                old, new = json.loads(row[1]), json.loads(params)
+                diff = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
+                raise DesignChangedError(
+                    f"model {model!r} changed since its fits were stored in {self.path} "
+                    f"(parameters {diff[:5]} differ); rename the model or use a new store file"
+                )
+            return
+        with self._tx():
+            self._con.execute("INSERT INTO models VALUES (?,?,?,?,?,?)",
+                              (model, params_hash, params, description, path, int(nested)))
+
+    # -------------------------------------------------------------------- fits
+    def load_fits(self, dataset: str, model: str) -> dict[int, dict[str, Any]]:
+        """Successful stored fits of one model on one dataset, keyed by split."""
+        out: dict[int, dict[str, Any]] = {}
+        rows = self._con.execute(
+            "SELECT fit_id, split, fit_time, score_time, best_params FROM fits "
+            "WHERE dataset=? AND model=? AND error IS NULL", (dataset, model)).fetchall()
+        for fit_id, split, ft, st, bp in rows:
+            out[int(split)] = {"fit_id": fit_id, "scores": {}, "fit_time": ft, "score_time": st,
+                               "error": None, "best_params": json.loads(bp) if bp else None}
+        for _, _, split, metric, value in self._con.execute(
+                "SELECT s.fit_id, s.model, s.split, s.metric, s.value FROM scores s JOIN fits f "
+                "USING (fit_id) WHERE s.dataset=? AND s.model=? AND f.error IS NULL",
+                (dataset, model)):
+            out[int(split)]["scores"][metric] = float("nan") if value is None else float(value)
+        return out
+
+    def write_fit(self, *, run_id: int | None, dataset: str, model: str, split: int,
+                  seed: int | None, result: Mapping[str, Any], params_hash: str,
+                  params: str) -> int:
+        """Write one finished fit (and its scores) in its own transaction; return its id.
+
+        A failed fit (``result["error"]`` set) is recorded too, and replaced when
+        a later run fits it again.
+        """
+        best = result.get("best_params")
+        with self._tx():
+            self._con.execute("DELETE FROM fits WHERE dataset=? AND model=? AND split=?",
+                              (dataset, model, int(split)))
+            cur = self._con.execute(
+                "INSERT INTO fits (run_id, dataset, model, split, seed, fit_time, score_time, "
+                "error, params_hash, params, best_params, versions, host, pid, finished_at) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (run_id, dataset, model, int(split), seed, float(result["fit_time"]),
+                 float(result["score_time"]), result.get("error"), params_hash, params,
+                 json.dumps(best, default=repr) if best is not None else None,
+                 self._versions, self._host, os.getpid(), _now()))
+            fit_id = int(cur.lastrowid)
+            self._con.executemany(
+                "INSERT INTO scores VALUES (?,?,?,?,?,?)",
+                [(fit_id, dataset, model, int(split), m, None if v != v else float(v))
+                 for m, v in result["scores"].items()])
+        return fit_id
+
+    def count_fits(self, *, successful: bool = True) -> int:
+        q = "SELECT COUNT(*) FROM fits" + (" WHERE error IS NULL" if successful else "")
+        return int(self._con.execute(q).fetchone()[0])
+
+    # -------------------------------------------------------------------- runs
+    def start_run(self, config: Mapping[str, Any]) -> int:
+        with self._tx():
+            cur = self._con.execute(
+                "INSERT INTO runs (started_at, config, status) VALUES (?,?,'running')",
+                (_now(), json.dumps(dict(config), default=repr, sort_keys=True)))
+        return int(cur.lastrowid)
+
+    def finish_run(self, run_id: int, champion: str, steps: pd.DataFrame) -> None:
+        cols = ["step", "champion", "challenger", "p_better", "p_left", "p_rope", "p_right",
+                "risk", "expected_gain", "decision", "reason", "fits", "n_splits",
+                "extra_repeats"]
+        rows = [(run_id, *(_plain(r[c]) for c in cols)) for r in steps.to_dict("records")]
+        with self._tx():
+            self._con.executemany(f"INSERT INTO steps VALUES ({','.join('?' * 15)})", rows)
+            self._con.execute("UPDATE runs SET finished_at=?, champion=?, status='finished' "
+                              "WHERE run_id=?", (_now(), champion, run_id))
+
+    # ----------------------------------------------------------------- reading
+    def fits_frame(self) -> pd.DataFrame:
+        """All fits with their scores, one column per metric (tidy, like :class:`Scores`)."""
+        import pandas as pd
+
+        fits = pd.read_sql_query(
+            "SELECT f.fit_id, f.run_id, f.dataset, f.model, f.split, s.repeat, s.fold, "
+            "s.n_train, s.n_test, f.seed, f.fit_time, f.score_time, f.error, f.finished_at "
+            "FROM fits f JOIN splits s USING (dataset, split) ORDER BY f.fit_id", self._con)
+        sc = pd.read_sql_query("SELECT fit_id, metric, value FROM scores", self._con)
+        if sc.empty:
+            return fits
+        wide = sc.pivot(index="fit_id", columns="metric", values="value").reset_index()
+        wide.columns.name = None
+        return fits.merge(wide, on="fit_id", how="left")
+
+    def query(self, sql: str, params: tuple = ()) -> pd.DataFrame:
+        """Run a read-only SQL query on the store and return a DataFrame."""
+        import pandas as pd
+
+        return pd.read_sql_query(sql, self._con, params=params)
+
+
+def _plain(v: Any) -> Any:
+    if hasattr(v, "item"):
+        return v.item()
+    return v
+
+
+class _Transaction:
+    """``BEGIN IMMEDIATE`` … ``COMMIT`` (``ROLLBACK`` on error)."""
+
+    def __init__(self, con: sqlite3.Connection):
+        self._con = con
+
+    def __enter__(self) -> None:
+        self._con.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: Any, *exc: Any) -> None:
+        self._con.execute("ROLLBACK" if exc_type is not None else "COMMIT")

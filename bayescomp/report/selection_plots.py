@@ -1,0 +1,141 @@
+"""Plots of a champion/challenger selection and of a pairwise ranking."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from bayescomp.report.plots import REGION_COLOURS
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+    from matplotlib.axes import Axes
+
+DECISION_MARK = {"promote": "▲ promote", "reject": "▼ reject", "equivalent": "= equivalent",
+                 "inconclusive": "? inconclusive", "error": "✗ error"}
+
+
+def plot_selection(sel: Any, ax: Axes | None = None) -> Any:
+    """Decision timeline of a :class:`~bayescomp.decision.select.Selection`.
+
+    Left: for every step, the posterior mass of "challenger worse", "equivalent"
+    and "challenger better" as a stacked bar, with ``gamma`` marked.  Right: the
+    expected gain with its 95% interval and the ROPE band.  With ``ax`` given,
+    only the left panel is drawn there.
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+
+    steps = sel.steps
+    n = max(len(steps), 1)
+    if ax is None:
+        _, axes = plt.subplots(1, 2, figsize=(11, 1.2 + 0.55 * n), layout="constrained",
+                                 gridspec_kw={"width_ratios": [1.35, 1]}, sharey=True)
+        ax_p, ax_g = axes
+    else:
+        ax_p, ax_g, axes = ax, None, ax
+    labels = [f"{int(r['step'])}. {r['challenger']} vs {r['champion']}\n"
+              f"{DECISION_MARK.get(r['decision'], r['decision'])}"
+              for r in steps.to_dict("records")]
+    ypos = np.arange(len(steps))[::-1]
+    left = np.zeros(len(steps))
+    for col, colour, name in zip(("p_left", "p_rope", "p_right"), REGION_COLOURS,
+                                 ("challenger worse", "equivalent", "challenger better"),
+                                 strict=True):
+        vals = np.nan_to_num(steps[col].to_numpy(dtype=float))
+        ax_p.barh(ypos, vals, left=left, color=colour, alpha=0.8, label=name, height=0.6)
+        left += vals
+    ax_p.axvline(sel.gamma, color="k", ls=":", lw=1)
+    ax_p.axvline(1 - sel.gamma, color="k", ls=":", lw=1)
+    ax_p.set_yticks(ypos, labels, fontsize=8)
+    ax_p.set_xlim(0, 1)
+    ax_p.set_xlabel(f"posterior probability (dotted: γ = {sel.gamma:g} from either side)")
+    ax_p.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, fontsize=8, frameon=False)
+    ax_p.spines[["top", "right"]].set_visible(False)
+    if ax_g is not None:
+        for y, res, r in zip(ypos, sel.results, steps.to_dict("records"), strict=True):
+            if res is None:
+                continue
+            gain = float(r["expected_gain"])
+            try:
+                lo, hi = res.hdi(0.95)
+                ax_g.plot([lo, hi], [y, y], color="k", lw=1.5)
+            except (AttributeError, NotImplementedError):  # pragma: no cover
+                pass
+            colour = {"promote": REGION_COLOURS[2], "reject": REGION_COLOURS[0]}.get(
+                r["decision"], REGION_COLOURS[1])
+            ax_g.plot(gain, y, "o", color=colour, ms=7, mec="k")
+        if sel.rope > 0:
+            ax_g.axvspan(-sel.rope, sel.rope, color=REGION_COLOURS[1], alpha=0.15, lw=0,
+                         label=f"ROPE ±{sel.rope:g}")
+            ax_g.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), fontsize=8,
+                        frameon=False)
+        ax_g.axvline(0, color="k", ls="--", lw=0.8)
+        ax_g.xaxis.set_major_locator(MaxNLocator(5))
+        ax_g.set_xlabel(f"Δ {sel.metric}: challenger − champion\n(mean and 95% HDI)")
+        ax_g.spines[["top", "right"]].set_visible(False)
+        ax_g.tick_params(axis="y", length=0)
+        ax_p.figure.suptitle(f"champion/challenger steps — final champion: {sel.champion}",
+                             fontsize=10)
+    return axes
+
+
+def plot_paired_scores(paired: pd.DataFrame, champion: str, challenger: str, metric: str,
+                       rope: float = 0.0, ax: Axes | None = None) -> Axes:
+    """Challenger's score against the champion's on every split (one point per split).
+
+    Points above the diagonal are splits the challenger won; the grey band is
+    the ROPE around the diagonal.
+    """
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(4.2, 4), layout="constrained")
+    x = paired["champion"].to_numpy(dtype=float)
+    y = paired["challenger"].to_numpy(dtype=float)
+    lo = float(min(x.min(), y.min()))
+    hi = float(max(x.max(), y.max()))
+    pad = 0.05 * (hi - lo or 1.0)
+    grid = np.array([lo - pad, hi + pad])
+    if rope > 0:
+        ax.fill_between(grid, grid - rope, grid + rope, color=REGION_COLOURS[1], alpha=0.18,
+                        lw=0, label=f"ROPE ±{rope:g}")
+    ax.plot(grid, grid, color="k", lw=0.8, ls="--")
+    won = y > x
+    ax.scatter(x[won], y[won], s=16, color=REGION_COLOURS[2], alpha=0.75,
+               label=f"{challenger} higher ({int(won.sum())})")
+    ax.scatter(x[~won], y[~won], s=16, color=REGION_COLOURS[0], alpha=0.75,
+               label=f"{champion} higher or tie ({int((~won).sum())})")
+    ax.set_xlim(*grid)
+    ax.set_ylim(*grid)
+    ax.set_aspect("equal")
+    ax.set_xlabel(f"{champion} ({metric})")
+    ax.set_ylabel(f"{challenger} ({metric})")
+    ax.set_title(f"{len(x)} paired splits", fontsize=9)
+    ax.legend(fontsize=7, loc="upper left", frameon=False)
+    ax.spines[["top", "right"]].set_visible(False)
+    return ax
+
+
+def plot_ranking(matrix: pd.DataFrame, title: str, ax: Axes | None = None) -> Axes:
+    """Heatmap of a pairwise probability matrix (rows against columns), values annotated."""
+    import matplotlib.pyplot as plt
+
+    k = len(matrix)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(1.6 + 0.75 * k, 1.2 + 0.65 * k), layout="constrained")
+    vals = matrix.to_numpy(dtype=float)
+    im = ax.imshow(vals, cmap="RdYlGn", vmin=0, vmax=1)
+    ax.set_xticks(range(k), matrix.columns, rotation=35, ha="right", fontsize=8)
+    ax.set_yticks(range(k), matrix.index, fontsize=8)
+    for i in range(k):
+        for j in range(k):
+            v = vals[i, j]
+            ax.text(j, i, "—" if not np.isfinite(v) else f"{v:.2f}", ha="center", va="center",
+                    fontsize=8, color="k")
+    ax.set_xlabel("column model")
+    ax.set_ylabel("row model")
+    ax.set_title(title, fontsize=9)
+    ax.figure.colorbar(im, ax=ax, shrink=0.8)
+    return ax
