@@ -436,6 +436,7 @@ def test_sample_moments(result):
     assert np.array_equal(again, result.sample(10, random_state=1))
 
 
+@pytest.mark.filterwarnings("ignore:Passing a dict or None as alias_mapping")  # ArviZ vs mpl
 def test_to_inference_data_with_arviz(result):
     az = pytest.importorskip("arviz")
     idata = result.to_inference_data(draws=5000, random_state=0)
