@@ -288,7 +288,7 @@ def test_error_score_numeric_and_raise():
     y = np.r_[np.zeros(20), np.ones(20)]
     cv = KFold(4)  # row 0 is in the test set of split 0 only
     m = {"bad": FailsOnRowZero(), "ok": DummyClassifier()}
-    msg = r"'bad' failed on 3 of 4 splits \(1–3\); first error: RuntimeError: row zero is poison"
+    msg = r"of 'bad' failed on 3 of 4 splits \(1–3\); first error: RuntimeError: row zero is poison"
     with pytest.warns(FitFailedWarning, match=msg) as rec:
         s = bc.cross_validate_paired(m, X, y, cv=cv, scoring="accuracy", error_score=-1.0,
                                      progress=False)
@@ -413,3 +413,37 @@ def test_progress_bar_on_a_terminal(data, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert "paired CV" in err and "/6 " in err  # a bar over the 6 fits (2 models x 3)
     pd.testing.assert_frame_equal(_frame(quiet), _frame(shown))
+
+
+class BadPredict(ClassifierMixin, BaseEstimator):
+    """Fits, but predicting on a test set that holds row 0 raises."""
+
+    def fit(self, X, y):
+        self.classes_ = np.unique(y)
+        return self
+
+    def predict(self, X):
+        if 0 in np.asarray(X)[:, 0]:
+            raise RuntimeError("cannot predict row zero")
+        return np.full(len(X), self.classes_[0])
+
+
+def test_error_score_covers_scoring_failures_like_sklearn():
+    X = np.c_[np.arange(40), np.zeros(40)]
+    y = np.r_[np.zeros(20), np.ones(20)]
+    cv = KFold(4)
+    with pytest.warns(FitFailedWarning, match=r"1 of 4 splits \(0\).*scoring: RuntimeError"):
+        s = bc.cross_validate_paired({"bad": BadPredict(), "ok": DummyClassifier()}, X, y,
+                                     cv=cv, scoring="accuracy", error_score=-1.0,
+                                     progress=False)
+    f = s.to_frame()
+    got = f[f["model"] == "bad"].sort_values("split")["accuracy"].to_numpy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = cross_validate(BadPredict(), X, y, cv=list(cv.split(X)), scoring="accuracy",
+                             error_score=-1.0)["test_score"]
+    np.testing.assert_array_equal(got, ref)
+    assert got[0] == -1.0
+    with pytest.raises(RuntimeError, match="cannot predict row zero"):
+        bc.cross_validate_paired({"bad": BadPredict(), "ok": DummyClassifier()}, X, y, cv=cv,
+                                 scoring="accuracy", progress=False)

@@ -107,7 +107,17 @@ def fit_and_score(
     t0 = time.perf_counter()
     if multimetric is None:
         multimetric = _multimetric(scorers, est)
-    scores = {name: float(v) for name, v in multimetric(est, X_te, y_te).items()}
+    try:
+        scores = {name: float(v) for name, v in multimetric(est, X_te, y_te).items()}
+    except Exception as exc:  # scoring failures follow error_score too, as in scikit-learn
+        if isinstance(error_score, str) and error_score == "raise":
+            raise
+        return {
+            "scores": dict.fromkeys(scorers, float(error_score)),
+            "fit_time": fit_time,
+            "score_time": time.perf_counter() - t0,
+            "error": f"scoring: {type(exc).__name__}: {exc}",
+        }
     return {"scores": scores, "fit_time": fit_time, "score_time": time.perf_counter() - t0,
             "error": None}
 
@@ -179,8 +189,9 @@ def cross_validate_paired(
     progress : bool, default True
         Progress bar over all fits (only when writing to a terminal).
     error_score : "raise" or float
-        ``"raise"`` re-raises a failing fit; a number is recorded instead, with
-        a :class:`FitFailedWarning`.  NaN scores are refused later by ``compare``.
+        ``"raise"`` re-raises a failing fit or scorer; a number is recorded
+        instead, with one :class:`FitFailedWarning` per model listing the failed
+        splits.  NaN scores are refused later by ``compare``.
     dataset : str, default "data"
         Name of the dataset in the resulting table.
 
@@ -268,7 +279,7 @@ def _to_scores(tasks: list[tuple[str, int]], results: list[dict], design: SplitD
     for name, errors in failed.items():
         splits = sorted(k for k, _ in errors)
         warnings.warn(
-            f"fit of {name!r} failed on {len(splits)} of {len(design)} splits "
+            f"fit or scoring of {name!r} failed on {len(splits)} of {len(design)} splits "
             f"({_ranges(splits)}); first error: {errors[0][1]}; recorded error_score",
             FitFailedWarning, stacklevel=3,
         )
