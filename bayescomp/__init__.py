@@ -30,6 +30,13 @@ _EXPORTS: dict[str, str] = {
     "CorrelatedTTestResult": "bayescomp.posterior.ttest",
     "nadeau_bengio_ttest": "bayescomp.posterior.ttest",
     "compare": "bayescomp.posterior.compare",
+    "hierarchical_test": "bayescomp.posterior.hierarchical",
+    "HierarchicalResult": "bayescomp.posterior.hierarchical",
+    "RegionProbabilities": "bayescomp.posterior.hierarchical",
+    "load": "bayescomp.posterior.hierarchical",
+    "sign_test": "bayescomp.posterior.ranktests",
+    "signed_rank_test": "bayescomp.posterior.ranktests",
+    "RankTestResult": "bayescomp.posterior.ranktests",
     # decision
     "Decision": "bayescomp.decision.rule",
     "decide": "bayescomp.decision.rule",

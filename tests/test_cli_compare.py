@@ -120,3 +120,48 @@ def test_entry_point_runs_as_module():
     proc = subprocess.run([sys.executable, "-m", "bayescomp", "--version"], capture_output=True,
                           text=True, cwd=REPO, check=False)
     assert proc.returncode == 0 and proc.stdout.startswith("bayescomp ")
+
+
+@pytest.fixture(scope="module")
+def shared_csv(shared_data, tmp_path_factory):
+    from baycomp_data import load_baycomp_accuracies
+
+    df = load_baycomp_accuracies(shared_data / "baycomp_accuracies.txt")
+    path = tmp_path_factory.mktemp("shared") / "nbc_hnb_aode.csv"
+    df[df.model.isin(["nbc", "hnb", "aode"])].to_csv(path, index=False)
+    return path
+
+
+def test_compare_across_datasets_signed_rank_matches_published(shared_csv, capsys):
+    # Benavoli et al. 2017 / baycomp docs: nbc vs aode, signed-rank, rope 1%: (0.00, 0.12, 0.88)
+    assert main(["compare", str(shared_csv), "--baseline", "nbc", "--candidate", "aode",
+                 "--metric", "accuracy", "--rope", "0.01", "--method", "signed_rank",
+                 "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["method"] == "signed_rank" and res["n_datasets"] == 53
+    conv = res["probabilities"]["baycomp_convention"]
+    assert conv["p_left"] == pytest.approx(0.0, abs=0.01)
+    assert conv["p_rope"] == pytest.approx(0.12, abs=0.03)
+    assert conv["p_right"] == pytest.approx(0.88, abs=0.03)
+
+
+def test_compare_across_datasets_hierarchical_with_plots(shared_csv, tmp_path, capsys):
+    plots = tmp_path / "plots"
+    code = main(["compare", str(shared_csv), "--baseline", "nbc", "--candidate", "hnb",
+                 "--metric", "accuracy", "--rope", "0.01", "--draws", "400", "--chains", "2",
+                 "--seed", "1", "--plots", str(plots), "--json"])
+    assert code == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["method"] == "hierarchical" and set(res["diagnostics"]) >= {"max_r_hat",
+                                                                            "converged"}
+    # published (baycomp docs): nbc vs hnb hierarchical, baycomp convention P(hnb better)=0.998
+    assert res["probabilities"]["baycomp_convention"]["p_right"] > 0.95
+    assert res["p_left"] < 0.01
+    names = sorted(p.name for p in plots.iterdir())
+    assert names == [f"hnb_vs_nbc_{k}.png" for k in ("forest", "posterior", "simplex", "trace")]
+
+
+def test_several_datasets_refuse_the_ttest(shared_csv, capsys):
+    assert main(["compare", str(shared_csv), "--baseline", "nbc", "--candidate", "hnb",
+                 "--metric", "accuracy", "--method", "ttest"]) == 2
+    assert "pass dataset=NAME" in capsys.readouterr().err

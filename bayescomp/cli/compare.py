@@ -54,7 +54,17 @@ def register(sub: Any) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the splits (default 0)")
     p.add_argument("--n-jobs", type=int, default=None, help="parallel fits (joblib)")
     p.add_argument("--save-scores", metavar="CSV", help="write the per-split scores to a CSV")
+    p.add_argument("--method", default="auto",
+                   choices=("auto", "ttest", "hierarchical", "signed_rank", "sign"),
+                   help="ttest on one dataset; hierarchical (default for several datasets), "
+                   "signed_rank or sign across datasets")
+    p.add_argument("--draws", type=int, default=2000,
+                   help="hierarchical model: kept MCMC draws per chain (default 2000)")
+    p.add_argument("--chains", type=int, default=4,
+                   help="hierarchical model: MCMC chains (default 4)")
     p.add_argument("--plot", metavar="PNG", help="write the posterior plot (one candidate)")
+    p.add_argument("--plots", metavar="DIR", help="write every plot of every comparison as PNG "
+                   "files into DIR (posterior; across datasets also simplex, forest, trace)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--fail-unless", choices=OUTCOMES, metavar="OUTCOME",
                    help="exit with status 1 unless every decision is OUTCOME (e.g. promote), "
@@ -124,9 +134,15 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("no candidate to compare with the baseline")
     if args.save_scores:
         scores.to_csv(args.save_scores)
+    options: dict[str, Any] = {}
+    many = dataset is None and len(scores.datasets) > 1
+    method = args.method if args.method != "auto" else ("hierarchical" if many else "ttest")
+    if method == "hierarchical":
+        options = {"draws": args.draws, "chains": args.chains}
     results = [
         compare(scores, baseline, c, metric=metric, rope=args.rope, dataset=dataset,
-                higher_is_better=args.higher_is_better)
+                higher_is_better=args.higher_is_better, method=method,
+                random_state=args.seed if method != "ttest" else None, **options)
         for c in candidates
     ]
     decisions = [r.decision(args.gamma) for r in results]
@@ -135,20 +151,96 @@ def run(args: argparse.Namespace) -> int:
             raise UserError("--plot draws one comparison; name one --candidate")
         ax = results[0].plot()
         ax.figure.savefig(args.plot, dpi=110)
+    if args.plots:
+        written = write_plots(results, Path(args.plots))
+        if not args.json:
+            print(f"wrote {len(written)} plot(s) to {args.plots}", file=sys.stderr)
     if args.json:
-        out = []
-        for r, d in zip(results, decisions, strict=True):
-            row = r.summary(gamma=args.gamma).iloc[0].to_dict()
-            row.update(decision=d.outcome, reason=d.reason, risk=d.risk,
-                       expected_gain=d.expected_gain, gamma=d.gamma)
-            out.append({k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()})
+        out = [_json_record(r, d, args.gamma, method)
+               for r, d in zip(results, decisions, strict=True)]
         json.dump(out if len(out) > 1 else out[0], sys.stdout, indent=2)
         print()
-    else:
+    elif method == "ttest":
         print(format_table(results, decisions))
+    else:
+        print(format_across(results, decisions, method))
     if args.fail_unless and any(d.outcome != args.fail_unless for d in decisions):
         return 1
     return 0
+
+
+def _plain(v: Any) -> Any:
+    return v.item() if hasattr(v, "item") else v
+
+
+def _json_record(r: Any, d: Any, gamma: float, method: str) -> dict[str, Any]:
+    from bayescomp.posterior.ttest import CorrelatedTTestResult
+
+    if isinstance(r, CorrelatedTTestResult):
+        row = r.summary(gamma=gamma).iloc[0].to_dict()
+        row["method"] = method
+    else:
+        table = r.summary(gamma=gamma).set_index("quantity")
+        row = {"baseline": r.baseline_name, "candidate": r.candidate_name, "metric": r.metric,
+               "method": method, "rope": float(r.rope), "n_datasets": r.n_datasets,
+               "p_left": r.p_left, "p_rope": r.p_rope, "p_right": r.p_right,
+               "p_better": r.p_better,
+               "probabilities": {q: {k: _plain(table.loc[q, k]) for k in
+                                     ("p_left", "p_rope", "p_right")} for q in table.index}}
+        if hasattr(r, "diagnostics_summary"):
+            row["diagnostics"] = {k: _plain(v) for k, v in r.diagnostics_summary().items()}
+    row.update(decision=d.outcome, reason=d.reason, risk=d.risk, expected_gain=d.expected_gain,
+               gamma=d.gamma)
+    return {k: _plain(v) for k, v in row.items()}
+
+
+def write_plots(results: list[Any], folder: Path) -> list[Path]:
+    """Every plot of every result as PNG files named ``<candidate>_vs_<baseline>_<kind>.png``."""
+    import matplotlib.pyplot as plt
+
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for r in results:
+        stem = f"{r.candidate_name}_vs_{r.baseline_name}".replace(" ", "_").replace("/", "_")
+        kinds = [k for k in ("plot_posterior", "plot_simplex", "plot_forest", "plot_trace")
+                 if hasattr(r, k)] or ["plot"]
+        for kind in kinds:
+            out = getattr(r, kind)()
+            fig = out.ravel()[0].figure if hasattr(out, "ravel") else out.figure
+            path = folder / f"{stem}_{kind.removeprefix('plot_') or 'posterior'}.png"
+            if kind == "plot":
+                path = folder / f"{stem}_posterior.png"
+            fig.savefig(path, dpi=110)
+            plt.close(fig)
+            written.append(path)
+    return written
+
+
+def format_across(results: list[Any], decisions: list[Any], method: str) -> str:
+    """Table of a comparison across datasets: the three kinds of probability per candidate."""
+    r0 = results[0]
+    head = (f"baseline: {r0.baseline_name}   metric: {r0.metric}   rope: ±{float(r0.rope):g}   "
+            f"datasets: {r0.n_datasets}   method: {method}")
+    lines = [head, ""]
+    cols = ["candidate", "probabilities of", "P(worse)", "P(rope)", "P(better)"]
+    rows = []
+    for r in results:
+        for kind, p in r.probabilities().items():
+            rows.append([r.candidate_name, kind, f"{p.p_left:.3f}", f"{p.p_rope:.3f}",
+                         f"{p.p_right:.3f}"])
+    widths = [max(len(c), *(len(row[i]) for row in rows)) for i, c in enumerate(cols)]
+    line = "  ".join(c.ljust(w) for c, w in zip(cols, widths, strict=True))
+    lines += [line, "-" * len(line)]
+    lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)) for row in rows]
+    lines.append("")
+    for r, d in zip(results, decisions, strict=True):
+        diag = ""
+        if hasattr(r, "diagnostics_summary"):
+            s = r.diagnostics_summary()
+            diag = (f" [max R-hat {s['max_r_hat']:.3f}, min bulk ESS {s['min_ess_bulk']:.0f}, "
+                    f"divergences {s['divergences']}]")
+        lines.append(f"  {r.candidate_name}: {d.outcome}: {d.reason}{diag}")
+    return "\n".join(lines)
 
 
 def format_table(results: list[Any], decisions: list[Any]) -> str:

@@ -12,7 +12,8 @@ from bayescomp.scores.registry import higher_is_better as _direction
 from bayescomp.scores.table import Scores
 from bayescomp.splits.design import rho_from_sizes
 
-METHODS = ("auto", "ttest")
+METHODS = ("auto", "ttest", "hierarchical", "signed_rank", "sign")
+ACROSS_DATASETS = ("hierarchical", "signed_rank", "sign")
 
 
 def _as_scores(scores: Any) -> Scores:
@@ -37,7 +38,9 @@ def compare(
     dataset: str | None = None,
     higher_is_better: bool | None = None,
     method: str = "auto",
-) -> CorrelatedTTestResult:
+    random_state: Any = None,
+    **options: Any,
+) -> Any:
     """Posterior of how much better ``candidate`` is than ``baseline``.
 
     Parameters
@@ -60,12 +63,27 @@ def compare(
         (every scikit-learn scorer name, plus common metric names).  Differences
         are ``candidate - baseline``, negated for lower-is-better metrics, so
         ``p_right`` is always "candidate better".
-    method : {"auto", "ttest"}
-        ``"ttest"`` is the Bayesian correlated t-test on one dataset.
+    method : {"auto", "ttest", "hierarchical", "signed_rank", "sign"}
+        ``"ttest"``: the Bayesian correlated t-test on one dataset.
+        ``"hierarchical"``: the hierarchical model across datasets (Corani et
+        al. 2017) on every dataset's paired differences.  ``"signed_rank"`` /
+        ``"sign"``: the Bayesian signed-rank / sign test on the per-dataset mean
+        differences.  ``"auto"`` is ``"ttest"`` for one dataset and
+        ``"hierarchical"`` for several.
+    random_state : int, Generator or None
+        Seed of the MCMC sampler or of the Dirichlet draws (ignored by the
+        closed-form t-test).
+    **options
+        Passed to :func:`bayescomp.hierarchical_test` (``chains``, ``draws``,
+        ``tune``, ``sampler``, ``parameterization``, ...) or to
+        :func:`bayescomp.sign_test` / :func:`bayescomp.signed_rank_test`
+        (``prior_strength``, ``prior_place``, ``n_samples``).
 
     Returns
     -------
-    CorrelatedTTestResult
+    CorrelatedTTestResult, HierarchicalResult or RankTestResult
+        All three expose ``p_left``, ``p_rope``, ``p_right``, ``p_better``,
+        ``summary()``, ``plot()`` and ``decision(gamma)``.
 
     Examples
     --------
@@ -85,20 +103,74 @@ def compare(
         higher_is_better = _direction(metric)
     sign = 1.0 if higher_is_better else -1.0
     datasets = scores._check_dataset(dataset)
-    if len(datasets) > 1:
-        raise ValueError(
-            f"the scores cover {len(datasets)} datasets {datasets[:5]}; the correlated t-test "
-            "compares on one dataset — pass dataset=NAME (a hierarchical model across datasets "
-            "is planned)"
+    if method == "auto":
+        method = "ttest" if len(datasets) == 1 else "hierarchical"
+    goal = isinstance(baseline, numbers.Real) and not isinstance(baseline, bool)
+    if method == "ttest":
+        if options:
+            raise ValueError(f"the correlated t-test takes no options {sorted(options)}")
+        if len(datasets) > 1:
+            raise ValueError(
+                f"the scores cover {len(datasets)} datasets {datasets[:5]}; the correlated t-test "
+                "compares on one dataset — pass dataset=NAME, or method='hierarchical' (or "
+                "'signed_rank'/'sign') to compare across datasets"
+            )
+        if goal:
+            return _against_goal(scores, float(baseline), candidate, metric, rope, datasets[0],
+                                 sign)
+        paired = scores.paired(str(baseline), candidate, metric, datasets[0])
+        rho = rho_from_sizes(paired["n_train"], paired["n_test"])
+        return correlated_ttest(
+            sign * paired["baseline"].to_numpy(), sign * paired["candidate"].to_numpy(),
+            rho=rho, rope=rope, baseline_name=str(baseline), candidate_name=candidate,
+            metric=metric,
         )
-    if isinstance(baseline, numbers.Real) and not isinstance(baseline, bool):
-        return _against_goal(scores, float(baseline), candidate, metric, rope, datasets[0], sign)
-    paired = scores.paired(str(baseline), candidate, metric, datasets[0])
-    rho = rho_from_sizes(paired["n_train"], paired["n_test"])
-    return correlated_ttest(
-        sign * paired["baseline"].to_numpy(), sign * paired["candidate"].to_numpy(),
-        rho=rho, rope=rope, baseline_name=str(baseline), candidate_name=candidate, metric=metric,
-    )
+    if len(datasets) < 2:
+        raise ValueError(
+            f"method={method!r} compares across datasets and needs at least 2; the scores cover "
+            f"{datasets}. On one dataset use the correlated t-test (method='ttest')"
+        )
+    differences, rho = _differences_by_dataset(scores, baseline, candidate, metric, datasets,
+                                               sign, goal)
+    names = {"baseline_name": f"goal {float(baseline):g}" if goal else str(baseline),
+             "candidate_name": candidate, "metric": metric}
+    if method == "hierarchical":
+        from bayescomp.posterior.hierarchical import hierarchical_test
+
+        return hierarchical_test(differences, rho, rope=rope, random_state=random_state,
+                                 **names, **options)
+    from bayescomp.posterior.ranktests import sign_test, signed_rank_test
+
+    test = signed_rank_test if method == "signed_rank" else sign_test
+    return test(differences, rope=rope, random_state=random_state, **names, **options)
+
+
+def _differences_by_dataset(scores: Scores, baseline: str | float, candidate: str, metric: str,
+                            datasets: list[str], sign: float, goal: bool
+                            ) -> tuple[dict[str, np.ndarray], dict[str, float]]:
+    """Per-dataset oriented differences ``candidate - baseline`` and test fractions."""
+    differences: dict[str, np.ndarray] = {}
+    rho: dict[str, float] = {}
+    if goal:
+        scores._check_model(candidate)
+        f = scores.to_frame()
+        f = f[f["model"] == candidate]
+    for ds in datasets:
+        if goal:
+            g = f[f["dataset"] == ds]
+            if g.empty:
+                raise ValueError(f"model {candidate!r} has no scores on dataset {ds!r}")
+            vals = g[metric].to_numpy(dtype=float)
+            if not np.all(np.isfinite(vals)):
+                raise ValueError(f"{metric!r} of {candidate!r} on dataset {ds!r} has NaN/inf "
+                                 "scores; fix or drop them")
+            differences[ds] = sign * (vals - float(baseline))
+            rho[ds] = rho_from_sizes(g["n_train"], g["n_test"])
+            continue
+        paired = scores.paired(str(baseline), candidate, metric, ds)
+        differences[ds] = sign * (paired["candidate"].to_numpy() - paired["baseline"].to_numpy())
+        rho[ds] = rho_from_sizes(paired["n_train"], paired["n_test"])
+    return differences, rho
 
 
 def _against_goal(scores: Scores, goal: float, candidate: str, metric: str, rope: float,

@@ -1,0 +1,365 @@
+"""Hierarchical model across datasets: likelihood, recovery, published numbers, I/O, plots."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from bayescomp.posterior import hierarchical as H
+from bayescomp.posterior.hierarchical import (
+    ConvergenceWarning,
+    HierarchicalResult,
+    hierarchical_loglik,
+    hierarchical_test,
+    load,
+    model_cache_info,
+)
+from bayescomp.posterior.ttest import ZeroVarianceWarning
+
+FAST = dict(chains=2, draws=500, tune=500)
+
+
+# ------------------------------------------------------------------ helpers
+def _diffs_from_shared(shared_data, baseline: str, candidate: str) -> dict[str, np.ndarray]:
+    from baycomp_data import load_baycomp_accuracies
+
+    frame = load_baycomp_accuracies(shared_data / "baycomp_accuracies.txt")
+    wide = frame.pivot_table(index=["dataset", "split"], columns="model", values="accuracy")
+    d = (wide[candidate] - wide[baseline]).unstack("split")
+    return {name: d.loc[name].to_numpy() for name in d.index}
+
+
+def _simulate(seed: int, q: int = 53, delta0: float = 0.01, std0: float = 0.008):
+    """Correlated CV differences with different n_i and rho_i; returns data and truths."""
+    rng = np.random.default_rng(seed)
+    n = rng.choice([20, 50, 100], size=q)
+    rho = rng.choice([0.1, 0.2], size=q)
+    sigma = rng.uniform(0.01, 0.03, size=q)
+    delta = delta0 + std0 * rng.standard_t(5, size=q)
+    data = {}
+    for i in range(q):
+        common = rng.normal()
+        eps = rng.normal(size=n[i])
+        data[f"ds{i:02d}"] = delta[i] + sigma[i] * (np.sqrt(rho[i]) * common
+                                                    + np.sqrt(1 - rho[i]) * eps)
+    rhos = {f"ds{i:02d}": float(rho[i]) for i in range(q)}
+    return data, rhos, delta
+
+
+# --------------------------------------------------------------- likelihood
+@pytest.mark.parametrize(
+    ("n", "rho", "delta", "sigma"),
+    [(2, 0.0, 0.0, 1.0), (5, 0.1, 0.3, 0.7), (10, 0.2, -0.1, 2.0), (37, 0.5, 1.2, 0.05),
+     (100, 0.1, 0.02, 0.03), (3, 0.9, -2.0, 3.0)],
+)
+def test_loglik_matches_scipy_multivariate_normal(n, rho, delta, sigma):
+    rng = np.random.default_rng(n)
+    d = rng.normal(delta + 0.1, sigma * 1.3, size=n)
+    cov = sigma**2 * ((1 - rho) * np.eye(n) + rho * np.ones((n, n)))
+    expected = stats.multivariate_normal(np.full(n, delta), cov).logpdf(d)
+    got = hierarchical_loglik(n, d.mean(), ((d - d.mean()) ** 2).sum(), rho, delta, sigma)
+    assert got == pytest.approx(expected, rel=1e-10, abs=1e-9)
+
+
+def test_loglik_vectorised_over_datasets_with_different_n_and_rho():
+    rng = np.random.default_rng(3)
+    ns, rhos = np.array([4, 9, 25]), np.array([0.1, 0.25, 1 / 3])
+    deltas, sigmas = np.array([0.1, -0.2, 0.0]), np.array([0.5, 1.0, 0.2])
+    data = [rng.normal(0.05, 0.6, size=k) for k in ns]
+    got = hierarchical_loglik(
+        ns, np.array([x.mean() for x in data]),
+        np.array([((x - x.mean()) ** 2).sum() for x in data]), rhos, deltas, sigmas,
+    )
+    for i, x in enumerate(data):
+        cov = sigmas[i] ** 2 * ((1 - rhos[i]) * np.eye(ns[i]) + rhos[i])
+        assert got[i] == pytest.approx(
+            stats.multivariate_normal(np.full(ns[i], deltas[i]), cov).logpdf(x), rel=1e-10
+        )
+
+
+def test_pytensor_graph_uses_the_same_likelihood():
+    import pymc as pm
+
+    prep = H._prepare({"a": [0.1, 0.2, 0.4], "b": [0.0, -0.1, 0.05, 0.2]}, 0.2, 1000.0)
+    model = H._build_model(2, "centered")
+    with model:
+        pm.set_data(prep.standardised())
+    delta, sigma = np.array([0.3, -0.2]), np.array([0.8, 1.7])
+    pot = model.potentials[0].eval({model["delta"]: delta, model["sigma"]: sigma})
+    data = prep.standardised()
+    expected = hierarchical_loglik(data["n"], data["mean"], data["ss"], data["rho"], delta,
+                                   sigma).sum()
+    assert float(pot) == pytest.approx(expected, rel=1e-8)
+
+
+# ----------------------------------------------------------- input handling
+@pytest.mark.parametrize(
+    ("diffs", "rho", "match"),
+    [
+        ([0.1, 0.2], 0.1, "mapping"),
+        ({"a": [0.1, 0.2]}, 0.1, "at least 2 datasets"),
+        ({"a": [0.1, np.nan], "b": [0.1, 0.2]}, 0.1, "NaN"),
+        ({"a": [0.1], "b": [0.1, 0.2]}, 0.1, "at least 2 are needed"),
+        ({"a": [0.1, 0.3], "b": [0.1, 0.2]}, 1.0, r"\[0, 1\)"),
+        ({"a": [0.1, 0.3], "b": [0.1, 0.2]}, {"a": 0.1}, "missing"),
+        ({"a": [0.1, 0.1], "b": [0.2, 0.2]}, 0.1, "zero variance on every dataset"),
+        ({"a": [[0.1, 0.3]], "b": [0.1, 0.2]}, 0.1, "1-D"),
+    ],
+)
+def test_bad_input_raises_clear_errors(diffs, rho, match):
+    with pytest.raises(ValueError, match=match):
+        hierarchical_test(diffs, rho)
+
+
+def test_bad_options_raise():
+    d = {"a": [0.1, 0.3], "b": [0.1, 0.2]}
+    with pytest.raises(ValueError, match="sampler"):
+        hierarchical_test(d, 0.1, sampler="stan")
+    with pytest.raises(ValueError, match="parameterization"):
+        hierarchical_test(d, 0.1, parameterization="funnel")
+    with pytest.raises(ValueError, match="rope"):
+        hierarchical_test(d, 0.1, rope=-1)
+    with pytest.raises(ValueError, match="draws"):
+        hierarchical_test(d, 0.1, draws=0)
+
+
+def test_numpyro_sampler_without_numpyro_says_how_to_install():
+    pytest.importorskip("pymc")
+    try:
+        import numpyro  # noqa: F401
+    except ImportError:
+        with pytest.raises(ImportError, match=r"pip install bayescomp\[numpyro\]"):
+            hierarchical_test({"a": [0.1, 0.3], "b": [0.1, 0.2]}, 0.1, sampler="numpyro")
+    else:  # pragma: no cover
+        pytest.skip("numpyro is installed")
+
+
+def test_zero_variance_dataset_is_handled_deterministically():
+    d = {"a": [0.02, 0.02, 0.02, 0.02], "b": [0.01, 0.03, 0.02, 0.0], "c": [0.0, 0.1, 0.05, 0.07]}
+    with pytest.warns(ZeroVarianceWarning, match="'?a'?"):
+        p1 = H._prepare(d, 0.1, 1000.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ZeroVarianceWarning)
+        p2 = H._prepare(d, 0.1, 1000.0)
+    sd_b = np.std(d["b"])  # smaller than sd of c -> the floor
+    assert p1.zero_variance.tolist() == [True, False, False]
+    assert p1.ss[0] == pytest.approx(4 * sd_b**2)
+    assert p1.mean[0] == pytest.approx(0.02)  # the mean is kept
+    np.testing.assert_array_equal(p1.ss, p2.ss)
+    # standardisation uses baycomp's scale: mean of the per-dataset sds before the floor
+    assert p1.scale == pytest.approx(np.mean([0.0, sd_b, np.std(d["c"])]))
+
+
+def test_parameterisation_choice_follows_the_data():
+    rng = np.random.default_rng(0)
+    agree = {f"d{i}": rng.normal(0.01, 0.05, 20) for i in range(10)}
+    disagree = {f"d{i}": rng.normal(0.2 * i, 0.01, 20) for i in range(10)}
+    assert H._choose_parameterization(H._prepare(agree, 0.1, 1000.0)) == "noncentered"
+    assert H._choose_parameterization(H._prepare(disagree, 0.1, 1000.0)) == "centered"
+
+
+# --------------------------------------------------------- MCMC on real data
+@pytest.fixture(scope="session")
+def nbc_hnb(shared_data):
+    diffs = _diffs_from_shared(shared_data, "nbc", "hnb")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ZeroVarianceWarning)
+        res = hierarchical_test(diffs, 0.1, rope=0.01, random_state=1, baseline_name="nbc",
+                                candidate_name="hnb", metric="accuracy", refit=False,
+                                chains=2, draws=500, tune=1000)
+    return res, model_cache_info()
+
+
+def test_published_nbc_vs_hnb(nbc_hnb):
+    """Benavoli et al.'s tutorial (Stan, 54 datasets, rope 1 %, rho 0.1) reports
+    P(HNB > NBC) = 0.998, P(rope) = 0.002, P(NBC > HNB) = 0.0 in baycomp's convention."""
+    res, _ = nbc_hnb
+    bc = res.baycomp_convention
+    assert bc.p_right > 0.98
+    assert bc.p_rope < 0.02
+    assert bc.p_left < 0.01
+    # the other two summaries of the same fit: delta0 clearly above the rope, but a new
+    # dataset can still go either way
+    assert res.p_right > 0.75 and res.p_left < 0.01
+    nd = res.next_dataset
+    assert nd.p_right > nd.p_rope > 0.1 and nd.p_left > 0.05
+    assert sum(nd) == pytest.approx(1.0)
+    # delta0 close to the mean per-dataset difference (about +1.6 accuracy points)
+    assert 0.008 < res.expected_gain < 0.025
+
+
+def test_result_interface(nbc_hnb):
+    res, _ = nbc_hnb
+    # 2 x 500 draws: the strict checks may or may not pass, but the chains must be close
+    assert res.converged == (res.convergence_problems == "")
+    assert res.diagnostics["r_hat"].max() < 1.05
+    assert res.sampler in ("nutpie", "pymc")
+    diag = res.diagnostics
+    assert {"r_hat", "ess_bulk", "ess_tail"} <= set(diag.columns)
+    assert "delta0" in diag.index and "sigma[sonar]" in diag.index
+    assert diag.attrs["divergences"] == res.divergences == 0
+    per = res.per_dataset
+    assert len(per) == res.n_datasets == 53
+    assert not per.zero_variance.any()
+    assert (per.hdi_95_low <= per["mean"]).all() and (per["mean"] <= per.hdi_95_high).all()
+    assert list(res.idata.posterior.coords["dataset"].values) == list(per.dataset)
+    s = res.summary()
+    assert list(s.quantity) == ["delta0", "next_dataset", "baycomp_convention"]
+    assert s.loc[0, "p_right"] == pytest.approx(res.p_right)
+    d = res.decision(0.95)
+    assert d.p_right == pytest.approx(res.p_right)
+    expected = "promote" if res.converged else "inconclusive"
+    assert res.decision(0.95, on="baycomp_convention").outcome == expected
+    assert res.p_better + res.p_worse == pytest.approx(1.0)
+    lo, hi = res.hdi()
+    assert lo < res.expected_gain < hi
+
+
+def test_shrinkage_on_real_data(nbc_hnb):
+    res, _ = nbc_hnb
+    per = res.per_dataset
+    # shrunk estimates are pulled towards delta0: smaller spread than the raw means
+    assert per["mean"].std() < per["observed_mean"].std()
+    dist_raw = np.abs(per["observed_mean"] - res.expected_gain)
+    dist_shrunk = np.abs(per["mean"] - res.expected_gain)
+    assert np.mean(dist_shrunk <= dist_raw + 1e-4) > 0.8
+
+
+def test_second_comparison_of_same_shape_hits_the_compiled_model_cache(nbc_hnb, shared_data):
+    res0, info0 = nbc_hnb
+    diffs = _diffs_from_shared(shared_data, "nbc", "aode")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ZeroVarianceWarning)
+        res = hierarchical_test(diffs, 0.1, rope=0.01, random_state=2, baseline_name="nbc",
+                                candidate_name="aode", parameterization=res0.parameterization,
+                                refit=False, **FAST)
+    info = model_cache_info()
+    assert info["hits"] >= info0["hits"] + 1
+    assert info["misses"] == info0["misses"]
+    # aode is better than nbc on average (published: baycomp's signed-rank and hierarchical
+    # tests give P(aode better) >> P(nbc better)); left region essentially empty
+    assert res.p_left < 0.01 and res.baycomp_convention.p_left < 0.01
+    assert res.baycomp_convention.p_right > res.baycomp_convention.p_rope
+    # nbc and aode agree on every split of two datasets: handled without jitter
+    per = res.per_dataset.set_index("dataset")
+    assert per.loc[["hayes-roth", "lier-disorders"], "zero_variance"].all()
+    assert per.zero_variance.sum() == 2
+    assert np.isfinite(per["mean"]).all()
+
+
+@pytest.mark.parametrize("seed", [11, 12, 13])
+def test_recovery_on_simulated_data(seed, nbc_hnb):
+    res0, _ = nbc_hnb
+    data, rhos, true_delta = _simulate(seed)
+    res = hierarchical_test(data, rhos, rope=0.0, random_state=seed,
+                            parameterization=res0.parameterization, refit=False, **FAST)
+    lo, hi = res.hdi(0.95)
+    assert lo < 0.01 < hi
+    per = res.per_dataset
+    assert per["n"].nunique() > 1 and per["rho"].nunique() > 1
+    # shrinkage: the hierarchical estimates are closer to the truth than the raw means
+    rmse_raw = np.sqrt(np.mean((per["observed_mean"] - true_delta) ** 2))
+    rmse_shrunk = np.sqrt(np.mean((per["mean"] - true_delta) ** 2))
+    assert rmse_shrunk < rmse_raw
+    assert per["mean"].std() < per["observed_mean"].std()
+
+
+def test_same_seed_same_draws(nbc_hnb):
+    res0, _ = nbc_hnb
+    data, rhos, _ = _simulate(5)
+    kw = dict(rope=0.005, random_state=7, parameterization=res0.parameterization, refit=False,
+              chains=2, draws=100, tune=200)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        a = hierarchical_test(data, rhos, **kw)
+        b = hierarchical_test(data, rhos, **kw)
+    np.testing.assert_array_equal(a.idata.posterior["delta0"].values,
+                                  b.idata.posterior["delta0"].values)
+    assert a == b
+
+
+def test_not_converged_means_inconclusive_with_reason(nbc_hnb):
+    res0, _ = nbc_hnb
+    data, rhos, _ = _simulate(6)
+    with pytest.warns(ConvergenceWarning, match="bulk ESS"):
+        res = hierarchical_test(data, rhos, rope=0.0, random_state=3, chains=2, draws=40,
+                                tune=60, parameterization=res0.parameterization, refit=False)
+    assert not res.converged
+    d = res.decision(0.95)
+    assert d.outcome == "inconclusive"
+    assert "bulk ESS" in d.reason and "< 400" in d.reason
+
+
+def test_netcdf_round_trip(nbc_hnb, tmp_path):
+    res, _ = nbc_hnb
+    path = tmp_path / "nbc_vs_hnb.nc"
+    res.to_netcdf(path)
+    back = load(path)
+    assert isinstance(back, HierarchicalResult)
+    assert back == res
+    assert back.metric == "accuracy" and back.rope == 0.01
+    assert back.baycomp_convention == res.baycomp_convention
+    assert back.next_dataset == res.next_dataset
+    assert back.per_dataset.equals(res.per_dataset)
+    import bayescomp as bc
+
+    assert bc.load(path) == res
+
+
+def test_load_rejects_foreign_files(tmp_path):
+    import arviz as az
+
+    path = tmp_path / "other.nc"
+    az.from_dict(posterior={"x": np.zeros((1, 5))}).to_netcdf(str(path))
+    with pytest.raises(ValueError, match="not written by"):
+        load(path)
+
+
+def test_plots(nbc_hnb):
+    from matplotlib.axes import Axes
+
+    res, _ = nbc_hnb
+    ax = res.plot_simplex()
+    assert isinstance(ax, Axes)
+    texts = " ".join(t.get_text() for t in ax.texts)
+    assert "hnb better" in texts and "nbc better" in texts
+    ax = res.plot_forest()
+    assert len(ax.get_yticklabels()) == 53
+    ax = res.plot_posterior()
+    assert "δ0" in ax.get_title()
+    assert isinstance(res.plot(), Axes)
+    axes = res.plot_trace()
+    assert axes.shape == (3, 2)
+
+
+def test_public_names_are_exported():
+    import bayescomp as bc
+
+    assert bc.hierarchical_test is hierarchical_test
+    assert bc.HierarchicalResult is HierarchicalResult
+    assert bc.load is load
+
+
+@pytest.mark.slow
+def test_refit_on_other_parameterisation_when_the_first_fails():
+    data, rhos, _ = _simulate(8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        res = hierarchical_test(data, rhos, random_state=1, chains=2, draws=40, tune=60,
+                                parameterization="centered", refit=True)
+    assert res.refitted
+
+
+@pytest.mark.slow
+def test_pymc_sampler_matches_nutpie(shared_data):
+    diffs = _diffs_from_shared(shared_data, "nbc", "hnb")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ZeroVarianceWarning)
+        a = hierarchical_test(diffs, 0.1, rope=0.01, random_state=1, sampler="pymc", **FAST)
+        b = hierarchical_test(diffs, 0.1, rope=0.01, random_state=1, sampler="auto", **FAST)
+    assert a.sampler == "pymc"
+    assert a.expected_gain == pytest.approx(b.expected_gain, abs=0.003)
+    assert a.baycomp_convention.p_right == pytest.approx(b.baycomp_convention.p_right, abs=0.02)
