@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import warnings
 from typing import ClassVar
 
@@ -150,15 +149,16 @@ def test_several_datasets_go_through_compare(known):
     one = bc.select(scores=two, dataset="d2", baseline="base", scoring="accuracy", rope=0.01)
     ref = bc.select(scores=scores, baseline="base", scoring="accuracy", rope=0.01)
     pd.testing.assert_frame_equal(one.steps, ref.steps)
-    # every dataset at once: the decision is compare's; the message is compare's own
-    try:
-        expected = bc.compare(two, "base", "better", metric="accuracy", rope=0.01)
-    except ValueError as exc:
-        with pytest.raises(ValueError, match=re.escape(str(exc.args[0])[:30])):
-            bc.select(scores=two, baseline="base", scoring="accuracy", rope=0.01)
-    else:  # pragma: no cover - once compare handles several datasets
-        sel = bc.select(scores=two, baseline="base", scoring="accuracy", rope=0.01)
-        assert sel.steps.iloc[0]["p_right"] == pytest.approx(expected.p_right)
+    # every dataset at once: the step is compare's hierarchical posterior (same seed)
+    small = {"chains": 2, "draws": 300, "tune": 300, "refit": False}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = bc.compare(two, "base", "better", metric="accuracy", rope=0.01,
+                              random_state=0, **small)
+        sel = bc.select(scores=two, baseline="base", scoring="accuracy", rope=0.01,
+                        compare_options=small)
+    assert sel.steps.iloc[0]["p_right"] == pytest.approx(expected.p_right)
+    assert sel.steps.iloc[0]["p_rope"] == pytest.approx(expected.p_rope)
 
 
 # ------------------------------------------------------------------ fitted mode

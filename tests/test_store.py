@@ -9,10 +9,10 @@ import sqlite3
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 from sklearn.datasets import load_breast_cancer
 from sklearn.linear_model import LogisticRegression
@@ -206,45 +206,33 @@ def test_parallel_workers_results_written_by_the_parent(data, tmp_path):
     np.testing.assert_array_equal(a, b)
 
 
-def test_several_datasets_are_stored_and_decided_by_compare(data, tmp_path, monkeypatch):
+def test_several_datasets_are_stored_and_decided_by_the_hierarchical_model(data, tmp_path):
+    from bayescomp.posterior.hierarchical import HierarchicalResult
+
     X, y = data
     two = {"full": (X, y), "half": (X[::2], y[::2])}
     models = {"nb": GaussianNB(), "lr": LogisticRegression(C=0.5, max_iter=3000)}
+    small = {"chains": 2, "draws": 300, "tune": 300, "refit": False}
     kw = dict(baseline="nb", scoring="roc_auc", rope=0.002, n_splits=3, n_repeats=2,
-              progress=False, store=tmp_path / "multi.sqlite")
-    import bayescomp.posterior.compare as cmp
-
-    try:
-        cmp.compare(bc.Scores.from_frame(
-            pd.DataFrame({"dataset": ["a"] * 4 + ["b"] * 4, "model": (["x"] * 2 + ["y"] * 2) * 2,
-                          "split": [0, 1] * 4, "s": np.arange(8.0) % 3}), test_fraction=0.5),
-            "x", "y", metric="s", higher_is_better=True)
-        multi_supported = True
-    except ValueError:
-        multi_supported = False
-    if not multi_supported:  # today compare refuses several datasets; select says so
-        with pytest.raises(ValueError, match="datasets"):
-            bc.select(models, two, **kw)
+              progress=False, store=tmp_path / "multi.sqlite", compare_options=small)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sel = bc.select(models, two, **kw)
     with bc.ResultStore(tmp_path / "multi.sqlite") as st:
         designs = st.query("SELECT dataset, n_samples FROM designs ORDER BY dataset")
         assert designs.values.tolist() == [["full", len(y)], ["half", len(y[::2])]]
-        assert st.count_fits() == (24 if not multi_supported else 0)
-
-    # once compare decides across datasets, select uses it unchanged: stand in a pooled
-    # posterior for the hierarchical model and check that select routes every step through it
-    calls = []
-
-    def pooled(scores, baseline, candidate, **kwargs):
-        calls.append((tuple(scores.datasets), baseline, candidate))
-        p = scores.paired(baseline, candidate, kwargs["metric"])
-        return bc.correlated_ttest(p["baseline"].to_numpy(), p["candidate"].to_numpy(),
-                                   rho=1 / 3, rope=kwargs["rope"], baseline_name=baseline,
-                                   candidate_name=candidate)
-
-    monkeypatch.setattr(cmp, "compare", pooled)
-    sel = bc.select(models, two, **kw)
-    assert calls[0] == (("full", "half"), "nb", "lr")
-    assert sel.fits_performed == (0 if not multi_supported else 24)
-    assert sel.steps.iloc[0]["n_splits"] == 12
-    assert set(sel.steps.iloc[0:1]["decision"]) <= {"promote", "reject", "equivalent",
-                                                   "inconclusive"}
+        assert st.count_fits() == 24  # 2 models x 2 datasets x 6 splits
+    step = sel.steps.iloc[0]
+    assert step["n_splits"] == 12 and step["fits"] == 12
+    # the step is exactly the hierarchical posterior of compare() on the same scores and seed
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        direct = bc.compare(sel.scores, "nb", "lr", metric="roc_auc", rope=0.002,
+                            random_state=0, **small)
+    assert isinstance(direct, HierarchicalResult) and direct.n_datasets == 2
+    assert step["p_left"] == pytest.approx(direct.p_left)
+    assert step["p_rope"] == pytest.approx(direct.p_rope)
+    assert step["p_right"] == pytest.approx(direct.p_right)
+    # 2 chains x 300 draws over 2 datasets need not converge; then the rule must refuse
+    if not direct.converged:
+        assert step["decision"] == "inconclusive" and "converged" in step["reason"]

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 
 # modules of bayescomp.cli that define sub-commands, in --help order
-COMMANDS: tuple[str, ...] = ("compare", "select")
+COMMANDS: tuple[str, ...] = ("compare", "select", "metrics")
 
 
 class UserError(Exception):

@@ -259,7 +259,10 @@ class _Progress:
         if enabled and sys.stderr.isatty():
             from tqdm.auto import tqdm
 
-            self.bar = tqdm(total=0, desc="select", unit="fit", leave=False)
+            # redraw on every finished fit (a fit costs far more than a redraw), so the
+            # current model/split is always what the bar shows
+            self.bar = tqdm(total=0, desc="select", unit="fit", leave=False, mininterval=0,
+                            miniters=1)
 
     def grow(self, n: int) -> None:
         if self.bar is not None:
@@ -270,6 +273,7 @@ class _Progress:
         if self.bar is not None:
             self.bar.set_postfix_str(text, refresh=False)
             self.bar.update(n)
+            self.bar.refresh()
 
     def close(self) -> None:
         if self.bar is not None:
@@ -668,6 +672,7 @@ def select(
     dataset: str | None = None,
     higher_is_better: bool | None = None,
     method: str = "auto",
+    compare_options: dict[str, Any] | None = None,
 ) -> Selection:
     """Champion/challenger selection: promote only what is better beyond the ROPE.
 
@@ -727,6 +732,10 @@ def select(
     method : str, default "auto"
         Passed to :func:`bayescomp.compare` (which picks the posterior; several
         datasets go to the hierarchical model there).
+    compare_options : dict, optional
+        Further keyword arguments of :func:`bayescomp.compare` for the
+        posterior across datasets (e.g. ``{"draws": 1000, "chains": 4}``); the
+        sampler is seeded with ``random_state``.
 
     Returns
     -------
@@ -762,6 +771,7 @@ def select(
     max_repeats = int(max_repeats)
     settings = dict(baseline=baseline, rope=rope, gamma=gamma, order=order,
                     max_repeats=max_repeats, method=method, random_state=random_state)
+    options = {"random_state": random_state, **(compare_options or {})}
 
     if scores is not None:
         if X is not None or y is not None:
@@ -775,7 +785,7 @@ def select(
         return _select_on_scores(models, scores, baseline=baseline, scoring=scoring,
                                  metric=metric, rope=rope, gamma=gamma, order=order,
                                  dataset=dataset, higher_is_better=higher_is_better,
-                                 method=method, settings=settings)
+                                 method=method, settings=settings, options=options)
 
     from sklearn.utils import indexable
 
@@ -847,11 +857,11 @@ def select(
         means = _mean_scores(runner, list(specs), metric)
         challengers = _order(challengers, order, means, hib)
         sel = _walk(runner, baseline, challengers, metric=metric, rope=rope, gamma=gamma,
-                    max_repeats=max_repeats, hib=hib, method=method)
+                    max_repeats=max_repeats, hib=hib, method=method, options=options)
         steps, results, paired, champion, final_scores = sel
         cand = _candidates_frame(specs, means, skipped)
         recommendation = _recommend(final_scores, baseline, champion, metric, rope, gamma, hib,
-                                    method, steps)
+                                    method, steps, options)
         selection = Selection(
             champion=champion, baseline=baseline, metric=metric, rope=rope, gamma=gamma,
             steps=steps, recommendation=recommendation,
@@ -905,10 +915,12 @@ def _step_row(step: int, champion: str, challenger: str, res: Any, d: Any, fits:
 
 
 def _decide(scores: Scores, champion: str, challenger: str, *, metric: str, rope: float,
-            gamma: float, hib: bool, method: str, dataset: str | None = None) -> tuple[Any, Any]:
+            gamma: float, hib: bool, method: str, dataset: str | None = None,
+            options: dict[str, Any] | None = None) -> tuple[Any, Any]:
     from bayescomp.posterior.compare import compare
 
     kwargs: dict[str, Any] = dict(metric=metric, rope=rope, higher_is_better=hib)
+    kwargs.update(options or {})
     if method != "auto":
         kwargs["method"] = method
     if dataset is not None:
@@ -918,7 +930,8 @@ def _decide(scores: Scores, champion: str, challenger: str, *, metric: str, rope
 
 
 def _walk(runner: _Runner, baseline: str, challengers: list[str], *, metric: str, rope: float,
-          gamma: float, max_repeats: int, hib: bool, method: str) -> tuple:
+          gamma: float, max_repeats: int, hib: bool, method: str,
+          options: dict[str, Any] | None = None) -> tuple:
     import pandas as pd
 
     champion = baseline
@@ -937,6 +950,7 @@ def _walk(runner: _Runner, baseline: str, challengers: list[str], *, metric: str
             paired.append(pd.DataFrame(columns=["dataset", "split", "champion", "challenger"]))
             continue
         extra = 0
+        res = d = None
         while True:
             blocks = list(range(extra + 1))
             use = runner.keys([champion, challenger], blocks)
@@ -946,17 +960,19 @@ def _walk(runner: _Runner, baseline: str, challengers: list[str], *, metric: str
                 extra = max(extra - 1, 0)
                 blocks = list(range(extra + 1))
                 use = runner.keys([champion, challenger], blocks)
+                res = d = None
                 break
             sc = runner.scores([champion, challenger], blocks)
             res, d = _decide(sc, champion, challenger, metric=metric, rope=rope, gamma=gamma,
-                             hib=hib, method=method)
+                             hib=hib, method=method, options=options)
             if d.outcome != "inconclusive" or extra >= max_repeats:
                 break
             extra += 1
             runner.add_block(extra)
-        sc = runner.scores([champion, challenger], blocks)
-        res, d = _decide(sc, champion, challenger, metric=metric, rope=rope, gamma=gamma,
-                         hib=hib, method=method)
+        if res is None:  # decided on the blocks before a failed extra repetition
+            sc = runner.scores([champion, challenger], blocks)
+            res, d = _decide(sc, champion, challenger, metric=metric, rope=rope, gamma=gamma,
+                             hib=hib, method=method, options=options)
         new = set(use) - attributed
         attributed |= new
         n_splits = sum(len(ds.blocks[b]) for ds in runner.datasets.values() for b in blocks)
@@ -995,7 +1011,8 @@ def _candidates_frame(specs: Mapping[str, ModelSpec], means: Mapping[str, float]
 
 
 def _recommend(scores: Scores, baseline: str, champion: str, metric: str, rope: float,
-               gamma: float, hib: bool, method: str, steps: pd.DataFrame) -> dict[str, Any]:
+               gamma: float, hib: bool, method: str, steps: pd.DataFrame,
+               options: dict[str, Any] | None = None) -> dict[str, Any]:
     if champion == baseline:
         open_ = steps[(steps["decision"] == "inconclusive") & (steps["expected_gain"] > 0)]
         text = (f"keep {baseline}: no challenger was better beyond the ROPE (±{rope:g}) with "
@@ -1008,7 +1025,7 @@ def _recommend(scores: Scores, baseline: str, champion: str, metric: str, rope: 
                 "p_better": None, "p_left": None, "p_rope": None, "p_right": None,
                 "risk": None, "expected_gain": None}
     res, d = _decide(scores, baseline, champion, metric=metric, rope=rope, gamma=gamma, hib=hib,
-                     method=method)
+                     method=method, options=options)
     p_better = float(getattr(res, "p_better", 1 - d.risk))
     text = (f"promote {champion} to replace {baseline}: against {baseline} on the base design "
             f"P(better) = {p_better:.3f}, P(better beyond ±{rope:g}) = {d.p_right:.3f}, "
@@ -1021,7 +1038,8 @@ def _recommend(scores: Scores, baseline: str, champion: str, metric: str, rope: 
 def _select_on_scores(models: Any, scores: Any, *, baseline: str, scoring: Any,
                       metric: str | None, rope: float, gamma: float, order: str,
                       dataset: str | None, higher_is_better: bool | None, method: str,
-                      settings: dict[str, Any]) -> Selection:
+                      settings: dict[str, Any], options: dict[str, Any] | None = None
+                      ) -> Selection:
     import pandas as pd
 
     from bayescomp.scores.registry import higher_is_better as _direction
@@ -1058,7 +1076,7 @@ def _select_on_scores(models: Any, scores: Any, *, baseline: str, scoring: Any,
     rows, results, paired = [], [], []
     for step, challenger in enumerate(challengers, start=1):
         res, d = _decide(scores, champion, challenger, metric=metric, rope=rope, gamma=gamma,
-                         hib=hib, method=method)
+                         hib=hib, method=method, options=options)
         pf = scores.paired(champion, challenger, metric)
         rows.append(_step_row(step, champion, challenger, res, d, 0, len(pf), 0, d.reason))
         results.append(res)
@@ -1068,7 +1086,7 @@ def _select_on_scores(models: Any, scores: Any, *, baseline: str, scoring: Any,
             champion = challenger
     steps = pd.DataFrame(rows, columns=STEP_COLUMNS)
     recommendation = _recommend(scores, baseline, champion, metric, rope, gamma, hib, method,
-                                steps)
+                                steps, options)
     cand = pd.DataFrame({"model": names, "description": "", "path": None, "nested": False,
                          "mean": [means[m] for m in names], "status": "precomputed"})
     settings.update(metric=metric, scoring=[metric], cv="precomputed scores")

@@ -27,7 +27,8 @@ HIGHER_IS_BETTER = frozenset(
         "recall", "f1", "fbeta", "f_beta", "r2", "explained_variance", "matthews_corrcoef",
         "mcc", "cohen_kappa", "jaccard", "tpr", "tnr", "sensitivity", "specificity",
         "true_positive_rate", "true_negative_rate", "top_k_accuracy", "d2_absolute_error_score",
-        "precision_at_k", "recall_at_k", "ndcg", "map", "score",
+        "precision_at_k", "recall_at_k", "ndcg", "map", "score", "ppv", "npv", "f2", "f0.5",
+        "precision_at_k_unlabeled", "recall_at_k_unlabeled", "f1_at_k",
     }
 )
 

@@ -1,0 +1,297 @@
+"""Resolve a metric name or callable to a scikit-learn function, and validate predictions.
+
+Every formula is delegated to :mod:`sklearn.metrics`; this module only knows
+which function a name refers to, which keyword arguments it needs (``average``,
+``pos_label``, ``beta``), and whether it takes continuous scores or labels.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+# name -> (sklearn function name, kwargs, kind); kind is "score" (continuous scores for a
+# classification task), "label" (predicted labels) or "regression" (continuous predictions)
+_BASE: dict[str, tuple[str, dict[str, Any], str]] = {
+    "roc_auc": ("roc_auc_score", {}, "score"),
+    "auc": ("roc_auc_score", {}, "score"),
+    "average_precision": ("average_precision_score", {}, "score"),
+    "log_loss": ("log_loss", {}, "score"),
+    "brier_score_loss": ("brier_score_loss", {}, "score"),
+    "brier": ("brier_score_loss", {}, "score"),
+    "accuracy": ("accuracy_score", {}, "label"),
+    "balanced_accuracy": ("balanced_accuracy_score", {}, "label"),
+    "error_rate": ("zero_one_loss", {}, "label"),
+    "zero_one_loss": ("zero_one_loss", {}, "label"),
+    "precision": ("precision_score", {"zero_division": np.nan}, "label"),
+    "ppv": ("precision_score", {"zero_division": np.nan}, "label"),
+    "recall": ("recall_score", {"zero_division": np.nan}, "label"),
+    "tpr": ("recall_score", {"zero_division": np.nan}, "label"),
+    "sensitivity": ("recall_score", {"zero_division": np.nan}, "label"),
+    "specificity": ("recall_score", {"zero_division": np.nan, "_negative": True}, "label"),
+    "tnr": ("recall_score", {"zero_division": np.nan, "_negative": True}, "label"),
+    "f1": ("f1_score", {"zero_division": np.nan}, "label"),
+    "fbeta": ("fbeta_score", {"zero_division": np.nan, "beta": 2.0}, "label"),
+    "f2": ("fbeta_score", {"zero_division": np.nan, "beta": 2.0}, "label"),
+    "f0.5": ("fbeta_score", {"zero_division": np.nan, "beta": 0.5}, "label"),
+    "jaccard": ("jaccard_score", {"zero_division": np.nan}, "label"),
+    "matthews_corrcoef": ("matthews_corrcoef", {}, "label"),
+    "mcc": ("matthews_corrcoef", {}, "label"),
+    "cohen_kappa": ("cohen_kappa_score", {}, "label"),
+    "r2": ("r2_score", {}, "regression"),
+    "explained_variance": ("explained_variance_score", {}, "regression"),
+    "mse": ("mean_squared_error", {}, "regression"),
+    "mean_squared_error": ("mean_squared_error", {}, "regression"),
+    "rmse": ("root_mean_squared_error", {}, "regression"),
+    "root_mean_squared_error": ("root_mean_squared_error", {}, "regression"),
+    "mae": ("mean_absolute_error", {}, "regression"),
+    "mean_absolute_error": ("mean_absolute_error", {}, "regression"),
+    "median_absolute_error": ("median_absolute_error", {}, "regression"),
+    "max_error": ("max_error", {}, "regression"),
+    "mape": ("mean_absolute_percentage_error", {}, "regression"),
+}
+_AVERAGED = {"precision", "recall", "f1", "fbeta", "jaccard", "tpr", "sensitivity", "ppv"}
+_SCORE_FUNCS = {
+    "roc_auc_score", "average_precision_score", "log_loss", "brier_score_loss", "roc_curve",
+    "det_curve", "top_k_accuracy_score", "d2_log_loss_score", "ndcg_score", "dcg_score",
+}
+_REGRESSION_FUNCS = {
+    "r2_score", "mean_squared_error", "root_mean_squared_error", "mean_absolute_error",
+    "median_absolute_error", "max_error", "explained_variance_score",
+    "mean_absolute_percentage_error", "mean_squared_log_error", "root_mean_squared_log_error",
+    "mean_poisson_deviance", "mean_gamma_deviance", "mean_tweedie_deviance",
+    "mean_pinball_loss", "d2_absolute_error_score", "d2_pinball_score", "d2_tweedie_score",
+}
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """A resolved metric: ``func(y_true, y_pred, sample_weight=None) -> float``."""
+
+    name: str
+    func: Callable[..., float] = field(repr=False)
+    kind: str  # "score", "label", "regression" or "any" (a user callable)
+    higher_is_better: bool | None
+
+    def __call__(self, y_true: np.ndarray, y_pred: np.ndarray, sample_weight: Any = None) -> float:
+        if sample_weight is None:
+            return float(self.func(y_true, y_pred))
+        return float(self.func(y_true, y_pred, sample_weight=sample_weight))
+
+    @property
+    def fast(self) -> str | None:
+        """Name of a vectorised fast path (checked against scikit-learn in the tests)."""
+        base = getattr(self.func, "__name__", "")
+        if base == "roc_auc_score" and self.name in ("roc_auc", "auc"):
+            return "roc_auc"
+        if base == "accuracy_score":
+            return "accuracy"
+        if base == "zero_one_loss":
+            return "error_rate"
+        return None
+
+    def batch_rows(self, y_true: np.ndarray, y_pred: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """Metric on each resample ``y[rows[i]]``; rows has shape (B, n)."""
+        fast = self.fast
+        if fast is not None and y_pred.ndim == 1 and (fast != "roc_auc" or _binary(y_true)):
+            from bayescomp.scores import _fast
+
+            if fast == "roc_auc":
+                return _fast.auc_rows(_positive_mask(y_true), y_pred, rows)
+            hit = (y_true == y_pred)[rows]
+            acc = hit.mean(axis=1)
+            return acc if fast == "accuracy" else 1.0 - acc
+        return np.array([safe_call(self, y_true[r], y_pred[r]) for r in rows])
+
+    def batch_weights(self, y_true: np.ndarray, y_pred: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        """Metric of each frequency-weighted resample; weights has shape (r, b)."""
+        fast = self.fast
+        if fast is not None and y_pred.ndim == 1 and (fast != "roc_auc" or _binary(y_true)):
+            from bayescomp.scores import _fast
+
+            if fast == "roc_auc":
+                return _fast.auc_weighted(_positive_mask(y_true), y_pred, weights)
+            hit = (y_true == y_pred).astype(float)
+            acc = weights @ hit / weights.sum(axis=1)
+            return acc if fast == "accuracy" else 1.0 - acc
+        return np.array([safe_call(self, y_true, y_pred, w) for w in weights])
+
+
+def _binary(y_true: np.ndarray) -> bool:
+    return np.unique(y_true).size == 2
+
+
+def _positive_mask(y_true: np.ndarray) -> np.ndarray:
+    """scikit-learn's convention for binary AUC: the larger label is the positive class."""
+    return y_true == np.unique(y_true)[-1]
+
+
+def _direction(name: str) -> bool | None:
+    from bayescomp.scores.registry import higher_is_better
+
+    try:
+        return higher_is_better(name)
+    except ValueError:
+        return None
+
+
+def _wrap(fname: str, kwargs: dict[str, Any]) -> Callable[..., float]:
+    import sklearn
+    import sklearn.metrics as skm
+
+    base = getattr(skm, fname)
+    kwargs = dict(kwargs)
+    negative = kwargs.pop("_negative", False)
+
+    def func(y_true: Any, y_pred: Any, sample_weight: Any = None) -> float:
+        kw = dict(kwargs)
+        if sample_weight is not None:
+            kw["sample_weight"] = sample_weight
+        if negative:
+            labels = np.unique(y_true)
+            pos = kw.pop("pos_label", 1)
+            others = labels[labels != pos]
+            if others.size != 1:
+                raise ValueError(
+                    f"specificity needs binary labels with positive class {pos!r}; "
+                    f"y_true holds {labels.tolist()}"
+                )
+            kw["pos_label"] = others[0]
+        with sklearn.config_context(assume_finite=True, skip_parameter_validation=True):
+            return base(y_true, y_pred, **kw)
+
+    func.__name__ = fname
+    return func
+
+
+def resolve_metric(
+    metric: str | Callable[..., float], *, pos_label: Any = None, beta: float | None = None
+) -> MetricSpec:
+    """Turn a metric name (``"roc_auc"``, ``"f1_macro"``, ``"rmse"``, ``"precision_score"``)
+    or a callable ``f(y_true, y_pred[, sample_weight])`` into a :class:`MetricSpec`."""
+    if callable(metric):
+        name = getattr(metric, "__name__", "metric")
+        return MetricSpec(name, metric, "any", _direction(name))
+    if not isinstance(metric, str) or not metric.strip():
+        raise ValueError(
+            f"metric must be a scikit-learn metric name (e.g. 'roc_auc', 'f1', 'rmse') or a "
+            f"callable f(y_true, y_pred); got {metric!r}"
+        )
+    import sklearn.metrics as skm
+
+    key = metric.strip().lower()
+    kwargs: dict[str, Any] = {}
+    base = key
+    for suffix in ("_macro", "_micro", "_weighted", "_samples", "_binary"):
+        if key.endswith(suffix) and key[: -len(suffix)] in _AVERAGED:
+            base, kwargs["average"] = key[: -len(suffix)], suffix[1:]
+    for suffix in ("_ovr", "_ovo", "_ovr_weighted", "_ovo_weighted"):
+        if key.startswith("roc_auc") and key.endswith(suffix):
+            base = "roc_auc"
+            parts = suffix[1:].split("_")
+            kwargs["multi_class"] = parts[0]
+            kwargs["average"] = parts[1] if len(parts) > 1 else "macro"
+    if base.startswith("neg_"):
+        raise ValueError(
+            f"{metric!r} is a negated scikit-learn scorer name; pass the metric itself "
+            f"(e.g. {base[4:]!r}); intervals are reported on the metric's own scale"
+        )
+    if base in _BASE:
+        fname, kw, kind = _BASE[base]
+        kw = {**kw, **kwargs}
+    elif callable(getattr(skm, base, None)) or callable(getattr(skm, base + "_score", None)):
+        fname = base if callable(getattr(skm, base, None)) else base + "_score"
+        kw = kwargs
+        kind = (
+            "score" if fname in _SCORE_FUNCS
+            else "regression" if fname in _REGRESSION_FUNCS
+            else "label"
+        )
+    else:
+        raise ValueError(
+            f"unknown metric {metric!r}: use a scikit-learn metric name such as 'roc_auc', "
+            "'accuracy', 'f1', 'precision', 'recall', 'specificity', 'r2', 'rmse', 'mae', a "
+            "function name of sklearn.metrics, or pass a callable f(y_true, y_pred)"
+        )
+    if beta is not None and fname == "fbeta_score":
+        kw["beta"] = float(beta)
+    takes_pos = fname in ("precision_score", "recall_score", "f1_score", "fbeta_score",
+                          "jaccard_score", "average_precision_score", "brier_score_loss")
+    if pos_label is not None and takes_pos and "average" not in kw:
+        kw["pos_label"] = pos_label
+    direction = _direction(key)
+    if direction is None:
+        direction = _direction(base)
+    return MetricSpec(key, _wrap(fname, kw), kind, direction)
+
+
+def check_predictions(
+    y_true: Any,
+    y_pred: Any,
+    spec: MetricSpec,
+    *,
+    threshold: float | None = None,
+    pos_label: Any = 1,
+    name: str = "y_pred",
+) -> tuple[np.ndarray, np.ndarray]:
+    """Validate a pair of prediction arrays for ``spec``; apply ``threshold`` if given."""
+    yt = np.asarray(y_true)
+    yp = np.asarray(y_pred)
+    if yt.ndim != 1:
+        raise ValueError(f"y_true must be one-dimensional (one label per row); got shape {yt.shape}")
+    if yt.size == 0:
+        raise ValueError("y_true is empty: need at least one test row to evaluate a metric")
+    if yp.shape[0] != yt.shape[0]:
+        raise ValueError(
+            f"y_true and {name} must have one entry per test row; got {yt.shape[0]} and "
+            f"{yp.shape[0]} rows"
+        )
+    if yt.dtype.kind == "f" and not np.all(np.isfinite(yt)):
+        raise ValueError("y_true contains NaN or inf; drop those rows first")
+    if yp.dtype.kind in "fc" and not np.all(np.isfinite(yp)):
+        bad = int(np.sum(~np.isfinite(yp)))
+        raise ValueError(
+            f"{name} contains {bad} NaN or inf value(s); a model that failed on some rows must "
+            "be fixed, or those rows dropped for every model, before evaluating"
+        )
+    if threshold is not None:
+        if yp.ndim != 1:
+            raise ValueError("threshold applies to one-dimensional scores of the positive class")
+        labels = np.unique(yt)
+        if labels.size > 2:
+            raise ValueError(
+                f"threshold turns scores into binary labels but y_true has {labels.size} classes"
+            )
+        others = labels[labels != pos_label]
+        neg = others[0] if others.size else (0 if pos_label != 0 else 1)
+        yp = np.where(yp >= threshold, pos_label, neg).astype(yt.dtype, copy=False)
+    if (spec.kind == "label" and yp.dtype.kind == "f" and yp.ndim == 1
+            and not np.all(yp == np.round(yp))):
+            raise ValueError(
+                f"metric {spec.name!r} compares predicted labels, but {name} holds continuous "
+                "scores; pass threshold=0.5 (or another cut-off) to turn scores into labels, or "
+                "use a score metric such as 'roc_auc'"
+            )
+    if spec.kind == "score" and yt.size and np.unique(yt).size < 2:
+        raise ValueError(
+            f"metric {spec.name!r} needs both classes in y_true, but y_true holds only "
+            f"{np.unique(yt).tolist()}; it is undefined on a single-class test set"
+        )
+    return yt, yp
+
+
+def safe_call(spec: MetricSpec, y_true: np.ndarray, y_pred: np.ndarray, weight: Any = None) -> float:
+    """Call the metric on a resample, mapping "undefined on this resample" to NaN."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return spec(y_true, y_pred, weight)
+        except ValueError as exc:
+            msg = str(exc)
+            if "only one class" in msg.lower() or "one class" in msg.lower() or "not defined" in msg:
+                return np.nan
+            raise

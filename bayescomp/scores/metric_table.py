@@ -1,0 +1,191 @@
+"""Classic confusion-matrix and regression metrics in one table, each with an interval.
+
+Every formula is scikit-learn's; all metrics share one set of bootstrap
+resamples (one :func:`scipy.stats.bootstrap` call with a vector statistic), so
+the intervals are mutually consistent.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+
+from bayescomp.scores._metric import check_predictions, resolve_metric, safe_call
+from bayescomp.scores.bootstrap import (
+    DegenerateBootstrapWarning,
+    _check_common,
+    _finish,
+    _index_samples,
+    _run_scipy,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+CLASSIFICATION_METRICS = ("accuracy", "error_rate", "recall", "specificity", "precision", "f1",
+                          "fbeta")
+SCORE_METRICS = ("roc_auc", "average_precision")
+REGRESSION_METRICS = ("r2", "mse", "rmse", "mae")
+_ALIASES = {
+    "recall": "recall (TPR, sensitivity)",
+    "specificity": "specificity (TNR)",
+    "precision": "precision (PPV)",
+}
+
+
+def _infer_task(y_true: np.ndarray, y_pred: np.ndarray) -> str:
+    if y_pred.dtype.kind == "f" and not np.all(y_pred == np.round(y_pred)):
+        return "regression"
+    if y_true.dtype.kind == "f" and np.unique(y_true).size > max(20, 0.2 * y_true.size):
+        return "regression"
+    return "classification"
+
+
+def metric_table(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    y_score: Any = None,
+    task: Literal["auto", "classification", "regression"] = "auto",
+    metrics: Sequence[str] | None = None,
+    beta: float = 2.0,
+    pos_label: Any = 1,
+    average: str = "macro",
+    interval: bool = True,
+    method: Literal["bca", "percentile", "basic"] = "percentile",
+    n_resamples: int = 1000,
+    confidence_level: float = 0.95,
+    stratify: bool = False,
+    random_state: Any = None,
+) -> pd.DataFrame:
+    """Accuracy, error rate, TPR, TNR, precision, F1, F-beta (or R², MSE, RMSE, MAE) with intervals.
+
+    Parameters
+    ----------
+    y_true : array_like of shape (n,)
+    y_pred : array_like of shape (n,)
+        Predicted labels (classification) or values (regression).
+    y_score : array_like of shape (n,), optional
+        Scores of the positive class; adds ROC AUC and average precision.
+    task : {"auto", "classification", "regression"}
+    metrics : sequence of str, optional
+        Metric names (any accepted by :func:`bayescomp.bootstrap_metric`);
+        default: the classic set of the task.
+    beta : float, default 2.0
+        The F-beta weight.
+    pos_label : default 1
+        Positive class for binary classification.
+    average : str, default "macro"
+        Averaging of precision/recall/F for more than two classes
+        (specificity is then left out).
+    interval : bool, default True
+        Bootstrap interval per metric (one shared set of resamples).
+    method, n_resamples, confidence_level, stratify, random_state
+        As in :func:`bayescomp.bootstrap_metric`.
+
+    Returns
+    -------
+    DataFrame
+        Indexed by metric: ``estimate``, ``low``, ``high``, ``standard_error``,
+        ``higher_is_better``, ``sklearn`` (the function used) and ``note``
+        (why an interval is missing, if it is).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.array([1] * 30 + [0] * 970)
+    >>> pred = np.array([1] * 9 + [0] * 21 + [1] * 14 + [0] * 956)
+    >>> t = metric_table(y, pred, n_resamples=200, random_state=0)
+    >>> t.loc[["precision (PPV)", "recall (TPR, sensitivity)"], "estimate"].round(4).tolist()
+    [0.3913, 0.3]
+    >>> t.loc[["specificity (TNR)", "accuracy"], "estimate"].round(4).tolist()
+    [0.9856, 0.965]
+    """
+    import pandas as pd
+
+    yt = np.asarray(y_true)
+    yp = np.asarray(y_pred)
+    if task == "auto":
+        task = _infer_task(yt, yp) if yp.size else "classification"
+    if task not in ("classification", "regression"):
+        raise ValueError(f"task must be 'auto', 'classification' or 'regression'; got {task!r}")
+    multiclass = task == "classification" and np.unique(yt).size > 2
+    if metrics is None:
+        names = list(REGRESSION_METRICS if task == "regression" else CLASSIFICATION_METRICS)
+        if multiclass:
+            names.remove("specificity")
+        if y_score is not None and task == "classification" and not multiclass:
+            names.extend(SCORE_METRICS)
+    else:
+        names = [str(m) for m in metrics]
+        if not names:
+            raise ValueError("metrics is empty; name at least one metric")
+    specs, labels, preds = [], [], []
+    for name in names:
+        key = name
+        if multiclass and name in ("precision", "recall", "f1", "fbeta", "jaccard"):
+            key = f"{name}_{average}"
+        spec = resolve_metric(key, pos_label=None if multiclass else pos_label,
+                              beta=beta if name.startswith("fbeta") else None)
+        if spec.kind == "score":
+            if y_score is None:
+                raise ValueError(f"metric {name!r} needs y_score (scores of the positive class)")
+            _, pr = check_predictions(yt, y_score, spec, name="y_score")
+        else:
+            yt, pr = check_predictions(yt, yp, spec, name="y_pred")
+        specs.append(spec)
+        preds.append(pr)
+        label = _ALIASES.get(name, name)
+        if name.startswith("fbeta"):
+            label = f"f_beta (beta={beta:g})"
+        labels.append(label)
+    estimates = [safe_call(s, yt, p) for s, p in zip(specs, preds, strict=True)]
+    frame = pd.DataFrame(
+        {
+            "estimate": estimates,
+            "low": np.nan,
+            "high": np.nan,
+            "standard_error": np.nan,
+            "higher_is_better": [s.higher_is_better for s in specs],
+            "sklearn": [getattr(s.func, "__name__", s.name) for s in specs],
+            "note": "",
+        },
+        index=pd.Index(labels, name="metric"),
+    )
+    for i, e in enumerate(estimates):
+        if not np.isfinite(e):
+            frame.iloc[i, frame.columns.get_loc("note")] = "undefined on this test set"
+    frame.attrs.update(task=task, n=int(yt.shape[0]), interval=interval)
+    if not interval:
+        return frame
+    method = _check_common(method, n_resamples, confidence_level)
+    samples = _index_samples(yt, stratify)
+
+    def rows(r: np.ndarray) -> np.ndarray:
+        return np.stack([s.batch_rows(yt, p, r) for s, p in zip(specs, preds, strict=True)])
+
+    res = _run_scipy(samples, rows, yt.shape[0], method=method, n_resamples=n_resamples,
+                     confidence_level=confidence_level, random_state=random_state)
+    for i, spec in enumerate(specs):
+        if not np.isfinite(estimates[i]):
+            continue
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DegenerateBootstrapWarning)
+                iv = _finish(res, i, name=spec.name, estimate=estimates[i], method=method,
+                             n=yt.shape[0], n_resamples=n_resamples,
+                             confidence_level=confidence_level,
+                             higher_is_better=spec.higher_is_better)
+        except ValueError as exc:
+            frame.iloc[i, frame.columns.get_loc("note")] = str(exc).split(";")[0]
+            continue
+        frame.iloc[i, [frame.columns.get_loc(c) for c in ("low", "high", "standard_error")]] = [
+            iv.low, iv.high, iv.standard_error]
+        if iv.low == iv.high:
+            frame.iloc[i, frame.columns.get_loc("note")] = "every resample gave the same value"
+    frame.attrs.update(method=method, n_resamples=int(n_resamples),
+                       confidence_level=float(confidence_level))
+    return frame
