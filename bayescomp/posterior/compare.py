@@ -180,6 +180,9 @@ def _against_goal(scores: Scores, goal: float, candidate: str, metric: str, rope
     scores._check_model(candidate)
     f = scores.to_frame()
     f = f[(f["model"] == candidate) & (f["dataset"] == dataset)].sort_values("split")
+    if f.empty:
+        raise ValueError(f"model {candidate!r} has no scores on dataset {dataset!r}; pass "
+                         "dataset= to compare it where it was scored")
     vals = f[metric].to_numpy(dtype=float)
     if not np.all(np.isfinite(vals)):
         raise ValueError(f"{metric!r} of {candidate!r} has NaN/inf scores; fix or drop them")

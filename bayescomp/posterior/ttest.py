@@ -100,7 +100,33 @@ def paired_differences(baseline: Any, candidate: Any, axis: int = -1) -> np.ndar
             f"need at least 2 paired splits to estimate the variance of the difference, got {n}; "
             "use repeated cross-validation (e.g. RepeatedStratifiedKFold(n_splits=10, n_repeats=10))"
         )
-    return c - b
+    with np.errstate(over="ignore", invalid="ignore"):
+        d = c - b
+    if not np.all(np.isfinite(d)):
+        raise ValueError(
+            "candidate - baseline overflows to inf: the scores are too large for floating "
+            "point (|score| near 1e308); rescale the metric (e.g. divide by a constant) first"
+        )
+    return d
+
+
+def _corrected_scale(d: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Mean, sample variance and corrected scale of ``d`` along the last axis.
+
+    Raises ``ValueError`` when the variance overflows (scores on a scale near the
+    floating-point limit), instead of returning NaN/inf probabilities.
+    """
+    n = d.shape[-1]
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean = d.mean(axis=-1)
+        var = d.var(axis=-1, ddof=1)
+        scale = np.sqrt(var * (1.0 / n + r / (1.0 - r)))
+    if not (np.all(np.isfinite(mean)) and np.all(np.isfinite(scale))):
+        raise ValueError(
+            "the variance of the paired differences overflows (scores around 1e150 or larger, "
+            "or rho extremely close to 1); rescale the metric (e.g. divide by a constant) first"
+        )
+    return mean, var, scale
 
 
 @dataclass(frozen=True)
@@ -289,11 +315,13 @@ class CorrelatedTTestResult:
         from bayescomp.decision.rule import _check_gamma
 
         gamma = _check_gamma(gamma)
-        pl, pr, pe = (np.asarray(p) for p in (self.p_left, self.p_rope, self.p_right))
-        out = np.full(np.shape(pl), "inconclusive", dtype=object)
-        out[pe >= gamma] = "equivalent"
-        out[pl >= gamma] = "reject"
-        out[pr >= gamma] = "promote"
+        p_left, p_rope, p_right = (
+            np.asarray(p) for p in (self.p_left, self.p_rope, self.p_right)
+        )
+        out = np.full(np.shape(p_left), "inconclusive", dtype=object)
+        out[p_rope >= gamma] = "equivalent"
+        out[p_left >= gamma] = "reject"
+        out[p_right >= gamma] = "promote"
         return out
 
     # ------------------------------------------------------------------ summary
@@ -424,8 +452,7 @@ def correlated_ttest(
     r = _validate_rho(rho)
     rope_arr = _validate_rope(rope)
     n = d.shape[-1]
-    mean = d.mean(axis=-1)
-    var = d.var(axis=-1, ddof=1)
+    mean, var, _ = _corrected_scale(d, r)
     # exact zero variance: all differences identical up to rounding of the scores
     tol = (np.finfo(float).eps * 16) * np.maximum(np.abs(mean), 1.0)
     zero = np.sqrt(var) <= tol
@@ -518,9 +545,7 @@ def nadeau_bengio_ttest(
     d = paired_differences(baseline, candidate, axis=axis)
     r = _validate_rho(rho)
     n = d.shape[-1]
-    mean = d.mean(axis=-1)
-    var = d.var(axis=-1, ddof=1)
-    se = np.sqrt(var * (1.0 / n + r / (1.0 - r)))
+    mean, _, se = _corrected_scale(d, r)
     if np.any(se == 0):
         raise ValueError(
             "the paired differences have zero variance, so the t statistic is undefined; "

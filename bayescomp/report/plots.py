@@ -28,6 +28,7 @@ def plot_t_posterior(res: Any, ax: Axes | None = None, level: float = 0.95) -> A
     label = f"{res.candidate_name} − {res.baseline_name}"
     if scale == 0:
         ax.axvline(mean, color="k", lw=2, label="point mass (zero variance)")
+        ax.legend(loc="upper left", fontsize=8, frameon=False)
         half = max(abs(mean), rope, 1e-3) * 1.5
         lo, hi = -half, half
         ymax = 1.0

@@ -78,10 +78,13 @@ def fit_and_score(
     test: np.ndarray,
     scorers: Mapping[str, Callable],
     error_score: Any = "raise",
+    multimetric: Callable | None = None,
 ) -> dict[str, Any]:
     """Clone, fit on ``train``, score on ``test``; one task of paired cross-validation.
 
     Returns ``{"scores": {name: float}, "fit_time": s, "score_time": s, "error": str|None}``.
+    ``multimetric`` is ``scorers`` combined into one callable that shares
+    predictions between them (built here when not given).
     """
     from sklearn.base import clone
 
@@ -102,9 +105,33 @@ def fit_and_score(
         }
     fit_time = time.perf_counter() - t0
     t0 = time.perf_counter()
-    scores = {name: float(scorer(est, X_te, y_te)) for name, scorer in scorers.items()}
+    if multimetric is None:
+        multimetric = _multimetric(scorers, est)
+    try:
+        scores = {name: float(v) for name, v in multimetric(est, X_te, y_te).items()}
+    except Exception as exc:  # scoring failures follow error_score too, as in scikit-learn
+        if isinstance(error_score, str) and error_score == "raise":
+            raise
+        return {
+            "scores": dict.fromkeys(scorers, float(error_score)),
+            "fit_time": fit_time,
+            "score_time": time.perf_counter() - t0,
+            "error": f"scoring: {type(exc).__name__}: {exc}",
+        }
     return {"scores": scores, "fit_time": fit_time, "score_time": time.perf_counter() - t0,
             "error": None}
+
+
+def _multimetric(scorers: Mapping[str, Callable], estimator: Any) -> Callable:
+    """One callable ``(est, X, y) -> {name: score}`` that shares predictions between scorers.
+
+    scikit-learn's multimetric scorer calls ``predict``/``predict_proba`` once for
+    all scorers that need it (as ``cross_validate`` does); calling each scorer on
+    its own would repeat the predictions once per metric.
+    """
+    from sklearn.metrics import check_scoring
+
+    return check_scoring(estimator, scoring=dict(scorers))
 
 
 def _check_models(models: Any) -> dict[str, Any]:
@@ -162,8 +189,9 @@ def cross_validate_paired(
     progress : bool, default True
         Progress bar over all fits (only when writing to a terminal).
     error_score : "raise" or float
-        ``"raise"`` re-raises a failing fit; a number is recorded instead, with
-        a :class:`FitFailedWarning`.  NaN scores are refused later by ``compare``.
+        ``"raise"`` re-raises a failing fit or scorer; a number is recorded
+        instead, with one :class:`FitFailedWarning` per model listing the failed
+        splits.  NaN scores are refused later by ``compare``.
     dataset : str, default "data"
         Name of the dataset in the resulting table.
 
@@ -199,10 +227,12 @@ def cross_validate_paired(
     classifier = all(is_classifier(m) for m in models.values())
     design = materialise_splits(cv, X, y, groups, classifier=classifier)
     scorers = {name: resolve_scorers(scoring, est) for name, est in models.items()}
+    multi = {name: _multimetric(scorers[name], est) for name, est in models.items()}
     tasks = [(name, k) for name in models for k in range(len(design))]
 
     results = Parallel(n_jobs=n_jobs, return_as="generator")(
-        delayed(fit_and_score)(models[name], X, y, *design.splits[k], scorers[name], error_score)
+        delayed(fit_and_score)(models[name], X, y, *design.splits[k], scorers[name], error_score,
+                               multi[name])
         for name, k in tasks
     )
     results = _with_progress(results, tasks, progress)
@@ -230,13 +260,13 @@ def _to_scores(tasks: list[tuple[str, int]], results: list[dict], design: SplitD
                dataset: str) -> Scores:
     import pandas as pd
 
+    from bayescomp.scores.table import _ranges
+
     rows = []
+    failed: dict[str, list[tuple[int, str]]] = {}
     for (name, k), res in zip(tasks, results, strict=True):
         if res["error"] is not None:
-            warnings.warn(
-                f"fit of {name!r} on split {k} failed ({res['error']}); recorded error_score",
-                FitFailedWarning, stacklevel=3,
-            )
+            failed.setdefault(name, []).append((k, res["error"]))
         train, test = design.splits[k]
         rows.append({
             "dataset": dataset, "model": name, "split": k,
@@ -245,6 +275,14 @@ def _to_scores(tasks: list[tuple[str, int]], results: list[dict], design: SplitD
             "fit_time": res["fit_time"], "score_time": res["score_time"],
             **res["scores"],
         })
+    # one warning per model (not one per split: 100 identical warnings hide the message)
+    for name, errors in failed.items():
+        splits = sorted(k for k, _ in errors)
+        warnings.warn(
+            f"fit or scoring of {name!r} failed on {len(splits)} of {len(design)} splits "
+            f"({_ranges(splits)}); first error: {errors[0][1]}; recorded error_score",
+            FitFailedWarning, stacklevel=3,
+        )
     frame = pd.DataFrame(rows)
     metrics = list(dict.fromkeys(m for res in results for m in res["scores"]))
     return Scores(frame, metrics=metrics, design=design)

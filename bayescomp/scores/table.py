@@ -137,6 +137,9 @@ class Scores:
         if "dataset" not in df.columns:
             df.insert(0, "dataset", dataset or DEFAULT_DATASET)
         elif dataset is not None:
+            known = list(dict.fromkeys(df["dataset"].astype(str)))
+            if str(dataset) not in known:
+                raise ValueError(f"unknown dataset {dataset!r}; the table has {known[:10]}")
             df = df[df["dataset"].astype(str) == str(dataset)]
         value_col = next((c for c in ("value", "score") if c in df.columns), None)
         if "metric" in df.columns and value_col is not None:
