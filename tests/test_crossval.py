@@ -432,7 +432,7 @@ def test_error_score_covers_scoring_failures_like_sklearn():
     X = np.c_[np.arange(40), np.zeros(40)]
     y = np.r_[np.zeros(20), np.ones(20)]
     cv = KFold(4)
-    with pytest.warns(FitFailedWarning, match=r"1 of 4 splits \(0\).*scoring: RuntimeError"):
+    with pytest.warns(FitFailedWarning, match=r"1 of 4 splits \(0\).*scoring failed: RuntimeError"):
         s = bc.cross_validate_paired({"bad": BadPredict(), "ok": DummyClassifier()}, X, y,
                                      cv=cv, scoring="accuracy", error_score=-1.0,
                                      progress=False)

@@ -27,7 +27,6 @@ import copy
 import json
 import re
 import sys
-import time
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -150,38 +149,13 @@ def _fit_task(key: tuple[str, str, int], estimator: Any, X: Any, y: Any, train: 
     """
     from threadpoolctl import threadpool_limits
 
+    from bayescomp.scores.crossval import fit_and_score
+
     with threadpool_limits(limits=1):
-        return _fit_task_inner(key, estimator, X, y, train, test, scorers)
-
-
-def _fit_task_inner(key: tuple[str, str, int], estimator: Any, X: Any, y: Any,
-                    train: np.ndarray, test: np.ndarray, scorers: Mapping[str, Any]
-                    ) -> tuple[tuple, dict[str, Any]]:
-    from sklearn.base import clone
-
-    from bayescomp.scores.crossval import _take
-
-    est = clone(estimator)
-    X_tr, X_te = _take(X, train), _take(X, test)
-    y_tr, y_te = _take(y, train), _take(y, test)
-    t0 = time.perf_counter()
-    try:
-        est.fit(X_tr, y_tr) if y is not None else est.fit(X_tr)
-    except Exception as exc:
-        return key, {"scores": dict.fromkeys(scorers, float("nan")),
-                     "fit_time": time.perf_counter() - t0, "score_time": 0.0,
-                     "error": f"{type(exc).__name__}: {exc}", "best_params": None}
-    fit_time = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    try:
-        scores = {name: float(sc(est, X_te, y_te)) for name, sc in scorers.items()}
-    except Exception as exc:
-        return key, {"scores": dict.fromkeys(scorers, float("nan")), "fit_time": fit_time,
-                     "score_time": time.perf_counter() - t0,
-                     "error": f"scoring failed: {type(exc).__name__}: {exc}",
-                     "best_params": None}
-    return key, {"scores": scores, "fit_time": fit_time, "score_time": time.perf_counter() - t0,
-                 "error": None, "best_params": _tuned_params(est)}
+        res = fit_and_score(estimator, X, y, train, test, scorers, error_score=np.nan,
+                            inspect=_tuned_params)
+    res["best_params"] = res.pop("info")
+    return key, res
 
 
 # --------------------------------------------------------------------------- designs

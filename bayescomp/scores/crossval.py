@@ -79,12 +79,15 @@ def fit_and_score(
     scorers: Mapping[str, Callable],
     error_score: Any = "raise",
     multimetric: Callable | None = None,
+    inspect: Callable[[Any], Any] | None = None,
 ) -> dict[str, Any]:
     """Clone, fit on ``train``, score on ``test``; one task of paired cross-validation.
 
-    Returns ``{"scores": {name: float}, "fit_time": s, "score_time": s, "error": str|None}``.
-    ``multimetric`` is ``scorers`` combined into one callable that shares
-    predictions between them (built here when not given).
+    Returns ``{"scores": {name: float}, "fit_time": s, "score_time": s, "error": str|None,
+    "info": ...}``.  ``multimetric`` is ``scorers`` combined into one callable that shares
+    predictions between them (built here when not given).  ``inspect(fitted_estimator)``
+    runs in the worker after a successful fit and its value is returned as ``info``
+    (e.g. the hyperparameters a search chose); ``info`` is None otherwise.
     """
     from sklearn.base import clone
 
@@ -102,6 +105,7 @@ def fit_and_score(
             "fit_time": time.perf_counter() - t0,
             "score_time": 0.0,
             "error": f"{type(exc).__name__}: {exc}",
+            "info": None,
         }
     fit_time = time.perf_counter() - t0
     t0 = time.perf_counter()
@@ -116,10 +120,11 @@ def fit_and_score(
             "scores": dict.fromkeys(scorers, float(error_score)),
             "fit_time": fit_time,
             "score_time": time.perf_counter() - t0,
-            "error": f"scoring: {type(exc).__name__}: {exc}",
+            "error": f"scoring failed: {type(exc).__name__}: {exc}",
+            "info": None,
         }
     return {"scores": scores, "fit_time": fit_time, "score_time": time.perf_counter() - t0,
-            "error": None}
+            "error": None, "info": inspect(est) if inspect is not None else None}
 
 
 def _multimetric(scorers: Mapping[str, Callable], estimator: Any) -> Callable:
