@@ -39,11 +39,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     import warnings
 
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    previous = warnings.formatwarning
     warnings.formatwarning = lambda message, category, *a, **k: (
         f"bayescomp: warning: {message}\n"
     )
-    parser = build_parser()
-    args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
     except (UserError, ValueError, FileNotFoundError, KeyError) as exc:
@@ -53,6 +54,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:  # pragma: no cover
         print("interrupted", file=sys.stderr)
         return 130
+    finally:
+        warnings.formatwarning = previous
 
 
 if __name__ == "__main__":  # pragma: no cover
