@@ -137,6 +137,22 @@ def test_numpyro_sampler_without_numpyro_says_how_to_install():
         pytest.skip("numpyro is installed")
 
 
+def test_numpyro_sampler_agrees_with_nutpie_and_is_seeded():
+    pytest.importorskip("numpyro")
+    pytest.importorskip("nutpie")
+    rng = np.random.default_rng(0)
+    d = {f"d{i}": rng.normal(0.01 * i, 0.02, 30) for i in range(8)}
+    kw = dict(rope=0.01, random_state=1, chains=2, draws=500, tune=500, refit=False)
+    a = hierarchical_test(d, 0.1, sampler="numpyro", **kw)
+    b = hierarchical_test(d, 0.1, sampler="numpyro", **kw)
+    c = hierarchical_test(d, 0.1, sampler="nutpie", **kw)
+    assert a.sampler == "numpyro" and a.p_right == b.p_right  # same seed, same draws
+    # the same posterior from two samplers: delta0 means within a few Monte Carlo errors
+    mcse = np.hypot(*(np.std(r._delta0) / np.sqrt(r.diagnostics.loc["delta0", "ess_bulk"])
+                      for r in (a, c)))
+    assert abs(a.expected_gain - c.expected_gain) < 5 * mcse
+
+
 def test_zero_variance_dataset_is_handled_deterministically():
     d = {"a": [0.02, 0.02, 0.02, 0.02], "b": [0.01, 0.03, 0.02, 0.0], "c": [0.0, 0.1, 0.05, 0.07]}
     with pytest.warns(ZeroVarianceWarning, match="'?a'?"):
