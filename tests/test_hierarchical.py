@@ -137,16 +137,25 @@ def test_numpyro_sampler_without_numpyro_says_how_to_install():
         pytest.skip("numpyro is installed")
 
 
-def test_numpyro_sampler_agrees_with_nutpie_and_is_seeded():
-    pytest.importorskip("numpyro")
+_SMALL = dict(rope=0.01, random_state=1, chains=2, draws=500, tune=500, refit=False)
+
+
+@pytest.fixture(scope="module")
+def small_fit_nutpie():
     pytest.importorskip("nutpie")
     rng = np.random.default_rng(0)
     d = {f"d{i}": rng.normal(0.01 * i, 0.02, 30) for i in range(8)}
-    kw = dict(rope=0.01, random_state=1, chains=2, draws=500, tune=500, refit=False)
-    a = hierarchical_test(d, 0.1, sampler="numpyro", **kw)
-    b = hierarchical_test(d, 0.1, sampler="numpyro", **kw)
-    c = hierarchical_test(d, 0.1, sampler="nutpie", **kw)
-    assert a.sampler == "numpyro" and a.p_right == b.p_right  # same seed, same draws
+    return d, hierarchical_test(d, 0.1, sampler="nutpie", **_SMALL)
+
+
+@pytest.mark.parametrize("sampler", ["pymc", "numpyro"])
+def test_other_samplers_agree_with_nutpie_and_are_seeded(sampler, small_fit_nutpie):
+    if sampler == "numpyro":
+        pytest.importorskip("numpyro")
+    d, c = small_fit_nutpie
+    a = hierarchical_test(d, 0.1, sampler=sampler, **_SMALL)
+    b = hierarchical_test(d, 0.1, sampler=sampler, **_SMALL)
+    assert a.sampler == sampler and a.p_right == b.p_right  # same seed, same draws
     # the same posterior from two samplers: delta0 means within a few Monte Carlo errors
     mcse = np.hypot(*(np.std(r._delta0) / np.sqrt(r.diagnostics.loc["delta0", "ess_bulk"])
                       for r in (a, c)))
