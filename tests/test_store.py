@@ -171,6 +171,10 @@ def test_sigkill_then_resume_equals_uninterrupted_run(tmp_path):
     # the fits finished before the kill were not redone: same rows, same ids, same times
     assert set(before) <= set(after)
     assert sum(1 for r in after if r[1] == before[0][1]) == len(before)
+    # the audit trail says what happened: the killed run is marked, the resumed one finished
+    with sqlite3.connect(store) as con:
+        statuses = con.execute("SELECT status FROM runs ORDER BY run_id").fetchall()
+    assert statuses == [("interrupted",), ("finished",)]
 
     clean = tmp_path / "clean.sqlite"
     ref = subprocess.run(_cli(models, clean), cwd=REPO, env=env, capture_output=True, text=True,

@@ -315,7 +315,10 @@ class ResultStore:
 
     # -------------------------------------------------------------------- runs
     def start_run(self, config: Mapping[str, Any]) -> int:
+        """Record a new invocation; runs left ``running`` by a killed process become
+        ``interrupted`` (one selection runs on a store at a time)."""
         with self._tx():
+            self._con.execute("UPDATE runs SET status='interrupted' WHERE status='running'")
             cur = self._con.execute(
                 "INSERT INTO runs (started_at, config, status) VALUES (?,?,'running')",
                 (_now(), json.dumps(dict(config), default=repr, sort_keys=True)))
