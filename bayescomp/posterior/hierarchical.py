@@ -523,6 +523,12 @@ class RegionProbabilities:
     p_right: float
     kind: str
 
+    @classmethod
+    def of(cls, values: Any, kind: str) -> RegionProbabilities:
+        """From a length-3 array ``(left, rope, right)``."""
+        left, rope, right = (float(v) for v in values)
+        return cls(left, rope, right, kind)
+
     def __iter__(self):
         return iter((self.p_left, self.p_rope, self.p_right))
 
@@ -656,7 +662,7 @@ class HierarchicalResult:
     def next_dataset(self) -> RegionProbabilities:
         """Posterior predictive for a new dataset: mean over draws of the Student-t mass."""
         m = self._next_sample.mean(axis=0)
-        return RegionProbabilities(float(m[0]), float(m[1]), float(m[2]), "next_dataset")
+        return RegionProbabilities.of(m, "next_dataset")
 
     @property
     def baycomp_convention(self) -> RegionProbabilities:
@@ -667,7 +673,7 @@ class HierarchicalResult:
         itself.
         """
         m = _argmax_shares(self._next_sample)
-        return RegionProbabilities(float(m[0]), float(m[1]), float(m[2]), "baycomp_convention")
+        return RegionProbabilities.of(m, "baycomp_convention")
 
     def probabilities(self) -> dict[str, RegionProbabilities]:
         """All three kinds, keyed by kind."""

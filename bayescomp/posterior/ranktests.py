@@ -121,13 +121,13 @@ class RankTestResult:
     def baycomp_convention(self) -> RegionProbabilities:
         """Share of draws in which each region has the largest ``theta`` (baycomp's numbers)."""
         m = _argmax_shares(self.sample)
-        return RegionProbabilities(float(m[0]), float(m[1]), float(m[2]), "baycomp_convention")
+        return RegionProbabilities.of(m, "baycomp_convention")
 
     @property
     def next_dataset(self) -> RegionProbabilities:
         """Posterior mean of ``theta``: predictive probabilities of the regions."""
         m = self.sample.mean(axis=0)
-        return RegionProbabilities(float(m[0]), float(m[1]), float(m[2]), "next_dataset")
+        return RegionProbabilities.of(m, "next_dataset")
 
     @property
     def p_left(self) -> float:
