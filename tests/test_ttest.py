@@ -460,11 +460,13 @@ def test_to_inference_data_with_arviz(result):
 def test_summary_columns(result):
     table = result.summary(level=0.9, gamma=0.9)
     assert list(table.columns) == [
-        "baseline", "candidate", "metric", "mean", "sd", "hdi_90_low", "hdi_90_high", "rho",
+        "baseline", "candidate", "metric", "difference", "mean", "sd", "hdi_90_low",
+        "hdi_90_high", "rho",
         "n", "df", "rope", "p_left", "p_rope", "p_right", "p_better", "decision",
     ]
     row = table.iloc[0]
     assert len(table) == 1 and row["candidate"] == "forest" and row["metric"] == "roc_auc"
+    assert row["difference"] == "forest - logreg"
     assert row["p_right"] == pytest.approx(result.p_right)
     assert row["hdi_90_low"] == pytest.approx(result.hdi(0.9)[0])
     assert row["decision"] == result.decision(0.9).outcome

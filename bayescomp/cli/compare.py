@@ -112,10 +112,13 @@ def _scores_from_csv(args: argparse.Namespace) -> tuple[Any, Any, list[str], str
     scores = Scores.read_csv(args.inputs[0], test_fraction=args.test_fraction)
     if not args.baseline:
         raise UserError(f"with a scores CSV, name the --baseline (models: {scores.models})")
-    try:
-        baseline: Any = float(args.baseline)
-    except ValueError:
-        baseline = args.baseline
+    baseline: Any = args.baseline
+    if baseline not in scores.models:  # not a model: a performance goal p*, if a number
+        try:
+            baseline = float(args.baseline)
+        except ValueError:
+            raise UserError(f"--baseline {args.baseline!r} is neither a model of the table "
+                            f"{scores.models} nor a number (a performance goal)") from None
     candidates = args.candidate or [m for m in scores.models if m != baseline]
     return scores, baseline, candidates, args.metric
 
@@ -222,7 +225,7 @@ def format_across(results: list[Any], decisions: list[Any], method: str) -> str:
     head = (f"baseline: {r0.baseline_name}   metric: {r0.metric}   rope: ±{float(r0.rope):g}   "
             f"datasets: {r0.n_datasets}   method: {method}")
     lines = [head, ""]
-    cols = ["candidate", "probabilities of", "P(worse)", "P(rope)", "P(better)"]
+    cols = ["candidate", "probabilities of", "P(left)", "P(rope)", "P(right)"]
     rows = []
     for r in results:
         for kind, p in r.probabilities().items():
@@ -248,15 +251,20 @@ def format_table(results: list[Any], decisions: list[Any]) -> str:
     r0 = results[0]
     head = (f"baseline: {r0.baseline_name}   metric: {r0.metric}   rope: ±{float(r0.rope):g}   "
             f"rho: {float(r0.rho):.3g}   splits: {r0.n}")
-    cols = ["candidate", "mean diff", "95% HDI", "P(worse)", "P(rope)", "P(better)", "decision"]
+    cols = ["candidate", "mean diff", "95% HDI", "P(left)", "P(rope)", "P(right)", "P(better)",
+            "decision"]
     rows = []
     for r, d in zip(results, decisions, strict=True):
         lo, hi = r.hdi(0.95)
         rows.append([r.candidate_name, f"{r.mean:+.4f}", f"[{lo:+.4f}, {hi:+.4f}]",
-                     f"{r.p_left:.3f}", f"{r.p_rope:.3f}", f"{r.p_right:.3f}", d.outcome])
+                     f"{r.p_left:.3f}", f"{r.p_rope:.3f}", f"{r.p_right:.3f}",
+                     f"{r.p_better:.3f}", d.outcome])
     widths = [max(len(c), *(len(row[i]) for row in rows)) for i, c in enumerate(cols)]
     line = "  ".join(c.ljust(w) for c, w in zip(cols, widths, strict=True))
     body = ["  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)) for row in rows]
     reasons = [f"  {r.candidate_name}: {d.reason}" for r, d in zip(results, decisions,
                                                                    strict=True)]
-    return "\n".join([head, "", line, "-" * len(line), *body, "", *reasons])
+    legend = (f"P(left/rope/right): candidate worse beyond, within, better beyond the ROPE "
+              f"±{float(r0.rope):g}; P(better): candidate better at all. Differences are "
+              f"{'candidate − baseline' if r0.higher_is_better else 'baseline − candidate (lower is better)'}.")
+    return "\n".join([head, "", line, "-" * len(line), *body, "", legend, "", *reasons])

@@ -147,7 +147,10 @@ def decide(
             **common,
         )
     best = max(range(3), key=lambda i: probs[i])
-    name = ("worse", "equivalent", "better")[best]
+    if rope > 0:
+        name = ("worse beyond the ROPE", "equivalent", "better beyond the ROPE")[best]
+    else:
+        name = ("worse", "equivalent", "better")[best]
     return Decision(
         "inconclusive",
         f"no region reaches {gamma:g} (largest: P({name}) = {probs[best]:.3f}); "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import numbers
 from typing import Any
 
@@ -106,6 +107,12 @@ def compare(
     if method == "auto":
         method = "ttest" if len(datasets) == 1 else "hierarchical"
     goal = isinstance(baseline, numbers.Real) and not isinstance(baseline, bool)
+    if goal and str(baseline) in scores.models:
+        raise ValueError(
+            f"baseline={baseline!r} is a number, read as a performance goal, but the table also "
+            f"has a model named {str(baseline)!r}; pass baseline={str(baseline)!r} (a string) to "
+            "compare with that model"
+        )
     if method == "ttest":
         if options:
             raise ValueError(f"the correlated t-test takes no options {sorted(options)}")
@@ -121,9 +128,9 @@ def compare(
         paired = scores.paired(str(baseline), candidate, metric, datasets[0])
         rho = rho_from_sizes(paired["n_train"], paired["n_test"])
         return correlated_ttest(
-            sign * paired["baseline"].to_numpy(), sign * paired["candidate"].to_numpy(),
+            paired["baseline"].to_numpy(), paired["candidate"].to_numpy(),
             rho=rho, rope=rope, baseline_name=str(baseline), candidate_name=candidate,
-            metric=metric,
+            metric=metric, higher_is_better=higher_is_better,
         )
     if len(datasets) < 2:
         raise ValueError(
@@ -137,12 +144,14 @@ def compare(
     if method == "hierarchical":
         from bayescomp.posterior.hierarchical import hierarchical_test
 
-        return hierarchical_test(differences, rho, rope=rope, random_state=random_state,
-                                 **names, **options)
-    from bayescomp.posterior.ranktests import sign_test, signed_rank_test
+        res = hierarchical_test(differences, rho, rope=rope, random_state=random_state,
+                                **names, **options)
+    else:
+        from bayescomp.posterior.ranktests import sign_test, signed_rank_test
 
-    test = signed_rank_test if method == "signed_rank" else sign_test
-    return test(differences, rope=rope, random_state=random_state, **names, **options)
+        test = signed_rank_test if method == "signed_rank" else sign_test
+        res = test(differences, rope=rope, random_state=random_state, **names, **options)
+    return res if higher_is_better else dataclasses.replace(res, higher_is_better=False)
 
 
 def _differences_by_dataset(scores: Scores, baseline: str | float, candidate: str, metric: str,
@@ -188,6 +197,7 @@ def _against_goal(scores: Scores, goal: float, candidate: str, metric: str, rope
         raise ValueError(f"{metric!r} of {candidate!r} has NaN/inf scores; fix or drop them")
     rho = rho_from_sizes(f["n_train"], f["n_test"])
     return correlated_ttest(
-        np.full(len(vals), sign * goal), sign * vals, rho=rho, rope=rope,
+        np.full(len(vals), goal), vals, rho=rho, rope=rope,
         baseline_name=f"goal {goal:g}", candidate_name=candidate, metric=metric,
+        higher_is_better=sign > 0,
     )

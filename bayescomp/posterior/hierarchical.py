@@ -593,6 +593,8 @@ class HierarchicalResult:
     sampler: str = "pymc"
     refitted: bool = False
     random_state: int | None = None
+    #: orientation of the metric (labels only: the differences are already oriented)
+    higher_is_better: bool = True
 
     # ---------------------------------------------------------------- draws
     @cached_property
@@ -824,7 +826,7 @@ class HierarchicalResult:
 
     def __repr__(self) -> str:
         return (
-            f"HierarchicalResult({self.candidate_name} - {self.baseline_name} over "
+            f"HierarchicalResult({_label(self)} over "
             f"{self.n_datasets} datasets: delta0={self.expected_gain:+.4g}, rope={self.rope:g}; "
             f"p_left={self.p_left:.3f}, p_rope={self.p_rope:.3f}, p_right={self.p_right:.3f}; "
             f"converged={self.converged})"
@@ -894,13 +896,21 @@ class HierarchicalResult:
 
         Restore it with :func:`bayescomp.load`.
         """
-        return self.idata.to_netcdf(str(path))
+        idata = self.idata.copy()
+        idata.posterior.attrs["higher_is_better"] = int(self.higher_is_better)
+        return idata.to_netcdf(str(path))
 
 
 _ATTR_KEYS = (
     "rope", "baseline_name", "candidate_name", "metric", "parameterization", "sampler",
-    "refitted", "random_state",
+    "refitted", "random_state", "higher_is_better",
 )
+
+
+def _label(res: Any) -> str:
+    from bayescomp.report.plots import difference_label
+
+    return difference_label(res, sep=" - ")
 
 
 def _attrs_of(res_kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -963,6 +973,8 @@ def load(path: Any) -> HierarchicalResult:
         sampler=str(attrs["sampler"]),
         refitted=bool(int(attrs["refitted"])),
         random_state=None if rs is None else int(rs),
+        higher_is_better=bool(int(opt("higher_is_better") if opt("higher_is_better") is not None
+                                  else 1)),
     )
 
 

@@ -112,6 +112,8 @@ class RankTestResult:
     metric: str | None = None
     dataset_names: tuple[str, ...] | None = None
     gain_sample: np.ndarray | None = field(default=None, repr=False)
+    #: orientation of the metric (labels only: the differences are already oriented)
+    higher_is_better: bool = True
 
     @property
     def n_datasets(self) -> int:
@@ -214,8 +216,10 @@ class RankTestResult:
         return self.plot_simplex(ax=ax)
 
     def __repr__(self) -> str:
+        from bayescomp.report.plots import difference_label
+
         return (
-            f"RankTestResult({self.test}: {self.candidate_name} - {self.baseline_name} over "
+            f"RankTestResult({self.test}: {difference_label(self, sep=' - ')} over "
             f"{self.n_datasets} datasets, rope={self.rope:g}; p_left={self.p_left:.3f}, "
             f"p_rope={self.p_rope:.3f}, p_right={self.p_right:.3f})"
         )

@@ -163,6 +163,8 @@ class CorrelatedTTestResult:
     candidate_name: str = "candidate"
     metric: str | None = None
     differences: np.ndarray | None = field(default=None, repr=False, compare=False)
+    #: orientation of the metric; differences are always oriented so positive = better
+    higher_is_better: bool = True
 
     # ----------------------------------------------------------------- helpers
     @property
@@ -335,6 +337,7 @@ class CorrelatedTTestResult:
             "baseline": self.baseline_name,
             "candidate": self.candidate_name,
             "metric": self.metric,
+            "difference": _label(self),
             "mean": self.mean,
             "sd": self.sd,
             f"hdi_{pct}_low": low,
@@ -351,7 +354,8 @@ class CorrelatedTTestResult:
         }
         shape = np.shape(self.mean)
         data = {k: np.broadcast_to(np.asarray(v, dtype=object if k in ("baseline", "candidate",
-                "metric", "decision") else float), shape).ravel() for k, v in cols.items()}
+                "metric", "difference", "decision") else float), shape).ravel()
+                for k, v in cols.items()}
         frame = pd.DataFrame(data)
         for k in ("n", "df"):
             frame[k] = frame[k].astype(int)
@@ -364,7 +368,7 @@ class CorrelatedTTestResult:
                 f"df={self.df})"
             )
         return (
-            f"CorrelatedTTestResult({self.candidate_name} - {self.baseline_name}: "
+            f"CorrelatedTTestResult({_label(self)}: "
             f"mean={float(self.mean):+.4g}, scale={float(self.scale):.4g}, df={self.df}, "
             f"rho={float(self.rho):.3g}, rope={float(self.rope):g}; "
             f"p_left={float(self.p_left):.3f}, p_rope={float(self.p_rope):.3f}, "
@@ -379,6 +383,12 @@ class CorrelatedTTestResult:
         if self.is_batch:
             raise ValueError("plot() draws a single comparison; index the batch first")
         return plot_t_posterior(self, ax=ax, level=level)
+
+
+def _label(res: Any) -> str:
+    from bayescomp.report.plots import difference_label
+
+    return difference_label(res, sep=" - ")
 
 
 def _out(x: Any) -> Any:
@@ -403,6 +413,7 @@ def correlated_ttest(
     baseline_name: str = "baseline",
     candidate_name: str = "candidate",
     metric: str | None = None,
+    higher_is_better: bool = True,
 ) -> CorrelatedTTestResult:
     """Bayesian correlated t-test on paired per-split scores.
 
@@ -421,6 +432,11 @@ def correlated_ttest(
         Half-width of the region of practical equivalence on the metric's scale.
     axis : int, default -1
         Axis holding the splits; every other axis is a batch of comparisons.
+    baseline_name, candidate_name, metric : str
+        Used in summaries and plots.
+    higher_is_better : bool, default True
+        ``False`` for losses (RMSE, log-loss): the differences are then
+        ``baseline - candidate``, so that ``p_right`` is still "candidate better".
 
     Returns
     -------
@@ -449,6 +465,8 @@ def correlated_ttest(
     'promote'
     """
     d = paired_differences(baseline, candidate, axis=axis)
+    if not higher_is_better:
+        d = -d
     r = _validate_rho(rho)
     rope_arr = _validate_rope(rope)
     n = d.shape[-1]
@@ -487,6 +505,7 @@ def correlated_ttest(
         candidate_name=candidate_name,
         metric=metric,
         differences=d,
+        higher_is_better=bool(higher_is_better),
     )
 
 

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bayescomp.report.plots import REGION_COLOURS
+from bayescomp.report.plots import REGION_COLOURS, difference_label
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -131,7 +131,7 @@ def plot_forest(res: Any, ax: Axes | None = None) -> Axes:
     ax.set_yticklabels(frame["dataset"], fontsize=7 if q > 25 else 9)
     ax.set_ylim(-1, q)
     unit = res.metric or "score"
-    ax.set_xlabel(f"difference in {unit} ({res.candidate_name} − {res.baseline_name})")
+    ax.set_xlabel(f"difference in {unit} ({difference_label(res)})")
     ax.legend(fontsize=7, loc="lower right", frameon=False)
     ax.spines[["top", "right"]].set_visible(False)
     return ax
@@ -157,7 +157,7 @@ def plot_delta0_posterior(res: Any, ax: Axes | None = None) -> Axes:
         fontsize=9,
     )
     unit = res.metric or "score"
-    ax.set_xlabel(f"δ0, difference in {unit} ({res.candidate_name} − {res.baseline_name})")
+    ax.set_xlabel(f"δ0, difference in {unit} ({difference_label(res)})")
     return ax
 
 

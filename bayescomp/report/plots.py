@@ -13,6 +13,15 @@ if TYPE_CHECKING:  # pragma: no cover
 REGION_COLOURS = ("#c0392b", "#7f8c8d", "#27ae60")
 
 
+def difference_label(res: Any, sep: str = " − ") -> str:
+    """``"candidate − baseline"``, or ``"baseline − candidate"`` for a lower-is-better
+    metric: the differences bayescomp models are oriented so that positive means the
+    candidate is better, and the label says which subtraction that is."""
+    if getattr(res, "higher_is_better", True):
+        return f"{res.candidate_name}{sep}{res.baseline_name}"
+    return f"{res.baseline_name}{sep}{res.candidate_name}"
+
+
 def plot_t_posterior(res: Any, ax: Axes | None = None, level: float = 0.95) -> Axes:
     """Density of the correlated t posterior, ROPE band, HDI and region probabilities.
 
@@ -25,7 +34,7 @@ def plot_t_posterior(res: Any, ax: Axes | None = None, level: float = 0.95) -> A
         _, ax = plt.subplots(figsize=(7, 3.6), layout="constrained")
     mean, scale, rope = float(res.mean), float(res.scale), float(res.rope)
     unit = res.metric or "score"
-    label = f"{res.candidate_name} − {res.baseline_name}"
+    label = difference_label(res)
     if scale == 0:
         ax.axvline(mean, color="k", lw=2, label="point mass (zero variance)")
         ax.legend(loc="upper left", fontsize=8, frameon=False)
@@ -68,7 +77,8 @@ def plot_t_posterior(res: Any, ax: Axes | None = None, level: float = 0.95) -> A
     return ax
 
 
-def plot_paired_scores(paired: Any, ax: Axes | None = None, metric: str | None = None) -> Axes:
+def plot_paired_scores(paired: Any, ax: Axes | None = None, metric: str | None = None,
+                       higher_is_better: bool = True) -> Axes:
     """Per-split scores of two models side by side, one line per split.
 
     ``paired`` is the frame returned by :meth:`bayescomp.Scores.paired` (columns
@@ -84,7 +94,7 @@ def plot_paired_scores(paired: Any, ax: Axes | None = None, metric: str | None =
     c = np.asarray(paired["candidate"], dtype=float)
     bname = paired.attrs.get("baseline_name", "baseline")
     cname = paired.attrs.get("candidate_name", "candidate")
-    d = c - b
+    d = (c - b) if higher_is_better else (b - c)  # positive: the candidate is better
     up = d > 0
     for mask, colour in ((up, REGION_COLOURS[2]), (d < 0, REGION_COLOURS[0]),
                          (d == 0, REGION_COLOURS[1])):
@@ -98,7 +108,8 @@ def plot_paired_scores(paired: Any, ax: Axes | None = None, metric: str | None =
     ax.set_xticks([0, 1], [bname, cname])
     ax.set_xlim(-0.3, 1.3)
     ax.set_ylabel(metric or "score")
+    what = "" if higher_is_better else f", lower {metric or 'score'} is better"
     ax.set_title(f"{up.sum()} of {len(d)} splits favour {cname}, {(d < 0).sum()} {bname} "
-                 f"(mean difference {d.mean():+.4g})", fontsize=9)
+                 f"(mean {cname} − {bname}: {(c - b).mean():+.4g}{what})", fontsize=9)
     ax.spines[["top", "right"]].set_visible(False)
     return ax

@@ -49,6 +49,8 @@ def resolve_scorers(scoring: Any, estimator: Any = None) -> dict[str, Callable]:
     if isinstance(scoring, Mapping):
         if not scoring:
             raise ValueError("scoring dict is empty")
+        for key in scoring:
+            _check_scorer_key(str(key))
         return {str(k): one(v) for k, v in scoring.items()}
     if callable(scoring):
         return {getattr(scoring, "__name__", "score"): scoring}
@@ -58,6 +60,25 @@ def resolve_scorers(scoring: Any, estimator: Any = None) -> dict[str, Callable]:
             raise ValueError(f"scoring list must be non-empty and without repeats: {names}")
         return {str(n): one(n) for n in names}
     raise ValueError(f"cannot interpret scoring={scoring!r}")
+
+
+def _check_scorer_key(key: str) -> None:
+    """A scorer's values are always higher-is-better (scikit-learn negates losses), so a
+    column named after a loss ("mse") would hold negated values that every comparison would
+    flip a second time."""
+    from bayescomp.scores.registry import higher_is_better
+
+    try:
+        lower = not higher_is_better(key)
+    except ValueError:  # unknown name: compare() asks for the direction
+        return
+    if lower:
+        raise ValueError(
+            f"scoring key {key!r} names a lower-is-better metric, but scikit-learn scorers are "
+            f"higher-is-better (losses are negated, e.g. neg_mean_squared_error), so the column "
+            f"would hold negated {key} and comparisons would read it the wrong way round; name "
+            f"it 'neg_{key}'"
+        )
 
 
 def _take(data: Any, idx: np.ndarray) -> Any:

@@ -56,6 +56,8 @@ def higher_is_better(metric: str) -> bool:
         return True
     if key in LOWER_IS_BETTER:
         return False
+    if key.startswith("neg_"):  # a negated loss, scikit-learn's convention
+        return True
     for suffix in ("_micro", "_macro", "_weighted", "_samples", "_ovr", "_ovo", "_binary"):
         if key.endswith(suffix):
             return higher_is_better(key[: -len(suffix)])

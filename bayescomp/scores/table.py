@@ -349,10 +349,17 @@ class Scores:
         return result
 
     def plot(self, baseline: str, candidate: str, metric: str | None = None,
-             dataset: str | None = None, ax: Any = None) -> Any:
-        """Paired per-split scores of two models (one line per split); returns the Axes."""
+             dataset: str | None = None, ax: Any = None,
+             higher_is_better: bool | None = None) -> Any:
+        """Paired per-split scores of two models (one line per split); returns the Axes.
+
+        Splits are coloured by which model was better there; the orientation of the
+        metric comes from the registry unless ``higher_is_better`` says it.
+        """
         from bayescomp.report.plots import plot_paired_scores
+        from bayescomp.scores.registry import higher_is_better as direction
 
         metric = self._check_metric(metric)
+        hib = direction(metric) if higher_is_better is None else bool(higher_is_better)
         return plot_paired_scores(self.paired(baseline, candidate, metric, dataset), ax=ax,
-                                  metric=metric)
+                                  metric=metric, higher_is_better=hib)
