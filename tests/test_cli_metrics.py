@@ -104,3 +104,20 @@ def test_unlabeled(tmp_path, capsys):
     assert cli.main(["unlabeled", "--test", str(tp), "--pool", str(pp), "--score", "score",
                      "--label", "y", "--class-size", "5000"]) == 2
     assert "exceeds" in capsys.readouterr().err
+
+
+def test_curves_string_labels_need_pos_label(tmp_path, capsys):
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 2, 60)
+    frame = pd.DataFrame({"rep": np.repeat([0, 1], 30), "y": np.where(y == 1, "pos", "neg"),
+                          "p": np.clip(0.5 + 0.3 * (y - .5) + rng.normal(0, .2, 60), 0, 1)})
+    path = tmp_path / "oof.csv"
+    frame.to_csv(path, index=False)
+    args = ["curves", str(path), "--y-true", "y", "--score", "p", "--repetition", "rep",
+            "--thresholds", "0:1:5"]
+    assert cli.main(args) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert ("pos_label=1 is not among y_true's labels ['neg', 'pos']; pass --pos-label with "
+            "the positive class (e.g. --pos-label pos)") in err
+    assert cli.main([*args, "--pos-label", "pos"]) == 0

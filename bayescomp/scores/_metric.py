@@ -229,6 +229,23 @@ def resolve_metric(
     return MetricSpec(key, _wrap(fname, kw), kind, direction)
 
 
+def check_pos_label(y_true: Any, pos_label: Any, *, flag: str | None = None) -> None:
+    """Raise a ValueError when ``pos_label`` is not one of the labels in ``y_true``.
+
+    ``flag`` names the command-line option to suggest (e.g. ``"--pos-label"``)
+    instead of the ``pos_label=`` keyword.
+    """
+    labels = np.unique(np.asarray(y_true)).tolist()
+    if pos_label in labels:
+        return
+    example = labels[-1] if labels else 1
+    fix = f"{flag} {example}" if flag else f"pos_label={example!r}"
+    raise ValueError(
+        f"pos_label={pos_label!r} is not among y_true's labels {labels}; pass "
+        f"{flag or 'pos_label='} with the positive class (e.g. {fix})"
+    )
+
+
 def check_predictions(
     y_true: Any,
     y_pred: Any,
