@@ -202,3 +202,32 @@ def test_result_summary_and_plot(binary):
     ax = ci.plot()
     assert ax.get_xlabel() == "roc_auc"
     assert ci.contains(ci.estimate)
+
+
+def test_threshold_with_string_labels_needs_pos_label(binary):
+    """Used to raise numpy's DTypePromotionError (a TypeError) from np.where."""
+    y, s = binary
+    names = np.where(y == 1, "pos", "neg")
+    msg = ("pos_label=1 is not among y_true's labels ['neg', 'pos']; pass pos_label= with "
+           "the positive class (e.g. pos_label='pos')")
+    for call in (
+        lambda **kw: bc.bootstrap_metric(names, s, "accuracy", threshold=0.5, **kw),
+        lambda **kw: bc.paired_bootstrap_metric(names, s, 1 - s, "accuracy", threshold=0.5,
+                                                **kw),
+    ):
+        with pytest.raises(ValueError) as err:
+            call(n_resamples=100, random_state=0)
+        assert str(err.value) == msg
+    # a single-class test set of strings with a numeric pos_label is refused too
+    with pytest.raises(ValueError, match=r"pos_label=1 is not among y_true's labels \['neg'\]"):
+        bc.bootstrap_metric(np.array(["neg"] * 20), s[:20], "accuracy", threshold=0.5)
+    # ... but a numeric single-class test set with the default pos_label=1 still works
+    only_neg = bc.bootstrap_metric(np.zeros(40, int), s[:40], "accuracy", threshold=0.5,
+                                   method="percentile", n_resamples=100, random_state=0)
+    assert only_neg.estimate == pytest.approx(np.mean(s[:40] < 0.5))
+    ok = bc.bootstrap_metric(names, s, "accuracy", threshold=0.5, pos_label="pos",
+                             method="percentile", n_resamples=300, random_state=1)
+    ref = bc.bootstrap_metric(y, s, "accuracy", threshold=0.5, method="percentile",
+                              n_resamples=300, random_state=1)
+    assert ok.estimate == pytest.approx(accuracy_score(names, np.where(s >= 0.5, "pos", "neg")))
+    assert (ok.low, ok.high) == (ref.low, ref.high)

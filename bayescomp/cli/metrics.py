@@ -106,6 +106,10 @@ def run_interval(args: argparse.Namespace) -> int:
     y = _column(frame, args.y_true, args.file)
     pred = _column(frame, args.pred, args.file)
     pos = _label(args.pos_label, y)
+    if args.threshold is not None:
+        from bayescomp.scores._metric import check_pos_label
+
+        check_pos_label(y, pos, flag="--pos-label", single_class_ok=True)
     if args.candidate:
         if args.blb:
             raise ValueError("--blb with --candidate is not supported; use the paired bootstrap")
