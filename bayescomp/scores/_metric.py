@@ -155,6 +155,10 @@ def _wrap(fname: str, kwargs: dict[str, Any]) -> Callable[..., float]:
             labels = np.unique(y_true)
             pos = kw.pop("pos_label", 1)
             others = labels[labels != pos]
+            if others.size == 0:
+                # no actual negative in this (re)sample: TN / (TN + FP) is 0 / 0, undefined,
+                # exactly like recall(pos_label=0) with zero_division=nan
+                return np.nan
             if others.size != 1:
                 raise ValueError(
                     f"specificity needs binary labels with positive class {pos!r}; "
