@@ -202,3 +202,68 @@ def test_result_summary_and_plot(binary):
     ax = ci.plot()
     assert ax.get_xlabel() == "roc_auc"
     assert ci.contains(ci.estimate)
+
+
+def test_threshold_with_string_labels_needs_pos_label(binary):
+    """Used to raise numpy's DTypePromotionError (a TypeError) from np.where."""
+    y, s = binary
+    names = np.where(y == 1, "pos", "neg")
+    msg = ("pos_label=1 is not among y_true's labels ['neg', 'pos']; pass pos_label= with "
+           "the positive class (e.g. pos_label='pos')")
+    for call in (
+        lambda **kw: bc.bootstrap_metric(names, s, "accuracy", threshold=0.5, **kw),
+        lambda **kw: bc.paired_bootstrap_metric(names, s, 1 - s, "accuracy", threshold=0.5,
+                                                **kw),
+    ):
+        with pytest.raises(ValueError) as err:
+            call(n_resamples=100, random_state=0)
+        assert str(err.value) == msg
+    # a single-class test set of strings with a numeric pos_label is refused too
+    with pytest.raises(ValueError, match=r"pos_label=1 is not among y_true's labels \['neg'\]"):
+        bc.bootstrap_metric(np.array(["neg"] * 20), s[:20], "accuracy", threshold=0.5)
+    # ... but a numeric single-class test set with the default pos_label=1 still works
+    only_neg = bc.bootstrap_metric(np.zeros(40, int), s[:40], "accuracy", threshold=0.5,
+                                   method="percentile", n_resamples=100, random_state=0)
+    assert only_neg.estimate == pytest.approx(np.mean(s[:40] < 0.5))
+    ok = bc.bootstrap_metric(names, s, "accuracy", threshold=0.5, pos_label="pos",
+                             method="percentile", n_resamples=300, random_state=1)
+    ref = bc.bootstrap_metric(y, s, "accuracy", threshold=0.5, method="percentile",
+                              n_resamples=300, random_state=1)
+    assert ok.estimate == pytest.approx(accuracy_score(names, np.where(s >= 0.5, "pos", "neg")))
+    assert (ok.low, ok.high) == (ref.low, ref.high)
+
+
+def test_specificity_undefined_on_resamples_without_negatives():
+    """A resample with no negative made specificity raise 'needs binary labels'; it is
+    undefined there (NaN), exactly like recall(pos_label=0)."""
+    from sklearn.metrics import recall_score
+
+    from bayescomp.scores._metric import resolve_metric
+
+    y = np.r_[np.ones(28, int), np.zeros(2, int)]
+    p = y.copy()
+    p[0] = 0
+    kw = dict(method="percentile", n_resamples=200, random_state=0)
+    with pytest.raises(ValueError) as err:
+        bc.bootstrap_metric(y, p, "specificity", **kw)
+    assert str(err.value) == (
+        "metric 'specificity' was undefined on 22 of 200 bootstrap resamples (typically a "
+        "resample without a positive, or with a single class); use stratify=True to keep "
+        "every class in each resample, or a larger test set")
+    with pytest.raises(ValueError) as ref:
+        bc.bootstrap_metric(y, p, "recall", pos_label=0, **kw)
+    assert str(ref.value) == str(err.value).replace("'specificity'", "'recall'")
+    # 22 of 200 fits the chance of drawing neither negative, (28/30)^30 = 0.126
+    assert stats.binom(200, (28 / 30) ** 30).cdf(22) > 0.05
+    assert stats.binom(200, (28 / 30) ** 30).sf(21) > 0.05
+    with pytest.warns(DegenerateBootstrapWarning, match="specificity = 1"):
+        sp = bc.bootstrap_metric(y, p, "specificity", stratify=True, **kw)
+    with pytest.warns(DegenerateBootstrapWarning, match="recall = 1"):
+        rc = bc.bootstrap_metric(y, p, "recall", pos_label=0, stratify=True, **kw)
+    assert sp.estimate == recall_score(y, p, pos_label=0) == 1.0
+    assert (sp.low, sp.high) == (rc.low, rc.high)
+    spec = resolve_metric("specificity")
+    assert np.isnan(spec(np.ones(5, int), np.r_[np.ones(4, int), 0]))
+    with pytest.raises(ValueError, match=r"specificity needs binary labels with positive "
+                                         r"class 1; y_true holds \[0, 1, 2\]"):
+        spec(np.array([0, 1, 2]), np.array([0, 1, 1]))

@@ -104,3 +104,40 @@ def test_unlabeled(tmp_path, capsys):
     assert cli.main(["unlabeled", "--test", str(tp), "--pool", str(pp), "--score", "score",
                      "--label", "y", "--class-size", "5000"]) == 2
     assert "exceeds" in capsys.readouterr().err
+
+
+def test_curves_string_labels_need_pos_label(tmp_path, capsys):
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 2, 60)
+    frame = pd.DataFrame({"rep": np.repeat([0, 1], 30), "y": np.where(y == 1, "pos", "neg"),
+                          "p": np.clip(0.5 + 0.3 * (y - .5) + rng.normal(0, .2, 60), 0, 1)})
+    path = tmp_path / "oof.csv"
+    frame.to_csv(path, index=False)
+    args = ["curves", str(path), "--y-true", "y", "--score", "p", "--repetition", "rep",
+            "--thresholds", "0:1:5"]
+    assert cli.main(args) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert ("pos_label=1 is not among y_true's labels ['neg', 'pos']; pass --pos-label with "
+            "the positive class (e.g. --pos-label pos)") in err
+    assert cli.main([*args, "--pos-label", "pos"]) == 0
+
+
+def test_interval_threshold_string_labels_is_one_line_error(tmp_path, capsys):
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 2, 80)
+    frame = pd.DataFrame({"y": np.where(y == 1, "pos", "neg"),
+                          "p": np.clip(0.5 + 0.3 * (y - .5) + rng.normal(0, .2, 80), 0, 1)})
+    path = tmp_path / "preds.csv"
+    frame.to_csv(path, index=False)
+    args = ["interval", str(path), "--y-true", "y", "--pred", "p", "--metric", "accuracy",
+            "--threshold", "0.5", "--n-resamples", "200", "--seed", "0"]
+    assert cli.main(args) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert ("pos_label=1 is not among y_true's labels ['neg', 'pos']; pass --pos-label with "
+            "the positive class (e.g. --pos-label pos)") in err
+    assert cli.main([*args, "--pos-label", "pos"]) == 0
+    ref = bc.bootstrap_metric(frame["y"], frame["p"], "accuracy", threshold=0.5,
+                              pos_label="pos", n_resamples=200, random_state=0)
+    assert f"{ref.estimate:.4g}" in capsys.readouterr().out

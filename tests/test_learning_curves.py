@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy import stats
 from sklearn.datasets import load_breast_cancer
 from sklearn.dummy import DummyClassifier
 from sklearn.model_selection import RepeatedStratifiedKFold
@@ -46,7 +47,8 @@ def test_posteriors_equal_correlated_ttest(lc):
     assert row["mean"] == pytest.approx(single.mean)
     assert (row["low"], row["high"]) == pytest.approx(single.interval(0.9))
     d = s[(s.kind == "difference") & (s.train_size == size)].iloc[0]
-    assert d["p_better"] == pytest.approx(diff.p_right)
+    assert d["p_better"] == pytest.approx(diff.p_better)
+    assert d["p_right"] == pytest.approx(diff.p_right)
     assert (d["low"], d["high"]) == pytest.approx(diff.interval(0.9))
     assert d["p_better"] > 0.95  # naive Bayes beats the majority class
 
@@ -88,3 +90,36 @@ def test_plots(lc):
     assert ax.get_xlabel() == "training rows" and len(ax.get_lines()) == 2
     ax = lc.plot_difference()
     assert "difference" in ax.get_ylabel()
+
+
+def test_summary_probability_columns_match_posterior(lc):
+    """p_better is P(difference > 0); p_left/p_rope/p_right are the ROPE regions."""
+    from dataclasses import replace
+
+    roped = replace(lc, rope=0.3)
+    s = roped.summary()
+    assert list(s.columns[-4:]) == ["p_better", "p_left", "p_rope", "p_right"]
+    assert "p_worse" not in s.columns
+    for size in (20, 100, 455):
+        post = roped.posterior("nb", size, versus="dummy")
+        row = s[(s.kind == "difference") & (s.train_size == size)].iloc[0]
+        assert row["p_better"] == pytest.approx(float(post.p_better), abs=1e-12)
+        assert row["p_left"] == pytest.approx(float(post.p_left), abs=1e-12)
+        assert row["p_rope"] == pytest.approx(float(post.p_rope), abs=1e-12)
+        assert row["p_right"] == pytest.approx(float(post.p_right), abs=1e-12)
+        assert row["p_left"] + row["p_rope"] + row["p_right"] == pytest.approx(1.0)
+    # nb beats dummy by ~0.32 with a wide band at 20 rows: P(> 0) ~ 1 but P(> 0.3) is not
+    row = s[(s.kind == "difference") & (s.train_size == 20)].iloc[0]
+    post = roped.posterior("nb", 20, versus="dummy")
+    scores = roped.scores
+    nb = scores[(scores.train_size == 20) & (scores.model == "nb")].sort_values("split")
+    du = scores[(scores.train_size == 20) & (scores.model == "dummy")].sort_values("split")
+    ref = bc.correlated_ttest(du["accuracy"].to_numpy(), nb["accuracy"].to_numpy(),
+                              rho=roped.rho(20))
+    t = stats.t(ref.df, loc=ref.mean, scale=ref.scale)  # independent: scipy's t
+    assert row["p_better"] == pytest.approx(t.sf(0.0), abs=1e-12)
+    assert row["p_right"] == pytest.approx(t.sf(0.3), abs=1e-12)
+    assert row["p_left"] == pytest.approx(t.cdf(-0.3), abs=1e-12)
+    assert row["p_better"] - row["p_right"] > 0.2
+    models = s[s.kind == "model"]
+    assert models[["p_better", "p_left", "p_rope", "p_right"]].isna().all().all()

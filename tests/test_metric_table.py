@@ -113,3 +113,17 @@ def test_registry_orients_every_metric_of_the_table():
     for name in ("error_rate", "mse", "rmse", "mae", "fpr"):
         assert higher_is_better(name) is False, name
     assert bc.bootstrap_metric.__module__ == "bayescomp.scores.bootstrap"
+
+
+def test_two_negatives_specificity_row_is_a_note_not_a_crash():
+    """Resamples without a negative used to crash the whole table ('needs binary labels')."""
+    y = np.r_[np.ones(28, int), np.zeros(2, int)]
+    p = y.copy()
+    p[0] = 0
+    t = bc.metric_table(y, p, n_resamples=200, random_state=0)
+    row = t.loc["specificity (TNR)"]
+    assert row["estimate"] == skm.recall_score(y, p, pos_label=0) == 1.0
+    assert np.isnan(row["low"]) and np.isnan(row["high"])
+    assert row["note"].startswith(
+        "metric 'specificity' was undefined on 22 of 200 bootstrap resamples")
+    assert t.loc["recall (TPR, sensitivity)", "estimate"] == pytest.approx(27 / 28)

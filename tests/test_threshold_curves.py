@@ -149,3 +149,26 @@ def test_plots(reps):
     assert ax.get_xlabel() == "threshold"
     with pytest.raises(ValueError, match="band"):
         cur.plot("pr", band="sd")
+
+
+def test_pos_label_must_be_among_the_labels(reps):
+    """String labels with the default pos_label=1 used to give precision 0.0 silently."""
+    names = [(np.where(y == 1, "pos", "neg"), s) for y, s in reps]
+    msg = ("pos_label=1 is not among y_true's labels ['neg', 'pos']; pass pos_label= with "
+           "the positive class (e.g. pos_label='pos')")
+    with pytest.raises(ValueError) as err:
+        bc.threshold_curves(predictions=names, thresholds=[0.5])
+    assert str(err.value) == msg
+    # a label present in only one repetition still counts (labels over all repetitions)
+    only_late = [(np.zeros(4, int), np.full(4, 0.2)), (np.array([0, 2, 2]), np.full(3, 0.7))]
+    cur = bc.threshold_curves(predictions=only_late, thresholds=[0.5], pos_label=2,
+                              metrics=("recall",))
+    assert cur.summary("recall")["n_defined"].tolist() == [1]
+    with pytest.raises(ValueError, match=r"pos_label=1 is not among y_true's labels \[0, 2\]"):
+        bc.threshold_curves(predictions=only_late, thresholds=[0.5])
+    # with the right pos_label the string labels give sklearn's numbers
+    cur = bc.threshold_curves(predictions=names, thresholds=[0.5], pos_label="pos",
+                              metrics=("precision",))
+    ref = [precision_score(y, np.where(s >= 0.5, "pos", "neg"), pos_label="pos")
+           for y, s in names]
+    np.testing.assert_allclose(cur.values[0, :, 0], ref)

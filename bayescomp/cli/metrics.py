@@ -106,6 +106,10 @@ def run_interval(args: argparse.Namespace) -> int:
     y = _column(frame, args.y_true, args.file)
     pred = _column(frame, args.pred, args.file)
     pos = _label(args.pos_label, y)
+    if args.threshold is not None:
+        from bayescomp.scores._metric import check_pos_label
+
+        check_pos_label(y, pos, flag="--pos-label", single_class_ok=True)
     if args.candidate:
         if args.blb:
             raise ValueError("--blb with --candidate is not supported; use the paired bootstrap")
@@ -157,9 +161,13 @@ def run_curves(args: argparse.Namespace) -> int:
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
     needed = {"pr": ("precision", "recall"), "roc": ("recall", "fpr")}.get(args.kind, (args.kind,))
     metrics += [m for m in needed if m not in metrics]
+    from bayescomp.scores._metric import check_pos_label
+
+    pos = _label(args.pos_label, y)
+    check_pos_label(y, pos, flag="--pos-label")
     cur = bc.threshold_curves(
         predictions=preds, thresholds=_thresholds(args.thresholds) if args.thresholds else None,
-        metrics=metrics, pos_label=_label(args.pos_label, y),
+        metrics=metrics, pos_label=pos,
     )
     summary = cur.summary()
     summary.columns = [f"{m}_{st}" for m, st in summary.columns]

@@ -155,6 +155,10 @@ def _wrap(fname: str, kwargs: dict[str, Any]) -> Callable[..., float]:
             labels = np.unique(y_true)
             pos = kw.pop("pos_label", 1)
             others = labels[labels != pos]
+            if others.size == 0:
+                # no actual negative in this (re)sample: TN / (TN + FP) is 0 / 0, undefined,
+                # exactly like recall(pos_label=0) with zero_division=nan
+                return np.nan
             if others.size != 1:
                 raise ValueError(
                     f"specificity needs binary labels with positive class {pos!r}; "
@@ -229,6 +233,31 @@ def resolve_metric(
     return MetricSpec(key, _wrap(fname, kw), kind, direction)
 
 
+def check_pos_label(
+    y_true: Any, pos_label: Any, *, flag: str | None = None, single_class_ok: bool = False
+) -> None:
+    """Raise a ValueError when ``pos_label`` is not one of the labels in ``y_true``.
+
+    ``flag`` names the command-line option to suggest (e.g. ``"--pos-label"``)
+    instead of the ``pos_label=`` keyword.  With ``single_class_ok``, a test set
+    holding a single class (e.g. only negatives) passes when ``pos_label`` is of
+    the same kind (text or number) as that label.
+    """
+    labels = np.unique(np.asarray(y_true)).tolist()
+    if pos_label in labels:
+        return
+    if single_class_ok and len(labels) == 1 and (
+        isinstance(labels[0], str) == isinstance(pos_label, str)
+    ):
+        return
+    example = labels[-1] if labels else 1
+    fix = f"{flag} {example}" if flag else f"pos_label={example!r}"
+    raise ValueError(
+        f"pos_label={pos_label!r} is not among y_true's labels {labels}; pass "
+        f"{flag or 'pos_label='} with the positive class (e.g. {fix})"
+    )
+
+
 def check_predictions(
     y_true: Any,
     y_pred: Any,
@@ -266,6 +295,7 @@ def check_predictions(
             raise ValueError(
                 f"threshold turns scores into binary labels but y_true has {labels.size} classes"
             )
+        check_pos_label(labels, pos_label, single_class_ok=True)
         others = labels[labels != pos_label]
         neg = others[0] if others.size else (0 if pos_label != 0 else 1)
         yp = np.where(yp >= threshold, pos_label, neg).astype(yt.dtype, copy=False)

@@ -308,7 +308,10 @@ def bootstrap_metric(
         Turn scores into labels (``score >= threshold`` is ``pos_label``) for
         label metrics.
     pos_label : default 1
-        Positive class for binary precision/recall/F1/specificity.
+        Positive class for binary precision/recall/F1/specificity, and the
+        label given to scores ``>= threshold``; with ``threshold`` it must be
+        one of the labels of ``y_true`` (pass e.g. ``pos_label="yes"`` for
+        text labels).
     random_state : int or Generator, optional
 
     Returns

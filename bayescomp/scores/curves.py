@@ -286,6 +286,8 @@ def threshold_curves(
         Any of ``precision, recall (tpr), fpr, specificity (tnr), f1,
         accuracy, positive_rate``.
     pos_label : default 1
+        The positive class; must be one of the labels of ``y_true`` (a
+        ValueError otherwise, e.g. for string labels with the default 1).
     response_method : {"auto", "predict_proba", "decision_function"}
     quantiles : (float, float), default (0.05, 0.95)
     n_jobs : int, optional
@@ -344,6 +346,9 @@ def threshold_curves(
             raise ValueError(
                 f"repetition {i}: y_score contains NaN or inf; fix the model or drop those rows"
             )
+    from bayescomp.scores._metric import check_pos_label
+
+    check_pos_label(np.concatenate([np.asarray(t).ravel() for t, _ in pairs]), pos_label)
     if thresholds is None:
         if not proba:
             raise ValueError(

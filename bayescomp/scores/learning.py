@@ -95,8 +95,10 @@ class LearningCurves:
         Columns: ``kind`` ("model" or "difference"), ``model``, ``train_size``,
         ``n_train``, ``n_test``, ``rho``, ``n_splits``, ``mean``, ``sd``,
         ``low``, ``high`` (equal-tailed credible interval), ``level``, and for
-        differences ``p_better`` = P(candidate − baseline > rope),
-        ``p_rope``, ``p_worse``.
+        differences ``p_better`` = P(candidate − baseline > 0) and the ROPE
+        regions ``p_left`` = P(difference < −rope), ``p_rope``, ``p_right`` =
+        P(difference > rope), as in :func:`bayescomp.correlated_ttest`.  On
+        model rows these four are NaN.
         """
         import pandas as pd
 
@@ -117,18 +119,19 @@ class LearningCurves:
                     post = self.posterior(model, size)
                 lo, hi = post.interval(level)
                 rows.append({**base, "kind": "model", "mean": post.mean, "sd": post.sd,
-                             "low": lo, "high": hi, "p_better": np.nan, "p_rope": np.nan,
-                             "p_worse": np.nan})
+                             "low": lo, "high": hi, "p_better": np.nan, "p_left": np.nan,
+                             "p_rope": np.nan, "p_right": np.nan})
                 if self.baseline is not None and model != self.baseline:
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore", ZeroVarianceWarning)
                         d = self.posterior(model, size, versus=self.baseline)
                     lo, hi = d.interval(level)
                     rows.append({**base, "kind": "difference", "mean": d.mean, "sd": d.sd,
-                                 "low": lo, "high": hi, "p_better": d.p_right,
-                                 "p_rope": d.p_rope, "p_worse": d.p_left})
+                                 "low": lo, "high": hi, "p_better": d.p_better,
+                                 "p_left": d.p_left, "p_rope": d.p_rope,
+                                 "p_right": d.p_right})
         cols = ["kind", "model", "train_size", "n_train", "n_test", "rho", "n_splits", "mean",
-                "sd", "low", "high", "level", "p_better", "p_rope", "p_worse"]
+                "sd", "low", "high", "level", "p_better", "p_left", "p_rope", "p_right"]
         return pd.DataFrame(rows)[cols]
 
     def plot(self, ax: Axes | None = None, level: float | None = None) -> Axes:
