@@ -90,3 +90,40 @@ def test_rank_on_one_dataset_of_several():
     r2 = bc.rank(two, rope=0.01, dataset="b")
     r1 = bc.rank(s, rope=0.01)
     pd.testing.assert_frame_equal(r1.p_better, r2.p_better)
+
+
+def test_rank_across_datasets_fits_each_pair_once_and_mirrors_it(monkeypatch):
+    import warnings
+
+    import bayescomp.posterior.compare as cmp
+
+    rng = np.random.default_rng(0)
+    rows = []
+    for ds in ["d1", "d2", "d3"]:
+        base = rng.normal(0.8, 0.02, 10)
+        for m, shift in (("a", 0.0), ("b", 0.03), ("c", 0.01)):
+            rows += [(ds, m, sp, 9, 1, v)
+                     for sp, v in enumerate(base + shift + rng.normal(0, 0.005, 10))]
+    scores = bc.Scores(pd.DataFrame(
+        rows, columns=["dataset", "model", "split", "n_train", "n_test", "accuracy"]))
+    real, calls = cmp.compare, []
+
+    def counted(*args, **kwargs):
+        calls.append((kwargs["baseline"], kwargs["candidate"]))
+        return real(*args, method="signed_rank", random_state=0, **kwargs)
+
+    monkeypatch.setattr(cmp, "compare", counted)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = bc.rank(scores, "accuracy", rope=0.01)
+    assert len(calls) == 3 and len({frozenset(c) for c in calls}) == 3  # k(k-1)/2 posteriors
+    names = list(r.p_right.index)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            direct = real(scores, b, a, metric="accuracy", rope=0.01, method="signed_rank",
+                          random_state=0)
+            assert r.p_right.loc[a, b] == pytest.approx(direct.p_right)
+            assert r.p_left.loc[b, a] == pytest.approx(direct.p_right)  # the mirror
+            assert r.p_right.loc[b, a] == pytest.approx(direct.p_left)
+            assert r.p_rope.loc[b, a] == pytest.approx(direct.p_rope)
+            assert r.expected_gain.loc[b, a] == pytest.approx(-direct.expected_gain)

@@ -136,6 +136,7 @@ def rank(
     from bayescomp.posterior.compare import _as_scores
     from bayescomp.posterior.ttest import correlated_ttest
     from bayescomp.scores.registry import higher_is_better as _direction
+    from bayescomp.splits.design import rho_from_sizes
 
     scores = _as_scores(scores)
     metric = scores._check_metric(metric)
@@ -164,7 +165,7 @@ def rank(
         for m in names[2:]:
             scores.paired(names[0], m, metric)
         splits = base["split"].to_numpy()
-        rho = float(np.mean(base["n_test"] / (base["n_train"] + base["n_test"])))
+        rho = rho_from_sizes(base["n_train"], base["n_test"])
         wide = f.pivot(index="model", columns="split", values=metric).loc[names, splits]
         vals = sign * wide.to_numpy(dtype=float)
         ii, jj = np.where(~np.eye(k, dtype=bool))
@@ -174,14 +175,19 @@ def rank(
     else:
         from bayescomp.posterior.compare import compare
 
+        # one posterior per unordered pair (an MCMC fit across datasets); the reverse
+        # comparison is its mirror image: left and right swap, the gain changes sign
         for i, a in enumerate(names):
-            for j, b in enumerate(names):
-                if i == j:
-                    continue
-                res = compare(scores, baseline=b, candidate=a, metric=metric, rope=rope,
+            for j in range(i + 1, k):
+                res = compare(scores, baseline=names[j], candidate=a, metric=metric, rope=rope,
                               higher_is_better=hib)
                 for kind in KINDS:
                     mats[kind][i, j] = float(getattr(res, kind))
+                mats["p_better"][j, i] = float(res.p_worse)
+                mats["p_left"][j, i] = float(res.p_right)
+                mats["p_rope"][j, i] = float(res.p_rope)
+                mats["p_right"][j, i] = float(res.p_left)
+                mats["expected_gain"][j, i] = -float(res.expected_gain)
     frames = {kind: pd.DataFrame(mats[kind], index=pd.Index(names, name="model"),
                                  columns=pd.Index(names, name="versus")) for kind in KINDS}
     return Ranking(**frames, mean=(sign * mean).loc[names].rename(metric), metric=metric,
