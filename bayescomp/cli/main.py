@@ -4,17 +4,31 @@ Each sub-command lives in its own module of this package exposing
 ``register(subparsers)``; the module is imported only when the command line is
 parsed, so ``bayescomp --help`` stays fast.  Errors that are the user's (bad
 arguments, bad files, bad data) print one clear line and exit with status 2.
+
+Warnings raised while a command runs are *collected*, not shown as they come:
+after the command each distinct warning is printed once, with its own category
+name and how many times it was raised.  Nothing is re-emitted while the
+collection is active, so a warning raised on every fit costs one counter, not
+one line (or one list entry) per fit.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import logging
+import os
 import sys
-from collections.abc import Sequence
+import warnings
+from collections import Counter
+from collections.abc import Iterator, Sequence
 
 # modules of bayescomp.cli that define sub-commands, in --help order
 COMMANDS: tuple[str, ...] = ("compare", "select", "metrics")
+
+# loggers of the MCMC stack that print progress lines ("Sampling 2 chains ...")
+SAMPLER_LOGGERS: tuple[str, ...] = ("pymc", "pytensor", "nutpie", "numpyro", "jax")
 
 
 class UserError(Exception):
@@ -36,26 +50,80 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    import warnings
+@contextlib.contextmanager
+def collected_warnings() -> Iterator[Counter]:
+    """Count the warnings raised inside the block instead of showing them.
 
+    Yields a ``Counter`` keyed by ``(category, message)``.  Every warning is counted
+    (``simplefilter("always")``) but stored once, so memory is bounded by the number of
+    *distinct* warnings whatever the number of fits.
+    """
+    counts: Counter = Counter()
+
+    def count(message, category, filename, lineno, file=None, line=None):
+        counts[(category, str(message))] += 1
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.showwarning = count
+        yield counts
+
+
+def format_warnings(counts: Counter, command: str) -> list[str]:
+    """One entry per distinct warning: its category name, how often, and the message."""
+    from bayescomp.scores.model_files import ModelFileWarning
+
+    lines = []
+    for (category, message), n in counts.items():
+        times = f" ({n} times)" if n > 1 else ""
+        if issubclass(category, ModelFileWarning):
+            lines.append(f"warning{times}: {message}")
+        else:
+            lines.append(f"bayescomp {command}: {category.__name__}{times}: {message}")
+    return lines
+
+
+@contextlib.contextmanager
+def _quiet_samplers(quiet: bool) -> Iterator[None]:
+    """Silence the MCMC stack's log lines while the command runs (``--quiet``)."""
+    if not quiet:
+        yield
+        return
+    loggers = [logging.getLogger(name) for name in SAMPLER_LOGGERS]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        for lg, level in zip(loggers, levels, strict=True):
+            lg.setLevel(level)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    previous = warnings.formatwarning
-    warnings.formatwarning = lambda message, category, *a, **k: (
-        f"bayescomp: warning: {message}\n"
-    )
+    counts: Counter = Counter()
     try:
-        return int(args.func(args) or 0)
+        with collected_warnings() as counts, _quiet_samplers(getattr(args, "quiet", False)):
+            return int(args.func(args) or 0)
     except (UserError, ValueError, FileNotFoundError, KeyError) as exc:
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"bayescomp {args.command}: error: {msg}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # the reader went away (``bayescomp ... --json | head``): stop quietly, as cat does;
+        # point stdout at /dev/null so the interpreter's final flush cannot fail again
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except KeyboardInterrupt:  # pragma: no cover
         print("interrupted", file=sys.stderr)
         return 130
     finally:
-        warnings.formatwarning = previous
+        with contextlib.suppress(BrokenPipeError, OSError):
+            for line in format_warnings(counts, args.command):
+                print(line, file=sys.stderr)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +51,10 @@ def register(subparsers: Any) -> None:
     p.add_argument("--on-error", choices=("skip", "raise"), default="skip",
                    help="a broken model file or failing fit: skip that model, or stop")
     p.add_argument("--method", default="auto", help=argparse.SUPPRESS)
+    p.add_argument("--draws", type=int, default=None,
+                   help="several datasets: MCMC draws per chain of the hierarchical model")
+    p.add_argument("--chains", type=int, default=None,
+                   help="several datasets: MCMC chains of the hierarchical model")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
     p.set_defaults(func=run)
@@ -69,53 +71,50 @@ def _default_metric(y: Any, task: str) -> str:
 def run(args: argparse.Namespace) -> int:
     from bayescomp.cli.main import UserError
     from bayescomp.decision.select import FitError, format_steps, select
-    from bayescomp.scores.model_files import ModelFileError, ModelFileWarning
+    from bayescomp.scores.model_files import ModelFileError
 
     sources = [Path(s) for s in args.source]
     csv_mode = len(sources) == 1 and sources[0].suffix.lower() == ".csv"
     common = dict(baseline=args.baseline, rope=args.rope, gamma=args.gamma, order=args.order,
                   on_error=args.on_error, progress=not args.quiet, method=args.method)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", ModelFileWarning)
-        try:
-            if csv_mode:
-                if args.dataset and len(args.dataset) > 1:
-                    raise UserError("with a scores CSV give at most one --dataset")
-                if args.store:
-                    raise UserError("--store keeps fits; with a scores CSV nothing is fitted")
-                sel = select(scores=sources[0], scoring=args.metric,
-                             dataset=args.dataset[0] if args.dataset else None,
-                             max_repeats=args.max_repeats, **common)
-            else:
-                if not args.dataset:
-                    raise UserError("pass --dataset NAME (breast_cancer, wine, iris, digits, "
-                                    "diabetes) to cross-validate the models, or a scores CSV")
-                from bayescomp.scores.datasets import load_dataset
+    mcmc = {k: v for k, v in (("draws", args.draws), ("chains", args.chains)) if v is not None}
+    if mcmc and (len(args.dataset or ()) == 1 or (not csv_mode and not args.dataset)):
+        raise UserError("--draws/--chains set the hierarchical model across several datasets; "
+                        "with one dataset the correlated t-test needs no sampling")
+    common["compare_options"] = mcmc or None
+    try:
+        if csv_mode:
+            if args.dataset and len(args.dataset) > 1:
+                raise UserError("with a scores CSV give at most one --dataset")
+            if args.store:
+                raise UserError("--store keeps fits; with a scores CSV nothing is fitted")
+            sel = select(scores=sources[0], scoring=args.metric,
+                         dataset=args.dataset[0] if args.dataset else None,
+                         max_repeats=args.max_repeats, **common)
+        else:
+            if not args.dataset:
+                raise UserError("pass --dataset NAME (breast_cancer, wine, iris, digits, "
+                                "diabetes) to cross-validate the models, or a scores CSV")
+            from bayescomp.scores.datasets import load_dataset
 
-                data = {}
-                tasks = set()
-                for name in dict.fromkeys(args.dataset):
-                    X, y, task = load_dataset(name)
-                    data[name] = (X, y)
-                    tasks.add(task)
-                metric = args.metric or _default_metric(next(iter(data.values()))[1],
-                                                        tasks.pop())
-                source = sources[0] if len(sources) == 1 else sources
-                X_arg = data if len(data) > 1 else next(iter(data.values()))[0]
-                y_arg = None if len(data) > 1 else next(iter(data.values()))[1]
-                sel = select(source, X_arg, y_arg, scoring=metric,
-                             dataset=None if len(data) > 1 else next(iter(data)),
-                             store=args.store, max_repeats=args.max_repeats,
-                             n_splits=args.n_splits, n_repeats=args.n_repeats,
-                             random_state=args.seed, n_jobs=args.n_jobs, **common)
-        except (ModelFileError, FitError) as exc:
-            raise UserError(str(exc)) from None
-        finally:
-            for w in caught:
-                if issubclass(w.category, ModelFileWarning):
-                    print(f"warning: {w.message}", file=sys.stderr)
-                else:
-                    warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+            data = {}
+            tasks = set()
+            for name in dict.fromkeys(args.dataset):
+                X, y, task = load_dataset(name)
+                data[name] = (X, y)
+                tasks.add(task)
+            metric = args.metric or _default_metric(next(iter(data.values()))[1],
+                                                    tasks.pop())
+            source = sources[0] if len(sources) == 1 else sources
+            X_arg = data if len(data) > 1 else next(iter(data.values()))[0]
+            y_arg = None if len(data) > 1 else next(iter(data.values()))[1]
+            sel = select(source, X_arg, y_arg, scoring=metric,
+                         dataset=None if len(data) > 1 else next(iter(data)),
+                         store=args.store, max_repeats=args.max_repeats,
+                         n_splits=args.n_splits, n_repeats=args.n_repeats,
+                         random_state=args.seed, n_jobs=args.n_jobs, **common)
+    except (ModelFileError, FitError) as exc:
+        raise UserError(str(exc)) from None
     report = sel.report(args.report) if args.report else None
     if args.json:
         out = sel.to_dict(include_scores=False)

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bayescomp.scores.crossval import fit_and_score, replay_warnings
 from bayescomp.scores.model_files import ModelFileWarning, ModelSpec, load_models
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -148,8 +149,6 @@ def _fit_task(key: tuple[str, str, int], estimator: Any, X: Any, y: Any, train: 
     slower on a busy machine.
     """
     from threadpoolctl import threadpool_limits
-
-    from bayescomp.scores.crossval import fit_and_score
 
     with threadpool_limits(limits=1):
         res = fit_and_score(estimator, X, y, train, test, scorers, error_score=np.nan,
@@ -328,6 +327,7 @@ class _Runner:
                                             ds.y, s["train"], s["test"], self.scorers[m]))
         for key, res in parallel(tasks):
             ds_name, m, sid = key
+            replay_warnings(res)
             if self.store is not None:
                 text, digest = self.params[m]
                 res["fit_id"] = self.store.write_fit(

@@ -109,7 +109,34 @@ def fit_and_score(
     predictions between them (built here when not given).  ``inspect(fitted_estimator)``
     runs in the worker after a successful fit and its value is returned as ``info``
     (e.g. the hyperparameters a search chose); ``info`` is None otherwise.
+
+    Warnings raised by the fit or the scoring are caught here and returned as
+    ``"warnings": [(category, message, count), ...]`` (distinct ones, counted), so
+    that they reach the calling process whatever the joblib backend:
+    :func:`replay_warnings` raises them there, where the caller's filters apply.
     """
+    with warnings.catch_warnings(record=True) as caught:
+        res = _fit_and_score(estimator, X, y, train, test, scorers, error_score, multimetric,
+                             inspect)
+    counts: dict[tuple[type, str], int] = {}
+    for w in caught:
+        key = (w.category, str(w.message))
+        counts[key] = counts.get(key, 0) + 1
+    res["warnings"] = [(cat, msg, n) for (cat, msg), n in counts.items()]
+    return res
+
+
+def replay_warnings(result: Mapping[str, Any]) -> None:
+    """Raise again, in this process, the warnings a :func:`fit_and_score` task caught."""
+    for category, message, count in result.get("warnings", ()):
+        for _ in range(count):
+            warnings.warn(message, category, stacklevel=2)
+
+
+def _fit_and_score(estimator: Any, X: Any, y: Any, train: np.ndarray, test: np.ndarray,
+                   scorers: Mapping[str, Callable], error_score: Any,
+                   multimetric: Callable | None, inspect: Callable[[Any], Any] | None
+                   ) -> dict[str, Any]:
     from sklearn.base import clone
 
     est = clone(estimator)
@@ -270,12 +297,16 @@ def _with_progress(results: Iterable[dict], tasks: list[tuple[str, int]], progre
     import sys
 
     if not progress or not sys.stderr.isatty():
-        return list(results)
+        out = list(results)
+        for res in out:
+            replay_warnings(res)
+        return out
     from tqdm.auto import tqdm
 
     out = []
     with tqdm(total=len(tasks), desc="paired CV", unit="fit", leave=False) as bar:
         for (name, k), res in zip(tasks, results, strict=True):
+            replay_warnings(res)
             out.append(res)
             bar.set_postfix_str(f"{name} split {k}", refresh=False)
             bar.update()
