@@ -54,9 +54,9 @@ def main() -> None:
     args = p.parse_args()
 
     import bayescomp as bc
-    from bayescomp.decision.select import default_cv
     from bayescomp.scores.datasets import load_dataset
     from bayescomp.scores.model_files import load_models
+    from bayescomp.studies.select import default_cv
 
     X, y, _ = load_dataset(args.dataset)
     specs = load_models(REPO / "models")

@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 
 import bayescomp as bc
-from bayescomp.scores.blb import BLBCenterWarning
+from bayescomp.metrics.blb import BLBCenterWarning
 
 
 def _accuracy_population(rng, n, acc=0.8):

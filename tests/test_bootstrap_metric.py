@@ -9,9 +9,9 @@ from scipy import stats
 from sklearn.metrics import accuracy_score, roc_auc_score
 
 import bayescomp as bc
-from bayescomp.scores import _fast
-from bayescomp.scores import bootstrap as bmod
-from bayescomp.scores.bootstrap import DegenerateBootstrapWarning
+from bayescomp.metrics import _fast
+from bayescomp.metrics import bootstrap as bmod
+from bayescomp.metrics.bootstrap import DegenerateBootstrapWarning
 
 
 @pytest.fixture(scope="module")
@@ -238,7 +238,7 @@ def test_specificity_undefined_on_resamples_without_negatives():
     undefined there (NaN), exactly like recall(pos_label=0)."""
     from sklearn.metrics import recall_score
 
-    from bayescomp.scores._metric import resolve_metric
+    from bayescomp.metrics._metric import resolve_metric
 
     y = np.r_[np.ones(28, int), np.zeros(2, int)]
     p = y.copy()

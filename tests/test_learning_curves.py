@@ -11,7 +11,7 @@ from sklearn.model_selection import RepeatedStratifiedKFold
 from sklearn.naive_bayes import GaussianNB
 
 import bayescomp as bc
-from bayescomp.scores.learning import _schedule
+from bayescomp.studies.learning import _schedule
 
 
 @pytest.fixture(scope="module")

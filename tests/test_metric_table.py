@@ -105,14 +105,14 @@ def test_forest_plot():
 
 
 def test_registry_orients_every_metric_of_the_table():
-    from bayescomp.scores.registry import higher_is_better
+    from bayescomp.core.orientation import higher_is_better
 
     for name in ("accuracy", "recall", "specificity", "tnr", "ppv", "npv", "f2", "f0.5",
                  "precision_at_k_unlabeled", "f1_at_k", "roc_auc", "r2"):
         assert higher_is_better(name) is True, name
     for name in ("error_rate", "mse", "rmse", "mae", "fpr"):
         assert higher_is_better(name) is False, name
-    assert bc.bootstrap_metric.__module__ == "bayescomp.scores.bootstrap"
+    assert bc.bootstrap_metric.__module__ == "bayescomp.metrics.bootstrap"
 
 
 def test_two_negatives_specificity_row_is_a_note_not_a_crash():

@@ -12,7 +12,7 @@ from sklearn.model_selection import RepeatedKFold
 
 import bayescomp as bc
 from bayescomp.cli.main import main
-from bayescomp.decision.rule import decide
+from bayescomp.core.rule import decide
 
 
 @pytest.fixture()

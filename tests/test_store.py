@@ -20,7 +20,7 @@ from sklearn.model_selection import RepeatedStratifiedKFold
 from sklearn.naive_bayes import GaussianNB
 
 import bayescomp as bc
-from bayescomp.decision.store import DesignChangedError
+from bayescomp.studies.store import DesignChangedError
 
 REPO = Path(__file__).resolve().parents[1]
 

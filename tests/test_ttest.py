@@ -15,7 +15,7 @@ import pytest
 from scipy import stats
 
 import bayescomp as bc
-from bayescomp.decision.rule import Decision
+from bayescomp.core.rule import Decision
 from bayescomp.posterior.ttest import (
     CorrelatedTTestResult,
     HeavyTailWarning,

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import bayescomp as bc
-from bayescomp.scores.unlabeled import PrecisionAboveOneWarning
+from bayescomp.metrics.unlabeled import PrecisionAboveOneWarning
 
 
 def test_hand_worked_case():

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from bayescomp.cli.main import UserError
-from bayescomp.decision.rule import OUTCOMES
+from bayescomp.core.rule import OUTCOMES
 
 
 def register(sub: Any) -> None:

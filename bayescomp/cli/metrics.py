@@ -107,7 +107,7 @@ def run_interval(args: argparse.Namespace) -> int:
     pred = _column(frame, args.pred, args.file)
     pos = _label(args.pos_label, y)
     if args.threshold is not None:
-        from bayescomp.scores._metric import check_pos_label
+        from bayescomp.metrics._metric import check_pos_label
 
         check_pos_label(y, pos, flag="--pos-label", single_class_ok=True)
     if args.candidate:
@@ -161,7 +161,7 @@ def run_curves(args: argparse.Namespace) -> int:
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
     needed = {"pr": ("precision", "recall"), "roc": ("recall", "fpr")}.get(args.kind, (args.kind,))
     metrics += [m for m in needed if m not in metrics]
-    from bayescomp.scores._metric import check_pos_label
+    from bayescomp.metrics._metric import check_pos_label
 
     pos = _label(args.pos_label, y)
     check_pos_label(y, pos, flag="--pos-label")

@@ -70,8 +70,8 @@ def _default_metric(y: Any, task: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from bayescomp.cli.main import UserError
-    from bayescomp.decision.select import FitError, format_steps, select
     from bayescomp.scores.model_files import ModelFileError
+    from bayescomp.studies.select import FitError, format_steps, select
 
     sources = [Path(s) for s in args.source]
     csv_mode = len(sources) == 1 and sources[0].suffix.lower() == ".csv"

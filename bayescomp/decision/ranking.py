@@ -58,9 +58,9 @@ class Ranking:
         """Long table: one row per ordered pair with probabilities and the decision."""
         import pandas as pd
 
-        from bayescomp.decision.rule import _check_gamma
+        from bayescomp.core.checks import check_gamma
 
-        gamma = _check_gamma(gamma)
+        gamma = check_gamma(gamma)
         rows = []
         for a in self.models:
             for b in self.models:
@@ -133,9 +133,9 @@ def rank(
     """
     import pandas as pd
 
+    from bayescomp.core.orientation import higher_is_better as _direction
     from bayescomp.posterior.compare import _as_scores
     from bayescomp.posterior.ttest import correlated_ttest
-    from bayescomp.scores.registry import higher_is_better as _direction
     from bayescomp.splits.design import rho_from_sizes
 
     scores = _as_scores(scores)

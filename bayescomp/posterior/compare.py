@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from bayescomp.core.orientation import higher_is_better as _direction
 from bayescomp.posterior.ttest import CorrelatedTTestResult, correlated_ttest
-from bayescomp.scores.registry import higher_is_better as _direction
 from bayescomp.scores.table import Scores
 from bayescomp.splits.design import rho_from_sizes
 

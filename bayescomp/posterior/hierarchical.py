@@ -42,8 +42,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bayescomp.decision.rule import Decision, decide
-from bayescomp.posterior.ttest import ZeroVarianceWarning, _validate_rope
+from bayescomp.core.checks import check_rope, seed_from
+from bayescomp.core.exceptions import ConvergenceWarning, ZeroVarianceWarning
+from bayescomp.core.regions import RegionProbabilities, argmax_shares, t_region_masses
+from bayescomp.core.rule import Decision, decide
 
 if TYPE_CHECKING:  # pragma: no cover
     import arviz as az
@@ -74,9 +76,6 @@ _SAMPLERS = ("auto", "nutpie", "pymc", "numpyro")
 # The model is scalar per dataset: PyTensor's "could not link to a BLAS" warning is noise here.
 warnings.filterwarnings("ignore", message=".*could not link to a BLAS", category=UserWarning)
 
-
-class ConvergenceWarning(UserWarning):
-    """The MCMC chains did not pass the convergence checks (R-hat, bulk ESS, divergences)."""
 
 
 # ----------------------------------------------------------------- likelihood
@@ -369,14 +368,6 @@ def _resolve_sampler(sampler: str) -> str:
     return "pymc"
 
 
-def _seed_from(random_state: Any) -> int:
-    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
-        if random_state < 0:
-            raise ValueError(f"random_state must be a non-negative integer; got {random_state}")
-        return int(random_state) % (2**32)
-    return int(np.random.default_rng(random_state).integers(2**31 - 1))
-
-
 def _sample(
     prep: _Prepared,
     parameterization: str,
@@ -506,57 +497,6 @@ def _check(diag: pd.DataFrame, divergences: int) -> tuple[bool, str]:
 
 
 # --------------------------------------------------------------------- result
-@dataclass(frozen=True)
-class RegionProbabilities:
-    """Three region probabilities of one kind (left = candidate worse by more than the rope).
-
-    Attributes
-    ----------
-    p_left, p_rope, p_right : float
-    kind : str
-        Which summary of the posterior these are (e.g. ``"delta0"``,
-        ``"next_dataset"``, ``"baycomp_convention"``).
-    """
-
-    p_left: float
-    p_rope: float
-    p_right: float
-    kind: str
-
-    @classmethod
-    def of(cls, values: Any, kind: str) -> RegionProbabilities:
-        """From a length-3 array ``(left, rope, right)``."""
-        left, rope, right = (float(v) for v in values)
-        return cls(left, rope, right, kind)
-
-    def __iter__(self):
-        return iter((self.p_left, self.p_rope, self.p_right))
-
-    def as_tuple(self) -> tuple[float, float, float]:
-        return (self.p_left, self.p_rope, self.p_right)
-
-    def __repr__(self) -> str:
-        return (
-            f"RegionProbabilities({self.kind}: p_left={self.p_left:.4f}, "
-            f"p_rope={self.p_rope:.4f}, p_right={self.p_right:.4f})"
-        )
-
-
-def _t_region_masses(rope: float, nu: np.ndarray, loc: np.ndarray, scale: np.ndarray) -> np.ndarray:
-    """Per-draw Student-t mass below -rope, inside, above +rope: shape (draws, 3)."""
-    from scipy import stats
-
-    left = stats.t.cdf(-rope, nu, loc=loc, scale=scale)
-    right = stats.t.sf(rope, nu, loc=loc, scale=scale)
-    mid = np.clip(1.0 - left - right, 0.0, 1.0)
-    return np.column_stack([left, mid, right])
-
-
-def _argmax_shares(sample: np.ndarray) -> np.ndarray:
-    winners = np.argmax(sample, axis=1)
-    return np.bincount(winners, minlength=3) / len(winners)
-
-
 @dataclass(frozen=True, eq=False)
 class HierarchicalResult:
     """Posterior of the hierarchical model, on the metric's own scale.
@@ -604,7 +544,7 @@ class HierarchicalResult:
     @cached_property
     def _next_sample(self) -> np.ndarray:
         post = self.idata.posterior
-        return _t_region_masses(
+        return t_region_masses(
             float(self.rope), post["nu"].values.ravel(), self._delta0, post["std0"].values.ravel()
         )
 
@@ -674,7 +614,7 @@ class HierarchicalResult:
         published comparisons report; it is *not* a probability of the region
         itself.
         """
-        m = _argmax_shares(self._next_sample)
+        m = argmax_shares(self._next_sample)
         return RegionProbabilities.of(m, "baycomp_convention")
 
     def probabilities(self) -> dict[str, RegionProbabilities]:
@@ -1062,7 +1002,7 @@ def hierarchical_test(
     >>> res.p_right > 0.9  # doctest: +SKIP
     True
     """
-    rope_f = float(_validate_rope(rope))
+    rope_f = float(check_rope(rope))
     for name, val in (("chains", chains), ("draws", draws), ("tune", tune)):
         if int(val) != val or val < 1:
             raise ValueError(f"{name} must be a positive integer; got {val!r}")
@@ -1078,7 +1018,7 @@ def hierarchical_test(
     backend = _resolve_sampler(sampler)
     prep = _prepare(differences, rho, float(std_upper))
     first = _choose_parameterization(prep) if parameterization == "auto" else parameterization
-    seed = _seed_from(random_state)
+    seed = seed_from(random_state)
     common = dict(
         rope=rope_f, baseline_name=str(baseline_name), candidate_name=str(candidate_name),
         metric=metric, sampler=backend,

@@ -32,9 +32,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bayescomp.decision.rule import Decision, decide
-from bayescomp.posterior.hierarchical import RegionProbabilities, _argmax_shares
-from bayescomp.posterior.ttest import _validate_rope
+from bayescomp.core.checks import check_rope
+from bayescomp.core.regions import RegionProbabilities, argmax_shares
+from bayescomp.core.rule import Decision, decide
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -122,7 +122,7 @@ class RankTestResult:
     @property
     def baycomp_convention(self) -> RegionProbabilities:
         """Share of draws in which each region has the largest ``theta`` (baycomp's numbers)."""
-        m = _argmax_shares(self.sample)
+        m = argmax_shares(self.sample)
         return RegionProbabilities.of(m, "baycomp_convention")
 
     @property
@@ -268,7 +268,7 @@ def sign_test(
     >>> [round(p, 2) for p in res.next_dataset]
     [0.33, 0.22, 0.44]
     """
-    rope_f = float(_validate_rope(rope))
+    rope_f = float(check_rope(rope))
     _check_common(prior_strength, prior_place, n_samples)
     z, names = _per_dataset_means(differences)
     counts = np.array(
@@ -331,7 +331,7 @@ def signed_rank_test(
     >>> res.p_right > 0.8
     True
     """
-    rope_f = float(_validate_rope(rope))
+    rope_f = float(check_rope(rope))
     _check_common(prior_strength, prior_place, n_samples)
     z, names = _per_dataset_means(differences)
     z0 = {"rope": 0.0, "left": -np.inf, "right": np.inf}[prior_place]

@@ -23,7 +23,9 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 from scipy import stats
 
-from bayescomp.decision.rule import Decision, decide
+from bayescomp.core.checks import as_float_array, check_level, check_rho, check_rope
+from bayescomp.core.exceptions import HeavyTailWarning, ZeroVarianceWarning
+from bayescomp.core.rule import Decision, decide
 
 if TYPE_CHECKING:  # pragma: no cover
     import arviz as az
@@ -31,40 +33,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
 
-class ZeroVarianceWarning(UserWarning):
-    """The paired differences are identical on every split: the posterior is a point mass."""
-
-
-class HeavyTailWarning(UserWarning):
-    """Only two paired splits: the posterior is a Cauchy distribution with no mean."""
-
-
-def _as_float_array(x: Any, name: str) -> np.ndarray:
-    try:
-        arr = np.asarray(x, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be numeric scores; could not convert: {exc}") from None
-    return arr
-
-
-def _validate_rho(rho: Any) -> np.ndarray:
-    r = _as_float_array(rho, "rho")
-    if not np.all(np.isfinite(r)) or np.any(r < 0) or np.any(r >= 1):
-        bad = r[~(np.isfinite(r) & (r >= 0) & (r < 1))]
-        raise ValueError(
-            f"rho must lie in [0, 1) (it is the test fraction n_test / (n_train + n_test) of the "
-            f"design, e.g. 0.1 for 10-fold CV); got {bad.ravel()[:5].tolist()}"
-        )
-    return r
-
-
-def _validate_rope(rope: Any) -> np.ndarray:
-    r = _as_float_array(rope, "rope")
-    if not np.all(np.isfinite(r)) or np.any(r < 0):
-        raise ValueError(
-            f"rope must be a finite half-width >= 0 on the metric's scale (e.g. 0.01); got {rope!r}"
-        )
-    return r
 
 
 def paired_differences(baseline: Any, candidate: Any, axis: int = -1) -> np.ndarray:
@@ -72,8 +40,8 @@ def paired_differences(baseline: Any, candidate: Any, axis: int = -1) -> np.ndar
 
     Raises ``ValueError`` for non-numeric, NaN/inf, mismatched or too short inputs.
     """
-    b = _as_float_array(baseline, "baseline")
-    c = _as_float_array(candidate, "candidate")
+    b = as_float_array(baseline, "baseline")
+    c = as_float_array(candidate, "candidate")
     if c.ndim == 0:
         raise ValueError("candidate must hold one score per split, got a single number")
     if b.ndim == 0:
@@ -236,7 +204,7 @@ class CorrelatedTTestResult:
     # ---------------------------------------------------------------- intervals
     def interval(self, level: float = 0.95) -> tuple[Any, Any]:
         """Equal-tailed credible interval with probability ``level``."""
-        level = _check_level(level)
+        level = check_level(level)
         q = stats.t.ppf(0.5 + level / 2, self.df)
         half = q * np.asarray(self.scale)
         return _out(np.asarray(self.mean) - half), _out(np.asarray(self.mean) + half)
@@ -314,9 +282,9 @@ class CorrelatedTTestResult:
 
     def decisions(self, gamma: float = 0.95) -> np.ndarray:
         """Outcome strings for every comparison of a batch (same rule as :meth:`decision`)."""
-        from bayescomp.decision.rule import _check_gamma
+        from bayescomp.core.checks import check_gamma
 
-        gamma = _check_gamma(gamma)
+        gamma = check_gamma(gamma)
         p_left, p_rope, p_right = (
             np.asarray(p) for p in (self.p_left, self.p_rope, self.p_right)
         )
@@ -396,13 +364,6 @@ def _out(x: Any) -> Any:
     return float(arr) if arr.ndim == 0 else arr
 
 
-def _check_level(level: float) -> float:
-    level = float(level)
-    if not 0 < level < 1:
-        raise ValueError(f"level must lie in (0, 1), e.g. 0.95; got {level}")
-    return level
-
-
 def correlated_ttest(
     baseline: Any,
     candidate: Any,
@@ -467,8 +428,8 @@ def correlated_ttest(
     d = paired_differences(baseline, candidate, axis=axis)
     if not higher_is_better:
         d = -d
-    r = _validate_rho(rho)
-    rope_arr = _validate_rope(rope)
+    r = check_rho(rho)
+    rope_arr = check_rope(rope)
     n = d.shape[-1]
     mean, var, _ = _corrected_scale(d, r)
     # exact zero variance: all differences identical up to rounding of the scores
@@ -521,7 +482,7 @@ class NadeauBengioResult:
     alternative: str
 
     def confidence_interval(self, confidence_level: float = 0.95) -> tuple[Any, Any]:
-        level = _check_level(confidence_level)
+        level = check_level(confidence_level)
         if self.alternative == "two-sided":
             q = stats.t.ppf(0.5 + level / 2, self.df)
             return _out(self.mean - q * self.standard_error), _out(
@@ -562,7 +523,7 @@ def nadeau_bengio_ttest(
             f"alternative must be 'two-sided', 'greater' or 'less'; got {alternative!r}"
         )
     d = paired_differences(baseline, candidate, axis=axis)
-    r = _validate_rho(rho)
+    r = check_rho(rho)
     n = d.shape[-1]
     mean, _, se = _corrected_scale(d, r)
     if np.any(se == 0):

@@ -17,7 +17,7 @@ DECISION_MARK = {"promote": "▲ promote", "reject": "▼ reject", "equivalent":
 
 
 def plot_selection(sel: Any, ax: Axes | None = None) -> Any:
-    """Decision timeline of a :class:`~bayescomp.decision.select.Selection`.
+    """Decision timeline of a :class:`~bayescomp.studies.select.Selection`.
 
     Left: for every step, the posterior mass of "challenger worse", "equivalent"
     and "challenger better" as a stacked bar, with ``gamma`` marked.  Right: the

@@ -10,12 +10,9 @@ from typing import Any
 
 import numpy as np
 
+from bayescomp.core.exceptions import FitFailedWarning
 from bayescomp.scores.table import Scores
 from bayescomp.splits.design import SplitDesign, materialise_splits
-
-
-class FitFailedWarning(UserWarning):
-    """A fit raised and ``error_score`` was recorded instead of a score."""
 
 
 def resolve_scorers(scoring: Any, estimator: Any = None) -> dict[str, Callable]:
@@ -66,7 +63,7 @@ def _check_scorer_key(key: str) -> None:
     """A scorer's values are always higher-is-better (scikit-learn negates losses), so a
     column named after a loss ("mse") would hold negated values that every comparison would
     flip a second time."""
-    from bayescomp.scores.registry import higher_is_better
+    from bayescomp.core.orientation import higher_is_better
 
     try:
         lower = not higher_is_better(key)

@@ -17,13 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-
-class ModelFileError(ValueError):
-    """A model file could not be loaded; the message names the file and the cause."""
-
-
-class ModelFileWarning(UserWarning):
-    """A model file was skipped."""
+from bayescomp.core.exceptions import ModelFileError, ModelFileWarning
 
 
 @dataclass(frozen=True)

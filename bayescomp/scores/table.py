@@ -356,8 +356,8 @@ class Scores:
         Splits are coloured by which model was better there; the orientation of the
         metric comes from the registry unless ``higher_is_better`` says it.
         """
+        from bayescomp.core.orientation import higher_is_better as direction
         from bayescomp.report.plots import plot_paired_scores
-        from bayescomp.scores.registry import higher_is_better as direction
 
         metric = self._check_metric(metric)
         hib = direction(metric) if higher_is_better is None else bool(higher_is_better)

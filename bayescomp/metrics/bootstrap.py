@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from bayescomp.scores._metric import MetricSpec, check_predictions, resolve_metric, safe_call
+from bayescomp.core.exceptions import DegenerateBootstrapWarning
+from bayescomp.metrics._metric import MetricSpec, check_predictions, resolve_metric, safe_call
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -27,9 +28,6 @@ _SCIPY_METHOD = {"bca": "BCa", "percentile": "percentile", "basic": "basic"}
 #: above this many rows BCa's jackknife (one metric evaluation per row) is refused
 BCA_MAX_ROWS = 20_000
 
-
-class DegenerateBootstrapWarning(UserWarning):
-    """Every resample gave the same metric value: the interval collapses to a point."""
 
 
 @dataclass(frozen=True)

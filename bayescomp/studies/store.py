@@ -37,6 +37,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bayescomp.core.exceptions import DesignChangedError
+
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
@@ -79,9 +81,6 @@ CREATE TABLE IF NOT EXISTS steps (
     fits INTEGER, n_splits INTEGER, extra_repeats INTEGER, PRIMARY KEY (run_id, step));
 """
 
-
-class DesignChangedError(ValueError):
-    """The store was written for another design (splits, metric, data or model parameters)."""
 
 
 def _now() -> str:

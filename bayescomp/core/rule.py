@@ -20,6 +20,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Literal
 
+from bayescomp.core.checks import check_gamma
+
 Outcome = Literal["promote", "reject", "equivalent", "inconclusive"]
 OUTCOMES: tuple[Outcome, ...] = ("promote", "reject", "equivalent", "inconclusive")
 
@@ -59,16 +61,6 @@ class Decision:
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
-
-
-def _check_gamma(gamma: float) -> float:
-    gamma = float(gamma)
-    if not 0.5 < gamma < 1.0:
-        raise ValueError(
-            f"gamma must lie in (0.5, 1) so that at most one region can reach it; got {gamma}. "
-            "Typical values are 0.9, 0.95 or 0.99."
-        )
-    return gamma
 
 
 def decide(
@@ -111,7 +103,7 @@ def decide(
     >>> decide(0.2, 0.3, 0.5, expected_gain=0.01, risk=0.3).outcome
     'inconclusive'
     """
-    gamma = _check_gamma(gamma)
+    gamma = check_gamma(gamma)
     probs = (float(p_left), float(p_rope), float(p_right))
     common = dict(
         gamma=gamma,

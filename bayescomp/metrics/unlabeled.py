@@ -28,13 +28,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bayescomp.core.exceptions import PrecisionAboveOneWarning
+
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     from matplotlib.axes import Axes
 
-
-class PrecisionAboveOneWarning(UserWarning):
-    """Estimated precision@k above 1: the labeled data do not represent the class."""
 
 
 @dataclass(frozen=True)

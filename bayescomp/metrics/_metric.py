@@ -98,7 +98,7 @@ class MetricSpec:
         """Metric on each resample ``y[rows[i]]``; rows has shape (B, n)."""
         fast = self.fast
         if fast is not None and y_pred.ndim == 1 and (fast != "roc_auc" or _binary(y_true)):
-            from bayescomp.scores import _fast
+            from bayescomp.metrics import _fast
 
             if fast == "roc_auc":
                 return _fast.auc_rows(_positive_mask(y_true), y_pred, rows)
@@ -111,7 +111,7 @@ class MetricSpec:
         """Metric of each frequency-weighted resample; weights has shape (r, b)."""
         fast = self.fast
         if fast is not None and y_pred.ndim == 1 and (fast != "roc_auc" or _binary(y_true)):
-            from bayescomp.scores import _fast
+            from bayescomp.metrics import _fast
 
             if fast == "roc_auc":
                 return _fast.auc_weighted(_positive_mask(y_true), y_pred, weights)
@@ -131,7 +131,7 @@ def _positive_mask(y_true: np.ndarray) -> np.ndarray:
 
 
 def _direction(name: str) -> bool | None:
-    from bayescomp.scores.registry import higher_is_better
+    from bayescomp.core.orientation import higher_is_better
 
     try:
         return higher_is_better(name)

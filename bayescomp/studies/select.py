@@ -9,7 +9,7 @@ becomes champion only when ``P(difference > rope) >= gamma``.
 Cost: the splits are materialised once per dataset, every model is fitted once
 on them and the champion's per-split scores are reused at every step, so
 choosing among ``k`` candidates costs ``k + 1`` cross-validations.  Every fit is
-written to an optional SQLite store (:class:`~bayescomp.decision.store.ResultStore`)
+written to an optional SQLite store (:class:`~bayescomp.studies.store.ResultStore`)
 as soon as it finishes; rerunning resumes without refitting.
 
 Self-tuning candidates (``GridSearchCV``, ``RandomizedSearchCV``, ``*CV``
@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bayescomp.core.exceptions import FitError
 from bayescomp.scores.crossval import fit_and_score, replay_warnings
 from bayescomp.scores.model_files import ModelFileWarning, ModelSpec, load_models
 
@@ -42,18 +43,15 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     from matplotlib.axes import Axes
 
-    from bayescomp.decision.store import ResultStore
     from bayescomp.scores.table import Scores
     from bayescomp.splits.design import SplitDesign
+    from bayescomp.studies.store import ResultStore
 
 ORDERS = ("given", "name", "mean")
 STEP_COLUMNS = ["step", "champion", "challenger", "p_better", "p_left", "p_rope", "p_right",
                 "risk", "expected_gain", "decision", "reason", "fits", "n_splits",
                 "extra_repeats"]
 
-
-class FitError(RuntimeError):
-    """A fit failed and ``on_error="raise"`` was chosen."""
 
 
 # --------------------------------------------------------------------------- models
@@ -680,7 +678,7 @@ def select(
         random_state)``.  It is materialised once per dataset and shared by
         every model.
     store : path, optional
-        SQLite file keeping every fit (:class:`~bayescomp.decision.store.ResultStore`);
+        SQLite file keeping every fit (:class:`~bayescomp.studies.store.ResultStore`);
         rerunning with the same store resumes without refitting, and a changed
         design, metric, data or model is refused.
     order : {"given", "name", "mean"}
@@ -731,10 +729,10 @@ def select(
     >>> sel.champion, sel.steps["decision"].tolist(), sel.fits_total
     ('lr', ['promote'], 20)
     """
-    from bayescomp.decision.rule import _check_gamma
-    from bayescomp.scores.registry import higher_is_better as _direction
+    from bayescomp.core.checks import check_gamma
+    from bayescomp.core.orientation import higher_is_better as _direction
 
-    gamma = _check_gamma(gamma)
+    gamma = check_gamma(gamma)
     if not np.isfinite(float(rope)) or float(rope) < 0:
         raise ValueError(f"rope must be a finite half-width >= 0 on the metric's scale, got {rope}")
     rope = float(rope)
@@ -763,9 +761,9 @@ def select(
 
     from sklearn.utils import indexable
 
-    from bayescomp.decision.store import ResultStore
     from bayescomp.scores.crossval import resolve_scorers
     from bayescomp.splits.design import materialise_splits
+    from bayescomp.studies.store import ResultStore
 
     if models is None:
         raise ValueError("pass the candidate models (a folder, model files or a dict)")
@@ -1016,7 +1014,7 @@ def _select_on_scores(models: Any, scores: Any, *, baseline: str, scoring: Any,
                       ) -> Selection:
     import pandas as pd
 
-    from bayescomp.scores.registry import higher_is_better as _direction
+    from bayescomp.core.orientation import higher_is_better as _direction
     from bayescomp.scores.table import Scores
 
     if isinstance(scores, str | Path):

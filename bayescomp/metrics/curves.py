@@ -346,7 +346,7 @@ def threshold_curves(
             raise ValueError(
                 f"repetition {i}: y_score contains NaN or inf; fix the model or drop those rows"
             )
-    from bayescomp.scores._metric import check_pos_label
+    from bayescomp.metrics._metric import check_pos_label
 
     check_pos_label(np.concatenate([np.asarray(t).ravel() for t, _ in pairs]), pos_label)
     if thresholds is None:

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from bayescomp.scores._metric import check_predictions, resolve_metric, safe_call
-from bayescomp.scores.bootstrap import (
+from bayescomp.metrics._metric import check_predictions, resolve_metric, safe_call
+from bayescomp.metrics.bootstrap import (
     DegenerateBootstrapWarning,
     _check_common,
     _finish,

@@ -33,8 +33,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from bayescomp.scores._metric import MetricSpec, check_predictions, resolve_metric, safe_call
-from bayescomp.scores.bootstrap import MetricInterval
+from bayescomp.core.exceptions import BLBCenterWarning
+from bayescomp.metrics._metric import MetricSpec, check_predictions, resolve_metric, safe_call
+from bayescomp.metrics.bootstrap import MetricInterval
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -47,9 +48,6 @@ if TYPE_CHECKING:  # pragma: no cover
 #: ("normal_unbiased") is approximately unbiased for near-normal resampling distributions.
 _QMETHOD = "normal_unbiased"
 
-
-class BLBCenterWarning(UserWarning):
-    """The full-data estimate was not computed; the interval is centred on the subset mean."""
 
 
 @dataclass(frozen=True)
@@ -151,7 +149,7 @@ def _subset_task(
 
 def _full_estimate(spec: MetricSpec, yt: Any, yp: Any, dask: bool) -> float | None:
     """Metric on all rows; memory-light for ROC AUC; None when not computable (Dask)."""
-    from bayescomp.scores import _fast
+    from bayescomp.metrics import _fast
 
     if spec.fast == "roc_auc" and np.ndim(yp) == 1:
         if dask:

@@ -1,0 +1,1 @@
+"""Shared vocabulary: regions, the decision rule, metric orientation, argument checks, protocols."""

@@ -1,0 +1,65 @@
+"""One checker per shared argument: validate once at the boundary, then trust.
+
+Each returns the value in the form the statistics use (a float array for ``rope`` and
+``rho``, a float for ``gamma`` and ``level``, an integer seed for ``random_state``) or
+raises ``ValueError`` saying what was wrong and what to pass instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+def as_float_array(x: Any, name: str) -> np.ndarray:
+    try:
+        arr = np.asarray(x, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be numeric scores; could not convert: {exc}") from None
+    return arr
+
+
+def check_rho(rho: Any) -> np.ndarray:
+    r = as_float_array(rho, "rho")
+    if not np.all(np.isfinite(r)) or np.any(r < 0) or np.any(r >= 1):
+        bad = r[~(np.isfinite(r) & (r >= 0) & (r < 1))]
+        raise ValueError(
+            f"rho must lie in [0, 1) (it is the test fraction n_test / (n_train + n_test) of the "
+            f"design, e.g. 0.1 for 10-fold CV); got {bad.ravel()[:5].tolist()}"
+        )
+    return r
+
+
+def check_rope(rope: Any) -> np.ndarray:
+    r = as_float_array(rope, "rope")
+    if not np.all(np.isfinite(r)) or np.any(r < 0):
+        raise ValueError(
+            f"rope must be a finite half-width >= 0 on the metric's scale (e.g. 0.01); got {rope!r}"
+        )
+    return r
+
+
+def check_gamma(gamma: float) -> float:
+    gamma = float(gamma)
+    if not 0.5 < gamma < 1.0:
+        raise ValueError(
+            f"gamma must lie in (0.5, 1) so that at most one region can reach it; got {gamma}. "
+            "Typical values are 0.9, 0.95 or 0.99."
+        )
+    return gamma
+
+
+def check_level(level: float) -> float:
+    level = float(level)
+    if not 0 < level < 1:
+        raise ValueError(f"level must lie in (0, 1), e.g. 0.95; got {level}")
+    return level
+
+
+def seed_from(random_state: Any) -> int:
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
+        if random_state < 0:
+            raise ValueError(f"random_state must be a non-negative integer; got {random_state}")
+        return int(random_state) % (2**32)
+    return int(np.random.default_rng(random_state).integers(2**31 - 1))

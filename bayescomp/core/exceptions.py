@@ -1,0 +1,60 @@
+"""Every warning and error class bayescomp raises, in one place.
+
+Warnings that mean the same thing as scikit-learn's subclass them, so filters written
+for scikit-learn catch bayescomp's too::
+
+    warnings.filterwarnings("ignore", category=sklearn.exceptions.ConvergenceWarning)
+
+silences both a solver that stopped early and an MCMC fit whose diagnostics failed.
+"""
+
+from __future__ import annotations
+
+from sklearn.exceptions import ConvergenceWarning as _SklearnConvergenceWarning
+from sklearn.exceptions import FitFailedWarning as _SklearnFitFailedWarning
+
+
+# ------------------------------------------------------------------ warnings
+class ConvergenceWarning(_SklearnConvergenceWarning):
+    """The MCMC chains did not pass the convergence checks (R-hat, bulk ESS, divergences)."""
+
+
+class FitFailedWarning(_SklearnFitFailedWarning):
+    """A fit raised and ``error_score`` was recorded instead of a score."""
+
+
+class ZeroVarianceWarning(UserWarning):
+    """The paired differences are identical on every split: the posterior is a point mass."""
+
+
+class HeavyTailWarning(UserWarning):
+    """Only two paired splits: the posterior is a Cauchy distribution with no mean."""
+
+
+class ModelFileWarning(UserWarning):
+    """A model file was skipped."""
+
+
+class DegenerateBootstrapWarning(UserWarning):
+    """Every resample gave the same metric value: the interval collapses to a point."""
+
+
+class BLBCenterWarning(UserWarning):
+    """The full-data estimate was not computed; the interval is centred on the subset mean."""
+
+
+class PrecisionAboveOneWarning(UserWarning):
+    """Estimated precision@k above 1: the labeled data do not represent the class."""
+
+
+# -------------------------------------------------------------------- errors
+class ModelFileError(ValueError):
+    """A model file could not be loaded; the message names the file and the cause."""
+
+
+class FitError(RuntimeError):
+    """A fit failed and ``on_error="raise"`` was chosen."""
+
+
+class DesignChangedError(ValueError):
+    """The store was written for another design (splits, metric, data or model parameters)."""

@@ -1,0 +1,108 @@
+"""The three protocols the stages talk through (structural: nothing needs to inherit).
+
+* :class:`Posterior`: what every comparison result answers — the three region
+  probabilities, ``p_better``, an interval, the decision, a summary table and a plot.
+  :class:`~bayescomp.posterior.ttest.CorrelatedTTestResult`,
+  :class:`~bayescomp.posterior.hierarchical.HierarchicalResult` and
+  :class:`~bayescomp.posterior.ranktests.RankTestResult` satisfy it, so the decision
+  stage, the studies, the CLI and the report take any of them.
+* :class:`ScoresProvider`: per-split scores that can be paired —
+  :class:`~bayescomp.scores.table.Scores` is the one implementation; the champion/challenger
+  walk and the ranking read only through this.
+* :class:`FitStore`: where a study keeps each finished fit so that a run can resume —
+  :class:`~bayescomp.studies.store.ResultStore` (SQLite) is the one backend.
+
+What ``p_left``/``p_rope``/``p_right`` are, per result type (the decision rule applies to
+whichever triple a result reports):
+
+========================  =====================================================
+correlated t-test         posterior mass of ``mu < -rope``, ``|mu| <= rope``,
+                          ``mu > rope`` (closed form)
+hierarchical model        the same masses for the mean difference ``delta0``
+                          (other summaries: ``.next_dataset``,
+                          ``.baycomp_convention``)
+sign / signed-rank test   baycomp's convention: the share of Dirichlet draws in
+                          which each region is the most probable
+========================  =====================================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+    from bayescomp.core.rule import Decision
+
+
+@runtime_checkable
+class Posterior(Protocol):
+    """A posterior of ``mu``, the difference candidate − baseline oriented so that > 0 is better."""
+
+    baseline_name: str
+    candidate_name: str
+    metric: str | None
+    higher_is_better: bool
+
+    @property
+    def p_left(self) -> Any: ...
+
+    @property
+    def p_rope(self) -> Any: ...
+
+    @property
+    def p_right(self) -> Any: ...
+
+    @property
+    def p_better(self) -> Any:
+        """``P(mu > 0)``: the candidate is better at all."""
+
+    @property
+    def expected_gain(self) -> Any: ...
+
+    def decision(self, gamma: float = 0.95) -> Decision: ...
+
+    def summary(self, *args: Any, **kwargs: Any) -> pd.DataFrame: ...
+
+    def plot(self, ax: Any = None) -> Any: ...
+
+
+@runtime_checkable
+class ScoresProvider(Protocol):
+    """Per-split scores of several models, paired on identical splits."""
+
+    @property
+    def models(self) -> list[str]: ...
+
+    @property
+    def datasets(self) -> list[str]: ...
+
+    @property
+    def metrics(self) -> list[str]: ...
+
+    def paired(self, baseline: str, candidate: str, metric: str | None = None,
+               dataset: str | None = None) -> pd.DataFrame:
+        """Columns ``split, baseline, candidate, n_train, n_test`` on the shared splits."""
+
+    def rho(self, dataset: str | None = None, model: str | None = None) -> Any: ...
+
+
+@runtime_checkable
+class FitStore(Protocol):
+    """Keeps every finished fit of a study, so that a rerun resumes instead of refitting."""
+
+    def check_design(self, *args: Any, **kwargs: Any) -> Any: ...
+
+    def check_model(self, model: str, **kwargs: Any) -> Any: ...
+
+    def load_fits(self, dataset: str, model: str) -> Mapping[int, Mapping[str, Any]]: ...
+
+    def write_fit(self, **kwargs: Any) -> Any: ...
+
+    def start_run(self, config: Mapping[str, Any]) -> int: ...
+
+    def finish_run(self, run_id: int, champion: str, steps: pd.DataFrame) -> None: ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,66 @@
+"""The three regions a difference can fall in, and the probabilities of each.
+
+Left: the candidate is worse by more than the ROPE; rope: practically equivalent;
+right: better by more than the ROPE (differences are oriented so that positive means
+the candidate is better, whatever the metric's direction).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class RegionProbabilities:
+    """Three region probabilities of one kind (left = candidate worse by more than the rope).
+
+    Attributes
+    ----------
+    p_left, p_rope, p_right : float
+    kind : str
+        Which summary of the posterior these are (e.g. ``"delta0"``,
+        ``"next_dataset"``, ``"baycomp_convention"``).
+    """
+
+    p_left: float
+    p_rope: float
+    p_right: float
+    kind: str
+
+    @classmethod
+    def of(cls, values: Any, kind: str) -> RegionProbabilities:
+        """From a length-3 array ``(left, rope, right)``."""
+        left, rope, right = (float(v) for v in values)
+        return cls(left, rope, right, kind)
+
+    def __iter__(self):
+        return iter((self.p_left, self.p_rope, self.p_right))
+
+    def as_tuple(self) -> tuple[float, float, float]:
+        return (self.p_left, self.p_rope, self.p_right)
+
+    def __repr__(self) -> str:
+        return (
+            f"RegionProbabilities({self.kind}: p_left={self.p_left:.4f}, "
+            f"p_rope={self.p_rope:.4f}, p_right={self.p_right:.4f})"
+        )
+
+
+def t_region_masses(rope: float, nu: np.ndarray, loc: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """Per-draw Student-t mass below -rope, inside, above +rope: shape (draws, 3)."""
+    from scipy import stats
+
+    left = stats.t.cdf(-rope, nu, loc=loc, scale=scale)
+    right = stats.t.sf(rope, nu, loc=loc, scale=scale)
+    mid = np.clip(1.0 - left - right, 0.0, 1.0)
+    return np.column_stack([left, mid, right])
+
+
+def argmax_shares(sample: np.ndarray) -> np.ndarray:
+    """Share of draws (rows of ``sample``, columns left/rope/right) in which each region is
+    the most probable: baycomp's summary of a posterior over region probabilities."""
+    winners = np.argmax(sample, axis=1)
+    return np.bincount(winners, minlength=3) / len(winners)

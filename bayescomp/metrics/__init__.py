@@ -1,0 +1,1 @@
+"""Uncertainty of evaluation metrics on one model's predictions (bootstrap, BLB, curves)."""

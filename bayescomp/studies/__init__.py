@@ -1,0 +1,1 @@
+"""Studies built on the decision: selection, learning curves, the result store."""
