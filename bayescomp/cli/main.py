@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 
 # modules of bayescomp.cli that define sub-commands, in --help order
-COMMANDS: tuple[str, ...] = ("compare", "select", "metrics")
+COMMANDS: tuple[str, ...] = ("compare", "select", "interval", "curves", "unlabeled")
 
 # loggers of the MCMC stack that print progress lines ("Sampling 2 chains ...")
 SAMPLER_LOGGERS: tuple[str, ...] = ("pymc", "pytensor", "nutpie", "numpyro", "jax")

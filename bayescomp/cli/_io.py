@@ -1,0 +1,65 @@
+"""Shared helpers of the CSV-reading sub-commands: read, pick a column, parse, save a plot.
+
+Every error is a :class:`bayescomp.cli.main.UserError`, printed as one line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+def read_csv(path: str) -> Any:
+    """Read ``path`` as a non-empty CSV file into a DataFrame."""
+    import pandas as pd
+
+    from bayescomp.cli.main import UserError
+
+    p = Path(path)
+    if not p.is_file():
+        raise UserError(f"no such CSV file: {path}")
+    try:
+        frame = pd.read_csv(p)
+    except Exception as exc:  # pandas raises many types for malformed files
+        raise UserError(f"could not read {path} as CSV: {exc}") from None
+    if frame.empty:
+        raise UserError(f"{path} has no rows")
+    return frame
+
+
+def column(frame: Any, name: str, path: str) -> np.ndarray:
+    """Column ``name`` of ``frame`` (read from ``path``) as an array, with no empty value."""
+    from bayescomp.cli.main import UserError
+
+    if name not in frame.columns:
+        raise UserError(f"column {name!r} not in {path}; columns are {list(frame.columns)}")
+    col = frame[name]
+    if col.isna().any():
+        raise UserError(f"column {name!r} of {path} has {int(col.isna().sum())} empty value(s)")
+    return col.to_numpy()
+
+
+def parse_label(value: str | None, like: np.ndarray) -> Any:
+    """Parse ``--pos-label`` to the dtype of the label column."""
+    if value is None:
+        return 1
+    if like.dtype.kind in "iub":
+        try:
+            return int(value)
+        except ValueError:
+            return value
+    if like.dtype.kind == "f":
+        return float(value)
+    return value
+
+
+def save_plot(ax: Any, path: str | None) -> None:
+    """Write the figure of ``ax`` (an axes or an array of axes) to ``path``, if given."""
+    if not path:
+        return
+    fig = ax.figure if hasattr(ax, "figure") else np.ravel(ax)[0].figure
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    print(f"plot written to {path}")

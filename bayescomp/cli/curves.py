@@ -1,0 +1,87 @@
+"""Sub-command ``curves``: precision/recall/ROC at fixed thresholds across repetitions.
+
+::
+
+    bayescomp curves oof.csv --y-true y --score p --repetition rep --plot pr.png --kind pr
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import numpy as np
+
+from bayescomp.cli._io import column, parse_label, read_csv, save_plot
+
+
+def _thresholds(text: str) -> np.ndarray:
+    from bayescomp.cli.main import UserError
+
+    try:
+        if ":" in text:
+            a, b, n = text.split(":")
+            return np.linspace(float(a), float(b), int(n))
+        return np.array([float(t) for t in text.split(",")])
+    except ValueError:
+        raise UserError(
+            f"--thresholds must be START:STOP:NUM (e.g. 0:1:101) or a comma list; got {text!r}"
+        ) from None
+
+
+def run_curves(args: argparse.Namespace) -> int:
+    import bayescomp as bc
+
+    frame = read_csv(args.file)
+    y = column(frame, args.y_true, args.file)
+    s = column(frame, args.score, args.file)
+    rep = column(frame, args.repetition, args.file)
+    import pandas as pd
+
+    preds = pd.DataFrame({"repetition": rep, "y_true": y, "y_score": s})
+    metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
+    needed = {"pr": ("precision", "recall"), "roc": ("recall", "fpr")}.get(args.kind, (args.kind,))
+    metrics += [m for m in needed if m not in metrics]
+    from bayescomp.metrics._metric import check_pos_label
+
+    pos = parse_label(args.pos_label, y)
+    check_pos_label(y, pos, flag="--pos-label")
+    cur = bc.threshold_curves(
+        predictions=preds, thresholds=_thresholds(args.thresholds) if args.thresholds else None,
+        metrics=metrics, pos_label=pos,
+    )
+    summary = cur.summary()
+    summary.columns = [f"{m}_{st}" for m, st in summary.columns]
+    every = max(1, len(cur.thresholds) // 10)
+    with pd.option_context("display.width", 200, "display.max_columns", 12):
+        cols = [c for c in summary.columns if c.endswith(("_mean", "_std", "_n_defined"))]
+        print(f"{cur.n_repetitions} repetitions; every {every}th threshold shown")
+        print(summary[cols].iloc[::every].round(4).to_string())
+    if args.out:
+        summary.to_csv(args.out)
+        print(f"table written to {args.out}")
+    if args.plot:
+        save_plot(cur.plot(kind=args.kind, band=args.band), args.plot)
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    """Add ``curves`` to the ``bayescomp`` command."""
+    c = subparsers.add_parser(
+        "curves", help="precision/recall/ROC at fixed thresholds across repetitions, with bands",
+        description="Threshold curves from stored out-of-sample predictions (one repetition "
+        "id per row): every repetition is evaluated at the same thresholds.",
+    )
+    c.add_argument("file", help="CSV of predictions: repetition id, true label, score")
+    c.add_argument("--y-true", required=True)
+    c.add_argument("--score", required=True, help="column of positive-class scores")
+    c.add_argument("--repetition", required=True, help="column identifying the repetition")
+    c.add_argument("--thresholds", help="START:STOP:NUM or a comma list (default 0:1:101)")
+    c.add_argument("--metrics", default="precision,recall,fpr",
+                   help="comma list of precision, recall, fpr, specificity, f1, accuracy")
+    c.add_argument("--pos-label", help="positive class (default 1)")
+    c.add_argument("--kind", default="pr", help="plot: pr, roc, or a metric name vs threshold")
+    c.add_argument("--band", default="std", choices=("std", "quantile"))
+    c.add_argument("--out", help="write the per-threshold summary to this CSV")
+    c.add_argument("--plot", metavar="FILE.png", help="write the curve with its band")
+    c.set_defaults(func=run_curves)
