@@ -12,9 +12,31 @@ function that needs them is called.
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 from typing import Any
 
-__version__ = "0.1.0"
+
+def _version() -> str:
+    """The installed distribution's version: ``pyproject.toml`` is its one source."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("bayescomp")
+    except metadata.PackageNotFoundError:  # a source checkout, not installed
+        return _source_version()
+
+
+def _source_version() -> str:
+    """The version in ``pyproject.toml`` of a source checkout that is not installed."""
+    import tomllib
+
+    pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
+    try:
+        with pyproject.open("rb") as fh:
+            return str(tomllib.load(fh)["project"]["version"])
+    except (OSError, KeyError, tomllib.TOMLDecodeError):
+        return "0+unknown"
+
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
@@ -65,6 +87,9 @@ __all__ = ["__version__", *sorted(_EXPORTS)]
 
 
 def __getattr__(name: str) -> Any:
+    if name == "__version__":  # resolved on first use: importlib.metadata is not free
+        globals()[name] = version = _version()
+        return version
     try:
         module = _EXPORTS[name]
     except KeyError:

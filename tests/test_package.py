@@ -45,3 +45,36 @@ def test_every_public_name_resolves(name):
 def test_unknown_attribute_is_an_attribute_error():
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         bayescomp.nope  # noqa: B018
+
+
+def test_version_comes_from_the_package_metadata():
+    from importlib import metadata
+
+    assert bayescomp.__version__ == metadata.version("bayescomp")
+
+
+def test_version_of_an_uninstalled_checkout_is_read_from_pyproject():
+    import tomllib
+
+    with (REPO / "pyproject.toml").open("rb") as fh:
+        expected = tomllib.load(fh)["project"]["version"]
+    assert bayescomp._source_version() == expected
+
+
+def test_cli_version_flag(capsys):
+    from bayescomp.cli import main as cli
+
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["--version"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out.strip() == f"bayescomp {bayescomp.__version__}"
+
+
+def test_version_falls_back_to_pyproject_when_not_installed(monkeypatch):
+    from importlib import metadata
+
+    def missing(name):
+        raise metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(metadata, "version", missing)
+    assert bayescomp._version() == bayescomp._source_version()
