@@ -272,8 +272,37 @@ def blb_metric(
     >>> round(ci.width, 3)
     0.006
     """
-    from joblib import Parallel, delayed
+    gamma = _check_blb_args(gamma, confidence_level, method, n_subsets, n_resamples, estimate)
+    spec = resolve_metric(metric, pos_label=pos_label)
+    yt_all, yp_all, dask, threshold = _inputs(y_true, y_pred_or_score, spec, threshold, pos_label)
+    n = int(yt_all.shape[0])
+    b = max(2, min(n, int(np.ceil(n**gamma))))
+    if n < 1000:
+        warnings.warn(
+            f"only {n} rows: the bag of little bootstraps is meant for large test sets; "
+            "bc.bootstrap_metric gives a more accurate interval here",
+            UserWarning, stacklevel=2,
+        )
+    rng = np.random.default_rng(random_state)
+    alpha = 1 - float(confidence_level)
 
+    def draw(k: int) -> list[tuple[np.ndarray, np.ndarray, int]]:
+        return _draw_subsets(rng, k, n, b, yt_all, yp_all, dask, spec, threshold, pos_label)
+
+    results, history, converged = _run_subsets(
+        draw, spec, n, int(n_subsets), int(n_resamples), alpha, adaptive=adaptive, tol=tol,
+        window=window, min_subsets=min_subsets, n_jobs=n_jobs,
+    )
+    est, source = _center(estimate, spec, yt_all, yp_all, dask)
+    centers = np.array([r["center"] for r in results])
+    est, off_lo, off_hi = _offsets(method, results, est, source, centers, alpha)
+    return _result(spec, results, history, est, off_lo, off_hi, source, converged,
+                   confidence_level=float(confidence_level), method=method, n=n, gamma=gamma, b=b)
+
+
+def _check_blb_args(gamma: float, confidence_level: float, method: str, n_subsets: int,
+                    n_resamples: int, estimate: Any) -> float:
+    """Validate the arguments of :func:`blb_metric`; return ``gamma`` as a float."""
     gamma = float(gamma)
     if not 0.5 <= gamma <= 1.0:
         raise ValueError(f"gamma must lie in [0.5, 1] (subset size b = n**gamma); got {gamma}")
@@ -286,60 +315,88 @@ def blb_metric(
             f"need n_subsets >= 2 and n_resamples >= 20 (typical: 20 and 100); got "
             f"{n_subsets} and {n_resamples}"
         )
-    spec = resolve_metric(metric, pos_label=pos_label)
-    dask = _is_dask(y_true) or _is_dask(y_pred_or_score)
-    if dask:
-        import dask.array as da
-
-        yt_all, yp_all = da.asarray(y_true), da.asarray(y_pred_or_score)
-        n = int(yt_all.shape[0])
-        if int(yp_all.shape[0]) != n or n == 0:
-            raise ValueError(
-                f"y_true and y_pred_or_score must be non-empty with one entry per row; got "
-                f"{n} and {int(yp_all.shape[0])} rows"
-            )
-        if threshold is not None:  # turn scores into labels lazily, as check_predictions does
-            labels = np.unique(da.unique(yt_all).compute())
-            if labels.size > 2:
-                raise ValueError(
-                    f"threshold turns scores into binary labels but y_true has {labels.size} "
-                    "classes"
-                )
-            others = labels[labels != pos_label]
-            neg = others[0] if others.size else (0 if pos_label != 0 else 1)
-            yp_all = da.where(yp_all >= threshold, pos_label, neg).astype(yt_all.dtype)
-            threshold = None
-    else:
-        yt_all, yp_all = check_predictions(y_true, y_pred_or_score, spec, threshold=threshold,
-                                           pos_label=pos_label, name="y_pred_or_score")
-        n = yt_all.shape[0]
-    b = max(2, min(n, int(np.ceil(n**gamma))))
-    if n < 1000:
-        warnings.warn(
-            f"only {n} rows: the bag of little bootstraps is meant for large test sets; "
-            "bc.bootstrap_metric gives a more accurate interval here",
-            UserWarning, stacklevel=2,
+    numeric = isinstance(estimate, int | float) and not isinstance(estimate, bool)
+    if not numeric and estimate not in ("auto", "full", "subsets"):
+        raise ValueError(
+            f"estimate must be 'auto', 'full', 'subsets' or a number; got {estimate!r}"
         )
-    rng = np.random.default_rng(random_state)
-    alpha = 1 - float(confidence_level)
+    return gamma
 
-    def draw(k: int) -> list[tuple[np.ndarray, np.ndarray, int]]:
-        out = []
-        for _ in range(k):
-            idx = np.sort(rng.choice(n, size=b, replace=False))
-            seed = int(rng.integers(2**63 - 1))
-            if dask:
-                import dask as dk
 
-                t, p = dk.compute(yt_all[idx], yp_all[idx])
-                t, p = check_predictions(t, p, spec, threshold=threshold, pos_label=pos_label,
-                                         name="y_pred_or_score")
-            else:
-                t, p = yt_all[idx], yp_all[idx]
-            out.append((t, p, seed))
-        return out
+def _inputs(y_true: Any, y_pred: Any, spec: MetricSpec, threshold: float | None,
+            pos_label: Any) -> tuple[Any, Any, bool, float | None]:
+    """Checked inputs, whether they are Dask arrays, and the threshold still to apply.
 
-    from joblib import effective_n_jobs
+    NumPy inputs are checked (and thresholded) at once.  Dask inputs are only checked for
+    their length and thresholded lazily; each subset is checked when it is materialised.
+    """
+    dask = _is_dask(y_true) or _is_dask(y_pred)
+    if not dask:
+        yt_all, yp_all = check_predictions(y_true, y_pred, spec, threshold=threshold,
+                                           pos_label=pos_label, name="y_pred_or_score")
+        return yt_all, yp_all, False, threshold
+    import dask.array as da
+
+    yt_all, yp_all = da.asarray(y_true), da.asarray(y_pred)
+    n = int(yt_all.shape[0])
+    if int(yp_all.shape[0]) != n or n == 0:
+        raise ValueError(
+            f"y_true and y_pred_or_score must be non-empty with one entry per row; got "
+            f"{n} and {int(yp_all.shape[0])} rows"
+        )
+    if threshold is not None:  # turn scores into labels lazily, as check_predictions does
+        labels = np.unique(da.unique(yt_all).compute())
+        if labels.size > 2:
+            raise ValueError(
+                f"threshold turns scores into binary labels but y_true has {labels.size} "
+                "classes"
+            )
+        others = labels[labels != pos_label]
+        neg = others[0] if others.size else (0 if pos_label != 0 else 1)
+        yp_all = da.where(yp_all >= threshold, pos_label, neg).astype(yt_all.dtype)
+    return yt_all, yp_all, True, None
+
+
+def _draw_subsets(rng: np.random.Generator, k: int, n: int, b: int, yt_all: Any, yp_all: Any,
+                  dask: bool, spec: MetricSpec, threshold: float | None,
+                  pos_label: Any) -> list[tuple[np.ndarray, np.ndarray, int]]:
+    """``k`` subsets of ``b`` rows drawn without replacement, each with its own seed."""
+    out = []
+    for _ in range(k):
+        idx = np.sort(rng.choice(n, size=b, replace=False))
+        seed = int(rng.integers(2**63 - 1))
+        if dask:
+            import dask as dk
+
+            t, p = dk.compute(yt_all[idx], yp_all[idx])
+            t, p = check_predictions(t, p, spec, threshold=threshold, pos_label=pos_label,
+                                     name="y_pred_or_score")
+        else:
+            t, p = yt_all[idx], yp_all[idx]
+        out.append((t, p, seed))
+    return out
+
+
+def _run_subsets(
+    draw: Callable[[int], list[tuple[np.ndarray, np.ndarray, int]]],
+    spec: MetricSpec,
+    n: int,
+    n_subsets: int,
+    n_resamples: int,
+    alpha: float,
+    *,
+    adaptive: bool,
+    tol: float,
+    window: int,
+    min_subsets: int,
+    n_jobs: int | None,
+) -> tuple[list[dict[str, Any]], list[float], bool]:
+    """Resample subsets in parallel batches until ``n_subsets`` or the width has settled.
+
+    Returns the per-subset results, the averaged interval width after each subset, and
+    whether adaptive stopping converged (True when not adaptive).
+    """
+    from joblib import Parallel, delayed, effective_n_jobs
 
     per_batch = max(1, effective_n_jobs(n_jobs))
     results: list[dict[str, Any]] = []
@@ -347,10 +404,9 @@ def blb_metric(
     converged = not adaptive
     with Parallel(n_jobs=n_jobs) as parallel:
         while len(results) < n_subsets:
-            k = min(per_batch, int(n_subsets) - len(results))
-            batch = draw(k)
+            batch = draw(min(per_batch, n_subsets - len(results)))
             results.extend(parallel(
-                delayed(_subset_task)(spec, t, p, n, int(n_resamples), seed, alpha, adaptive, tol)
+                delayed(_subset_task)(spec, t, p, n, n_resamples, seed, alpha, adaptive, tol)
                 for t, p, seed in batch
             ))
             for j in range(len(history), len(results)):
@@ -363,60 +419,75 @@ def blb_metric(
                 if np.all(change < tol):
                     converged = True
                     break
+    return results, history, converged
+
+
+def _center(estimate: Any, spec: MetricSpec, yt_all: Any, yp_all: Any,
+            dask: bool) -> tuple[float | None, str]:
+    """The interval's centre and its source (``"given"``, ``"full"`` or ``"subsets"``).
+
+    The centre is None when it is the mean over subsets (computed by :func:`_offsets`).
+    """
+    if isinstance(estimate, int | float) and not isinstance(estimate, bool):
+        return float(estimate), "given"
+    est = None if estimate == "subsets" else _full_estimate(spec, yt_all, yp_all, dask)
+    if est is None and estimate == "full":
+        raise ValueError(
+            f"the full-data value of {spec.name!r} cannot be computed from Dask arrays "
+            "without loading them; pass estimate='subsets' or your own value"
+        )
+    if est is not None and not np.isfinite(est):
+        raise ValueError(f"metric {spec.name!r} is undefined on the full data")
+    return est, "full" if est is not None else "subsets"
+
+
+def _offsets(method: str, results: list[dict[str, Any]], est: float | None, source: str,
+             centers: np.ndarray, alpha: float) -> tuple[float, float, float]:
+    """Centre and the interval's offsets from it, from the averaged per-subset quantiles.
+
+    Centred on the subsets' mean, the interval is widened by that mean's standard error.
+    """
     q_lo = float(np.mean([r["lo"] for r in results]))
     q_hi = float(np.mean([r["hi"] for r in results]))
-    centers = np.array([r["center"] for r in results])
-    sd = float(np.mean([r["sd"] for r in results]))
-
-    if isinstance(estimate, int | float) and not isinstance(estimate, bool):
-        est, source = float(estimate), "given"
-    elif estimate in ("auto", "full", "subsets"):
-        est = None if estimate == "subsets" else _full_estimate(spec, yt_all, yp_all, dask)
-        if est is None and estimate == "full":
-            raise ValueError(
-                f"the full-data value of {spec.name!r} cannot be computed from Dask arrays "
-                "without loading them; pass estimate='subsets' or your own value"
-            )
-        source = "full" if est is not None else "subsets"
-        if est is not None and not np.isfinite(est):
-            raise ValueError(f"metric {spec.name!r} is undefined on the full data")
-    else:
-        raise ValueError(
-            f"estimate must be 'auto', 'full', 'subsets' or a number; got {estimate!r}"
-        )
     if method == "percentile":
         off_lo, off_hi = q_lo, q_hi
     else:
         off_lo, off_hi = -q_hi, -q_lo
-    if source == "subsets":
-        from scipy import stats
+    if source != "subsets":
+        return float(est), off_lo, off_hi
+    from scipy import stats
 
-        est = float(centers.mean())
-        se_c = float(centers.std(ddof=1) / np.sqrt(centers.size))
-        z = float(stats.norm.ppf(1 - alpha / 2))
-        off_lo = -float(np.hypot(off_lo, z * se_c))
-        off_hi = float(np.hypot(off_hi, z * se_c))
-        warnings.warn(
-            "the full-data value was not computed (Dask input); the interval is centred on "
-            f"the mean of {centers.size} subset values and widened by their standard error "
-            f"({se_c:.3g}); pass estimate=<full-data value> for the narrower interval",
-            BLBCenterWarning, stacklevel=2,
-        )
+    se_c = float(centers.std(ddof=1) / np.sqrt(centers.size))
+    z = float(stats.norm.ppf(1 - alpha / 2))
+    warnings.warn(
+        "the full-data value was not computed (Dask input); the interval is centred on "
+        f"the mean of {centers.size} subset values and widened by their standard error "
+        f"({se_c:.3g}); pass estimate=<full-data value> for the narrower interval",
+        BLBCenterWarning, stacklevel=3,
+    )
+    return (float(centers.mean()), -float(np.hypot(off_lo, z * se_c)),
+            float(np.hypot(off_hi, z * se_c)))
+
+
+def _result(spec: MetricSpec, results: list[dict[str, Any]], history: list[float], est: float,
+            off_lo: float, off_hi: float, source: str, converged: bool, *,
+            confidence_level: float, method: str, n: int, gamma: float, b: int) -> BLBInterval:
+    """Assemble the :class:`BLBInterval` with its per-subset table."""
     import pandas as pd
 
     subsets = pd.DataFrame({
-        "value": centers,
+        "value": [r["center"] for r in results],
         "n_resamples": [r["r"] for r in results],
         "offset_low": [r["lo"] for r in results],
         "offset_high": [r["hi"] for r in results],
         "sd": [r["sd"] for r in results],
     })
-    dist = float(est) + np.concatenate([r["dev"] for r in results])
+    dist = est + np.concatenate([r["dev"] for r in results])
     return BLBInterval(
-        metric=spec.name, estimate=float(est), low=float(est) + off_lo, high=float(est) + off_hi,
-        standard_error=sd, distribution=dist, confidence_level=float(confidence_level),
-        method=f"blb-{method}", n=n, n_resamples=int(subsets["n_resamples"].sum()),
-        higher_is_better=spec.higher_is_better, gamma=gamma, b=b, n_subsets=len(results),
-        converged=converged, estimate_source=source, subsets=subsets,
-        history=np.asarray(history),
+        metric=spec.name, estimate=est, low=est + off_lo, high=est + off_hi,
+        standard_error=float(np.mean([r["sd"] for r in results])), distribution=dist,
+        confidence_level=confidence_level, method=f"blb-{method}", n=n,
+        n_resamples=int(subsets["n_resamples"].sum()), higher_is_better=spec.higher_is_better,
+        gamma=gamma, b=b, n_subsets=len(results), converged=converged, estimate_source=source,
+        subsets=subsets, history=np.asarray(history),
     )
