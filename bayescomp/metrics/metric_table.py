@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from bayescomp.metrics._metric import check_predictions, resolve_metric, safe_call
+from bayescomp.metrics._metric import MetricSpec, check_predictions, resolve_metric, safe_call
 from bayescomp.metrics.bootstrap import (
     DegenerateBootstrapWarning,
     _check_common,
@@ -104,26 +104,57 @@ def metric_table(
     >>> t.loc[["specificity (TNR)", "accuracy"], "estimate"].round(4).tolist()
     [0.9856, 0.965]
     """
-    import pandas as pd
-
     yt = np.asarray(y_true)
     yp = np.asarray(y_pred)
+    task, multiclass = _resolve_task(task, yt, yp)
+    if interval:
+        method = _check_common(method, n_resamples, confidence_level)
+    names = _metric_names(metrics, task, multiclass, y_score)
+    specs, preds, labels, yt = _resolve_specs(names, yt, yp, y_score, multiclass=multiclass,
+                                              average=average, pos_label=pos_label, beta=beta)
+    estimates = [safe_call(s, yt, p) for s, p in zip(specs, preds, strict=True)]
+    frame = _point_table(specs, labels, estimates)
+    frame.attrs.update(task=task, n=int(yt.shape[0]), interval=interval)
+    if not interval:
+        return frame
+    _add_intervals(frame, specs, preds, estimates, yt, method=method, n_resamples=n_resamples,
+                   confidence_level=confidence_level, stratify=stratify,
+                   random_state=random_state)
+    frame.attrs.update(method=method, n_resamples=int(n_resamples),
+                       confidence_level=float(confidence_level))
+    return frame
+
+
+def _resolve_task(task: str, yt: np.ndarray, yp: np.ndarray) -> tuple[str, bool]:
+    """The task (inferred when ``"auto"``) and whether it is multiclass classification."""
     if task == "auto":
         task = _infer_task(yt, yp) if yp.size else "classification"
     if task not in ("classification", "regression"):
         raise ValueError(f"task must be 'auto', 'classification' or 'regression'; got {task!r}")
-    multiclass = task == "classification" and np.unique(yt).size > 2
-    if metrics is None:
-        names = list(REGRESSION_METRICS if task == "regression" else CLASSIFICATION_METRICS)
-        if multiclass:
-            names.remove("specificity")
-        if y_score is not None and task == "classification" and not multiclass:
-            names.extend(SCORE_METRICS)
-    else:
+    return task, task == "classification" and np.unique(yt).size > 2
+
+
+def _metric_names(metrics: Sequence[str] | None, task: str, multiclass: bool,
+                  y_score: Any) -> list[str]:
+    """The metrics asked for, or the classic set of the task."""
+    if metrics is not None:
         names = [str(m) for m in metrics]
         if not names:
             raise ValueError("metrics is empty; name at least one metric")
-    specs, labels, preds = [], [], []
+        return names
+    names = list(REGRESSION_METRICS if task == "regression" else CLASSIFICATION_METRICS)
+    if multiclass:
+        names.remove("specificity")
+    if y_score is not None and task == "classification" and not multiclass:
+        names.extend(SCORE_METRICS)
+    return names
+
+
+def _resolve_specs(names: list[str], yt: np.ndarray, yp: np.ndarray, y_score: Any, *,
+                   multiclass: bool, average: str, pos_label: Any,
+                   beta: float) -> tuple[list[MetricSpec], list[np.ndarray], list[str], np.ndarray]:
+    """Each metric's spec, checked predictions and row label; and the checked ``y_true``."""
+    specs, preds, labels = [], [], []
     for name in names:
         key = name
         if multiclass and name in ("precision", "recall", "f1", "fbeta", "jaccard"):
@@ -142,7 +173,14 @@ def metric_table(
         if name.startswith("fbeta"):
             label = f"f_beta (beta={beta:g})"
         labels.append(label)
-    estimates = [safe_call(s, yt, p) for s, p in zip(specs, preds, strict=True)]
+    return specs, preds, labels, yt
+
+
+def _point_table(specs: list[MetricSpec], labels: list[str],
+                 estimates: list[float]) -> pd.DataFrame:
+    """The table of point estimates; interval columns empty, undefined metrics noted."""
+    import pandas as pd
+
     frame = pd.DataFrame(
         {
             "estimate": estimates,
@@ -158,10 +196,13 @@ def metric_table(
     for i, e in enumerate(estimates):
         if not np.isfinite(e):
             frame.iloc[i, frame.columns.get_loc("note")] = "undefined on this test set"
-    frame.attrs.update(task=task, n=int(yt.shape[0]), interval=interval)
-    if not interval:
-        return frame
-    method = _check_common(method, n_resamples, confidence_level)
+    return frame
+
+
+def _add_intervals(frame: pd.DataFrame, specs: list[MetricSpec], preds: list[np.ndarray],
+                   estimates: list[float], yt: np.ndarray, *, method: str, n_resamples: int,
+                   confidence_level: float, stratify: bool, random_state: Any) -> None:
+    """Fill ``low``, ``high`` and ``standard_error`` in place from one shared set of resamples."""
     samples = _index_samples(yt, stratify)
 
     def rows(r: np.ndarray) -> np.ndarray:
@@ -186,6 +227,3 @@ def metric_table(
             iv.low, iv.high, iv.standard_error]
         if iv.low == iv.high:
             frame.iloc[i, frame.columns.get_loc("note")] = "every resample gave the same value"
-    frame.attrs.update(method=method, n_resamples=int(n_resamples),
-                       confidence_level=float(confidence_level))
-    return frame
