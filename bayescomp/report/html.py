@@ -96,6 +96,19 @@ def write_selection_report(sel: Any, directory: str | Path) -> Path:
     timeline_b64 = _png(fig, out / "timeline.png")
     plt.close(fig)
 
+    parts = _header(sel)
+    parts += _timeline_section(sel, record, timeline_b64)
+    for i, step in enumerate(record["steps"], start=1):
+        parts += _step_section(sel, i, step, out)
+    parts += _candidates_section(sel, record)
+    parts.append("</body></html>")
+    path = out / "report.html"
+    path.write_text("\n".join(parts), encoding="utf-8")
+    return path
+
+
+def _header(sel: Any) -> list[str]:
+    """Document head, the run's settings line and the recommendation box."""
     rec = sel.recommendation
     action = rec["action"]
     cv = sel.settings.get("cv", "")
@@ -121,62 +134,77 @@ def write_selection_report(sel: Any, directory: str | Path) -> Path:
             f"{html.escape(sel.baseline)}: <b>{rec['risk']:.3f}</b>; expected gain "
             f"<b>{rec['expected_gain']:+.4g}</b> {html.escape(sel.metric)}.")
     parts.append("</div>")
+    return parts
 
-    parts.append("<h2>Decision timeline</h2>")
-    parts.append(_table(
-        [{"champion": t["champion"], "from step": t["from_step"],
-          "until step": "end" if t["to_step"] is None else t["to_step"], "why": t["why"]}
-         for t in sel.timeline()], ["champion", "from step", "until step", "why"]))
-    parts.append(f"<div class='plots'>{_img(timeline_b64, 'decision timeline')}</div>")
-    parts.append("<h2>Steps</h2>")
-    parts.append(_table(record["steps"], ["step", "champion", "challenger", "p_better", "p_left",
-                                          "p_rope", "p_right", "risk", "expected_gain",
-                                          "decision", "fits", "n_splits", "extra_repeats"],
-                        {"expected_gain": "+.4f"}))
 
-    for i, step in enumerate(record["steps"], start=1):
-        tag = f"step_{i:02d}"
-        parts.append(f"<div class='step' id='{tag}'><h2>Step {i}: "
-                     f"{html.escape(step['challenger'])} vs {html.escape(step['champion'])} — "
-                     f"<span class='d-{html.escape(step['decision'])}'>"
-                     f"{html.escape(step['decision'])}</span></h2>")
-        parts.append(f"<p>{html.escape(step['reason'])}</p>")
-        if sel.results[i - 1] is None:
-            parts.append("</div>")
-            continue
-        parts.append(
-            f"<p>P(challenger worse beyond ROPE) = <b>{_fmt(step['p_left'])}</b> · "
-            f"P(equivalent) = <b>{_fmt(step['p_rope'])}</b> · P(challenger better beyond ROPE) "
-            f"= <b>{_fmt(step['p_right'])}</b> · P(better at all) = "
-            f"<b>{_fmt(step['p_better'])}</b> · risk P(worse) = <b>{_fmt(step['risk'])}</b> · "
-            f"expected gain <b>{_fmt(step['expected_gain'], '+.4g')}</b></p>")
-        ax = sel.plot_step(i)
-        post = _png(ax.figure, out / f"{tag}_posterior.png")
-        plt.close(ax.figure)
-        ax = sel.plot_scores(i)
-        pair = _png(ax.figure, out / f"{tag}_scores.png")
-        plt.close(ax.figure)
-        parts.append(f"<div class='plots'>{_img(post, f'posterior of step {i}', 620)}"
-                     f"{_img(pair, f'paired scores of step {i}', 380)}</div>")
-        rows = [{"dataset": r["dataset"], "split": r["split"], step["champion"]: r["champion"],
-                 step["challenger"]: r["challenger"],
-                 "difference": r["challenger"] - r["champion"]}
-                for r in step["paired_scores"]]
-        parts.append(f"<details><summary>per-split paired scores ({len(rows)} splits)</summary>"
-                     + _table(rows, ["dataset", "split", step["champion"], step["challenger"],
-                                     "difference"], {"difference": "+.4f",
-                                                     step["champion"]: ".4f",
-                                                     step["challenger"]: ".4f"})
-                     + "</details></div>")
+def _timeline_section(sel: Any, record: dict[str, Any], timeline_b64: str) -> list[str]:
+    """Who was champion when, the timeline plot, and the table of every step."""
+    return [
+        "<h2>Decision timeline</h2>",
+        _table(
+            [{"champion": t["champion"], "from step": t["from_step"],
+              "until step": "end" if t["to_step"] is None else t["to_step"], "why": t["why"]}
+             for t in sel.timeline()], ["champion", "from step", "until step", "why"]),
+        f"<div class='plots'>{_img(timeline_b64, 'decision timeline')}</div>",
+        "<h2>Steps</h2>",
+        _table(record["steps"], ["step", "champion", "challenger", "p_better", "p_left",
+                                 "p_rope", "p_right", "risk", "expected_gain",
+                                 "decision", "fits", "n_splits", "extra_repeats"],
+               {"expected_gain": "+.4f"}),
+    ]
 
-    parts.append("<h2>Candidates</h2>")
-    parts.append(_table(record["candidates"], ["model", "description", "nested", "mean",
-                                               "status"], {"mean": ".4f"}))
+
+def _step_section(sel: Any, i: int, step: dict[str, Any], out: Path) -> list[str]:
+    """Step ``i``: its decision, probabilities, two plots (also written as PNGs) and scores."""
+    import matplotlib.pyplot as plt
+
+    tag = f"step_{i:02d}"
+    parts = [f"<div class='step' id='{tag}'><h2>Step {i}: "
+             f"{html.escape(step['challenger'])} vs {html.escape(step['champion'])} — "
+             f"<span class='d-{html.escape(step['decision'])}'>"
+             f"{html.escape(step['decision'])}</span></h2>",
+             f"<p>{html.escape(step['reason'])}</p>"]
+    if sel.results[i - 1] is None:
+        parts.append("</div>")
+        return parts
     parts.append(
+        f"<p>P(challenger worse beyond ROPE) = <b>{_fmt(step['p_left'])}</b> · "
+        f"P(equivalent) = <b>{_fmt(step['p_rope'])}</b> · P(challenger better beyond ROPE) "
+        f"= <b>{_fmt(step['p_right'])}</b> · P(better at all) = "
+        f"<b>{_fmt(step['p_better'])}</b> · risk P(worse) = <b>{_fmt(step['risk'])}</b> · "
+        f"expected gain <b>{_fmt(step['expected_gain'], '+.4g')}</b></p>")
+    ax = sel.plot_step(i)
+    post = _png(ax.figure, out / f"{tag}_posterior.png")
+    plt.close(ax.figure)
+    ax = sel.plot_scores(i)
+    pair = _png(ax.figure, out / f"{tag}_scores.png")
+    plt.close(ax.figure)
+    parts.append(f"<div class='plots'>{_img(post, f'posterior of step {i}', 620)}"
+                 f"{_img(pair, f'paired scores of step {i}', 380)}</div>")
+    rows = [{"dataset": r["dataset"], "split": r["split"], step["champion"]: r["champion"],
+             step["challenger"]: r["challenger"],
+             "difference": r["challenger"] - r["champion"]}
+            for r in step["paired_scores"]]
+    parts.append(f"<details><summary>per-split paired scores ({len(rows)} splits)</summary>"
+                 + _table(rows, ["dataset", "split", step["champion"], step["challenger"],
+                                 "difference"], {"difference": "+.4f",
+                                                 step["champion"]: ".4f",
+                                                 step["challenger"]: ".4f"})
+                 + "</details></div>")
+    return parts
+
+
+def _candidates_section(sel: Any, record: dict[str, Any]) -> list[str]:
+    """The candidate models, skipped model files, and how to read the report."""
+    parts = [
+        "<h2>Candidates</h2>",
+        _table(record["candidates"], ["model", "description", "nested", "mean", "status"],
+               {"mean": ".4f"}),
         "<p class='meta'>nested = the model tunes itself; it was evaluated by nested "
         "cross-validation (tuning saw only each outer training fold). The hyperparameters chosen "
         "inside the outer folds are not used for production: the production model is the winning "
-        "procedure refitted on all the data.</p>")
+        "procedure refitted on all the data.</p>",
+    ]
     if sel.skipped:
         parts.append("<h2>Skipped model files</h2><ul>" + "".join(
             f"<li><b>{html.escape(k)}</b>: {html.escape(v)}</li>" for k, v in sel.skipped.items())
@@ -185,7 +213,4 @@ def write_selection_report(sel: Any, directory: str | Path) -> Path:
                  "Posterior: Bayesian correlated t-test (Benavoli et al. 2017) unless stated "
                  "otherwise; decision rule: promote if P(Δ &gt; ROPE) ≥ γ, reject if P(Δ &lt; "
                  "−ROPE) ≥ γ, equivalent if P(|Δ| ≤ ROPE) ≥ γ, else inconclusive.</p>")
-    parts.append("</body></html>")
-    path = out / "report.html"
-    path.write_text("\n".join(parts), encoding="utf-8")
-    return path
+    return parts
