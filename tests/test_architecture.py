@@ -1,0 +1,321 @@
+"""The package's layout rules (docs/architecture.md), checked on the source with ``ast``.
+
+1. Imports run one way along the flow::
+
+       core < splits < scores < metrics | posterior < decision < studies < report < cli | integrations
+
+   A module may import from its own stage or an earlier one, never a later one, and
+   never a sibling (``metrics`` and ``posterior``; ``cli`` and ``integrations``).
+   Module-level and function-level imports count alike, and so does ``TYPE_CHECKING``.
+   The one exception, as pandas' ``.plot`` accessor: inside a method named ``plot*``,
+   ``report`` or ``_repr_html_`` a result may import ``bayescomp.report``.
+2. No module over 500 lines, no function over 80 lines of code (its docstring excluded),
+   unless listed with its reason in the allow-lists below.
+
+Each violation is printed as ``path:line ...`` so it can be fixed where it is.
+Run: ``python -m pytest -q tests/test_architecture.py``.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import bayescomp
+
+PACKAGE = Path(bayescomp.__file__).resolve().parent
+ROOT = PACKAGE.parent
+
+#: stage of each sub-package of ``bayescomp``: a module may import only from stages <= its own
+STAGES: dict[str, int] = {
+    "core": 0,
+    "splits": 1,
+    "scores": 2,
+    "metrics": 3,
+    "posterior": 3,
+    "decision": 4,
+    "studies": 5,
+    "report": 6,
+    "cli": 7,
+    "integrations": 7,
+}
+#: stages that share a rank but must not import each other
+SIBLINGS: frozenset[frozenset[str]] = frozenset({
+    frozenset({"metrics", "posterior"}),
+    frozenset({"cli", "integrations"}),
+})
+#: modules outside the rule: the package root re-exports every stage lazily
+EXEMPT: frozenset[str] = frozenset({"bayescomp/__init__.py", "bayescomp/__main__.py"})
+#: a function with one of these names may import ``bayescomp.report`` (a result's plot method)
+PLOT_METHODS: frozenset[str] = frozenset({"report", "_repr_html_"})
+
+MAX_MODULE_LINES = 500
+MAX_FUNCTION_LINES = 80
+#: path -> reason, for a module that must stay over MAX_MODULE_LINES.  Keep it empty:
+#: every entry needs a comment saying why the module cannot be split.
+MODULE_SIZE_ALLOWLIST: dict[str, str] = {}
+#: "path:function" -> reason, for a function over MAX_FUNCTION_LINES lines of code.
+FUNCTION_SIZE_ALLOWLIST: dict[str, str] = {}
+
+
+# ----------------------------------------------------------------------------- the walker
+def stage_of(module: str) -> str | None:
+    """The stage of a dotted ``bayescomp`` module name (None for the package root)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[0] == "bayescomp" else None
+
+
+def module_name(path: Path) -> str:
+    rel = path.relative_to(ROOT).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _resolve_relative(module: str, is_package: bool, level: int, target: str | None) -> str:
+    base = module.split(".")
+    if not is_package:
+        base = base[:-1]
+    if level > 1:
+        base = base[: len(base) - (level - 1)]
+    return ".".join(base + ([target] if target else []))
+
+
+class _ImportCollector(ast.NodeVisitor):
+    """Every ``bayescomp`` module a source file imports, with its line and enclosing function."""
+
+    def __init__(self, module: str, is_package: bool, exports: dict[str, str]) -> None:
+        self.module = module
+        self.is_package = is_package
+        self.exports = exports
+        self.functions: list[str] = []
+        self.root_aliases: set[str] = set()  # names bound to the package root (import bayescomp)
+        self.found: list[tuple[int, str, str | None]] = []  # (line, target, innermost function)
+
+    def _add(self, node: ast.AST, target: str) -> None:
+        if target == "bayescomp" or target.startswith("bayescomp."):
+            self.found.append((node.lineno, target, self.functions[-1] if self.functions else None))
+
+    def _from_root(self, node: ast.AST, name: str) -> None:
+        """``from bayescomp import name`` / ``bc.name``: a stage package or a lazy export."""
+        if name in STAGES:
+            self._add(node, f"bayescomp.{name}")
+        elif name in self.exports:
+            self._add(node, self.exports[name])
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self.functions.append(node.name)
+        self.generic_visit(node)
+        self.functions.pop()
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            if alias.name == "bayescomp" or (alias.asname is None
+                                             and alias.name.startswith("bayescomp.")):
+                self.root_aliases.add(alias.asname or "bayescomp")
+            if alias.name != "bayescomp":
+                self._add(node, alias.name)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        target = node.module or ""
+        if node.level:
+            target = _resolve_relative(self.module, self.is_package, node.level, node.module)
+        if target == "bayescomp":
+            for alias in node.names:
+                self._from_root(node, alias.name)
+        else:
+            self._add(node, target)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        if isinstance(node.value, ast.Name) and node.value.id in self.root_aliases:
+            self._from_root(node, node.attr)
+        self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        # importlib.import_module("bayescomp.x...") or f"bayescomp.x.{name}"
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+        if name == "import_module" and node.args:
+            arg = node.args[0]
+            if isinstance(arg, ast.JoinedStr) and arg.values:
+                arg = arg.values[0]
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                self._add(node, arg.value.rstrip("."))
+        self.generic_visit(node)
+
+
+def import_violations(source: str, module: str, path: str, *, is_package: bool = False,
+                      exports: dict[str, str] | None = None) -> list[str]:
+    """One line per import in ``source`` (module ``module``) that breaks the one-way rule."""
+    own = stage_of(module)
+    if own not in STAGES:
+        return [f"{path}:1 is in no stage; put it in one of {sorted(STAGES)}"]
+    collector = _ImportCollector(module, is_package,
+                                 bayescomp._EXPORTS if exports is None else exports)
+    collector.visit(ast.parse(source, filename=path))
+    out = []
+    for line, target, function in collector.found:
+        theirs = stage_of(target)
+        if theirs is None or theirs == own:
+            continue
+        if theirs not in STAGES:
+            out.append(f"{path}:{line} imports {target}, which is in no stage")
+        elif frozenset({own, theirs}) in SIBLINGS:
+            out.append(f"{path}:{line} imports sibling-stage {target} ({own} <-> {theirs})")
+        elif STAGES[theirs] > STAGES[own]:
+            if theirs == "report" and function is not None and (
+                    function.startswith("plot") or function in PLOT_METHODS):
+                continue  # a result's plot method, like pandas' .plot accessor
+            out.append(f"{path}:{line} imports later-stage {target} ({own} -> {theirs})")
+    return out
+
+
+def _modules() -> list[Path]:
+    return sorted(p for p in PACKAGE.rglob("*.py")
+                  if str(p.relative_to(ROOT).as_posix()) not in EXEMPT)
+
+
+def _rel(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix()
+
+
+def all_import_violations() -> list[str]:
+    out = []
+    for path in _modules():
+        out += import_violations(path.read_text(encoding="utf-8"), module_name(path), _rel(path),
+                                 is_package=path.name == "__init__.py")
+    return out
+
+
+def code_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    """Lines of a function from ``def`` to its end, its docstring excluded."""
+    n = node.end_lineno - node.lineno + 1
+    body = node.body
+    if (body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)):
+        n -= body[0].end_lineno - body[0].lineno + 1
+    return n
+
+
+def long_functions(source: str, path: str, limit: int = MAX_FUNCTION_LINES) -> list[str]:
+    out = []
+    for node in ast.walk(ast.parse(source, filename=path)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            n = code_lines(node)
+            if n > limit and f"{path}:{node.name}" not in FUNCTION_SIZE_ALLOWLIST:
+                out.append(f"{path}:{node.lineno} function {node.name} has {n} lines of code "
+                           f"(limit {limit}, docstring excluded)")
+    return sorted(out, key=lambda s: int(s.split(":")[1].split()[0]))
+
+
+# ------------------------------------------------------------------------------ the rules
+def test_imports_run_one_way():
+    violations = all_import_violations()
+    assert not violations, "imports against the flow:\n" + "\n".join(violations)
+
+
+def test_size_no_module_over_500_lines():
+    too_long = []
+    for path in _modules():
+        n = len(path.read_text(encoding="utf-8").splitlines())
+        if n > MAX_MODULE_LINES and _rel(path) not in MODULE_SIZE_ALLOWLIST:
+            too_long.append(f"{_rel(path)}:1 has {n} lines (limit {MAX_MODULE_LINES})")
+    assert not too_long, "modules to split:\n" + "\n".join(too_long)
+
+
+def test_size_no_function_over_80_lines_of_code():
+    too_long = []
+    for path in _modules():
+        too_long += long_functions(path.read_text(encoding="utf-8"), _rel(path))
+    assert not too_long, "functions to split:\n" + "\n".join(too_long)
+
+
+def test_allow_lists_name_existing_files():
+    for key in [*MODULE_SIZE_ALLOWLIST, *FUNCTION_SIZE_ALLOWLIST]:
+        assert (ROOT / key.split(":")[0]).is_file(), f"allow-list entry {key} names no file"
+
+
+# ------------------------------------------------------------------ the walker is correct
+EXPORTS = {"select": "bayescomp.studies.select", "decide": "bayescomp.core.rule"}
+
+
+def _check(source: str, module: str = "bayescomp.metrics.thing", **kw) -> list[str]:
+    return import_violations(source, module, "x.py", exports=EXPORTS, **kw)
+
+
+@pytest.mark.parametrize("source", [
+    "from bayescomp.studies.select import select",
+    "import bayescomp.report.plots",
+    "import bayescomp.decision.ranking as r",
+    "from bayescomp.studies import store",
+    "from bayescomp import studies",
+    "from bayescomp import select",
+    "import bayescomp as bc\nbc.select",
+    "from ..studies.select import select",
+    "from ..report import plots",
+    "def fit():\n    from bayescomp.report.plots import x",
+    "import importlib\nimportlib.import_module('bayescomp.report.plots')",
+    "import importlib\nname = 'x'\nimportlib.import_module(f'bayescomp.cli.{name}')",
+    "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from bayescomp.studies import Selection",
+])
+def test_walker_catches_a_later_stage_import(source):
+    (violation,) = _check(source)
+    assert violation.startswith("x.py:") and "imports later-stage bayescomp." in violation
+
+
+@pytest.mark.parametrize("source", [
+    "from bayescomp.core.rule import decide",
+    "from bayescomp.scores.table import Scores",
+    "from bayescomp.metrics._metric import resolve_metric",
+    "from . import _metric",
+    "from .bootstrap import MetricInterval",
+    "from .. import core",
+    "from bayescomp import decide",
+    "import bayescomp as bc\nbc.decide",
+    "import numpy as np\nimport pandas",
+    "class R:\n    def plot(self):\n        from bayescomp.report.plots import p",
+    "class R:\n    def plot_convergence(self):\n        import bayescomp.report.metric_plots",
+    "class R:\n    def report(self, d):\n        from bayescomp.report.html import w",
+    "class R:\n    def _repr_html_(self):\n        from ..report import html",
+])
+def test_walker_allows_earlier_stages_and_plot_methods(source):
+    assert _check(source) == []
+
+
+def test_walker_reports_the_line_and_siblings():
+    src = "import numpy\n\nfrom bayescomp.posterior.ttest import correlated_ttest\n"
+    assert _check(src) == ["x.py:3 imports sibling-stage bayescomp.posterior.ttest "
+                           "(metrics <-> posterior)"]
+    assert _check("from bayescomp.metrics import blb", module="bayescomp.posterior.x") != []
+    assert _check("from bayescomp.integrations import mlflow", module="bayescomp.cli.x") != []
+
+
+def test_walker_plot_exception_is_only_for_report():
+    src = "class R:\n    def plot(self):\n        from bayescomp.studies.select import select"
+    assert _check(src) == ["x.py:3 imports later-stage bayescomp.studies.select "
+                           "(metrics -> studies)"]
+
+
+def test_walker_resolves_relative_imports_of_a_package():
+    # in bayescomp/metrics/__init__.py, "from . import x" is bayescomp.metrics.x
+    assert _check("from . import blb", module="bayescomp.metrics", is_package=True) == []
+    assert _check("from ..report import plots", module="bayescomp.metrics",
+                  is_package=True) != []
+
+
+def test_walker_flags_a_module_in_no_stage():
+    assert _check("", module="bayescomp.helpers") == [
+        f"x.py:1 is in no stage; put it in one of {sorted(STAGES)}"]
+
+
+def test_function_size_excludes_the_docstring():
+    body = "\n".join(f"    x{i} = {i}" for i in range(79))
+    doc = '    """' + "\n" * 30 + '    """\n'
+    assert long_functions(f"def f():\n{doc}{body}\n", "x.py") == []  # 80 lines of code
+    assert long_functions(f"def f():\n{doc}{body}\n    y = 1\n", "x.py") == [
+        "x.py:1 function f has 81 lines of code (limit 80, docstring excluded)"]
