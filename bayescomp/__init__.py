@@ -76,7 +76,7 @@ _EXPORTS: dict[str, str] = {
     "Decision": "bayescomp.core.rule",
     "decide": "bayescomp.core.rule",
     "select": "bayescomp.studies.select",
-    "Selection": "bayescomp.studies.select",
+    "Selection": "bayescomp.studies.selection",
     "rank": "bayescomp.decision.ranking",
     "Ranking": "bayescomp.decision.ranking",
     "ResultStore": "bayescomp.studies.store",

@@ -56,7 +56,7 @@ def main() -> None:
     import bayescomp as bc
     from bayescomp.scores.datasets import load_dataset
     from bayescomp.scores.model_files import load_models
-    from bayescomp.studies.select import default_cv
+    from bayescomp.splits.repeats import default_cv
 
     X, y, _ = load_dataset(args.dataset)
     specs = load_models(REPO / "models")

@@ -447,3 +447,20 @@ def test_error_score_covers_scoring_failures_like_sklearn():
     with pytest.raises(RuntimeError, match="cannot predict row zero"):
         bc.cross_validate_paired({"bad": BadPredict(), "ok": DummyClassifier()}, X, y, cv=cv,
                                  scoring="accuracy", progress=False)
+
+
+def test_one_fit_engine_runs_tasks_and_hands_back_results_by_key(data):
+    from sklearn.metrics import get_scorer
+
+    from bayescomp.scores.engine import FitTask, run_fits
+
+    X, y = data
+    splits = list(KFold(3, shuffle=True, random_state=0).split(X))
+    got = {}
+    run_fits([FitTask(k, GaussianNB(), X, y, tr, te, {"accuracy": get_scorer("accuracy")},
+                      predict=lambda est, Xt, yt: len(yt))
+              for k, (tr, te) in enumerate(splits)], got.__setitem__, n_jobs=2)
+    assert sorted(got) == [0, 1, 2]
+    ref = cross_validate(GaussianNB(), X, y, cv=splits, scoring="accuracy")["test_score"]
+    np.testing.assert_allclose([got[k]["scores"]["accuracy"] for k in range(3)], ref)
+    assert [got[k]["predictions"] for k in range(3)] == [len(te) for _, te in splits]

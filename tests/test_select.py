@@ -21,7 +21,8 @@ from sklearn.preprocessing import StandardScaler
 import bayescomp as bc
 from bayescomp.scores.model_files import ModelFileError, ModelFileWarning
 from bayescomp.splits.design import materialise_splits
-from bayescomp.studies.select import FitError, _block_seed, is_self_tuning
+from bayescomp.splits.repeats import block_seed as _block_seed
+from bayescomp.studies.select import FitError, is_self_tuning
 
 N = 30  # paired splits of the constructed tables
 RHO = 0.1

@@ -240,3 +240,14 @@ def test_several_datasets_are_stored_and_decided_by_the_hierarchical_model(data,
     # 2 chains x 300 draws over 2 datasets need not converge; then the rule must refuse
     if not direct.converged:
         assert step["decision"] == "inconclusive" and "converged" in step["reason"]
+
+
+def test_result_store_satisfies_the_fit_store_protocol(tmp_path):
+    from bayescomp.core.protocols import FitStore
+    from bayescomp.studies.store import ResultStore
+
+    st = ResultStore(tmp_path / "s.sqlite")
+    try:
+        assert isinstance(st, FitStore)
+    finally:
+        st.close()

@@ -182,12 +182,12 @@ def _oof_predictions(
     estimator: Any, X: Any, y: Any, cv: Any, groups: Any, pos_label: Any,
     response_method: str, n_jobs: int | None,
 ) -> tuple[list[tuple[np.ndarray, np.ndarray]], bool]:
-    from joblib import Parallel, delayed
-    from sklearn.base import clone
+    from functools import partial
+
     from sklearn.model_selection import check_cv
     from sklearn.utils import indexable
 
-    from bayescomp.scores.crossval import _take as _safe_indexing
+    from bayescomp.scores.engine import FitTask, run_fits
 
     X, y, groups = indexable(X, y, groups)
     y = np.asarray(y)
@@ -200,27 +200,32 @@ def _oof_predictions(
             f"response_method must be 'auto', 'predict_proba' or 'decision_function'; got "
             f"{response_method!r}"
         )
+    predict = partial(_positive_scores, pos_label=pos_label, response_method=response_method)
+    preds: dict[int, Any] = {}
+    run_fits((FitTask(k, estimator, X, y, tr, te, {}, predict=predict)
+              for k, (tr, te) in enumerate(cv.split(X, y, groups))),
+             lambda k, res: preds.__setitem__(k, res["predictions"]), n_jobs=n_jobs)
+    return [preds[k] for k in sorted(preds)], response_method == "predict_proba"
 
-    def one(train: np.ndarray, test: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        est = clone(estimator).fit(_safe_indexing(X, train), y[train])
-        if response_method == "predict_proba":
-            classes = list(est.classes_)
-            if pos_label not in classes:
-                raise ValueError(
-                    f"pos_label={pos_label!r} is not among the classes {classes} of a training "
-                    "split; use a stratified splitter"
-                )
-            s = est.predict_proba(_safe_indexing(X, test))[:, classes.index(pos_label)]
-        else:
-            s = est.decision_function(_safe_indexing(X, test))
-            if np.ndim(s) != 1:
-                raise ValueError("decision_function must give one score per row (binary task)")
-            if list(est.classes_).index(pos_label) == 0:
-                s = -s
-        return y[test], np.asarray(s, dtype=float)
 
-    preds = Parallel(n_jobs=n_jobs)(delayed(one)(tr, te) for tr, te in cv.split(X, y, groups))
-    return list(preds), response_method == "predict_proba"
+def _positive_scores(est: Any, X_test: Any, y_test: Any, *, pos_label: Any,
+                     response_method: str) -> tuple[np.ndarray, np.ndarray]:
+    """``(y_test, score of the positive class)`` of a fitted classifier on one test fold."""
+    if response_method == "predict_proba":
+        classes = list(est.classes_)
+        if pos_label not in classes:
+            raise ValueError(
+                f"pos_label={pos_label!r} is not among the classes {classes} of a training "
+                "split; use a stratified splitter"
+            )
+        s = est.predict_proba(X_test)[:, classes.index(pos_label)]
+    else:
+        s = est.decision_function(X_test)
+        if np.ndim(s) != 1:
+            raise ValueError("decision_function must give one score per row (binary task)")
+        if list(est.classes_).index(pos_label) == 0:
+            s = -s
+    return np.asarray(y_test), np.asarray(s, dtype=float)
 
 
 def _from_predictions(predictions: Any) -> list[tuple[np.ndarray, np.ndarray]]:

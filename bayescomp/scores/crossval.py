@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import numbers
-import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-import numpy as np
-
 from bayescomp.core.exceptions import FitFailedWarning
+from bayescomp.scores.engine import FitTask, Progress, multimetric, run_fits
 from bayescomp.scores.table import Scores
 from bayescomp.splits.design import SplitDesign, materialise_splits
 
@@ -76,112 +74,6 @@ def _check_scorer_key(key: str) -> None:
             f"would hold negated {key} and comparisons would read it the wrong way round; name "
             f"it 'neg_{key}'"
         )
-
-
-def _take(data: Any, idx: np.ndarray) -> Any:
-    if data is None:
-        return None
-    if hasattr(data, "iloc"):
-        return data.iloc[idx]
-    if hasattr(data, "shape"):
-        return data[idx]
-    return [data[i] for i in idx]
-
-
-def fit_and_score(
-    estimator: Any,
-    X: Any,
-    y: Any,
-    train: np.ndarray,
-    test: np.ndarray,
-    scorers: Mapping[str, Callable],
-    error_score: Any = "raise",
-    multimetric: Callable | None = None,
-    inspect: Callable[[Any], Any] | None = None,
-) -> dict[str, Any]:
-    """Clone, fit on ``train``, score on ``test``; one task of paired cross-validation.
-
-    Returns ``{"scores": {name: float}, "fit_time": s, "score_time": s, "error": str|None,
-    "info": ...}``.  ``multimetric`` is ``scorers`` combined into one callable that shares
-    predictions between them (built here when not given).  ``inspect(fitted_estimator)``
-    runs in the worker after a successful fit and its value is returned as ``info``
-    (e.g. the hyperparameters a search chose); ``info`` is None otherwise.
-
-    Warnings raised by the fit or the scoring are caught here and returned as
-    ``"warnings": [(category, message, count), ...]`` (distinct ones, counted), so
-    that they reach the calling process whatever the joblib backend:
-    :func:`replay_warnings` raises them there, where the caller's filters apply.
-    """
-    with warnings.catch_warnings(record=True) as caught:
-        res = _fit_and_score(estimator, X, y, train, test, scorers, error_score, multimetric,
-                             inspect)
-    counts: dict[tuple[type, str], int] = {}
-    for w in caught:
-        key = (w.category, str(w.message))
-        counts[key] = counts.get(key, 0) + 1
-    res["warnings"] = [(cat, msg, n) for (cat, msg), n in counts.items()]
-    return res
-
-
-def replay_warnings(result: Mapping[str, Any]) -> None:
-    """Raise again, in this process, the warnings a :func:`fit_and_score` task caught."""
-    for category, message, count in result.get("warnings", ()):
-        for _ in range(count):
-            warnings.warn(message, category, stacklevel=2)
-
-
-def _fit_and_score(estimator: Any, X: Any, y: Any, train: np.ndarray, test: np.ndarray,
-                   scorers: Mapping[str, Callable], error_score: Any,
-                   multimetric: Callable | None, inspect: Callable[[Any], Any] | None
-                   ) -> dict[str, Any]:
-    from sklearn.base import clone
-
-    est = clone(estimator)
-    X_tr, X_te = _take(X, train), _take(X, test)
-    y_tr, y_te = _take(y, train), _take(y, test)
-    t0 = time.perf_counter()
-    try:
-        est.fit(X_tr, y_tr) if y is not None else est.fit(X_tr)
-    except Exception as exc:
-        if isinstance(error_score, str) and error_score == "raise":
-            raise
-        return {
-            "scores": dict.fromkeys(scorers, float(error_score)),
-            "fit_time": time.perf_counter() - t0,
-            "score_time": 0.0,
-            "error": f"{type(exc).__name__}: {exc}",
-            "info": None,
-        }
-    fit_time = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    if multimetric is None:
-        multimetric = _multimetric(scorers, est)
-    try:
-        scores = {name: float(v) for name, v in multimetric(est, X_te, y_te).items()}
-    except Exception as exc:  # scoring failures follow error_score too, as in scikit-learn
-        if isinstance(error_score, str) and error_score == "raise":
-            raise
-        return {
-            "scores": dict.fromkeys(scorers, float(error_score)),
-            "fit_time": fit_time,
-            "score_time": time.perf_counter() - t0,
-            "error": f"scoring failed: {type(exc).__name__}: {exc}",
-            "info": None,
-        }
-    return {"scores": scores, "fit_time": fit_time, "score_time": time.perf_counter() - t0,
-            "error": None, "info": inspect(est) if inspect is not None else None}
-
-
-def _multimetric(scorers: Mapping[str, Callable], estimator: Any) -> Callable:
-    """One callable ``(est, X, y) -> {name: score}`` that shares predictions between scorers.
-
-    scikit-learn's multimetric scorer calls ``predict``/``predict_proba`` once for
-    all scorers that need it (as ``cross_validate`` does); calling each scorer on
-    its own would repeat the predictions once per metric.
-    """
-    from sklearn.metrics import check_scoring
-
-    return check_scoring(estimator, scoring=dict(scorers))
 
 
 def _check_models(models: Any) -> dict[str, Any]:
@@ -264,7 +156,6 @@ def cross_validate_paired(
     >>> s.models, len(s), s.rho()
     (['nb', 'lda'], 20, 0.2)
     """
-    from joblib import Parallel, delayed
     from sklearn.base import is_classifier
     from sklearn.utils import indexable
 
@@ -277,37 +168,15 @@ def cross_validate_paired(
     classifier = all(is_classifier(m) for m in models.values())
     design = materialise_splits(cv, X, y, groups, classifier=classifier)
     scorers = {name: resolve_scorers(scoring, est) for name, est in models.items()}
-    multi = {name: _multimetric(scorers[name], est) for name, est in models.items()}
+    multi = {name: multimetric(scorers[name], est) for name, est in models.items()}
     tasks = [(name, k) for name in models for k in range(len(design))]
-
-    results = Parallel(n_jobs=n_jobs, return_as="generator")(
-        delayed(fit_and_score)(models[name], X, y, *design.splits[k], scorers[name], error_score,
-                               multi[name])
-        for name, k in tasks
-    )
-    results = _with_progress(results, tasks, progress)
-    return _to_scores(tasks, results, design, dataset)
-
-
-def _with_progress(results: Iterable[dict], tasks: list[tuple[str, int]], progress: bool
-                   ) -> list[dict]:
-    import sys
-
-    if not progress or not sys.stderr.isatty():
-        out = list(results)
-        for res in out:
-            replay_warnings(res)
-        return out
-    from tqdm.auto import tqdm
-
-    out = []
-    with tqdm(total=len(tasks), desc="paired CV", unit="fit", leave=False) as bar:
-        for (name, k), res in zip(tasks, results, strict=True):
-            replay_warnings(res)
-            out.append(res)
-            bar.set_postfix_str(f"{name} split {k}", refresh=False)
-            bar.update()
-    return out
+    results: dict[Any, dict[str, Any]] = {}
+    with Progress(progress, "paired CV") as bar:
+        run_fits((FitTask((name, k), models[name], X, y, *design.splits[k], scorers[name],
+                          error_score, multi[name]) for name, k in tasks),
+                 results.__setitem__, n_jobs=n_jobs, progress=bar,
+                 describe=lambda key: f"{key[0]} split {key[1]}")
+    return _to_scores(tasks, [results[t] for t in tasks], design, dataset)
 
 
 def _to_scores(tasks: list[tuple[str, int]], results: list[dict], design: SplitDesign,

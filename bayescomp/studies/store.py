@@ -324,10 +324,9 @@ class ResultStore:
         return int(cur.lastrowid)
 
     def finish_run(self, run_id: int, champion: str, steps: pd.DataFrame) -> None:
-        cols = ["step", "champion", "challenger", "p_better", "p_left", "p_rope", "p_right",
-                "risk", "expected_gain", "decision", "reason", "fits", "n_splits",
-                "extra_repeats"]
-        rows = [(run_id, *(_plain(r[c]) for c in cols)) for r in steps.to_dict("records")]
+        from bayescomp.decision.walk import STEP_COLUMNS
+
+        rows = [(run_id, *(_plain(r[c]) for c in STEP_COLUMNS)) for r in steps.to_dict("records")]
         with self._tx():
             self._con.executemany(f"INSERT INTO steps VALUES ({','.join('?' * 15)})", rows)
             self._con.execute("UPDATE runs SET finished_at=?, champion=?, status='finished' "

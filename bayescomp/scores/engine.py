@@ -1,0 +1,247 @@
+"""The one fit engine: clone, fit on the training rows, score (or predict) on the test rows.
+
+Every cross-validation of the package goes through here —
+:func:`~bayescomp.scores.crossval.cross_validate_paired` (and so the learning curves),
+the fits of :func:`bayescomp.select` and the out-of-fold predictions of
+:func:`bayescomp.threshold_curves`:
+
+* :func:`fit_and_score` is one task (one estimator on one split); it catches the
+  warnings of the fit and hands them back with the result;
+* :func:`run_fits` runs many :class:`FitTask` through joblib and calls
+  ``on_result(key, result)`` in the calling process as results arrive (after raising
+  the task's warnings again there, where the caller's filters apply);
+* :class:`Progress` is the one progress bar (only on a terminal).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+import warnings
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+
+def _take(data: Any, idx: np.ndarray) -> Any:
+    """Rows ``idx`` of an array, a DataFrame/Series or a list (None stays None)."""
+    if data is None:
+        return None
+    if hasattr(data, "iloc"):
+        return data.iloc[idx]
+    if hasattr(data, "shape"):
+        return data[idx]
+    return [data[i] for i in idx]
+
+
+def multimetric(scorers: Mapping[str, Callable], estimator: Any) -> Callable:
+    """One callable ``(est, X, y) -> {name: score}`` that shares predictions between scorers.
+
+    scikit-learn's multimetric scorer calls ``predict``/``predict_proba`` once for
+    all scorers that need it (as ``cross_validate`` does); calling each scorer on
+    its own would repeat the predictions once per metric.
+    """
+    from sklearn.metrics import check_scoring
+
+    return check_scoring(estimator, scoring=dict(scorers))
+
+
+def fit_and_score(
+    estimator: Any,
+    X: Any,
+    y: Any,
+    train: np.ndarray,
+    test: np.ndarray,
+    scorers: Mapping[str, Callable],
+    error_score: Any = "raise",
+    multimetric: Callable | None = None,
+    inspect: Callable[[Any], Any] | None = None,
+    predict: Callable[[Any, Any, Any], Any] | None = None,
+) -> dict[str, Any]:
+    """Clone, fit on ``train``, score on ``test``; one task of paired cross-validation.
+
+    Returns ``{"scores": {name: float}, "fit_time": s, "score_time": s, "error": str|None,
+    "info": ..., "predictions": ..., "warnings": [...]}``.  ``multimetric`` is ``scorers``
+    combined into one callable that shares predictions between them (built here when not
+    given; an empty ``scorers`` scores nothing).  ``inspect(fitted_estimator)`` runs after
+    a successful fit and its value is returned as ``info`` (e.g. the hyperparameters a
+    search chose); ``predict(fitted_estimator, X_test, y_test)`` likewise, returned as
+    ``predictions`` (e.g. out-of-fold scores); both are None otherwise.
+
+    Warnings raised by the fit or the scoring are caught here and returned as
+    ``"warnings": [(category, message, count), ...]`` (distinct ones, counted), so
+    that they reach the calling process whatever the joblib backend:
+    :func:`replay_warnings` raises them there, where the caller's filters apply.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn.metrics import get_scorer
+    >>> from sklearn.naive_bayes import GaussianNB
+    >>> X, y = load_iris(return_X_y=True)
+    >>> rows = np.arange(len(y))
+    >>> res = fit_and_score(GaussianNB(), X, y, rows[rows % 5 > 0], rows[rows % 5 == 0],
+    ...                     {"accuracy": get_scorer("accuracy")})
+    >>> res["scores"], res["error"]
+    ({'accuracy': 0.9666666666666667}, None)
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        res = _fit_and_score(estimator, X, y, train, test, scorers, error_score, multimetric,
+                             inspect, predict)
+    counts: dict[tuple[type, str], int] = {}
+    for w in caught:
+        key = (w.category, str(w.message))
+        counts[key] = counts.get(key, 0) + 1
+    res["warnings"] = [(cat, msg, n) for (cat, msg), n in counts.items()]
+    return res
+
+
+def replay_warnings(result: Mapping[str, Any]) -> None:
+    """Raise again, in this process, the warnings a :func:`fit_and_score` task caught."""
+    for category, message, count in result.get("warnings", ()):
+        for _ in range(count):
+            warnings.warn(message, category, stacklevel=2)
+
+
+def _failed(scorers: Mapping[str, Any], error_score: Any, fit_time: float, score_time: float,
+            error: str) -> dict[str, Any]:
+    return {"scores": dict.fromkeys(scorers, float(error_score)), "fit_time": fit_time,
+            "score_time": score_time, "error": error, "info": None, "predictions": None}
+
+
+def _fit_and_score(estimator: Any, X: Any, y: Any, train: np.ndarray, test: np.ndarray,
+                   scorers: Mapping[str, Callable], error_score: Any,
+                   multimetric_: Callable | None, inspect: Callable[[Any], Any] | None,
+                   predict: Callable[[Any, Any, Any], Any] | None) -> dict[str, Any]:
+    from sklearn.base import clone
+
+    raise_ = isinstance(error_score, str) and error_score == "raise"
+    est = clone(estimator)
+    X_tr, X_te = _take(X, train), _take(X, test)
+    y_tr, y_te = _take(y, train), _take(y, test)
+    t0 = time.perf_counter()
+    try:
+        est.fit(X_tr, y_tr) if y is not None else est.fit(X_tr)
+    except Exception as exc:
+        if raise_:
+            raise
+        return _failed(scorers, error_score, time.perf_counter() - t0, 0.0,
+                       f"{type(exc).__name__}: {exc}")
+    fit_time = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    scores: dict[str, float] = {}
+    try:
+        if scorers:
+            if multimetric_ is None:
+                multimetric_ = multimetric(scorers, est)
+            scores = {name: float(v) for name, v in multimetric_(est, X_te, y_te).items()}
+        predictions = predict(est, X_te, y_te) if predict is not None else None
+    except Exception as exc:  # scoring failures follow error_score too, as in scikit-learn
+        if raise_:
+            raise
+        return _failed(scorers, error_score, fit_time, time.perf_counter() - t0,
+                       f"scoring failed: {type(exc).__name__}: {exc}")
+    return {"scores": scores, "fit_time": fit_time, "score_time": time.perf_counter() - t0,
+            "error": None, "info": inspect(est) if inspect is not None else None,
+            "predictions": predictions}
+
+
+# --------------------------------------------------------------------------- runner
+@dataclass(frozen=True)
+class FitTask:
+    """One fit of :func:`run_fits`: the arguments of :func:`fit_and_score` and a ``key``
+    naming it (handed back with its result)."""
+
+    key: Hashable
+    estimator: Any
+    X: Any
+    y: Any
+    train: np.ndarray
+    test: np.ndarray
+    scorers: Mapping[str, Callable]
+    error_score: Any = "raise"
+    multimetric: Callable | None = None
+    inspect: Callable[[Any], Any] | None = None
+    predict: Callable[[Any, Any, Any], Any] | None = None
+
+
+def _run_task(task: FitTask, single_thread: bool) -> tuple[Hashable, dict[str, Any]]:
+    """A worker task.  With ``single_thread``, native thread pools (OpenMP, BLAS) are
+    limited to one thread during the fit: parallelism comes from running several fits at
+    once (``n_jobs``), and oversubscribed OpenMP pools make e.g. histogram gradient
+    boosting ten times slower on a busy machine."""
+    args = (task.estimator, task.X, task.y, task.train, task.test, task.scorers,
+            task.error_score, task.multimetric, task.inspect, task.predict)
+    if not single_thread:
+        return task.key, fit_and_score(*args)
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1):
+        return task.key, fit_and_score(*args)
+
+
+def run_fits(tasks: Iterable[FitTask], on_result: Callable[[Hashable, dict[str, Any]], None],
+             *, n_jobs: int | None = None, progress: Progress | None = None,
+             describe: Callable[[Hashable], str] = str, single_thread: bool = False) -> None:
+    """Run ``tasks`` through joblib; ``on_result(key, result)`` in this process per result.
+
+    Results arrive in completion order (any joblib backend: ``with
+    joblib.parallel_config(backend=...)``); the warnings each task caught are raised
+    again here first.  ``progress`` (a :class:`Progress`) grows by the number of tasks
+    and ticks once per result, showing ``describe(key)``.
+    """
+    from joblib import Parallel, delayed
+
+    tasks = list(tasks)
+    if not tasks:
+        return
+    if progress is not None:
+        progress.grow(len(tasks))
+    try:
+        parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+    except ValueError:  # pragma: no cover - joblib < 1.4
+        parallel = Parallel(n_jobs=n_jobs, return_as="generator")
+    for key, res in parallel(delayed(_run_task)(t, single_thread) for t in tasks):
+        replay_warnings(res)
+        on_result(key, res)
+        if progress is not None:
+            progress.tick(describe(key))
+
+
+# --------------------------------------------------------------------------- progress
+class Progress:
+    """One progress bar over fits (``tqdm.auto``), silent unless enabled and stderr is a
+    terminal.  Its total grows as work is planned (:meth:`grow`)."""
+
+    def __init__(self, enabled: bool, desc: str):
+        self.bar = None
+        if enabled and sys.stderr.isatty():
+            from tqdm.auto import tqdm
+
+            # redraw on every finished fit (a fit costs far more than a redraw), so the
+            # current model/split is always what the bar shows
+            self.bar = tqdm(total=0, desc=desc, unit="fit", leave=False, mininterval=0,
+                            miniters=1)
+
+    def grow(self, n: int) -> None:
+        if self.bar is not None:
+            self.bar.total += n
+            self.bar.refresh()
+
+    def tick(self, text: str, n: int = 1) -> None:
+        if self.bar is not None:
+            self.bar.set_postfix_str(text, refresh=False)
+            self.bar.update(n)
+            self.bar.refresh()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

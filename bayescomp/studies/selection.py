@@ -1,0 +1,226 @@
+"""The result of :func:`bayescomp.select`: champion, steps, cost, and how to show them.
+
+:class:`Selection` holds everything a selection decided and why; it writes itself as
+JSON (:meth:`Selection.to_dict`) and text, and its plot/report methods draw through
+:mod:`bayescomp.report` (imported when called).  :func:`format_steps` is the steps
+table as aligned text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+    from matplotlib.axes import Axes
+
+    from bayescomp.scores.model_files import ModelSpec
+    from bayescomp.scores.table import Scores
+
+
+@dataclass(frozen=True, eq=False)
+class Selection:
+    """Outcome of :func:`bayescomp.select`: the champion, every step and what it cost.
+
+    Attributes
+    ----------
+    champion : str
+        The model to run in production (the baseline when nothing beat it).
+    baseline : str
+        The model in production before the selection.
+    steps : DataFrame
+        One row per challenger: ``step, champion, challenger, p_better, p_left,
+        p_rope, p_right, risk, expected_gain, decision, reason, fits, n_splits,
+        extra_repeats`` (``fits`` = fits this step needed, the champion's reused
+        scores not counted; ``extra_repeats`` = repetitions added by sequential
+        testing).
+    recommendation : dict
+        Final action (``"promote"`` or ``"keep"``), champion vs. the original
+        baseline (probabilities, expected gain, risk) and a sentence.
+    scores : Scores
+        Every per-split score used (all models, all repetitions).
+    base_scores : Scores
+        Every model on the base design only (complete and paired: ready for
+        :func:`bayescomp.rank`).
+    results : list
+        The posterior of each step (``None`` for a step whose fits failed).
+    paired : list of DataFrame
+        Per-split paired scores of each step (``dataset, split, champion, challenger``).
+    candidates : DataFrame
+        ``model, description, path, nested, mean`` of every loaded model.
+    skipped : dict
+        Model files that could not be loaded, with the reason.
+    fits_performed, fits_loaded : int
+        Fits computed by this call and fits read back from the store.
+    """
+
+    champion: str
+    baseline: str
+    metric: str
+    rope: float
+    gamma: float
+    steps: pd.DataFrame
+    recommendation: dict[str, Any]
+    scores: Scores
+    results: list[Any]
+    paired: list[pd.DataFrame]
+    candidates: pd.DataFrame
+    skipped: dict[str, str]
+    fits_performed: int
+    fits_loaded: int
+    fits_total: int
+    settings: dict[str, Any]
+    store: str | None = None
+    base_scores: Scores | None = None
+    _specs: dict[str, ModelSpec] = field(default_factory=dict, repr=False)
+    _data: dict[str, tuple[Any, Any]] = field(default_factory=dict, repr=False)
+
+    # ------------------------------------------------------------------ output
+    def summary(self) -> pd.DataFrame:
+        """The steps table (a copy)."""
+        return self.steps.copy()
+
+    def to_dict(self, include_scores: bool = True) -> dict[str, Any]:
+        """Machine-readable record: settings, steps, recommendation, paired scores."""
+        steps = []
+        for i, row in enumerate(self.steps.to_dict("records")):
+            rec = {k: _json_value(v) for k, v in row.items()}
+            if include_scores:
+                rec["paired_scores"] = [{k: _json_value(v) for k, v in r.items()}
+                                        for r in self.paired[i].to_dict("records")]
+            steps.append(rec)
+        return {
+            "champion": self.champion, "baseline": self.baseline, "metric": self.metric,
+            "rope": self.rope, "gamma": self.gamma,
+            "recommendation": {k: _json_value(v) for k, v in self.recommendation.items()},
+            "steps": steps,
+            "timeline": self.timeline(),
+            "candidates": [{k: _json_value(v) for k, v in r.items()}
+                           for r in self.candidates.to_dict("records")],
+            "skipped": self.skipped,
+            "fits": {"performed": self.fits_performed, "loaded_from_store": self.fits_loaded,
+                     "total": self.fits_total},
+            "settings": {k: _json_value(v) for k, v in self.settings.items()},
+            "store": self.store,
+        }
+
+    def timeline(self) -> list[dict[str, Any]]:
+        """Who was champion when: ``[{"champion", "from_step", "to_step", "why"}]``."""
+        out = [{"champion": self.baseline, "from_step": 0, "to_step": None,
+                "why": "baseline (model in production)"}]
+        for row in self.steps.to_dict("records"):
+            if row["decision"] == "promote":
+                out[-1]["to_step"] = int(row["step"])
+                out.append({"champion": row["challenger"], "from_step": int(row["step"]),
+                            "to_step": None, "why": row["reason"]})
+        return out
+
+    def __str__(self) -> str:
+        lines = [f"champion/challenger selection on {self.metric} (ROPE ±{self.rope:g}, "
+                 f"gamma {self.gamma:g})", ""]
+        lines.append(format_steps(self.steps))
+        lines += ["", "recommendation: " + self.recommendation["text"],
+                  f"fits: {self.fits_total} needed, {self.fits_performed} computed now, "
+                  f"{self.fits_loaded} read from the store"]
+        if self.skipped:
+            lines.append("skipped: " + "; ".join(f"{k}: {v}" for k, v in self.skipped.items()))
+        return "\n".join(lines)
+
+    # ------------------------------------------------------------------- plots
+    def plot(self, ax: Any = None) -> Any:
+        """Decision timeline: region probabilities and expected gain of every step.
+
+        Returns the array of two Axes (probabilities, expected gain), or the
+        single Axes given as ``ax`` (probabilities only).
+        """
+        from bayescomp.report.selection_plots import plot_selection
+
+        return plot_selection(self, ax=ax)
+
+    def plot_step(self, step: int, ax: Axes | None = None) -> Axes:
+        """Posterior of one step (ROPE band, probabilities annotated)."""
+        res = self._result(step)
+        return res.plot(ax=ax)
+
+    def plot_scores(self, step: int, ax: Axes | None = None) -> Axes:
+        """Per-split paired scores of one step (challenger against champion)."""
+        from bayescomp.report.selection_plots import plot_paired_scores
+
+        self._result(step)
+        row = self.steps.iloc[step - 1]
+        return plot_paired_scores(self.paired[step - 1], row["champion"], row["challenger"],
+                                  self.metric, self.rope, ax=ax)
+
+    def _result(self, step: int) -> Any:
+        if not 1 <= int(step) <= len(self.steps):
+            raise ValueError(f"step must be between 1 and {len(self.steps)}, got {step}")
+        res = self.results[int(step) - 1]
+        if res is None:
+            raise ValueError(f"step {step} has no posterior: {self.steps.iloc[step - 1]['reason']}")
+        return res
+
+    def report(self, directory: str | Path) -> Path:
+        """Write ``report.html`` (self-contained), the PNGs and ``selection.json``.
+
+        Returns the path of the HTML file.
+        """
+        from bayescomp.report.html import write_selection_report
+
+        return write_selection_report(self, directory)
+
+    # ------------------------------------------------------------- production
+    def refit_champion(self, dataset: str | None = None) -> Any:
+        """Fit the champion's *procedure* on all rows of the data (the production model).
+
+        For a self-tuning champion (a search), the search itself is refitted
+        on all the data, so its hyperparameters are chosen afresh by its inner
+        cross-validation; the values chosen inside the outer folds are not used.
+
+        Raises
+        ------
+        ValueError
+            When the selection ran on precomputed scores (no estimator or data),
+            or on several datasets without ``dataset=``.
+        """
+        from sklearn.base import clone
+
+        if not self._specs or not self._data:
+            raise ValueError("this selection ran on precomputed scores: there is no estimator or "
+                             "data to refit; fit the champion yourself")
+        if dataset is None:
+            if len(self._data) > 1:
+                raise ValueError(f"the selection covers datasets {list(self._data)}; pass "
+                                 "dataset= to choose the data to refit on")
+            dataset = next(iter(self._data))
+        if dataset not in self._data:
+            raise ValueError(f"unknown dataset {dataset!r}; the selection has {list(self._data)}")
+        X, y = self._data[dataset]
+        est = clone(self._specs[self.champion].estimator)
+        return est.fit(X, y) if y is not None else est.fit(X)
+
+
+def _json_value(v: Any) -> Any:
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, float) and not np.isfinite(v):
+        return None
+    return v
+
+
+def format_steps(steps: pd.DataFrame) -> str:
+    """The steps table as aligned text for a terminal."""
+    if steps.empty:
+        return "(no challenger)"
+    cols = ["step", "champion", "challenger", "p_better", "p_left", "p_rope", "p_right", "risk",
+            "expected_gain", "decision", "fits"]
+    f = steps[cols].copy()
+    for c in ("p_better", "p_left", "p_rope", "p_right", "risk"):
+        f[c] = f[c].map(lambda v: "—" if v != v else f"{v:.3f}")
+    f["expected_gain"] = f["expected_gain"].map(lambda v: "—" if v != v else f"{v:+.4f}")
+    text = f.to_string(index=False)
+    reasons = [f"  step {int(r['step'])}: {r['reason']}" for r in steps.to_dict("records")]
+    return text + "\n\nwhy:\n" + "\n".join(reasons)
