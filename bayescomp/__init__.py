@@ -63,7 +63,7 @@ _EXPORTS: dict[str, str] = {
     # posterior
     "correlated_ttest": "bayescomp.posterior.ttest",
     "CorrelatedTTestResult": "bayescomp.posterior.ttest",
-    "nadeau_bengio_ttest": "bayescomp.posterior.ttest",
+    "nadeau_bengio_ttest": "bayescomp.posterior.frequentist",
     "compare": "bayescomp.posterior.compare",
     "hierarchical_test": "bayescomp.posterior.hierarchical",
     "HierarchicalResult": "bayescomp.posterior.hierarchical",

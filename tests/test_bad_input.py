@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import bayescomp as bc
-from bayescomp.posterior.ttest import nadeau_bengio_ttest
+from bayescomp.posterior.frequentist import nadeau_bengio_ttest
 
 SETTINGS = settings(max_examples=100, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])

@@ -16,11 +16,11 @@ from scipy import stats
 
 import bayescomp as bc
 from bayescomp.core.rule import Decision
+from bayescomp.posterior.frequentist import nadeau_bengio_ttest
 from bayescomp.posterior.ttest import (
     CorrelatedTTestResult,
     HeavyTailWarning,
     ZeroVarianceWarning,
-    nadeau_bengio_ttest,
 )
 
 

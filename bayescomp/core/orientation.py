@@ -9,6 +9,7 @@ unknown, and callers must say which way it points.
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
 LOWER_IS_BETTER = frozenset(
     {
@@ -40,6 +41,25 @@ def _scorer_names() -> frozenset[str]:
     return frozenset(get_scorer_names())
 
 
+def resolve_direction(metric: str | None, higher_is_better: bool | None = None) -> bool:
+    """The orientation to use: ``higher_is_better`` when the caller says it, else the
+    registry's answer for ``metric`` (see :func:`higher_is_better`).
+
+    Examples
+    --------
+    >>> resolve_direction("rmse"), resolve_direction("rmse", True), resolve_direction(None, False)
+    (False, True, False)
+    """
+    if higher_is_better is not None:
+        return bool(higher_is_better)
+    return _registry(metric)
+
+
+def _registry(metric: str | None) -> bool:
+    # resolve_direction's argument shadows the module-level function
+    return higher_is_better(metric)
+
+
 def higher_is_better(metric: str) -> bool:
     """Return whether larger values of ``metric`` are better.
 
@@ -65,3 +85,12 @@ def higher_is_better(metric: str) -> bool:
         f"unknown metric {metric!r}: bayescomp cannot tell whether higher is better; "
         "pass higher_is_better=True or False explicitly"
     )
+
+
+def difference_label(res: Any, sep: str = " − ") -> str:
+    """``"candidate − baseline"``, or ``"baseline − candidate"`` for a lower-is-better
+    metric: the differences bayescomp models are oriented so that positive means the
+    candidate is better, and the label says which subtraction that is."""
+    if getattr(res, "higher_is_better", True):
+        return f"{res.candidate_name}{sep}{res.baseline_name}"
+    return f"{res.baseline_name}{sep}{res.candidate_name}"

@@ -1,7 +1,8 @@
 """The three protocols the stages talk through (structural: nothing needs to inherit).
 
 * :class:`Posterior`: what every comparison result answers — the three region
-  probabilities, ``p_better``, an interval, the decision, a summary table and a plot.
+  probabilities, ``p_better``/``p_worse``, the expected gain, an HDI, the decision,
+  a summary table and a plot.
   :class:`~bayescomp.posterior.ttest.CorrelatedTTestResult`,
   :class:`~bayescomp.posterior.hierarchical.HierarchicalResult` and
   :class:`~bayescomp.posterior.ranktests.RankTestResult` satisfy it, so the decision
@@ -60,7 +61,14 @@ class Posterior(Protocol):
         """``P(mu > 0)``: the candidate is better at all."""
 
     @property
+    def p_worse(self) -> Any:
+        """``P(mu < 0)``: the risk that the candidate is worse."""
+
+    @property
     def expected_gain(self) -> Any: ...
+
+    def hdi(self, level: float = 0.95) -> tuple[Any, Any]:
+        """Highest-density interval of ``mu`` with probability ``level``."""
 
     def decision(self, gamma: float = 0.95) -> Decision: ...
 
@@ -84,7 +92,8 @@ class ScoresProvider(Protocol):
 
     def paired(self, baseline: str, candidate: str, metric: str | None = None,
                dataset: str | None = None) -> pd.DataFrame:
-        """Columns ``split, baseline, candidate, n_train, n_test`` on the shared splits."""
+        """Columns ``dataset, split, baseline, candidate, n_train, n_test`` on the shared
+        splits; ``attrs["rho"]`` is their test fraction (the ``rho`` of the t-test)."""
 
     def rho(self, dataset: str | None = None, model: str | None = None) -> Any: ...
 

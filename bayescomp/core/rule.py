@@ -18,7 +18,9 @@ person must see before promoting a model.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Literal
+from typing import Any, Literal
+
+import numpy as np
 
 from bayescomp.core.checks import check_gamma
 
@@ -61,6 +63,27 @@ class Decision:
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
+
+
+def decide_many(p_left: Any, p_rope: Any, p_right: Any, gamma: float = 0.95) -> np.ndarray:
+    """The rule on arrays of region probabilities: an object array of outcome strings.
+
+    ``promote`` where ``p_right >= gamma``, else ``reject`` where ``p_left >= gamma``,
+    else ``equivalent`` where ``p_rope >= gamma``, else ``inconclusive``; the
+    probabilities broadcast against each other.  :func:`decide` applies the same rule
+    to one comparison and words the reason.
+
+    Examples
+    --------
+    >>> decide_many([0.01, 0.97, 0.2], [0.02, 0.02, 0.3], [0.97, 0.01, 0.5]).tolist()
+    ['promote', 'reject', 'inconclusive']
+    """
+    gamma = check_gamma(gamma)
+    left, rope, right = np.broadcast_arrays(*(np.asarray(p, dtype=float)
+                                              for p in (p_left, p_rope, p_right)))
+    out = np.select([right >= gamma, left >= gamma, rope >= gamma], list(OUTCOMES[:3]),
+                    default=OUTCOMES[3])
+    return out.astype(object)
 
 
 def decide(
@@ -117,21 +140,22 @@ def decide(
         reason = untrusted_reason or "the posterior cannot be trusted"
         return Decision("inconclusive", f"no decision: {reason}", **common)
     region = f"beyond the ROPE of ±{rope:g}" if rope > 0 else "at all"
-    if probs[2] >= gamma:
+    outcome = decide_many(*probs, gamma=gamma)[()]
+    if outcome == "promote":
         return Decision(
             "promote",
             f"P({candidate} better {region}) = {probs[2]:.3f} ≥ {gamma:g}; "
             f"expected gain {expected_gain:+.4g}, risk P(worse) = {risk:.3f}",
             **common,
         )
-    if probs[0] >= gamma:
+    if outcome == "reject":
         return Decision(
             "reject",
             f"P({candidate} worse {region}) = {probs[0]:.3f} ≥ {gamma:g}; "
             f"expected gain {expected_gain:+.4g}",
             **common,
         )
-    if probs[1] >= gamma:
+    if outcome == "equivalent":
         return Decision(
             "equivalent",
             f"P(|difference| ≤ {rope:g}) = {probs[1]:.3f} ≥ {gamma:g}: "

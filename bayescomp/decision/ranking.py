@@ -16,6 +16,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bayescomp.core.checks import check_scalar_rope
+from bayescomp.core.orientation import resolve_direction
+from bayescomp.core.rule import decide_many
+from bayescomp.posterior import compare as comparison  # module: compare() looked up on use
+from bayescomp.posterior.compare import _as_scores
+from bayescomp.posterior.ttest import correlated_ttest
+
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     from matplotlib.axes import Axes
@@ -58,21 +65,15 @@ class Ranking:
         """Long table: one row per ordered pair with probabilities and the decision."""
         import pandas as pd
 
-        from bayescomp.core.checks import check_gamma
-
-        gamma = check_gamma(gamma)
-        rows = []
-        for a in self.models:
-            for b in self.models:
-                if a == b:
-                    continue
-                pl, pr, pe = self.p_left.loc[a, b], self.p_rope.loc[a, b], self.p_right.loc[a, b]
-                dec = ("promote" if pe >= gamma else "reject" if pl >= gamma
-                       else "equivalent" if pr >= gamma else "inconclusive")
-                rows.append({"model": a, "versus": b, "p_better": self.p_better.loc[a, b],
-                             "p_left": pl, "p_rope": pr, "p_right": pe,
-                             "expected_gain": self.expected_gain.loc[a, b], "decision": dec})
-        return pd.DataFrame(rows)
+        rows = [{"model": a, "versus": b, **{kind: getattr(self, kind).loc[a, b] for kind in
+                                              ("p_better", "p_left", "p_rope", "p_right",
+                                               "expected_gain")}}
+                for a in self.models for b in self.models if a != b]
+        frame = pd.DataFrame(rows, columns=["model", "versus", "p_better", "p_left", "p_rope",
+                                            "p_right", "expected_gain"])
+        frame["decision"] = decide_many(frame["p_left"], frame["p_rope"], frame["p_right"],
+                                        gamma)
+        return frame
 
     def plot(self, kind: str = "p_better", ax: Axes | None = None) -> Axes:
         """Heatmap of one matrix (``p_better``, ``p_right``, ``p_rope``, ``p_left``)."""
@@ -133,17 +134,10 @@ def rank(
     """
     import pandas as pd
 
-    from bayescomp.core.orientation import higher_is_better as _direction
-    from bayescomp.posterior.compare import _as_scores
-    from bayescomp.posterior.ttest import correlated_ttest
-    from bayescomp.splits.design import rho_from_sizes
-
     scores = _as_scores(scores)
     metric = scores._check_metric(metric)
-    rope = float(rope)
-    if not np.isfinite(rope) or rope < 0:
-        raise ValueError(f"rope must be a finite half-width >= 0, got {rope}")
-    hib = _direction(metric) if higher_is_better is None else bool(higher_is_better)
+    rope = check_scalar_rope(rope)
+    hib = resolve_direction(metric, higher_is_better)
     sign = 1.0 if hib else -1.0
     if models is not None:
         scores = scores.select(models=list(models))
@@ -165,7 +159,7 @@ def rank(
         for m in names[2:]:
             scores.paired(names[0], m, metric)
         splits = base["split"].to_numpy()
-        rho = rho_from_sizes(base["n_train"], base["n_test"])
+        rho = base.attrs["rho"]
         wide = f.pivot(index="model", columns="split", values=metric).loc[names, splits]
         vals = sign * wide.to_numpy(dtype=float)
         ii, jj = np.where(~np.eye(k, dtype=bool))
@@ -173,13 +167,11 @@ def rank(
         for kind in KINDS:
             mats[kind][ii, jj] = np.asarray(getattr(res, kind))
     else:
-        from bayescomp.posterior.compare import compare
-
         # one posterior per unordered pair (an MCMC fit across datasets); the reverse
         # comparison is its mirror image: left and right swap, the gain changes sign
         for i, a in enumerate(names):
             for j in range(i + 1, k):
-                res = compare(scores, baseline=names[j], candidate=a, metric=metric, rope=rope,
+                res = comparison.compare(scores, baseline=names[j], candidate=a, metric=metric, rope=rope,
                               higher_is_better=hib)
                 for kind in KINDS:
                     mats[kind][i, j] = float(getattr(res, kind))

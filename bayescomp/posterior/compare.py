@@ -1,20 +1,105 @@
-"""``compare``: from a scores table to the right posterior."""
+"""``compare``: from a scores table to the right posterior.
+
+Every method is a function registered in :data:`REGISTRY` under its name, taking the
+per-dataset oriented differences and test fractions (a :class:`Paired`) plus the
+method's own options and returning a :class:`~bayescomp.core.protocols.Posterior`.  A new
+test statistic lives in its own module and needs one registered adapter here.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import numbers
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from bayescomp.core.orientation import higher_is_better as _direction
-from bayescomp.posterior.ttest import CorrelatedTTestResult, correlated_ttest
+from bayescomp.core.orientation import resolve_direction
+from bayescomp.core.protocols import Posterior
+from bayescomp.posterior.differences import paired_differences
+from bayescomp.posterior.ranktests import sign_test, signed_rank_test
+from bayescomp.posterior.ttest import correlated_ttest
 from bayescomp.scores.table import Scores
-from bayescomp.splits.design import rho_from_sizes
 
-METHODS = ("auto", "ttest", "hierarchical", "signed_rank", "sign")
-ACROSS_DATASETS = ("hierarchical", "signed_rank", "sign")
+
+@dataclasses.dataclass(frozen=True)
+class Paired:
+    """What a registered method receives.
+
+    Attributes
+    ----------
+    differences : dict of str to ndarray
+        Per dataset, the paired differences ``candidate - baseline`` oriented so that
+        positive means the candidate is better.
+    rho : dict of str to float
+        Per dataset, the test fraction of the splits.
+    rope : float or array_like
+    random_state : int, Generator or None
+    names : dict
+        ``baseline_name``, ``candidate_name`` and ``metric``, for labels.
+    """
+
+    differences: dict[str, np.ndarray]
+    rho: dict[str, float]
+    rope: Any
+    random_state: Any
+    names: dict[str, Any]
+
+
+@dataclasses.dataclass(frozen=True)
+class Method:
+    """A registered comparison: its function and whether it works across datasets."""
+
+    fit: Callable[..., Posterior]
+    across_datasets: bool
+
+
+#: method name -> Method; ``compare(method=name)`` looks it up here
+REGISTRY: dict[str, Method] = {}
+
+
+def register(name: str, *, across_datasets: bool) -> Callable[[Callable[..., Posterior]],
+                                                               Callable[..., Posterior]]:
+    """Decorator: make ``fit(paired: Paired, **options) -> Posterior`` available as
+    ``compare(method=name)``."""
+    def add(fit: Callable[..., Posterior]) -> Callable[..., Posterior]:
+        REGISTRY[name] = Method(fit, across_datasets)
+        return fit
+    return add
+
+
+@register("ttest", across_datasets=False)
+def _ttest(data: Paired, **options: Any) -> Posterior:
+    if options:
+        raise ValueError(f"the correlated t-test takes no options {sorted(options)}")
+    ((dataset, d),) = data.differences.items()
+    return correlated_ttest(np.zeros_like(d), d, rho=data.rho[dataset], rope=data.rope,
+                            **data.names)
+
+
+@register("hierarchical", across_datasets=True)
+def _hierarchical(data: Paired, **options: Any) -> Posterior:
+    from bayescomp.posterior.hierarchical import hierarchical_test  # PyMC: imported on use
+
+    return hierarchical_test(data.differences, data.rho, rope=data.rope,
+                             random_state=data.random_state, **data.names, **options)
+
+
+@register("signed_rank", across_datasets=True)
+def _signed_rank(data: Paired, **options: Any) -> Posterior:
+    return signed_rank_test(data.differences, rope=data.rope, random_state=data.random_state,
+                            **data.names, **options)
+
+
+@register("sign", across_datasets=True)
+def _sign(data: Paired, **options: Any) -> Posterior:
+    return sign_test(data.differences, rope=data.rope, random_state=data.random_state,
+                     **data.names, **options)
+
+
+METHODS = ("auto", *REGISTRY)
+ACROSS_DATASETS = tuple(name for name, m in REGISTRY.items() if m.across_datasets)
 
 
 def _as_scores(scores: Any) -> Scores:
@@ -41,7 +126,7 @@ def compare(
     method: str = "auto",
     random_state: Any = None,
     **options: Any,
-) -> Any:
+) -> Posterior:
     """Posterior of how much better ``candidate`` is than ``baseline``.
 
     Parameters
@@ -82,9 +167,11 @@ def compare(
 
     Returns
     -------
-    CorrelatedTTestResult, HierarchicalResult or RankTestResult
-        All three expose ``p_left``, ``p_rope``, ``p_right``, ``p_better``,
-        ``summary()``, ``plot()`` and ``decision(gamma)``.
+    Posterior
+        A :class:`CorrelatedTTestResult`, :class:`HierarchicalResult` or
+        :class:`RankTestResult`; all satisfy :class:`bayescomp.core.protocols.Posterior`
+        (``p_left``, ``p_rope``, ``p_right``, ``p_better``, ``hdi()``, ``summary()``,
+        ``plot()`` and ``decision(gamma)``).
 
     Examples
     --------
@@ -100,8 +187,7 @@ def compare(
     metric = scores._check_metric(metric)
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of {METHODS}")
-    if higher_is_better is None:
-        higher_is_better = _direction(metric)
+    higher_is_better = resolve_direction(metric, higher_is_better)
     sign = 1.0 if higher_is_better else -1.0
     datasets = scores._check_dataset(dataset)
     if method == "auto":
@@ -113,45 +199,54 @@ def compare(
             f"has a model named {str(baseline)!r}; pass baseline={str(baseline)!r} (a string) to "
             "compare with that model"
         )
-    if method == "ttest":
-        if options:
-            raise ValueError(f"the correlated t-test takes no options {sorted(options)}")
+    spec = REGISTRY[method]
+    if spec.across_datasets:
+        if len(datasets) < 2:
+            raise ValueError(
+                f"method={method!r} compares across datasets and needs at least 2; the scores "
+                f"cover {datasets}. On one dataset use the correlated t-test (method='ttest')"
+            )
+        differences, rho = _differences_by_dataset(scores, baseline, candidate, metric,
+                                                   datasets, sign, goal)
+    else:
         if len(datasets) > 1:
             raise ValueError(
-                f"the scores cover {len(datasets)} datasets {datasets[:5]}; the correlated t-test "
-                "compares on one dataset — pass dataset=NAME, or method='hierarchical' (or "
-                "'signed_rank'/'sign') to compare across datasets"
+                f"the scores cover {len(datasets)} datasets {datasets[:5]}; the correlated "
+                "t-test compares on one dataset — pass dataset=NAME, or method='hierarchical' "
+                "(or 'signed_rank'/'sign') to compare across datasets"
             )
-        if goal:
-            return _against_goal(scores, float(baseline), candidate, metric, rope, datasets[0],
-                                 sign)
-        paired = scores.paired(str(baseline), candidate, metric, datasets[0])
-        rho = rho_from_sizes(paired["n_train"], paired["n_test"])
-        return correlated_ttest(
-            paired["baseline"].to_numpy(), paired["candidate"].to_numpy(),
-            rho=rho, rope=rope, baseline_name=str(baseline), candidate_name=candidate,
-            metric=metric, higher_is_better=higher_is_better,
-        )
-    if len(datasets) < 2:
-        raise ValueError(
-            f"method={method!r} compares across datasets and needs at least 2; the scores cover "
-            f"{datasets}. On one dataset use the correlated t-test (method='ttest')"
-        )
-    differences, rho = _differences_by_dataset(scores, baseline, candidate, metric, datasets,
-                                               sign, goal)
+        differences, rho = _one_dataset(scores, baseline, candidate, metric, datasets[0], sign,
+                                        goal)
     names = {"baseline_name": f"goal {float(baseline):g}" if goal else str(baseline),
              "candidate_name": candidate, "metric": metric}
-    if method == "hierarchical":
-        from bayescomp.posterior.hierarchical import hierarchical_test
-
-        res = hierarchical_test(differences, rho, rope=rope, random_state=random_state,
-                                **names, **options)
-    else:
-        from bayescomp.posterior.ranktests import sign_test, signed_rank_test
-
-        test = signed_rank_test if method == "signed_rank" else sign_test
-        res = test(differences, rope=rope, random_state=random_state, **names, **options)
+    res = spec.fit(Paired(differences, rho, rope, random_state, names), **options)
     return res if higher_is_better else dataclasses.replace(res, higher_is_better=False)
+
+
+def _one_dataset(scores: Scores, baseline: str | float, candidate: str, metric: str,
+                 dataset: str, sign: float, goal: bool
+                 ) -> tuple[dict[str, np.ndarray], dict[str, float]]:
+    """The oriented paired differences on one dataset, validated as the t-test needs."""
+    if goal:
+        goal_value = float(baseline)
+        if not np.isfinite(goal_value):
+            raise ValueError(f"the performance goal must be a finite number, got {goal_value}")
+        scores._check_model(candidate)
+        f = scores.to_frame()
+        f = f[(f["model"] == candidate) & (f["dataset"] == dataset)].sort_values("split")
+        if f.empty:
+            raise ValueError(f"model {candidate!r} has no scores on dataset {dataset!r}; pass "
+                             "dataset= to compare it where it was scored")
+        vals = f[metric].to_numpy(dtype=float)
+        if not np.all(np.isfinite(vals)):
+            raise ValueError(f"{metric!r} of {candidate!r} has NaN/inf scores; fix or drop them")
+        d = paired_differences(np.full(len(vals), goal_value), vals)
+        rho = scores.rho(dataset, model=candidate)
+    else:
+        paired = scores.paired(str(baseline), candidate, metric, dataset)
+        d = paired_differences(paired["baseline"].to_numpy(), paired["candidate"].to_numpy())
+        rho = paired.attrs["rho"]
+    return {dataset: d if sign > 0 else -d}, {dataset: rho}
 
 
 def _differences_by_dataset(scores: Scores, baseline: str | float, candidate: str, metric: str,
@@ -174,30 +269,9 @@ def _differences_by_dataset(scores: Scores, baseline: str | float, candidate: st
                 raise ValueError(f"{metric!r} of {candidate!r} on dataset {ds!r} has NaN/inf "
                                  "scores; fix or drop them")
             differences[ds] = sign * (vals - float(baseline))
-            rho[ds] = rho_from_sizes(g["n_train"], g["n_test"])
+            rho[ds] = scores.rho(ds, model=candidate)
             continue
         paired = scores.paired(str(baseline), candidate, metric, ds)
         differences[ds] = sign * (paired["candidate"].to_numpy() - paired["baseline"].to_numpy())
-        rho[ds] = rho_from_sizes(paired["n_train"], paired["n_test"])
+        rho[ds] = paired.attrs["rho"]
     return differences, rho
-
-
-def _against_goal(scores: Scores, goal: float, candidate: str, metric: str, rope: float,
-                  dataset: str, sign: float) -> CorrelatedTTestResult:
-    if not np.isfinite(goal):
-        raise ValueError(f"the performance goal must be a finite number, got {goal}")
-    scores._check_model(candidate)
-    f = scores.to_frame()
-    f = f[(f["model"] == candidate) & (f["dataset"] == dataset)].sort_values("split")
-    if f.empty:
-        raise ValueError(f"model {candidate!r} has no scores on dataset {dataset!r}; pass "
-                         "dataset= to compare it where it was scored")
-    vals = f[metric].to_numpy(dtype=float)
-    if not np.all(np.isfinite(vals)):
-        raise ValueError(f"{metric!r} of {candidate!r} has NaN/inf scores; fix or drop them")
-    rho = rho_from_sizes(f["n_train"], f["n_test"])
-    return correlated_ttest(
-        np.full(len(vals), goal), vals, rho=rho, rope=rope,
-        baseline_name=f"goal {goal:g}", candidate_name=candidate, metric=metric,
-        higher_is_better=sign > 0,
-    )

@@ -32,7 +32,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bayescomp.core.checks import check_rope
+from bayescomp.core.checks import check_level, check_scalar_rope
+from bayescomp.core.orientation import difference_label
 from bayescomp.core.regions import RegionProbabilities, argmax_shares
 from bayescomp.core.rule import Decision, decide
 
@@ -161,6 +162,17 @@ class RankTestResult:
             return float(np.mean(self.differences))
         return float(np.mean(self.gain_sample))
 
+    def hdi(self, level: float = 0.95) -> tuple[float, float]:
+        """Highest-density interval of the Dirichlet-process mean difference (the posterior
+        behind :attr:`expected_gain`); a point when the draws were not kept."""
+        level = check_level(level)
+        if self.gain_sample is None:
+            return self.expected_gain, self.expected_gain
+        import arviz as az
+
+        lo, hi = az.hdi(np.asarray(self.gain_sample, dtype=float), hdi_prob=level)
+        return float(lo), float(hi)
+
     def probabilities(self) -> dict[str, RegionProbabilities]:
         return {"baycomp_convention": self.baycomp_convention, "next_dataset": self.next_dataset}
 
@@ -216,8 +228,6 @@ class RankTestResult:
         return self.plot_simplex(ax=ax)
 
     def __repr__(self) -> str:
-        from bayescomp.report.plots import difference_label
-
         return (
             f"RankTestResult({self.test}: {difference_label(self, sep=' - ')} over "
             f"{self.n_datasets} datasets, rope={self.rope:g}; p_left={self.p_left:.3f}, "
@@ -268,7 +278,7 @@ def sign_test(
     >>> [round(p, 2) for p in res.next_dataset]
     [0.33, 0.22, 0.44]
     """
-    rope_f = float(check_rope(rope))
+    rope_f = check_scalar_rope(rope)
     _check_common(prior_strength, prior_place, n_samples)
     z, names = _per_dataset_means(differences)
     counts = np.array(
@@ -331,7 +341,7 @@ def signed_rank_test(
     >>> res.p_right > 0.8
     True
     """
-    rope_f = float(check_rope(rope))
+    rope_f = check_scalar_rope(rope)
     _check_common(prior_strength, prior_place, n_samples)
     z, names = _per_dataset_means(differences)
     z0 = {"rope": 0.0, "left": -np.inf, "right": np.inf}[prior_place]

@@ -1,4 +1,4 @@
-"""The Bayesian correlated t-test (Benavoli et al. 2017) and its frequentist twin.
+"""The Bayesian correlated t-test (Benavoli et al. 2017).
 
 The paired differences ``d_j = candidate_j - baseline_j`` of ``n`` resampling
 splits are correlated, because the training sets overlap.  Nadeau and Bengio
@@ -18,83 +18,22 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy import stats
 
-from bayescomp.core.checks import as_float_array, check_level, check_rho, check_rope
+from bayescomp.core.checks import check_level, check_rho, check_rope
 from bayescomp.core.exceptions import HeavyTailWarning, ZeroVarianceWarning
-from bayescomp.core.rule import Decision, decide
+from bayescomp.core.orientation import difference_label
+from bayescomp.core.rule import Decision, decide, decide_many
+from bayescomp.posterior.differences import as_output as _out
+from bayescomp.posterior.differences import corrected_scale, paired_differences
 
 if TYPE_CHECKING:  # pragma: no cover
     import arviz as az
     import pandas as pd
     from matplotlib.axes import Axes
-
-
-
-
-def paired_differences(baseline: Any, candidate: Any, axis: int = -1) -> np.ndarray:
-    """Validate two score arrays and return ``candidate - baseline`` with the splits last.
-
-    Raises ``ValueError`` for non-numeric, NaN/inf, mismatched or too short inputs.
-    """
-    b = as_float_array(baseline, "baseline")
-    c = as_float_array(candidate, "candidate")
-    if c.ndim == 0:
-        raise ValueError("candidate must hold one score per split, got a single number")
-    if b.ndim == 0:
-        b = np.full(np.moveaxis(c, axis, -1).shape, float(b))
-    else:
-        if b.shape != c.shape:
-            raise ValueError(
-                f"baseline and candidate must have the same shape (one score per split for each "
-                f"model, on the same splits); got {b.shape} and {c.shape}"
-            )
-        b = np.moveaxis(b, axis, -1)
-    c = np.moveaxis(c, axis, -1)
-    for arr, name in ((b, "baseline"), (c, "candidate")):
-        finite = np.isfinite(arr)
-        if not finite.all():
-            idx = np.argwhere(~finite)[0].tolist()
-            raise ValueError(
-                f"{name} scores contain NaN or inf (first at index {tuple(idx)}); a failed fit "
-                "must be fixed or its split dropped for both models before comparing"
-            )
-    n = c.shape[-1]
-    if n < 2:
-        raise ValueError(
-            f"need at least 2 paired splits to estimate the variance of the difference, got {n}; "
-            "use repeated cross-validation (e.g. RepeatedStratifiedKFold(n_splits=10, n_repeats=10))"
-        )
-    with np.errstate(over="ignore", invalid="ignore"):
-        d = c - b
-    if not np.all(np.isfinite(d)):
-        raise ValueError(
-            "candidate - baseline overflows to inf: the scores are too large for floating "
-            "point (|score| near 1e308); rescale the metric (e.g. divide by a constant) first"
-        )
-    return d
-
-
-def _corrected_scale(d: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Mean, sample variance and corrected scale of ``d`` along the last axis.
-
-    Raises ``ValueError`` when the variance overflows (scores on a scale near the
-    floating-point limit), instead of returning NaN/inf probabilities.
-    """
-    n = d.shape[-1]
-    with np.errstate(over="ignore", invalid="ignore"):
-        mean = d.mean(axis=-1)
-        var = d.var(axis=-1, ddof=1)
-        scale = np.sqrt(var * (1.0 / n + r / (1.0 - r)))
-    if not (np.all(np.isfinite(mean)) and np.all(np.isfinite(scale))):
-        raise ValueError(
-            "the variance of the paired differences overflows (scores around 1e150 or larger, "
-            "or rho extremely close to 1); rescale the metric (e.g. divide by a constant) first"
-        )
-    return mean, var, scale
 
 
 @dataclass(frozen=True)
@@ -282,17 +221,7 @@ class CorrelatedTTestResult:
 
     def decisions(self, gamma: float = 0.95) -> np.ndarray:
         """Outcome strings for every comparison of a batch (same rule as :meth:`decision`)."""
-        from bayescomp.core.checks import check_gamma
-
-        gamma = check_gamma(gamma)
-        p_left, p_rope, p_right = (
-            np.asarray(p) for p in (self.p_left, self.p_rope, self.p_right)
-        )
-        out = np.full(np.shape(p_left), "inconclusive", dtype=object)
-        out[p_rope >= gamma] = "equivalent"
-        out[p_left >= gamma] = "reject"
-        out[p_right >= gamma] = "promote"
-        return out
+        return decide_many(self.p_left, self.p_rope, self.p_right, gamma)
 
     # ------------------------------------------------------------------ summary
     def summary(self, level: float = 0.95, gamma: float = 0.95) -> pd.DataFrame:
@@ -354,14 +283,7 @@ class CorrelatedTTestResult:
 
 
 def _label(res: Any) -> str:
-    from bayescomp.report.plots import difference_label
-
     return difference_label(res, sep=" - ")
-
-
-def _out(x: Any) -> Any:
-    arr = np.asarray(x)
-    return float(arr) if arr.ndim == 0 else arr
 
 
 def correlated_ttest(
@@ -431,7 +353,7 @@ def correlated_ttest(
     r = check_rho(rho)
     rope_arr = check_rope(rope)
     n = d.shape[-1]
-    mean, var, _ = _corrected_scale(d, r)
+    mean, var, _ = corrected_scale(d, r)
     # exact zero variance: all differences identical up to rounding of the scores
     tol = (np.finfo(float).eps * 16) * np.maximum(np.abs(mean), 1.0)
     zero = np.sqrt(var) <= tol
@@ -467,79 +389,4 @@ def correlated_ttest(
         metric=metric,
         differences=d,
         higher_is_better=bool(higher_is_better),
-    )
-
-
-@dataclass(frozen=True)
-class NadeauBengioResult:
-    """Frequentist corrected resampled t-test (Nadeau & Bengio 2003)."""
-
-    statistic: Any
-    pvalue: Any
-    df: int
-    mean: Any
-    standard_error: Any
-    alternative: str
-
-    def confidence_interval(self, confidence_level: float = 0.95) -> tuple[Any, Any]:
-        level = check_level(confidence_level)
-        if self.alternative == "two-sided":
-            q = stats.t.ppf(0.5 + level / 2, self.df)
-            return _out(self.mean - q * self.standard_error), _out(
-                self.mean + q * self.standard_error
-            )
-        q = stats.t.ppf(level, self.df)
-        if self.alternative == "greater":
-            return _out(self.mean - q * self.standard_error), np.inf
-        return -np.inf, _out(self.mean + q * self.standard_error)
-
-
-def nadeau_bengio_ttest(
-    baseline: Any,
-    candidate: Any,
-    *,
-    rho: Any,
-    alternative: Literal["two-sided", "greater", "less"] = "two-sided",
-    axis: int = -1,
-) -> NadeauBengioResult:
-    """Corrected resampled paired t-test for ``candidate - baseline``.
-
-    The variance of the mean difference is inflated from ``s^2/n`` to
-    ``s^2 (1/n + rho/(1-rho))`` (``rho/(1-rho) = n_test/n_train``).
-    ``alternative="greater"`` tests whether the candidate is better; its p-value
-    is ``P(T >= t)``, signed — not ``P(T >= |t|)``, which is wrong when the
-    candidate is worse.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> rng = np.random.default_rng(1)
-    >>> b = rng.normal(0.8, 0.02, 50); c = b + rng.normal(-0.01, 0.01, 50)
-    >>> nadeau_bengio_ttest(b, c, rho=0.1, alternative="greater").pvalue > 0.5
-    True
-    """
-    if alternative not in ("two-sided", "greater", "less"):
-        raise ValueError(
-            f"alternative must be 'two-sided', 'greater' or 'less'; got {alternative!r}"
-        )
-    d = paired_differences(baseline, candidate, axis=axis)
-    r = check_rho(rho)
-    n = d.shape[-1]
-    mean, _, se = _corrected_scale(d, r)
-    if np.any(se == 0):
-        raise ValueError(
-            "the paired differences have zero variance, so the t statistic is undefined; "
-            "the models give identical differences on every split"
-        )
-    t = mean / se
-    df = n - 1
-    if alternative == "two-sided":
-        p = 2 * stats.t.sf(np.abs(t), df)
-    elif alternative == "greater":
-        p = stats.t.sf(t, df)
-    else:
-        p = stats.t.cdf(t, df)
-    return NadeauBengioResult(
-        statistic=_out(t), pvalue=_out(p), df=df, mean=_out(mean), standard_error=_out(se),
-        alternative=alternative,
     )

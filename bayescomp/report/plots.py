@@ -6,20 +6,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bayescomp.core.orientation import difference_label
+
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
 #: colours of the three regions: candidate worse, equivalent, better
 REGION_COLOURS = ("#c0392b", "#7f8c8d", "#27ae60")
-
-
-def difference_label(res: Any, sep: str = " − ") -> str:
-    """``"candidate − baseline"``, or ``"baseline − candidate"`` for a lower-is-better
-    metric: the differences bayescomp models are oriented so that positive means the
-    candidate is better, and the label says which subtraction that is."""
-    if getattr(res, "higher_is_better", True):
-        return f"{res.candidate_name}{sep}{res.baseline_name}"
-    return f"{res.baseline_name}{sep}{res.candidate_name}"
 
 
 def plot_t_posterior(res: Any, ax: Axes | None = None, level: float = 0.95) -> Axes:

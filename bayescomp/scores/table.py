@@ -15,6 +15,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from bayescomp.core.orientation import resolve_direction
+from bayescomp.splits.design import rho_from_sizes
+
 if TYPE_CHECKING:  # pragma: no cover
     from bayescomp.splits.design import SplitDesign
 
@@ -246,8 +249,6 @@ class Scores:
             f = f[f["model"] == model]
         datasets = self._check_dataset(dataset)
         f = f[f["dataset"].isin(datasets)]
-        from bayescomp.splits.design import rho_from_sizes
-
         r = pd.Series(
             {ds: rho_from_sizes(g["n_train"], g["n_test"]) for ds, g in f.groupby("dataset",
                                                                                  sort=False)},
@@ -282,7 +283,10 @@ class Scores:
         """Align two models split by split, checking that they really are paired.
 
         Returns a frame with columns ``dataset, split, baseline, candidate,
-        n_train, n_test``, one row per common split.
+        n_train, n_test``, one row per common split; ``attrs`` holds
+        ``baseline_name``, ``candidate_name``, ``metric`` and ``rho``, the test
+        fraction of these splits (mean ``n_test / (n_train + n_test)``: the ``rho``
+        of the correlated t-test, pooled over datasets when there are several).
 
         Raises
         ------
@@ -345,7 +349,8 @@ class Scores:
                 "n_test": m["n_test_b"].to_numpy(),
             }))
         result = pd.concat(out, ignore_index=True)
-        result.attrs.update(baseline_name=baseline, candidate_name=candidate, metric=metric)
+        result.attrs.update(baseline_name=baseline, candidate_name=candidate, metric=metric,
+                            rho=rho_from_sizes(result["n_train"], result["n_test"]))
         return result
 
     def plot(self, baseline: str, candidate: str, metric: str | None = None,
@@ -356,10 +361,9 @@ class Scores:
         Splits are coloured by which model was better there; the orientation of the
         metric comes from the registry unless ``higher_is_better`` says it.
         """
-        from bayescomp.core.orientation import higher_is_better as direction
         from bayescomp.report.plots import plot_paired_scores
 
         metric = self._check_metric(metric)
-        hib = direction(metric) if higher_is_better is None else bool(higher_is_better)
+        hib = resolve_direction(metric, higher_is_better)
         return plot_paired_scores(self.paired(baseline, candidate, metric, dataset), ax=ax,
                                   metric=metric, higher_is_better=hib)
