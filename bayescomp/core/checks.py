@@ -58,11 +58,12 @@ def check_gamma(gamma: float) -> float:
     return gamma
 
 
-def check_level(level: float) -> float:
-    level = float(level)
-    if not 0 < level < 1:
-        raise ValueError(f"level must lie in (0, 1), e.g. 0.95; got {level}")
-    return level
+def check_level(level: float, name: str = "level") -> float:
+    """A credible or confidence level in (0, 1); ``name`` is the argument's name in messages."""
+    value = float(level)
+    if not 0 < value < 1:
+        raise ValueError(f"{name} must lie in (0, 1), e.g. 0.95; got {level}")
+    return value
 
 
 def seed_from(random_state: Any) -> int:

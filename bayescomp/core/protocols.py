@@ -104,6 +104,9 @@ class FitStore(Protocol):
 
     def check_design(self, *args: Any, **kwargs: Any) -> Any: ...
 
+    def check_block(self, dataset: str, block: int, **kwargs: Any) -> Any:
+        """Record (or check against the stored one) an extra repetition of the design."""
+
     def check_model(self, model: str, **kwargs: Any) -> Any: ...
 
     def load_fits(self, dataset: str, model: str) -> Mapping[int, Mapping[str, Any]]: ...

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
+from bayescomp.core.checks import check_level
 from bayescomp.core.exceptions import BLBCenterWarning
 from bayescomp.metrics._metric import MetricSpec, check_predictions, resolve_metric, safe_call
 from bayescomp.metrics.bootstrap import MetricInterval
@@ -306,8 +307,7 @@ def _check_blb_args(gamma: float, confidence_level: float, method: str, n_subset
     gamma = float(gamma)
     if not 0.5 <= gamma <= 1.0:
         raise ValueError(f"gamma must lie in [0.5, 1] (subset size b = n**gamma); got {gamma}")
-    if not 0 < float(confidence_level) < 1:
-        raise ValueError(f"confidence_level must lie in (0, 1), e.g. 0.95; got {confidence_level}")
+    check_level(confidence_level, "confidence_level")
     if method not in ("percentile", "basic"):
         raise ValueError(f"method must be 'percentile' or 'basic' for BLB; got {method!r}")
     if int(n_subsets) < 2 or int(n_resamples) < 20:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
+from bayescomp.core.checks import check_level
 from bayescomp.core.exceptions import DegenerateBootstrapWarning
 from bayescomp.metrics._metric import MetricSpec, check_predictions, resolve_metric, safe_call
 
@@ -155,8 +156,7 @@ def _check_common(method: str, n_resamples: int, confidence_level: float) -> str
             f"n_resamples must be at least 100 for a usable interval (2000 or more is "
             f"typical); got {n_resamples}"
         )
-    if not 0 < float(confidence_level) < 1:
-        raise ValueError(f"confidence_level must lie in (0, 1), e.g. 0.95; got {confidence_level}")
+    check_level(confidence_level, "confidence_level")
     return key
 
 

@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
+from bayescomp.core.checks import check_level
+
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     from matplotlib.axes import Axes
@@ -266,8 +268,7 @@ def learning_curves(
         raise ValueError(
             "scoring must be one scikit-learn scorer name (e.g. 'accuracy', 'roc_auc')"
         )
-    if not 0 < float(level) < 1:
-        raise ValueError(f"level must lie in (0, 1), e.g. 0.95; got {level}")
+    check_level(level)
     if y is None:
         raise ValueError("learning curves need a target y")
     X, y, groups = indexable(X, y, groups)

@@ -167,10 +167,10 @@ def select(
     >>> sel.champion, sel.steps["decision"].tolist(), sel.fits_total
     ('lr', ['promote'], 20)
     """
-    from bayescomp.core.checks import check_gamma, check_rope
+    from bayescomp.core.checks import check_gamma, check_scalar_rope
 
     gamma = check_gamma(gamma)
-    rope = float(check_rope(float(rope)))
+    rope = check_scalar_rope(rope)
     if order not in ORDERS:
         raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
     if int(max_repeats) < 0:
@@ -247,7 +247,7 @@ def _select_fitted(models: Any, X: Any, y: Any, groups: Any, *, baseline: str, s
                    store: str | Path | None, n_jobs: int | None, progress: bool,
                    design: dict[str, Any], rope: float, gamma: float, method: str,
                    options: dict[str, Any]) -> Selection:
-    from bayescomp.core.orientation import higher_is_better as _direction
+    from bayescomp.core.orientation import resolve_direction
     from bayescomp.scores.engine import Progress
     from bayescomp.splits.repeats import cv_text
     from bayescomp.studies.estimators import check_inner_cv
@@ -256,7 +256,7 @@ def _select_fitted(models: Any, X: Any, y: Any, groups: Any, *, baseline: str, s
 
     specs, skipped = _fitted_models(models, baseline, on_error)
     scorers, names, metric = _fitted_metric(specs, scoring, metric)
-    hib = _direction(metric) if higher_is_better is None else bool(higher_is_better)
+    hib = resolve_direction(metric, higher_is_better)
     for m, s in specs.items():
         check_inner_cv(m, s.estimator)
     datasets = prepare_datasets(X, y, groups, **design)
@@ -336,7 +336,7 @@ def _select_on_scores(models: Any, scores: Any, *, baseline: str, scoring: Any,
                       gamma: float, method: str, options: dict[str, Any]) -> Selection:
     import pandas as pd
 
-    from bayescomp.core.orientation import higher_is_better as _direction
+    from bayescomp.core.orientation import resolve_direction
     from bayescomp.scores.table import Scores
 
     if isinstance(scores, str | Path):
@@ -347,7 +347,7 @@ def _select_on_scores(models: Any, scores: Any, *, baseline: str, scoring: Any,
     if metric is None and isinstance(scoring, str):
         metric = scoring
     metric = scores._check_metric(metric)
-    hib = _direction(metric) if higher_is_better is None else bool(higher_is_better)
+    hib = resolve_direction(metric, higher_is_better)
     names = _table_models(models, scores, baseline)
     if dataset is not None:
         scores = scores.select(datasets=[dataset])
