@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from bayescomp.posterior import hierarchical as H
+from bayescomp.posterior.hierarchical import model as H
 from bayescomp.posterior.hierarchical import (
     ConvergenceWarning,
     HierarchicalResult,

@@ -9,6 +9,7 @@ unknown, and callers must say which way it points.
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
 LOWER_IS_BETTER = frozenset(
     {
@@ -65,3 +66,12 @@ def higher_is_better(metric: str) -> bool:
         f"unknown metric {metric!r}: bayescomp cannot tell whether higher is better; "
         "pass higher_is_better=True or False explicitly"
     )
+
+
+def difference_label(res: Any, sep: str = " − ") -> str:
+    """``"candidate − baseline"``, or ``"baseline − candidate"`` for a lower-is-better
+    metric: the differences bayescomp models are oriented so that positive means the
+    candidate is better, and the label says which subtraction that is."""
+    if getattr(res, "higher_is_better", True):
+        return f"{res.candidate_name}{sep}{res.baseline_name}"
+    return f"{res.baseline_name}{sep}{res.candidate_name}"
