@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from bayescomp.posterior import hierarchical as H
 from bayescomp.posterior.hierarchical import (
     ConvergenceWarning,
     HierarchicalResult,
@@ -17,6 +16,7 @@ from bayescomp.posterior.hierarchical import (
     load,
     model_cache_info,
 )
+from bayescomp.posterior.hierarchical import model as H
 from bayescomp.posterior.ttest import ZeroVarianceWarning
 
 FAST = dict(chains=2, draws=500, tune=500)
@@ -388,3 +388,51 @@ def test_pymc_sampler_matches_nutpie(shared_data):
     assert a.sampler == "pymc"
     assert a.expected_gain == pytest.approx(b.expected_gain, abs=0.003)
     assert a.baycomp_convention.p_right == pytest.approx(b.baycomp_convention.p_right, abs=0.02)
+
+
+# ------------------------------------------------------- package structure
+def test_result_satisfies_the_posterior_protocol(nbc_hnb):
+    from bayescomp.core.protocols import Posterior
+
+    res, _ = nbc_hnb
+    assert isinstance(res, Posterior)
+    assert {"mcse_mean", "mcse_sd"} <= set(res.diagnostics.columns)
+    assert res.diagnostics.index.name == "parameter"
+
+
+def test_blas_warning_filter_is_not_installed_at_import():
+    import bayescomp.posterior.hierarchical  # noqa: F401
+
+    assert not any("BLAS" in str(getattr(f[1], "pattern", "")) for f in warnings.filters)
+
+
+def _fake_draws(seed: int, diverging: int, shift: float):
+    """Raw sampler output (standardised scale) whose two chains disagree by ``shift``."""
+    import arviz as az
+
+    rng = np.random.default_rng(seed)
+    post = {v: rng.normal(size=(2, 50)) + np.array([[0.0], [shift]])
+            for v in ("delta0", "std0", "nu", "gamma_alpha", "gamma_beta")}
+    post |= {v: rng.normal(size=(2, 50, 2)) for v in ("delta", "sigma")}
+    div = np.zeros((2, 50), dtype=bool)
+    div[0, :diverging] = True
+    return az.from_dict(posterior=post, sample_stats={"diverging": div})
+
+
+def test_kept_first_fit_is_rebuilt_as_refitted_without_mutating_it():
+    from bayescomp.posterior.hierarchical import sampling
+
+    prep = H._prepare({"a": [0.1, 0.2, 0.4], "b": [0.0, -0.1, 0.05, 0.2]}, 0.2, 1000.0)
+    raws = {"centered": _fake_draws(0, 0, 3.0), "noncentered": _fake_draws(1, 5, 3.0)}
+    settings = dict(rope=0.01, baseline_name="b", candidate_name="c", metric=None,
+                    sampler="pymc", random_state=None)
+    res = sampling._fit(prep, "centered", raws.__getitem__, settings, refit=True)
+    assert not res.converged
+    assert res.parameterization == "centered" and res.refitted  # fewer divergences: kept
+    assert res.idata.posterior.attrs["refitted"] == 1
+    first = sampling._fit(prep, "centered", raws.__getitem__, settings, refit=False)
+    assert not first.refitted and first.idata.posterior.attrs["refitted"] == 0
+    np.testing.assert_array_equal(first.idata.posterior["delta0"], res.idata.posterior["delta0"])
+    raws["noncentered"] = _fake_draws(1, 0, 0.0)  # the other form mixes better: taken
+    alt = sampling._fit(prep, "centered", raws.__getitem__, settings, refit=True)
+    assert alt.parameterization == "noncentered" and alt.refitted

@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bayescomp.report.plots import REGION_COLOURS, difference_label
+from bayescomp.core.orientation import difference_label
+from bayescomp.report.plots import REGION_COLOURS
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -162,23 +163,20 @@ def plot_delta0_posterior(res: Any, ax: Axes | None = None) -> Axes:
 
 
 def plot_trace(res: Any, var_names: tuple[str, ...] = ("delta0", "std0", "nu")) -> np.ndarray:
-    """Trace (left) and rank plots (right) of the hyper-parameters; returns the Axes array."""
-    import arviz as az
-    import matplotlib.pyplot as plt
+    """Per-chain densities (left) and rank plots (right) of the hyper-parameters.
 
-    fig, axes = plt.subplots(len(var_names), 2, figsize=(9, 2.2 * len(var_names)),
-                             layout="constrained", squeeze=False)
-    for i, var in enumerate(var_names):
-        draws = res.idata.posterior[var].values
-        for c in range(draws.shape[0]):
-            axes[i, 0].plot(draws[c], lw=0.5, alpha=0.8)
-        axes[i, 0].set_ylabel(var)
-        axes[i, 0].set_xlabel("draw")
-        az.plot_rank(res.idata, var_names=[var], ax=axes[i, 1], kind="vlines")
-        axes[i, 1].set_title(f"rank plot of {var}", fontsize=9)
-        axes[i, 1].set_xlabel("rank (all chains)", fontsize=9)
+    Drawn by :func:`arviz.plot_trace` with ``kind="rank_vlines"``: chains that mix
+    well give flat rank histograms around the dashed uniform line.  Returns the
+    ``(len(var_names), 2)`` array of Axes.
+    """
+    import arviz as az
+
+    axes = az.plot_trace(
+        res.idata, var_names=list(var_names), kind="rank_vlines", compact=False,
+        figsize=(9, 2.2 * len(var_names)), backend_kwargs={"layout": "constrained"},
+    )
     d = res.diagnostics_summary()
-    fig.suptitle(
+    axes[0, 0].figure.suptitle(
         f"max R-hat {d['max_r_hat']:.3f}, min bulk ESS {d['min_ess_bulk']:.0f}, "
         f"divergences {d['divergences']} ({'converged' if d['converged'] else 'NOT converged'})",
         fontsize=10,

@@ -1,0 +1,40 @@
+"""Bayesian hierarchical comparison of two models across many datasets.
+
+One job per module, imported in this order:
+
+* :mod:`~bayescomp.posterior.hierarchical.model` — the likelihood from sufficient
+  statistics, the preparation of the data, the choice of parameterisation and the
+  PyMC model with its cache of compiled models;
+* :mod:`~bayescomp.posterior.hierarchical.diagnostics` — ArviZ's convergence table
+  and the pass/fail rule;
+* :mod:`~bayescomp.posterior.hierarchical.result` — :class:`HierarchicalResult`;
+* :mod:`~bayescomp.posterior.hierarchical.io` — the result's InferenceData layout,
+  built from the draws and read back by :func:`load`;
+* :mod:`~bayescomp.posterior.hierarchical.sampling` — sampler choice, seeding, the
+  NUTS run, the refit with the other parameterisation and :func:`hierarchical_test`.
+"""
+
+from bayescomp.core.exceptions import ConvergenceWarning
+from bayescomp.core.regions import RegionProbabilities
+from bayescomp.posterior.hierarchical.diagnostics import ESS_BULK_MIN, R_HAT_MAX
+from bayescomp.posterior.hierarchical.io import load
+from bayescomp.posterior.hierarchical.model import (
+    clear_model_cache,
+    hierarchical_loglik,
+    model_cache_info,
+)
+from bayescomp.posterior.hierarchical.result import HierarchicalResult
+from bayescomp.posterior.hierarchical.sampling import hierarchical_test
+
+__all__ = [
+    "ESS_BULK_MIN",
+    "R_HAT_MAX",
+    "ConvergenceWarning",
+    "HierarchicalResult",
+    "RegionProbabilities",
+    "clear_model_cache",
+    "hierarchical_loglik",
+    "hierarchical_test",
+    "load",
+    "model_cache_info",
+]

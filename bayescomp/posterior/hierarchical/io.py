@@ -1,0 +1,155 @@
+"""The InferenceData layout of a result: built from the sampler's draws, read back by :func:`load`.
+
+Every group carries the settings of the comparison as attributes, so that a
+file written by :meth:`HierarchicalResult.to_netcdf` restores the whole result.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from bayescomp.posterior.hierarchical.result import HierarchicalResult
+
+if TYPE_CHECKING:  # pragma: no cover
+    import arviz as az
+
+    from bayescomp.posterior.hierarchical.model import _Prepared
+
+__all__ = ["load"]
+
+
+_ATTR_KEYS = (
+    "rope", "baseline_name", "candidate_name", "metric", "parameterization", "sampler",
+    "refitted", "random_state", "higher_is_better",
+)
+
+
+
+def _attrs_of(res_kwargs: dict[str, Any]) -> dict[str, Any]:
+    attrs: dict[str, Any] = {"bayescomp_result": "HierarchicalResult"}
+    for k in _ATTR_KEYS:
+        v = res_kwargs.get(k)
+        if v is None:
+            attrs[k] = ""  # netCDF attributes cannot be None
+        elif isinstance(v, bool):
+            attrs[k] = int(v)
+        else:
+            attrs[k] = v
+    return attrs
+
+
+
+def _to_result_idata(raw: az.InferenceData, prep: _Prepared, attrs: dict[str, Any]) -> Any:
+    """Posterior on the metric's scale, named dataset coords, data and settings attached."""
+    import arviz as az
+    import xarray as xr
+
+    post = raw.posterior
+    s = prep.scale
+    names = list(prep.names)
+
+    def per(var: str, mult: float) -> xr.DataArray:
+        arr = post[var].values * mult
+        return xr.DataArray(arr, dims=("chain", "draw", "dataset"))
+
+    scalar = {
+        "delta0": post["delta0"].values * s,
+        "std0": post["std0"].values * s,
+        "nu": post["nu"].values,
+        "gamma_alpha": post["gamma_alpha"].values,
+        "gamma_beta": post["gamma_beta"].values,
+    }
+    ds = xr.Dataset(
+        {
+            **{k: xr.DataArray(v, dims=("chain", "draw")) for k, v in scalar.items()},
+            "delta": per("delta", s),
+            "sigma": per("sigma", s),
+        },
+        coords={
+            "chain": np.arange(post.sizes["chain"]),
+            "draw": np.arange(post.sizes["draw"]),
+            "dataset": names,
+        },
+    )
+    div = raw.sample_stats["diverging"].values.astype(bool)
+    stats = xr.Dataset(
+        {"diverging": xr.DataArray(div, dims=("chain", "draw"))},
+        coords={"chain": ds.coords["chain"], "draw": ds.coords["draw"]},
+    )
+    const = xr.Dataset(
+        {
+            "n": ("dataset", prep.n.astype(int)),
+            "observed_mean": ("dataset", prep.mean),
+            "ss": ("dataset", prep.ss),
+            "rho": ("dataset", prep.rho),
+            "zero_variance": ("dataset", prep.zero_variance.astype(int)),
+        },
+        coords={"dataset": names},
+    )
+    idata = az.InferenceData(posterior=ds, sample_stats=stats, constant_data=const)
+    for group in (idata.posterior, idata.sample_stats, idata.constant_data):
+        group.attrs.update(attrs)
+    return idata
+
+
+def from_draws(raw: az.InferenceData, prep: _Prepared, **settings: Any) -> HierarchicalResult:
+    """The result of one fit: its draws on the metric's scale with every setting attached.
+
+    ``settings`` are the fields of :class:`HierarchicalResult` other than ``idata``.
+    """
+    return HierarchicalResult(idata=_to_result_idata(raw, prep, _attrs_of(settings)), **settings)
+
+
+def load(path: Any) -> HierarchicalResult:
+    """Restore a :class:`HierarchicalResult` written by :meth:`HierarchicalResult.to_netcdf`.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "missing.nc")
+    >>> try:
+    ...     load(path)
+    ... except FileNotFoundError as e:
+    ...     print("not found")
+    not found
+    """
+    import os
+
+    import arviz as az
+
+    path = str(path)
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"no such file: {path}")
+    idata = az.from_netcdf(path)
+    if "posterior" not in idata.groups():
+        raise ValueError(f"{path} holds no posterior group; it was not written by to_netcdf")
+    attrs = dict(idata.posterior.attrs)
+    if attrs.get("bayescomp_result") != "HierarchicalResult":
+        raise ValueError(
+            f"{path} was not written by HierarchicalResult.to_netcdf (missing bayescomp attrs)"
+        )
+    idata.posterior.load()
+    idata.sample_stats.load()
+    idata.constant_data.load()
+
+    def opt(key: str) -> Any:
+        v = attrs.get(key, "")
+        return None if v == "" else v
+
+    rs = opt("random_state")
+    return HierarchicalResult(
+        idata=idata,
+        rope=float(attrs["rope"]),
+        baseline_name=str(attrs["baseline_name"]),
+        candidate_name=str(attrs["candidate_name"]),
+        metric=opt("metric"),
+        parameterization=str(attrs["parameterization"]),
+        sampler=str(attrs["sampler"]),
+        refitted=bool(int(attrs["refitted"])),
+        random_state=None if rs is None else int(rs),
+        higher_is_better=bool(int(opt("higher_is_better") if opt("higher_is_better") is not None
+                                  else 1)),
+    )
+

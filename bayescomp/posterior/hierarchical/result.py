@@ -1,0 +1,366 @@
+"""The result of a hierarchical comparison: probabilities, decision, summaries, diagnostics."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from bayescomp.core.orientation import difference_label
+from bayescomp.core.regions import RegionProbabilities, argmax_shares, t_region_masses
+from bayescomp.core.rule import Decision, decide
+from bayescomp.posterior.hierarchical.diagnostics import check_convergence, diagnostics_table
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+    from matplotlib.axes import Axes
+
+__all__ = ["HierarchicalResult"]
+
+
+@dataclass(frozen=True, eq=False)
+class HierarchicalResult:
+    """Posterior of the hierarchical model, on the metric's own scale.
+
+    ``p_left``, ``p_rope``, ``p_right`` (and :meth:`decision`) refer to the
+    mean difference across datasets ``delta0``; :attr:`next_dataset` gives the
+    posterior predictive probabilities for a new dataset and
+    :attr:`baycomp_convention` the share of draws in which each region is the
+    most probable (the number published with baycomp).
+
+    Attributes
+    ----------
+    idata : arviz.InferenceData
+        Posterior draws (``delta0``, ``std0``, ``nu``, ``delta``, ``sigma``,
+        ``gamma_alpha``, ``gamma_beta``) with coords named by dataset, the
+        divergences in ``sample_stats`` and the per-dataset data in
+        ``constant_data``.
+    rope : float
+        Half-width of the region of practical equivalence (metric units).
+    parameterization : {"centered", "noncentered"}
+        Parameterisation of the reported fit.
+    sampler : str
+        Backend that produced the draws (``"nutpie"``, ``"pymc"`` or ``"numpyro"``).
+    refitted : bool
+        Whether the first fit failed the checks and the other parameterisation was tried.
+    """
+
+    idata: Any = field(repr=False)
+    rope: float
+    baseline_name: str = "baseline"
+    candidate_name: str = "candidate"
+    metric: str | None = None
+    parameterization: str = "centered"
+    sampler: str = "pymc"
+    refitted: bool = False
+    random_state: int | None = None
+    #: orientation of the metric (labels only: the differences are already oriented)
+    higher_is_better: bool = True
+
+    # ---------------------------------------------------------------- draws
+    @cached_property
+    def _delta0(self) -> np.ndarray:
+        return self.idata.posterior["delta0"].values.ravel()
+
+    @cached_property
+    def _next_sample(self) -> np.ndarray:
+        post = self.idata.posterior
+        return t_region_masses(
+            float(self.rope), post["nu"].values.ravel(), self._delta0, post["std0"].values.ravel()
+        )
+
+    @property
+    def dataset_names(self) -> tuple[str, ...]:
+        return tuple(str(x) for x in self.idata.posterior.coords["dataset"].values)
+
+    @property
+    def n_datasets(self) -> int:
+        return len(self.dataset_names)
+
+    @property
+    def sample(self) -> np.ndarray:
+        """Per-draw next-dataset region probabilities, shape ``(draws, 3)`` (left, rope, right).
+
+        These are the points of :meth:`plot_simplex`, as in baycomp.
+        """
+        return self._next_sample
+
+    # -------------------------------------------------------- probabilities
+    @property
+    def p_left(self) -> float:
+        """``P(delta0 < -rope)``: the candidate is practically worse on average."""
+        return float(np.mean(self._delta0 < -self.rope))
+
+    @property
+    def p_right(self) -> float:
+        """``P(delta0 > rope)``: the candidate is practically better on average."""
+        return float(np.mean(self._delta0 > self.rope))
+
+    @property
+    def p_rope(self) -> float:
+        """``P(-rope <= delta0 <= rope)``."""
+        return float(1.0 - self.p_left - self.p_right)
+
+    @property
+    def p_better(self) -> float:
+        """``P(delta0 > 0)``."""
+        return float(np.mean(self._delta0 > 0))
+
+    @property
+    def p_worse(self) -> float:
+        """``P(delta0 < 0)``: the risk that the candidate is worse on average."""
+        return float(np.mean(self._delta0 < 0))
+
+    @property
+    def expected_gain(self) -> float:
+        """Posterior mean of ``delta0``."""
+        return float(np.mean(self._delta0))
+
+    @property
+    def delta0(self) -> RegionProbabilities:
+        """The region probabilities of ``delta0`` (same as ``p_left, p_rope, p_right``)."""
+        return RegionProbabilities(self.p_left, self.p_rope, self.p_right, "delta0")
+
+    @property
+    def next_dataset(self) -> RegionProbabilities:
+        """Posterior predictive for a new dataset: mean over draws of the Student-t mass."""
+        m = self._next_sample.mean(axis=0)
+        return RegionProbabilities.of(m, "next_dataset")
+
+    @property
+    def baycomp_convention(self) -> RegionProbabilities:
+        """Share of draws in which each region holds the largest next-dataset mass.
+
+        This is what baycomp's ``HierarchicalTest.probs`` returns and what most
+        published comparisons report; it is *not* a probability of the region
+        itself.
+        """
+        m = argmax_shares(self._next_sample)
+        return RegionProbabilities.of(m, "baycomp_convention")
+
+    def probabilities(self) -> dict[str, RegionProbabilities]:
+        """All three kinds, keyed by kind."""
+        return {
+            "delta0": self.delta0,
+            "next_dataset": self.next_dataset,
+            "baycomp_convention": self.baycomp_convention,
+        }
+
+    def hdi(self, level: float = 0.95) -> tuple[float, float]:
+        """Highest-density interval of ``delta0``."""
+        import arviz as az
+
+        lo, hi = az.hdi(self._delta0, hdi_prob=float(level))
+        return float(lo), float(hi)
+
+    # ---------------------------------------------------------- diagnostics
+    @cached_property
+    def diagnostics(self) -> pd.DataFrame:
+        """R-hat, bulk and tail ESS and MCSE for every sampled quantity (one row per parameter).
+
+        Computed by :func:`arviz.summary` (``kind="diagnostics"``).  The total number of divergent
+        transitions is in :attr:`divergences` and in ``diagnostics.attrs["divergences"]``.
+        """
+        diag = diagnostics_table(self.idata)
+        diag.attrs["divergences"] = self.divergences
+        return diag
+
+    @property
+    def divergences(self) -> int:
+        return int(self.idata.sample_stats["diverging"].values.sum())
+
+    @cached_property
+    def _check(self) -> tuple[bool, str]:
+        return check_convergence(self.diagnostics, self.divergences)
+
+    @property
+    def converged(self) -> bool:
+        """R-hat <= 1.01, bulk ESS >= 400 for every parameter and no divergences."""
+        return self._check[0]
+
+    @property
+    def convergence_problems(self) -> str:
+        """Which checks failed (empty when converged)."""
+        return self._check[1]
+
+    def diagnostics_summary(self) -> dict[str, Any]:
+        """Worst-case diagnostics in one dict."""
+        d = self.diagnostics
+        return {
+            "max_r_hat": float(d["r_hat"].max()),
+            "min_ess_bulk": float(d["ess_bulk"].min()),
+            "min_ess_tail": float(d["ess_tail"].min()),
+            "divergences": self.divergences,
+            "converged": self.converged,
+            "problems": self.convergence_problems,
+            "parameterization": self.parameterization,
+            "sampler": self.sampler,
+            "refitted": self.refitted,
+        }
+
+    # ----------------------------------------------------------- per dataset
+    @cached_property
+    def per_dataset(self) -> pd.DataFrame:
+        """Shrunk per-dataset differences ``delta_i`` with HDI and region probabilities."""
+        import arviz as az
+        import pandas as pd
+
+        post = self.idata.posterior["delta"]
+        draws = post.values.reshape(-1, post.sizes["dataset"])
+        hdi = az.hdi(post, hdi_prob=0.95)["delta"].values
+        const = self.idata.constant_data
+        r = self.rope
+        return pd.DataFrame(
+            {
+                "dataset": list(self.dataset_names),
+                "n": const["n"].values.astype(int),
+                "rho": const["rho"].values,
+                "observed_mean": const["observed_mean"].values,
+                "zero_variance": const["zero_variance"].values.astype(bool),
+                "mean": draws.mean(axis=0),
+                "sd": draws.std(axis=0, ddof=1),
+                "hdi_95_low": hdi[:, 0],
+                "hdi_95_high": hdi[:, 1],
+                "p_better": (draws > 0).mean(axis=0),
+                "p_left": (draws < -r).mean(axis=0),
+                "p_rope": ((draws >= -r) & (draws <= r)).mean(axis=0),
+                "p_right": (draws > r).mean(axis=0),
+            }
+        )
+
+    # --------------------------------------------------------------- decision
+    def decision(self, gamma: float = 0.95, on: str = "delta0") -> Decision:
+        """Apply the promotion rule; ``inconclusive`` whenever the chains did not converge.
+
+        Parameters
+        ----------
+        gamma : float
+            Required posterior probability.
+        on : {"delta0", "next_dataset", "baycomp_convention"}
+            Which probabilities the rule reads (default: the mean difference ``delta0``).
+        """
+        probs = self.probabilities()
+        if on not in probs:
+            raise ValueError(f"on must be one of {sorted(probs)}; got {on!r}")
+        p = probs[on]
+        reason = ""
+        if not self.converged:
+            reason = (
+                f"the MCMC chains have not converged ({self.convergence_problems}); run longer "
+                "(more draws/tune) or raise target_accept"
+            )
+        return decide(
+            *p.as_tuple(), gamma=gamma, expected_gain=self.expected_gain, risk=self.p_worse,
+            rope=float(self.rope), baseline=self.baseline_name, candidate=self.candidate_name,
+            trusted=self.converged, untrusted_reason=reason,
+        )
+
+    # ---------------------------------------------------------------- summary
+    def summary(self, gamma: float = 0.95) -> pd.DataFrame:
+        """One row per kind of probability, with ``delta0``'s moments and the decision."""
+        import pandas as pd
+
+        lo, hi = self.hdi(0.95)
+        sd = float(np.std(self._delta0, ddof=1))
+        rows = []
+        for kind, p in self.probabilities().items():
+            rows.append(
+                {
+                    "baseline": self.baseline_name,
+                    "candidate": self.candidate_name,
+                    "metric": self.metric,
+                    "quantity": kind,
+                    "p_left": p.p_left,
+                    "p_rope": p.p_rope,
+                    "p_right": p.p_right,
+                    "delta0_mean": self.expected_gain,
+                    "delta0_sd": sd,
+                    "hdi_95_low": lo,
+                    "hdi_95_high": hi,
+                    "rope": float(self.rope),
+                    "n_datasets": self.n_datasets,
+                    "converged": self.converged,
+                    "decision": self.decision(gamma, on=kind).outcome,
+                }
+            )
+        return pd.DataFrame(rows)
+
+    def __repr__(self) -> str:
+        label = difference_label(self, sep=" - ")
+        return (
+            f"HierarchicalResult({label} over "
+            f"{self.n_datasets} datasets: delta0={self.expected_gain:+.4g}, rope={self.rope:g}; "
+            f"p_left={self.p_left:.3f}, p_rope={self.p_rope:.3f}, p_right={self.p_right:.3f}; "
+            f"converged={self.converged})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, HierarchicalResult):
+            return NotImplemented
+        same_meta = (
+            self.rope == other.rope
+            and self.baseline_name == other.baseline_name
+            and self.candidate_name == other.candidate_name
+            and self.metric == other.metric
+            and self.parameterization == other.parameterization
+            and self.sampler == other.sampler
+            and self.refitted == other.refitted
+            and self.dataset_names == other.dataset_names
+        )
+        if not same_meta:
+            return False
+        a, b = self.idata, other.idata
+        return all(
+            np.array_equal(a.posterior[v].values, b.posterior[v].values)
+            for v in a.posterior.data_vars
+        ) and all(
+            np.array_equal(a.constant_data[v].values, b.constant_data[v].values)
+            for v in a.constant_data.data_vars
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    # ------------------------------------------------------------------ plots
+    def plot_simplex(self, ax: Axes | None = None) -> Axes:
+        """Next-dataset (left, rope, right) probabilities of every draw in a triangle."""
+        from bayescomp.report.hierarchical_plots import plot_simplex
+
+        return plot_simplex(
+            self.sample, baseline=self.baseline_name, candidate=self.candidate_name,
+            probabilities=self.baycomp_convention, ax=ax,
+        )
+
+    def plot_forest(self, ax: Axes | None = None) -> Axes:
+        """Shrunk per-dataset ``delta_i`` (95% HDI) with the ROPE band and ``delta0``."""
+        from bayescomp.report.hierarchical_plots import plot_forest
+
+        return plot_forest(self, ax=ax)
+
+    def plot_posterior(self, ax: Axes | None = None) -> Axes:
+        """Posterior of ``delta0`` with the ROPE and the reference value 0."""
+        from bayescomp.report.hierarchical_plots import plot_delta0_posterior
+
+        return plot_delta0_posterior(self, ax=ax)
+
+    def plot(self, ax: Axes | None = None) -> Axes:
+        """Same as :meth:`plot_posterior` (the plot every result type offers)."""
+        return self.plot_posterior(ax=ax)
+
+    def plot_trace(self) -> np.ndarray:
+        """Trace and rank plots of the hyper-parameters (array of Axes)."""
+        from bayescomp.report.hierarchical_plots import plot_trace
+
+        return plot_trace(self)
+
+    # --------------------------------------------------------------------- io
+    def to_netcdf(self, path: Any) -> str:
+        """Write the posterior, the data and the settings to a netCDF file.
+
+        Restore it with :func:`bayescomp.load`.
+        """
+        idata = self.idata.copy()
+        idata.posterior.attrs["higher_is_better"] = int(self.higher_is_better)
+        return idata.to_netcdf(str(path))
+
