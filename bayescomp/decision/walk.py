@@ -96,11 +96,20 @@ def order_challengers(challengers: list[str], order: str, means: Mapping[str, fl
 def compare_step(scores: ScoresProvider, champion: str, challenger: str, *, metric: str,
                  rope: float, gamma: float, hib: bool, method: str,
                  options: dict[str, Any] | None = None) -> tuple[Any, Decision]:
-    """Posterior of ``challenger - champion`` (:func:`bayescomp.compare`) and its decision."""
+    """Posterior of ``challenger - champion`` (:func:`bayescomp.compare`) and its decision.
+
+    ``options`` are further keyword arguments of :func:`bayescomp.compare`; its key
+    ``guardrails`` (``{metric: rope}``) makes the step a joint comparison of ``metric`` and
+    those guardrails (``docs/guardrails.md``).
+    """
     from bayescomp.posterior.compare import compare
 
     kwargs: dict[str, Any] = dict(metric=metric, rope=rope, higher_is_better=hib)
     kwargs.update(options or {})
+    guardrails = kwargs.pop("guardrails", None)
+    if guardrails:  # the joint posterior of the primary metric and its guardrails
+        kwargs.update(metric=[metric, *guardrails], rope={metric: rope, **guardrails},
+                      higher_is_better={metric: hib})
     if method != "auto":
         kwargs["method"] = method
     res = compare(scores, champion, challenger, **kwargs)
@@ -112,7 +121,8 @@ def step_row(step: int, champion: str, challenger: str, res: Any, d: Decision | 
     """One row of the steps table (``d`` None: the step could not be compared)."""
     p_better = getattr(res, "p_better", None) if res is not None else None
     nan = float("nan")
-    return {
+    fields = d.step_fields() if hasattr(d, "step_fields") else {}  # guardrails, utility
+    return fields | {
         "step": step, "champion": champion, "challenger": challenger,
         "p_better": float(p_better) if p_better is not None else (1 - d.risk if d else nan),
         "p_left": d.p_left if d else nan, "p_rope": d.p_rope if d else nan,
@@ -139,6 +149,13 @@ def _decide_step(source: StepSource, champion: str, challenger: str, compare: Co
         if d.outcome != "inconclusive" or extra >= max_repeats:
             return sc, res, d, extra
         extra += 1
+
+
+def _guard_note(d: Decision) -> str:
+    """The guardrails' outcome (and the cost-aware decision), for a guarded step's reason."""
+    note = f" [guardrails: {d.guardrails}]" if getattr(d, "guardrails", "") else ""
+    utility = getattr(d, "utility", None)
+    return note + (f" [cost-aware: {utility}]" if utility is not None else "")
 
 
 def _repeat_note(d: Decision, extra: int, max_repeats: int, n_splits: int) -> str:
@@ -196,14 +213,15 @@ def walk(source: StepSource, baseline: str, challengers: list[str], *, metric: s
         sc, res, d, extra = _decide_step(source, champion, challenger, compare, max_repeats)
         pf = sc.paired(champion, challenger, metric)
         fits = source.charge([champion, challenger], extra)
-        reason = d.reason + _repeat_note(d, extra, max_repeats, len(pf))
+        reason = d.reason + _guard_note(d) + _repeat_note(d, extra, max_repeats, len(pf))
         rows.append(step_row(step, champion, challenger, res, d, fits, len(pf), extra, reason))
         results.append(res)
         paired.append(pf.rename(columns={"baseline": "champion", "candidate": "challenger"})
                       [PAIRED_COLUMNS])
         if d.outcome == "promote":
             champion = challenger
-    return Walk(pd.DataFrame(rows, columns=STEP_COLUMNS), results, paired, champion)
+    extras = list(dict.fromkeys(k for r in rows for k in r if k not in STEP_COLUMNS))
+    return Walk(pd.DataFrame(rows, columns=STEP_COLUMNS + extras), results, paired, champion)
 
 
 def recommend(scores: ScoresProvider, baseline: str, champion: str, steps: pd.DataFrame, *,
@@ -226,6 +244,10 @@ def recommend(scores: ScoresProvider, baseline: str, champion: str, steps: pd.Da
     text = (f"promote {champion} to replace {baseline}: against {baseline} on the base design "
             f"P(better) = {p_better:.3f}, P(better beyond ±{rope:g}) = {d.p_right:.3f}, "
             f"expected gain {d.expected_gain:+.4g} {metric}, risk P(worse) = {d.risk:.3f}")
+    extra = d.step_fields() if hasattr(d, "step_fields") else {}
+    if "p_joint" in extra:
+        text += f", P(that and every guardrail held) = {extra['p_joint']:.3f}"
     return {"action": "promote", "champion": champion, "baseline": baseline, "text": text,
             "p_better": p_better, "p_left": d.p_left, "p_rope": d.p_rope, "p_right": d.p_right,
-            "risk": d.risk, "expected_gain": d.expected_gain, "direct_decision": d.outcome}
+            "risk": d.risk, "expected_gain": d.expected_gain, "direct_decision": d.outcome,
+            **extra}

@@ -98,6 +98,18 @@ def _sign(data: Paired, **options: Any) -> Posterior:
                      **data.names, **options)
 
 
+@register("multivariate", across_datasets=False)
+def _multivariate(data: Paired, **options: Any) -> Posterior:
+    from bayescomp.posterior.multivariate import multivariate_ttest
+
+    ((dataset, d),) = data.differences.items()
+    names = dict(data.names)
+    metrics, directions = names.pop("metric"), names.pop("directions")
+    seed = 0 if data.random_state is None else data.random_state  # Monte Carlo: always seeded
+    return multivariate_ttest(d, rho=data.rho[dataset], rope=data.rope, metrics=metrics,
+                              directions=directions, random_state=seed, **names, **options)
+
+
 METHODS = ("auto", *REGISTRY)
 ACROSS_DATASETS = tuple(name for name, m in REGISTRY.items() if m.across_datasets)
 
@@ -119,10 +131,10 @@ def compare(
     baseline: str | float,
     candidate: str,
     *,
-    metric: str | None = None,
-    rope: float = 0.0,
+    metric: str | list[str] | None = None,
+    rope: float | dict[str, float] = 0.0,
     dataset: str | None = None,
-    higher_is_better: bool | None = None,
+    higher_is_better: bool | dict[str, bool] | None = None,
     method: str = "auto",
     random_state: Any = None,
     **options: Any,
@@ -138,10 +150,15 @@ def compare(
         question is whether ``candidate`` reaches ``p*`` in production.
     candidate : str
         The challenger.
-    metric : str, optional
-        Metric column; may be omitted when the table has one.
-    rope : float, default 0
-        Half-width of the region of practical equivalence, on the metric's scale.
+    metric : str or list of str, optional
+        Metric column; may be omitted when the table has one.  A list compares several
+        metrics jointly (``method="multivariate"``): the first is the primary metric, the
+        others are guardrails, and the result is a
+        :class:`~bayescomp.posterior.multivariate.MultiMetricResult` (see
+        ``docs/guardrails.md``); timing columns (``fit_time``, ``score_time``) may be named.
+    rope : float or dict, default 0
+        Half-width of the region of practical equivalence, on the metric's scale; with
+        several metrics a dict ``{metric: half-width}`` (missing metrics get 0).
     dataset : str, optional
         Restrict to one dataset of a multi-dataset table.
     higher_is_better : bool, optional
@@ -149,7 +166,7 @@ def compare(
         (every scikit-learn scorer name, plus common metric names).  Differences
         are ``candidate - baseline``, negated for lower-is-better metrics, so
         ``p_right`` is always "candidate better".
-    method : {"auto", "ttest", "hierarchical", "signed_rank", "sign"}
+    method : {"auto", "ttest", "hierarchical", "signed_rank", "sign", "multivariate"}
         ``"ttest"``: the Bayesian correlated t-test on one dataset.
         ``"hierarchical"``: the hierarchical model across datasets (Corani et
         al. 2017) on every dataset's paired differences.  ``"signed_rank"`` /
@@ -163,7 +180,9 @@ def compare(
         Passed to :func:`bayescomp.hierarchical_test` (``chains``, ``draws``,
         ``tune``, ``sampler``, ``parameterization``, ...) or to
         :func:`bayescomp.sign_test` / :func:`bayescomp.signed_rank_test`
-        (``prior_strength``, ``prior_place``, ``n_samples``).
+        (``prior_strength``, ``prior_place``, ``n_samples``), or to
+        :func:`~bayescomp.posterior.multivariate.multivariate_ttest` (``prior``,
+        ``n_samples``, ``gains``, ``switching_cost``).
 
     Returns
     -------
@@ -184,6 +203,10 @@ def compare(
     'promote'
     """
     scores = _as_scores(scores)
+    if method == "multivariate" or (metric is not None and not isinstance(metric, str)):
+        return _compare_metrics(scores, baseline, candidate, metric, rope=rope, dataset=dataset,
+                                higher_is_better=higher_is_better, method=method,
+                                random_state=random_state, options=options)
     metric = scores._check_metric(metric)
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of {METHODS}")
@@ -275,3 +298,38 @@ def _differences_by_dataset(scores: Scores, baseline: str | float, candidate: st
         differences[ds] = sign * (paired["candidate"].to_numpy() - paired["baseline"].to_numpy())
         rho[ds] = paired.attrs["rho"]
     return differences, rho
+
+
+def _compare_metrics(scores: Scores, baseline: Any, candidate: str, metric: Any, *, rope: Any,
+                     dataset: str | None, higher_is_better: Any, method: str,
+                     random_state: Any, options: dict[str, Any]) -> Posterior:
+    """Several metrics at once: the oriented difference matrix to the multivariate method."""
+    from bayescomp.posterior.metric_differences import (
+        difference_matrix,
+        resolve_directions,
+        resolve_ropes,
+        with_timings,
+    )
+
+    metrics = [metric] if isinstance(metric, str) else [str(m) for m in (metric or [])]
+    if not metrics or len(set(metrics)) != len(metrics):
+        raise ValueError(f"metric must name one or more distinct metrics, got {metric!r}")
+    if method not in ("auto", "multivariate"):
+        raise ValueError(f"several metrics are compared jointly by method='multivariate' (the "
+                         f"correlated t on the difference vector), not {method!r}")
+    if isinstance(baseline, numbers.Real) and not isinstance(baseline, bool):
+        raise ValueError("a performance goal (a number as baseline) is defined for one metric; "
+                         "compare several metrics against a baseline model")
+    scores = with_timings(scores, metrics)
+    datasets = scores._check_dataset(dataset)
+    if len(datasets) > 1:
+        raise ValueError(f"several metrics are compared on one dataset; the scores cover "
+                         f"{datasets[:5]} — pass dataset=NAME")
+    directions = resolve_directions(metrics, higher_is_better)
+    d, rho = difference_matrix(scores, str(baseline), candidate, metrics, datasets[0],
+                               directions)
+    names = {"baseline_name": str(baseline), "candidate_name": candidate, "metric": metrics,
+             "directions": directions}
+    paired = Paired({datasets[0]: d}, {datasets[0]: rho}, resolve_ropes(metrics, rope),
+                    random_state, names)
+    return REGISTRY["multivariate"].fit(paired, **options)

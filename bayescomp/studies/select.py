@@ -83,6 +83,7 @@ def select(
     higher_is_better: bool | None = None,
     method: str = "auto",
     compare_options: dict[str, Any] | None = None,
+    guardrails: Mapping[str, float] | None = None,
 ) -> Selection:
     """Champion/challenger selection: promote only what is better beyond the ROPE.
 
@@ -146,6 +147,12 @@ def select(
         Further keyword arguments of :func:`bayescomp.compare` for the
         posterior across datasets (e.g. ``{"draws": 1000, "chains": 4}``); the
         sampler is seeded with ``random_state``.
+    guardrails : dict, optional
+        ``{metric: rope}`` of metrics the challenger must not be worse on beyond their
+        ROPE (e.g. ``{"neg_log_loss": 0.01, "fit_time": 0.5}``): every step then uses
+        the joint posterior of the decision metric and the guardrails, and promotes when
+        ``P(better beyond rope and every guardrail held) >= gamma``; the steps table gains
+        the columns ``p_joint`` and ``guardrails`` (``docs/guardrails.md``).
 
     Returns
     -------
@@ -180,6 +187,8 @@ def select(
                     max_repeats=max_repeats, method=method, random_state=random_state)
     decide = dict(rope=rope, gamma=gamma, method=method,
                   options={"random_state": random_state, **(compare_options or {})})
+    if guardrails:
+        decide["options"]["guardrails"] = settings["guardrails"] = dict(guardrails)
     if scores is not None:
         if X is not None or y is not None:
             raise ValueError("pass either the data (X, y) or scores=, not both")
