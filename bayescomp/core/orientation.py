@@ -20,6 +20,8 @@ LOWER_IS_BETTER = frozenset(
         "root_mean_squared_log_error", "mean_poisson_deviance", "mean_gamma_deviance",
         "mean_tweedie_deviance", "mean_pinball_loss", "fpr", "fnr", "false_positive_rate",
         "false_negative_rate", "fit_time", "score_time", "runtime", "latency",
+        # OpenML evaluation measures
+        "relative_absolute_error", "root_relative_squared_error", "mean_prior_absolute_error",
     }
 )
 HIGHER_IS_BETTER = frozenset(
@@ -30,6 +32,8 @@ HIGHER_IS_BETTER = frozenset(
         "true_positive_rate", "true_negative_rate", "top_k_accuracy", "d2_absolute_error_score",
         "precision_at_k", "recall_at_k", "ndcg", "map", "score", "ppv", "npv", "f2", "f0.5",
         "precision_at_k_unlabeled", "recall_at_k_unlabeled", "f1_at_k",
+        # OpenML evaluation measures
+        "predictive_accuracy", "area_under_roc_curve", "f_measure", "kappa",
     }
 )
 

@@ -168,6 +168,28 @@ class Scores:
         return cls(df, metrics=metrics)
 
     @classmethod
+    def from_cross_validate(cls, results_by_model: Any, **kwargs: Any) -> Scores:
+        """From scikit-learn ``cross_validate`` outputs, one per model (see
+        :func:`bayescomp.scores.importers.from_cross_validate`)."""
+        from bayescomp.scores.importers import from_cross_validate
+
+        return from_cross_validate(results_by_model, **kwargs)
+
+    @classmethod
+    def from_wide(cls, frame: pd.DataFrame, **kwargs: Any) -> Scores:
+        """From one column per model (see :func:`bayescomp.scores.importers.from_wide`)."""
+        from bayescomp.scores.importers import from_wide
+
+        return from_wide(frame, **kwargs)
+
+    @classmethod
+    def from_openml(cls, evaluations: pd.DataFrame, **kwargs: Any) -> Scores:
+        """From OpenML per-fold evaluations (see :func:`bayescomp.scores.importers.from_openml`)."""
+        from bayescomp.scores.importers import from_openml
+
+        return from_openml(evaluations, **kwargs)
+
+    @classmethod
     def read_csv(cls, path: str | Path, **kwargs: Any) -> Scores:
         """Read a CSV written by :meth:`to_csv` or by any tool (see :meth:`from_frame`)."""
         path = Path(path)
