@@ -65,6 +65,8 @@ _EXPORTS: dict[str, str] = {
     "CorrelatedTTestResult": "bayescomp.posterior.ttest",
     "nadeau_bengio_ttest": "bayescomp.posterior.frequentist",
     "compare": "bayescomp.posterior.compare",
+    "multivariate_ttest": "bayescomp.posterior.multivariate",
+    "MultiMetricResult": "bayescomp.posterior.multivariate",
     "hierarchical_test": "bayescomp.posterior.hierarchical",
     "HierarchicalResult": "bayescomp.posterior.hierarchical",
     "RegionProbabilities": "bayescomp.core.regions",

@@ -20,8 +20,9 @@ t-test of that metric: adding a guardrail never changes the primary metric's num
 ``prior="jeffreys"`` (``nu0 = 0``, the usual Jeffreys prior) gives ``df = n - p``.
 
 The promotion probability ``P(mu_1 > rope_1 and mu_j >= -rope_j for every guardrail j)``
-has no closed form for ``p > 1``; it is a seeded Monte Carlo average over draws of this
-closed-form posterior (its standard error is reported).  See ``docs/guardrails.md``.
+has no closed form for ``p > 1``: it is ``P(mu_1 > rope_1)`` (closed form) times the share
+of seeded Monte Carlo draws of this closed-form posterior with ``mu_1 > rope_1`` in which
+every guardrail holds (its standard error is reported).  See ``docs/guardrails.md``.
 """
 
 from __future__ import annotations
@@ -207,19 +208,32 @@ class MultiMetricResult:
 
     @cached_property
     def p_joint(self) -> float:
-        """``P(mu_1 > rope_1 and mu_j >= -rope_j for every guardrail j)``: exact for one
-        metric, a seeded Monte Carlo average (``n_samples`` draws) otherwise."""
+        """``P(mu_1 > rope_1 and mu_j >= -rope_j for every guardrail j)``.
+
+        Exact for one metric; otherwise ``P(mu_1 > rope_1)`` (closed form) times the share
+        of the seeded Monte Carlo draws (``n_samples``) with ``mu_1 > rope_1`` in which
+        every guardrail holds, so that ``p_joint <= p_right`` always."""
+        return float(self.p_right) * self._guardrails_given_better[0]
+
+    @cached_property
+    def _guardrails_given_better(self) -> tuple[float, int]:
+        """``P(every guardrail held | primary better beyond its ROPE)``, estimated from the
+        draws in which the primary metric is better, and their number."""
         if len(self.metrics) == 1:
-            return float(self.p_right)
-        return float(np.mean(self.joint_event(self._draws)))
+            return 1.0, 0
+        x = self._draws
+        better = x[:, 0] > self.rope[0]
+        if not better.any():
+            return 0.0, 0
+        return float(np.mean(self.joint_event(x[better]))), int(better.sum())
 
     @property
     def p_joint_se(self) -> float:
         """Monte Carlo standard error of :attr:`p_joint` (0 when it is exact)."""
-        if len(self.metrics) == 1:
+        q, m = self._guardrails_given_better
+        if m == 0:
             return 0.0
-        p = self.p_joint
-        return math.sqrt(p * (1 - p) / self.n_samples)
+        return float(self.p_right) * math.sqrt(q * (1 - q) / m)
 
     def joint_event(self, draws: np.ndarray) -> np.ndarray:
         """Per draw, whether the promotion event holds."""

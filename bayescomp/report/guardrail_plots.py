@@ -56,4 +56,5 @@ def _panel(ax: Axes, res: Any, x: np.ndarray, ok: np.ndarray, j: int) -> None:
     ax.set_ylabel(f"{res.metrics[j]} gain (guardrail, −{res.rope[j]:g} allowed)")
     p_broken = res.p_guardrail_broken(res.metrics[j])
     ax.set_title(f"P({res.metrics[j]} worse beyond ROPE) = {p_broken:.3f}", fontsize=9)
+    ax.locator_params(axis="x", nbins=5)
     ax.legend(loc="best", fontsize=7, frameon=False, markerscale=3)
