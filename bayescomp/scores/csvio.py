@@ -102,6 +102,16 @@ def spreadsheet_safe(frame: Any) -> Any:
     return out
 
 
-def write_frame(frame: Any, path: str | Path, **kwargs: Any) -> None:
-    """Write ``frame`` with :func:`pandas.DataFrame.to_csv`, formula-like text neutralised."""
-    spreadsheet_safe(frame).to_csv(path, **kwargs)
+def write_frame(frame: Any, path: str | Path | None, **kwargs: Any) -> str | None:
+    """Write ``frame`` with :func:`pandas.DataFrame.to_csv`, formula-like text neutralised.
+
+    A text cell holding a carriage return is quoted (pandas quotes only its own line
+    terminator, and readers split lines at a bare ``\r``).  ``path=None`` returns the text.
+    """
+    import csv
+
+    safe = spreadsheet_safe(frame)
+    cells = [*map(str, safe.columns), *(str(v) for c in _text_columns(safe) for v in safe[c])]
+    if "quoting" not in kwargs and any("\r" in v for v in cells):
+        kwargs["quoting"] = csv.QUOTE_NONNUMERIC
+    return safe.to_csv(path, **kwargs)

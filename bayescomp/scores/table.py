@@ -249,6 +249,11 @@ class Scores:
             raise FileNotFoundError(f"no scores file at {path}")
         frame_kw = {k: kwargs.pop(k) for k in list(kwargs) if k in (
             "metrics", "dataset", "test_fraction", "model_col", "split_col", "dataset_col")}
+        # names stay text: "01" is not 1, and a model named "NA" is not a missing value
+        names = [frame_kw.get("model_col", "model"), frame_kw.get("dataset_col", "dataset")]
+        kwargs.setdefault("dtype", dict.fromkeys(names, str))
+        if "na_values" not in kwargs and "keep_default_na" not in kwargs:
+            kwargs.update(keep_default_na=False, na_values=[""])
         return cls.from_frame(read_frame(path, spreadsheet=True, **kwargs), **frame_kw)
 
     def to_csv(self, path: str | Path, **kwargs: Any) -> None:
