@@ -54,23 +54,6 @@ def test_generated_argument_vectors_end_with_a_result_or_one_clear_line(command,
         assert "Traceback" not in err and len(err.splitlines()) == 1
 
 
-@pytest.mark.parametrize("scale,noise", [(0.9, 0.0), (1e-300, 0.0), (1e300, 0.0),
-                                         (1e-300, 0.01), (1e300, 0.01), (1.7e308, 0.0)])
-def test_extreme_tables_end_in_process(tmp_path, scale, noise):
-    rng = np.random.default_rng(0)
-    n = 20
-    frame = pd.DataFrame({"model": np.repeat(["a", "b", "c"], n), "split": np.tile(range(n), 3),
-                          "accuracy": scale * (1 + noise * rng.standard_normal(3 * n)),
-                          "n_train": 90, "n_test": 10})
-    frame.to_csv(tmp_path / "s.csv", index=False)
-    outcome, out, err = run_cli(["select", str(tmp_path / "s.csv"), "--baseline", "a",
-                                 "--metric", "accuracy", "--rope", f"{0.01 * scale:g}"],
-                                must_refuse=False, seconds=60)
-    assert outcome in ("ok", "clear error"), err
-    if outcome == "ok":
-        assert "recommendation:" in out
-
-
 def test_save_scores_writes_no_formula(tmp_path):
     case = Case(models=["base", "=cmd|'/C calc'!A0", "+1+1", "-2", "@SUM(1)", "\tx"], n=6,
                 scale=1.0, corruption="none", encoding="utf-8", sep=",", seed=3)
