@@ -203,8 +203,9 @@ def time_limit(seconds: float):
 
 
 def cli_argv(case: Case, path: Path, command: str, extra: list[str]) -> list[str]:
-    base = ["--baseline", case.models[0], "--metric", "accuracy"]
-    rope = ["--rope", f"{case.rope * case.scale:g}"]
+    # --flag=VALUE: a name starting with '-' is a value, not an option
+    base = [f"--baseline={case.models[0]}", "--metric", "accuracy"]
+    rope = [f"--rope={case.rope * case.scale:g}"]
     return [command, str(path), *base, *rope, *extra]
 
 

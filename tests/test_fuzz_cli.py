@@ -111,3 +111,9 @@ def test_usage_errors_are_one_line(capsys):
     assert exc.value.code == 2
     assert err.splitlines() == ["bayescomp select: error: the following arguments are required: "
                                 "--baseline, --rope (see bayescomp select --help)"]
+    with pytest.raises(SystemExit):
+        main(["select", "x.csv", "--baseline", "-lr", "--rope", "0.01"])
+    err = capsys.readouterr().err
+    assert err.splitlines() == ["bayescomp select: error: argument --baseline: expected one "
+                                "argument; a value starting with '-' is written with '=', e.g. "
+                                "--baseline=-2 (see bayescomp select --help)"]

@@ -40,6 +40,8 @@ class _Parser(argparse.ArgumentParser):
     """argparse, with a usage error on one line (pointing to ``--help``) instead of three."""
 
     def error(self, message: str) -> NoReturn:
+        if "expected one argument" in message:  # e.g. --baseline -2 (a name starting with -)
+            message += "; a value starting with '-' is written with '=', e.g. --baseline=-2"
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
