@@ -71,20 +71,27 @@ def test_select_with_a_warning_on_every_fit_ends_and_counts_it(warning_models, n
     assert peak is not None and peak < PEAK_LIMIT_MIB
 
 
-def _constant_scores(path, value=0.9):
+def _constant_scores(path, value=0.9, noise=0.0):
     n = 20
+    rng = np.random.default_rng(0)
     frame = pd.DataFrame({"model": np.repeat(["a", "b", "c"], n),
-                          "split": np.tile(np.arange(n), 3), "accuracy": value,
+                          "split": np.tile(np.arange(n), 3),
+                          "accuracy": value * (1 + noise * rng.standard_normal(3 * n)),
                           "n_train": 90, "n_test": 10})
     frame.to_csv(path, index=False)
     return path
 
 
-@pytest.mark.parametrize("value", [0.9, 1e-300, 1e300])
-def test_select_on_constant_equal_scores_ends(tmp_path, value):
-    csv = _constant_scores(tmp_path / "scores.csv", value)
+# constant and equal, tiny (1e-300), overflowing (1e300, the largest double) scores; the
+# same with noise, and the ROPE on the scores' scale too (issue 12)
+@pytest.mark.parametrize("value,noise,rope", [
+    (0.9, 0, 0.01), (1e-300, 0, 0.01), (1e300, 0, 0.01), (1e-300, 0.01, 1e-302),
+    (1e300, 0.01, 1e298), (1.7e308, 0, 1e306), (1.7e308, 0.01, 1e306)])
+def test_select_on_constant_equal_scores_ends(tmp_path, value, noise, rope):
+    csv = _constant_scores(tmp_path / "scores.csv", value, noise)
     proc, peak, err = run_cli(["select", csv, "--baseline", "a", "--metric", "accuracy",
-                               "--rope", "0.01"], timeout=120)
+                               "--rope", str(rope), "--report", tmp_path / "report"],
+                              timeout=120)
     # either a table with each warning once, or one clear error line: never a hang
     if proc.returncode == 0:
         assert "recommendation:" in proc.stdout

@@ -13,17 +13,16 @@ import numpy as np
 
 def read_csv(path: str) -> Any:
     """Read ``path`` as a non-empty CSV file into a DataFrame."""
-    import pandas as pd
-
     from bayescomp.cli.main import UserError
+    from bayescomp.scores.csvio import read_frame
 
     p = Path(path)
     if not p.is_file():
         raise UserError(f"no such CSV file: {path}")
     try:
-        frame = pd.read_csv(p)
-    except Exception as exc:  # pandas raises many types for malformed files
-        raise UserError(f"could not read {path} as CSV: {exc}") from None
+        frame = read_frame(p, spreadsheet=True)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
     if frame.empty:
         raise UserError(f"{path} has no rows")
     return frame
@@ -53,6 +52,13 @@ def parse_label(value: str | None, like: np.ndarray) -> Any:
     if like.dtype.kind == "f":
         return float(value)
     return value
+
+
+def write_csv(frame: Any, path: str, **kwargs: Any) -> None:
+    """Write a result table to ``path`` with spreadsheet formula prefixes neutralised."""
+    from bayescomp.scores.csvio import write_frame
+
+    write_frame(frame, path, **kwargs)
 
 
 def save_plot(ax: Any, path: str | None) -> None:

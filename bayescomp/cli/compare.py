@@ -16,6 +16,7 @@ from typing import Any
 
 from bayescomp.cli.main import UserError
 from bayescomp.core.rule import OUTCOMES
+from bayescomp.core.text import terminal_literal
 
 
 def register(sub: Any) -> None:
@@ -243,7 +244,7 @@ def format_across(results: list[Any], decisions: list[Any], method: str) -> str:
             diag = (f" [max R-hat {s['max_r_hat']:.3f}, min bulk ESS {s['min_ess_bulk']:.0f}, "
                     f"divergences {s['divergences']}]")
         lines.append(f"  {r.candidate_name}: {d.outcome}: {d.reason}{diag}")
-    return "\n".join(lines)
+    return "\n".join(map(terminal_literal, lines))
 
 
 def format_table(results: list[Any], decisions: list[Any]) -> str:
@@ -267,4 +268,5 @@ def format_table(results: list[Any], decisions: list[Any]) -> str:
     legend = (f"P(left/rope/right): candidate worse beyond, within, better beyond the ROPE "
               f"±{float(r0.rope):g}; P(better): candidate better at all. Differences are "
               f"{'candidate − baseline' if r0.higher_is_better else 'baseline − candidate (lower is better)'}.")
-    return "\n".join([head, "", line, "-" * len(line), *body, "", legend, "", *reasons])
+    lines = [head, "", line, "-" * len(line), *body, "", legend, "", *reasons]
+    return "\n".join(map(terminal_literal, lines))  # a name with a newline stays on its line

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from bayescomp.cli._io import column, parse_label, read_csv, save_plot
+from bayescomp.cli._io import column, parse_label, read_csv, save_plot, write_csv
 
 
 def _thresholds(text: str) -> np.ndarray:
@@ -56,13 +56,42 @@ def run_curves(args: argparse.Namespace) -> int:
     with pd.option_context("display.width", 200, "display.max_columns", 12):
         cols = [c for c in summary.columns if c.endswith(("_mean", "_std", "_n_defined"))]
         print(f"{cur.n_repetitions} repetitions; every {every}th threshold shown")
-        print(summary[cols].iloc[::every].round(4).to_string())
+        shown = summary[cols].iloc[::every]
+        print(shown.round(4).to_string())
+    for line in _undefined_notes(shown):
+        print(line)
     if args.out:
-        summary.to_csv(args.out)
+        write_csv(summary, args.out)
         print(f"table written to {args.out}")
     if args.plot:
         save_plot(cur.plot(kind=args.kind, band=args.band), args.plot)
     return 0
+
+
+#: why a metric has no value at a threshold (in every repetition, so its mean is NaN)
+UNDEFINED = {
+    "precision": "no score reaches the threshold, so nothing is predicted positive "
+                 "(TP + FP = 0)",
+    "f1": "precision and recall are both 0 or undefined (TP = 0)",
+    "recall": "a repetition has no positive row",
+    "fpr": "a repetition has no negative row",
+    "specificity": "a repetition has no negative row",
+}
+
+
+def _undefined_notes(shown: Any) -> list[str]:
+    """One line per metric shown as NaN: at which thresholds, and why it is undefined there."""
+    notes = []
+    for col in [c for c in shown.columns if c.endswith("_mean")]:
+        nan = shown[col].isna()
+        if nan.any():
+            metric = col[: -len("_mean")]
+            at = shown.index[nan.to_numpy()]
+            why = UNDEFINED.get(metric, "it is undefined in every repetition there")
+            notes.append(f"NaN: {metric} at threshold(s) {at.min():g}–{at.max():g} is undefined "
+                         f"in every repetition: {why}; {metric}_n_defined counts the "
+                         "repetitions where it is defined")
+    return notes
 
 
 def register(subparsers: Any) -> None:

@@ -23,6 +23,7 @@ import sys
 import warnings
 from collections import Counter
 from collections.abc import Iterator, Sequence
+from typing import NoReturn
 
 # modules of bayescomp.cli that define sub-commands, in --help order
 COMMANDS: tuple[str, ...] = ("compare", "select", "interval", "curves", "unlabeled")
@@ -35,10 +36,19 @@ class UserError(Exception):
     """An error to report as one line, without a traceback."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a usage error on one line (pointing to ``--help``) instead of three."""
+
+    def error(self, message: str) -> NoReturn:
+        if "expected one argument" in message:  # e.g. --baseline -2 (a name starting with -)
+            message += "; a value starting with '-' is written with '=', e.g. --baseline=-2"
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     from bayescomp import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="bayescomp",
         description="Bayesian model comparison: is the candidate really better than the baseline?",
     )
@@ -77,9 +87,9 @@ def format_warnings(counts: Counter, command: str) -> list[str]:
     for (category, message), n in counts.items():
         times = f" ({n} times)" if n > 1 else ""
         if issubclass(category, ModelFileWarning):
-            lines.append(f"warning{times}: {message}")
+            lines.append(f"warning{times}: {one_line(message)}")
         else:
-            lines.append(f"bayescomp {command}: {category.__name__}{times}: {message}")
+            lines.append(f"bayescomp {command}: {category.__name__}{times}: {one_line(message)}")
     return lines
 
 
@@ -100,26 +110,44 @@ def _quiet_samplers(quiet: bool) -> Iterator[None]:
             lg.setLevel(level)
 
 
+def one_line(message: object) -> str:
+    """A message on one line: user data (a name with a newline) cannot split it."""
+    from bayescomp.core.text import terminal_literal
+
+    return terminal_literal(str(message))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     counts: Counter = Counter()
     try:
         with collected_warnings() as counts, _quiet_samplers(getattr(args, "quiet", False)):
-            return int(args.func(args) or 0)
-    except (UserError, ValueError, FileNotFoundError, KeyError) as exc:
-        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        print(f"bayescomp {args.command}: error: {msg}", file=sys.stderr)
-        return 2
+            try:
+                return int(args.func(args) or 0)
+            except Exception:
+                counts.clear()  # a failed command says one thing (one line): its error
+                raise
     except BrokenPipeError:
         # the reader went away (``bayescomp ... --json | head``): stop quietly, as cat does;
         # point stdout at /dev/null so the interpreter's final flush cannot fail again
         with contextlib.suppress(OSError, ValueError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+    except (UserError, ValueError, OSError, KeyError) as exc:
+        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        print(f"bayescomp {args.command}: error: {one_line(msg)}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:  # pragma: no cover
         print("interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # a bug of ours: still one line, and how to get the details
+        if os.environ.get("BAYESCOMP_TRACEBACK"):
+            raise
+        print(f"bayescomp {args.command}: internal error: {type(exc).__name__}: "
+              f"{one_line(exc)} (set BAYESCOMP_TRACEBACK=1 for the traceback, and please "
+              "report it)", file=sys.stderr)
+        return 3
     finally:
         with contextlib.suppress(BrokenPipeError, OSError):
             for line in format_warnings(counts, args.command):

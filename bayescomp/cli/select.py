@@ -121,10 +121,12 @@ def run(args: argparse.Namespace) -> int:
         out["report"] = str(report) if report else None
         print(json.dumps(out, indent=2, allow_nan=False))
         return 0
-    print(f"champion/challenger selection on {sel.metric} (ROPE ±{sel.rope:g}, "
-          f"γ = {sel.gamma:g}), baseline {sel.baseline}\n")
+    from bayescomp.core.text import terminal_literal
+
+    print(f"champion/challenger selection on {terminal_literal(sel.metric)} (ROPE "
+          f"±{sel.rope:g}, γ = {sel.gamma:g}), baseline {terminal_literal(sel.baseline)}\n")
     print(format_steps(sel.steps))
-    print(f"\nrecommendation: {sel.recommendation['text']}")
+    print(f"\nrecommendation: {terminal_literal(sel.recommendation['text'])}")
     if not csv_mode:
         print(f"fits: {sel.fits_total} needed, {sel.fits_performed} computed now, "
               f"{sel.fits_loaded} read from the store" + (f" {sel.store}" if sel.store else ""))

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from bayescomp.cli._io import column, parse_label, read_csv, save_plot
+from bayescomp.cli._io import column, parse_label, read_csv, save_plot, write_csv
 
 
 def _class_size(text: str) -> Any:
@@ -49,7 +49,7 @@ def run_unlabeled(args: argparse.Namespace) -> int:
     with pd.option_context("display.width", 200, "display.max_columns", 12):
         print(t.loc[ks].round(4).to_string())
     if args.out:
-        t.to_csv(args.out)
+        write_csv(t, args.out)
         print(f"table written to {args.out}")
     if args.plot:
         save_plot(res.plot(), args.plot)

@@ -31,6 +31,10 @@ class HeavyTailWarning(UserWarning):
     """Only two paired splits: the posterior is a Cauchy distribution with no mean."""
 
 
+class RowOrderPairingWarning(UserWarning):
+    """A scores table has no ``split`` column: models were paired by row order."""
+
+
 class ModelFileWarning(UserWarning):
     """A model file was skipped."""
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from scipy import stats
 
 from bayescomp.core.checks import as_float_array
 
@@ -59,25 +60,58 @@ def paired_differences(baseline: Any, candidate: Any, axis: int = -1) -> np.ndar
     return d
 
 
-def corrected_scale(d: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Mean, sample variance and corrected scale of ``d`` along the last axis.
+def _power_of_two_scale(d: np.ndarray) -> np.ndarray:
+    """A power of two per comparison (last axis reduced, kept) near ``max |d|``.
 
-    Raises ``ValueError`` when the variance overflows (scores on a scale near the
-    floating-point limit), instead of returning NaN/inf probabilities.
+    Dividing by a power of two is exact, so statistics computed on ``d / factor`` and
+    multiplied back are those of ``d`` without the underflow (``var`` of differences
+    near 1e-200 is 0 in floating point) or overflow (near 1e200 it is inf) of the raw
+    squares: the answer is invariant to rescaling the scores and the ROPE together.
+    """
+    top = np.max(np.abs(d), axis=-1, keepdims=True)
+    _, exponent = np.frexp(np.where(top > 0, top, 1.0))
+    return np.ldexp(1.0, exponent)
+
+
+def corrected_scale(d: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Mean, sample standard deviation and corrected scale of ``d`` along the last axis.
+
+    Computed on ``d`` standardised by a power of two (see :func:`_power_of_two_scale`), so
+    differences on any scale from 1e-300 to 1e300 give the same probabilities as the same
+    differences near 1.  Raises ``ValueError`` only when ``rho`` is so close to 1 that the
+    correction itself overflows.
     """
     n = d.shape[-1]
+    factor = _power_of_two_scale(d)
+    z = d / factor
+    factor = factor[..., 0]
     with np.errstate(over="ignore", invalid="ignore"):
-        mean = d.mean(axis=-1)
-        var = d.var(axis=-1, ddof=1)
-        scale = np.sqrt(var * (1.0 / n + r / (1.0 - r)))
-    if not (np.all(np.isfinite(mean)) and np.all(np.isfinite(scale))):
+        mean_z = z.mean(axis=-1)
+        sd_z = z.std(axis=-1, ddof=1)
+        scale = factor * sd_z * np.sqrt(1.0 / n + r / (1.0 - r))
+    mean, sd = factor * mean_z, factor * sd_z
+    # the 99.9% interval must be representable too (df = 1 has very heavy tails)
+    with np.errstate(over="ignore", invalid="ignore"):
+        reach = np.abs(mean) + stats.t.ppf(0.9995, max(n - 1, 1)) * scale
+    if not (np.all(np.isfinite(mean)) and np.all(np.isfinite(reach))):
         raise ValueError(
-            "the variance of the paired differences overflows (scores around 1e150 or larger, "
-            "or rho extremely close to 1); rescale the metric (e.g. divide by a constant) first"
+            "the posterior scale of the paired differences overflows (scores near the "
+            "floating-point limit 1e308, or rho extremely close to 1); rescale the metric "
+            "(e.g. divide by a constant) or check rho"
         )
-    return mean, var, scale
+    return mean, sd, scale
 
 
+def rounding_floor(baseline: Any, candidate: Any, axis: int = -1) -> np.ndarray:
+    """Spread of differences explained by rounding alone: 16 eps × the largest |score|.
+
+    Relative to the scores, so it scales with them (a copy of the baseline plus a constant
+    is a point mass at any scale).
+    """
+    b = np.abs(np.asarray(baseline, dtype=float))
+    c = np.moveaxis(np.abs(np.asarray(candidate, dtype=float)), axis, -1)
+    top_b = b if b.ndim == 0 else np.moveaxis(b, axis, -1).max(axis=-1)
+    return 16 * np.finfo(float).eps * np.maximum(top_b, c.max(axis=-1))
 
 
 def as_output(x: Any) -> Any:

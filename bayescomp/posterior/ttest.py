@@ -28,7 +28,7 @@ from bayescomp.core.exceptions import HeavyTailWarning, ZeroVarianceWarning
 from bayescomp.core.orientation import difference_label
 from bayescomp.core.rule import Decision, decide, decide_many
 from bayescomp.posterior.differences import as_output as _out
-from bayescomp.posterior.differences import corrected_scale, paired_differences
+from bayescomp.posterior.differences import corrected_scale, paired_differences, rounding_floor
 
 if TYPE_CHECKING:  # pragma: no cover
     import arviz as az
@@ -353,10 +353,10 @@ def correlated_ttest(
     r = check_rho(rho)
     rope_arr = check_rope(rope)
     n = d.shape[-1]
-    mean, var, _ = corrected_scale(d, r)
-    # exact zero variance: all differences identical up to rounding of the scores
-    tol = (np.finfo(float).eps * 16) * np.maximum(np.abs(mean), 1.0)
-    zero = np.sqrt(var) <= tol
+    mean, sd, scale = corrected_scale(d, r)
+    # zero variance: all differences identical up to rounding of the scores (relative to
+    # the scores' own magnitude, so the answer does not change when they are rescaled)
+    zero = sd <= rounding_floor(baseline, candidate, axis=axis)
     if np.any(zero):
         count = int(np.sum(zero))
         where = "" if np.ndim(zero) == 0 else f" in {count} of {np.size(zero)} comparisons"
@@ -367,7 +367,7 @@ def correlated_ttest(
             ZeroVarianceWarning,
             stacklevel=2,
         )
-        var = np.where(zero, 0.0, var)
+        scale = np.where(zero, 0.0, scale)
     if n == 2:
         warnings.warn(
             "only 2 paired splits: the posterior is a Cauchy (df = 1) with no mean and very "
@@ -375,7 +375,6 @@ def correlated_ttest(
             HeavyTailWarning,
             stacklevel=2,
         )
-    scale = np.sqrt(var * (1.0 / n + r / (1.0 - r)))
     shape = np.broadcast_shapes(np.shape(mean), np.shape(r), np.shape(rope_arr))
     return CorrelatedTTestResult(
         mean=_out(np.broadcast_to(mean, shape)),

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from bayescomp.core.orientation import difference_label
+from bayescomp.report._literal import literal_text
 from bayescomp.report.plots import REGION_COLOURS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -23,6 +24,7 @@ def _project(points: np.ndarray) -> np.ndarray:
     return np.column_stack([x, y])
 
 
+@literal_text
 def plot_simplex(
     sample: Any,
     *,
@@ -103,6 +105,7 @@ def plot_simplex(
     return ax
 
 
+@literal_text
 def plot_forest(res: Any, ax: Axes | None = None) -> Axes:
     """Shrunk per-dataset differences with 95% HDIs, the observed means, ROPE and ``delta0``.
 
@@ -138,6 +141,7 @@ def plot_forest(res: Any, ax: Axes | None = None) -> Axes:
     return ax
 
 
+@literal_text
 def plot_delta0_posterior(res: Any, ax: Axes | None = None) -> Axes:
     """ArviZ posterior plot of ``delta0`` with the ROPE, the reference value 0 and the
     three region probabilities in the title."""
@@ -162,6 +166,7 @@ def plot_delta0_posterior(res: Any, ax: Axes | None = None) -> Axes:
     return ax
 
 
+@literal_text
 def plot_trace(res: Any, var_names: tuple[str, ...] = ("delta0", "std0", "nu")) -> np.ndarray:
     """Per-chain densities (left) and rank plots (right) of the hyper-parameters.
 

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bayescomp.report._literal import literal_text
+
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     from matplotlib.axes import Axes
@@ -24,6 +26,7 @@ def _axes(ax: Axes | None, figsize: tuple[float, float] = (6.4, 4.2)) -> Axes:
     return ax
 
 
+@literal_text
 def plot_metric_interval(res: Any, ax: Axes | None = None, color: str = "C0") -> Axes:
     """Histogram of the resampled metric; estimate and interval bounds as vertical lines."""
     ax = _axes(ax)
@@ -42,6 +45,7 @@ def plot_metric_interval(res: Any, ax: Axes | None = None, color: str = "C0") ->
     return ax
 
 
+@literal_text
 def plot_paired_interval(res: Any, ax: Axes | None = None) -> Axes:
     """Bootstrap distribution of ``candidate - baseline`` with zero marked."""
     ax = plot_metric_interval(res.difference, ax=ax, color="C2")
@@ -54,6 +58,7 @@ def plot_paired_interval(res: Any, ax: Axes | None = None) -> Axes:
     return ax
 
 
+@literal_text
 def plot_blb_convergence(res: Any, ax: Axes | None = None) -> Axes:
     """Averaged BLB interval width after each subset."""
     ax = _axes(ax)
@@ -67,6 +72,7 @@ def plot_blb_convergence(res: Any, ax: Axes | None = None) -> Axes:
     return ax
 
 
+@literal_text
 def plot_threshold_curves(
     cur: Any,
     kind: str = "pr",
@@ -125,6 +131,7 @@ def plot_threshold_curves(
     return ax
 
 
+@literal_text
 def plot_recall_at_k(res: Any, ax: Axes | None = None, max_k: int | None = None) -> Axes:
     """recall@k on the unlabeled pool against k, with the class size and the ideal line."""
     ax = _axes(ax)
@@ -161,6 +168,7 @@ def plot_recall_at_k(res: Any, ax: Axes | None = None, max_k: int | None = None)
     return ax
 
 
+@literal_text
 def plot_metric_table(frame: pd.DataFrame, ax: Axes | None = None) -> Axes:
     """Forest plot of a :func:`bayescomp.metric_table`: estimate and interval per metric."""
     ax = _axes(ax, (6.0, 0.45 * len(frame) + 1.2))
@@ -184,6 +192,7 @@ def plot_metric_table(frame: pd.DataFrame, ax: Axes | None = None) -> Axes:
     return ax
 
 
+@literal_text
 def plot_learning_curves(lc: Any, ax: Axes | None = None, level: float | None = None) -> Axes:
     """Mean score per training size with credible bands, one line per model."""
     ax = _axes(ax)
@@ -204,6 +213,7 @@ def plot_learning_curves(lc: Any, ax: Axes | None = None, level: float | None = 
     return ax
 
 
+@literal_text
 def plot_learning_difference(lc: Any, ax: Axes | None = None) -> Axes:
     """Difference candidate − baseline per training size with its band and P(better)."""
     ax = _axes(ax)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from bayescomp.core.orientation import difference_label
+from bayescomp.report._literal import literal_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -15,6 +16,7 @@ if TYPE_CHECKING:  # pragma: no cover
 REGION_COLOURS = ("#c0392b", "#7f8c8d", "#27ae60")
 
 
+@literal_text
 def plot_t_posterior(res: Any, ax: Axes | None = None, level: float = 0.95) -> Axes:
     """Density of the correlated t posterior, ROPE band, HDI and region probabilities.
 
@@ -70,6 +72,7 @@ def plot_t_posterior(res: Any, ax: Axes | None = None, level: float = 0.95) -> A
     return ax
 
 
+@literal_text
 def plot_paired_scores(paired: Any, ax: Axes | None = None, metric: str | None = None,
                        higher_is_better: bool = True) -> Axes:
     """Per-split scores of two models side by side, one line per split.

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bayescomp.report._literal import literal_text
 from bayescomp.report.plots import REGION_COLOURS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -16,6 +17,7 @@ DECISION_MARK = {"promote": "▲ promote", "reject": "▼ reject", "equivalent":
                  "inconclusive": "? inconclusive", "error": "✗ error"}
 
 
+@literal_text
 def plot_selection(sel: Any, ax: Axes | None = None) -> Any:
     """Decision timeline of a :class:`~bayescomp.studies.select.Selection`.
 
@@ -81,6 +83,7 @@ def plot_selection(sel: Any, ax: Axes | None = None) -> Any:
     return axes
 
 
+@literal_text
 def plot_paired_scores(paired: pd.DataFrame, champion: str, challenger: str, metric: str,
                        rope: float = 0.0, ax: Axes | None = None) -> Axes:
     """Challenger's score against the champion's on every split (one point per split).
@@ -118,6 +121,7 @@ def plot_paired_scores(paired: pd.DataFrame, champion: str, challenger: str, met
     return ax
 
 
+@literal_text
 def plot_ranking(matrix: pd.DataFrame, title: str, ax: Axes | None = None) -> Axes:
     """Heatmap of a pairwise probability matrix (rows against columns), values annotated."""
     import matplotlib.pyplot as plt

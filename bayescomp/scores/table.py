@@ -44,6 +44,61 @@ def _ranges(values: list[int]) -> str:
     return text + (", …" if len(out) > 6 else "")
 
 
+def _check_filled(frame: pd.DataFrame, col: str) -> None:
+    """Every row names its dataset, model and split (no empty cell)."""
+    empty = frame[col].isna() | (frame[col].astype(str).str.strip() == "")
+    if empty.any():
+        rows = [int(i) for i in np.flatnonzero(empty.to_numpy())[:5]]
+        raise ValueError(f"column {col!r} is empty on {int(empty.sum())} row(s) (rows {rows}); "
+                         f"give every row its {col}")
+
+
+def _check_numeric_cells(frame: pd.DataFrame, col: str, *, required: bool) -> pd.Series:
+    """Column ``col`` as numbers; text cells that are not numbers are refused, not NaN'd.
+
+    With ``required=False`` (columns that may be notes, not metrics) a column with no number
+    at all passes unchanged; one that mixes numbers and text is refused all the same.
+    """
+    values = frame[col]
+    if pd.api.types.is_bool_dtype(values):
+        return values.astype(float)
+    parsed = pd.to_numeric(values, errors="coerce")
+    bad = parsed.isna() & values.notna()
+    if not bad.any() or (not required and parsed.notna().sum() == 0):
+        return parsed if required else values
+    rows = frame.loc[bad, list(KEY)].assign(value=values[bad]).head(3).to_dict("records")
+    raise ValueError(
+        f"metric column {col!r} has {int(bad.sum())} cell(s) that are not numbers, e.g. {rows}; "
+        "fix or remove them (leave a failed fit's cell empty and drop its split for every model;"
+        " with ';' as the separator, pass decimal=',' to read_csv if commas are decimal marks)"
+    )
+
+
+def _check_unique(df: pd.DataFrame, key: list[str]) -> None:
+    dup = df.duplicated(key, keep=False)
+    if dup.any():
+        rows = df.loc[dup, key].drop_duplicates().head(3).to_dict("records")
+        raise ValueError(
+            f"{int(dup.sum())} rows repeat a ({', '.join(key)}) key, e.g. {rows}; each model has "
+            "one value per metric and split of each dataset: remove the repeated rows"
+        )
+
+
+def _warn_row_order(df: pd.DataFrame) -> None:
+    """No ``split`` column: pairing by row order is said, not done silently."""
+    import warnings
+
+    from bayescomp.core.exceptions import RowOrderPairingWarning
+
+    if df.groupby(["dataset", "model"], sort=False).size().max() > 1:
+        warnings.warn(
+            "the table has no 'split' column: splits are numbered by row order within each "
+            "model, so the k-th row of every model is paired with the k-th row of the others "
+            "(reordering rows changes the result); add a 'split' column to pair explicitly",
+            RowOrderPairingWarning, stacklevel=3,
+        )
+
+
 class Scores:
     """Tidy per-split scores of one or several models on one or several datasets.
 
@@ -70,9 +125,14 @@ class Scores:
                 "Scores.from_frame, which fills defaults and accepts test_fraction="
             )
         frame = frame.copy()
+        for col in ("dataset", "model", "split"):
+            _check_filled(frame, col)
         frame["dataset"] = frame["dataset"].astype(str)
         frame["model"] = frame["model"].astype(str)
         if metrics is None:
+            for c in frame.columns:
+                if c not in META and not pd.api.types.is_numeric_dtype(frame[c]):
+                    _check_numeric_cells(frame, c, required=False)
             metrics = [
                 c for c in frame.columns
                 if c not in META and pd.api.types.is_numeric_dtype(frame[c])
@@ -83,6 +143,8 @@ class Scores:
             if absent:
                 raise ValueError(f"metric column(s) {absent} not in the table; columns are "
                                  f"{list(frame.columns)}")
+        for m in metrics:
+            frame[m] = _check_numeric_cells(frame, m, required=True)
         if not metrics:
             raise ValueError(
                 "the scores table has no numeric metric column (besides dataset, model, split, "
@@ -90,9 +152,11 @@ class Scores:
             )
         for col in SIZES:
             vals = pd.to_numeric(frame[col], errors="coerce")
-            if vals.isna().any() or (vals <= 0).any():
-                bad = frame.loc[vals.isna() | (vals <= 0), list(KEY)].head(3).to_dict("records")
-                raise ValueError(f"{col} must be a positive number on every row; bad rows: {bad}")
+            bad_rows = vals.isna() | (vals <= 0) | ~np.isfinite(vals.fillna(0))
+            if bad_rows.any():
+                bad = frame.loc[bad_rows, [*KEY, col]].head(3).to_dict("records")
+                raise ValueError(f"{col} must be a finite positive number (a count of rows) on "
+                                 f"every row; bad rows: {bad}")
             frame[col] = vals
         dup = frame.duplicated(list(KEY), keep=False)
         if dup.any():
@@ -146,11 +210,19 @@ class Scores:
             df = df[df["dataset"].astype(str) == str(dataset)]
         value_col = next((c for c in ("value", "score") if c in df.columns), None)
         if "metric" in df.columns and value_col is not None:
+            if "split" not in df.columns:
+                raise ValueError(
+                    "a long table (metric and value columns) needs a 'split' column naming the "
+                    "split of every score; without it the scores cannot be paired across models"
+                )
             index = [c for c in df.columns if c not in ("metric", value_col)]
+            _check_unique(df, [c for c in ("dataset", "model", "split", "metric")
+                               if c in df.columns])
             df = df.pivot_table(index=index, columns="metric", values=value_col,
                                 aggfunc="first", dropna=False).reset_index()
             df.columns.name = None
         if "split" not in df.columns:
+            _warn_row_order(df)
             df["split"] = df.groupby(["dataset", "model"], sort=False).cumcount()
         if test_fraction is not None:
             tf = float(test_fraction)
@@ -192,16 +264,30 @@ class Scores:
     @classmethod
     def read_csv(cls, path: str | Path, **kwargs: Any) -> Scores:
         """Read a CSV written by :meth:`to_csv` or by any tool (see :meth:`from_frame`)."""
+        from bayescomp.scores.csvio import read_frame
+
         path = Path(path)
         if not path.is_file():
             raise FileNotFoundError(f"no scores file at {path}")
         frame_kw = {k: kwargs.pop(k) for k in list(kwargs) if k in (
             "metrics", "dataset", "test_fraction", "model_col", "split_col", "dataset_col")}
-        return cls.from_frame(pd.read_csv(path, **kwargs), **frame_kw)
+        # names stay text: "01" is not 1, and a model named "NA" is not a missing value
+        names = [frame_kw.get("model_col", "model"), frame_kw.get("dataset_col", "dataset")]
+        kwargs.setdefault("dtype", dict.fromkeys(names, str))
+        if "na_values" not in kwargs and "keep_default_na" not in kwargs:
+            kwargs.update(keep_default_na=False, na_values=[""])
+        return cls.from_frame(read_frame(path, spreadsheet=True, **kwargs), **frame_kw)
 
     def to_csv(self, path: str | Path, **kwargs: Any) -> None:
-        """Write the tidy table; :meth:`read_csv` reads it back unchanged."""
-        self._frame.to_csv(path, index=False, **kwargs)
+        """Write the tidy table; :meth:`read_csv` reads it back unchanged.
+
+        Names that a spreadsheet would run as a formula (starting with ``=``, ``+``, ``-``,
+        ``@``, a tab or a carriage return) are written with a leading single quote, which
+        :meth:`read_csv` removes (see :mod:`bayescomp.core.text`).
+        """
+        from bayescomp.scores.csvio import write_frame
+
+        write_frame(self._frame, path, index=False, **kwargs)
 
     @classmethod
     def concat(cls, items: list[Scores]) -> Scores:

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bayescomp.core.text import terminal_literal
+
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     from matplotlib.axes import Axes
@@ -221,6 +223,9 @@ def format_steps(steps: pd.DataFrame) -> str:
     for c in ("p_better", "p_left", "p_rope", "p_right", "risk"):
         f[c] = f[c].map(lambda v: "—" if v != v else f"{v:.3f}")
     f["expected_gain"] = f["expected_gain"].map(lambda v: "—" if v != v else f"{v:+.4f}")
+    for c in ("champion", "challenger"):
+        f[c] = f[c].map(terminal_literal)
     text = f.to_string(index=False)
-    reasons = [f"  step {int(r['step'])}: {r['reason']}" for r in steps.to_dict("records")]
+    reasons = [f"  step {int(r['step'])}: {terminal_literal(r['reason'])}"
+               for r in steps.to_dict("records")]
     return text + "\n\nwhy:\n" + "\n".join(reasons)

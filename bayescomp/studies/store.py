@@ -349,10 +349,31 @@ class ResultStore:
         return fits.merge(wide, on="fit_id", how="left")
 
     def query(self, sql: str, params: tuple = ()) -> pd.DataFrame:
-        """Run a read-only SQL query on the store and return a DataFrame."""
+        """Run a read-only SQL query on the store and return a DataFrame.
+
+        The query runs on its own read-only connection (``mode=ro`` and
+        ``PRAGMA query_only``), so a statement that writes (``DELETE``, ``UPDATE``,
+        ``DROP`` …) is refused and leaves the store unchanged.
+
+        Raises
+        ------
+        ValueError
+            When the statement would write, or is not valid SQL for this store.
+        """
         import pandas as pd
 
-        return pd.read_sql_query(sql, self._con, params=params)
+        uri = Path(self.path).resolve().as_uri() + "?mode=ro"
+        con = sqlite3.connect(uri, uri=True, timeout=60)
+        try:
+            con.execute("PRAGMA query_only=ON")
+            return pd.read_sql_query(sql, con, params=params)
+        except (sqlite3.Error, pd.errors.DatabaseError, TypeError) as exc:
+            raise ValueError(
+                f"query refused: {exc}. ResultStore.query is read-only: use SELECT statements "
+                "(e.g. SELECT * FROM steps); the store is changed only by the selection itself"
+            ) from None
+        finally:
+            con.close()
 
 
 def _plain(v: Any) -> Any:

@@ -102,6 +102,32 @@ def from_draws(raw: az.InferenceData, prep: _Prepared, **settings: Any) -> Hiera
     return HierarchicalResult(idata=_to_result_idata(raw, prep, _attrs_of(settings)), **settings)
 
 
+#: a result file's arrays may be this many times larger than the file (zlib compression)
+MAX_EXPANSION = 64
+#: ... plus this many bytes whatever the file size
+EXPANSION_SLACK = 64 * 2**20
+
+
+def _check_declared_size(idata: Any, path: str) -> None:
+    """Refuse a file whose arrays declare far more memory than the file could hold.
+
+    netCDF declares each array's shape in its header, so a few kB can announce 16 GB
+    (unwritten chunks cost nothing on disk).  Reading it would try to allocate all of it.
+    """
+    import os
+
+    declared = sum(int(var.nbytes) for group in idata.groups()
+                   for var in getattr(idata, group).variables.values())
+    size = os.path.getsize(path)
+    if declared > MAX_EXPANSION * size + EXPANSION_SLACK:
+        raise ValueError(
+            f"{path} declares {declared / 2**30:.3g} GiB of arrays but the file is only "
+            f"{size / 2**10:.3g} kB: it is damaged or was not written by "
+            "HierarchicalResult.to_netcdf; nothing was read. Write the result again with "
+            "to_netcdf"
+        )
+
+
 def load(path: Any) -> HierarchicalResult:
     """Restore a :class:`HierarchicalResult` written by :meth:`HierarchicalResult.to_netcdf`.
 
@@ -122,7 +148,8 @@ def load(path: Any) -> HierarchicalResult:
     path = str(path)
     if not os.path.exists(path):
         raise FileNotFoundError(f"no such file: {path}")
-    idata = az.from_netcdf(path)
+    idata = az.from_netcdf(path)  # lazy: nothing is read until .load()
+    _check_declared_size(idata, path)
     if "posterior" not in idata.groups():
         raise ValueError(f"{path} holds no posterior group; it was not written by to_netcdf")
     attrs = dict(idata.posterior.attrs)

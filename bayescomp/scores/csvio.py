@@ -1,0 +1,117 @@
+"""Reading and writing CSV files at the edge: encodings, separators, spreadsheet safety.
+
+Reading (:func:`read_frame`) accepts what spreadsheets and other tools write: UTF-8 with
+or without a byte-order mark, UTF-16 with one, and ``,``, ``;``, tab or ``|`` as the
+separator (found from the header line).  Any other encoding is refused with a message
+saying how to re-save the file, instead of decoding the names wrongly.
+
+Writing (:func:`write_frame`) makes text cells safe to open in a spreadsheet: a cell
+starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a leading single
+quote (see :mod:`bayescomp.core.text`); :func:`read_frame` with ``spreadsheet=True``
+removes it, so names survive the round trip unchanged.
+"""
+
+from __future__ import annotations
+
+import codecs
+from pathlib import Path
+from typing import Any
+
+from bayescomp.core.text import from_spreadsheet, to_spreadsheet
+
+#: separators recognised in the header line, in order of preference
+SEPARATORS: tuple[str, ...] = (",", ";", "\t", "|")
+_HEAD_BYTES = 65536
+
+
+def _encoding(path: Path, head: bytes) -> str:
+    if head.startswith(codecs.BOM_UTF8):
+        return "utf-8-sig"
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "utf-16"
+    try:
+        codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
+    except UnicodeDecodeError as exc:
+        raise ValueError(
+            f"{path} is not UTF-8 text (byte 0x{head[exc.start]:02x} at position {exc.start}); "
+            "re-save it as UTF-8 ('CSV UTF-8' in a spreadsheet), or pass encoding= to read_csv"
+        ) from None
+    return "utf-8"
+
+
+def _separator(head_text: str) -> str:
+    header = head_text.lstrip("\ufeff").splitlines()[0] if head_text.strip() else ""
+    return next((s for s in SEPARATORS if s in header), ",")
+
+
+def read_frame(path: str | Path, *, spreadsheet: bool = False, **kwargs: Any) -> Any:
+    """Read a CSV into a DataFrame, finding its encoding and separator.
+
+    ``kwargs`` go to :func:`pandas.read_csv` (an explicit ``sep=``/``encoding=`` wins).
+    With ``spreadsheet=True`` the quote :func:`write_frame` adds before formula-like text
+    is removed again.  Raises ``FileNotFoundError`` or ``ValueError`` with what to do.
+    """
+    import pandas as pd
+
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no such CSV file: {path}")
+    with open(path, "rb") as fh:
+        head = fh.read(_HEAD_BYTES)
+    if not head.strip():
+        raise ValueError(f"{path} is empty; a CSV with a header line and one row per score "
+                         "is needed")
+    encoding = kwargs.pop("encoding", None) or _encoding(path, head)
+    if "sep" not in kwargs and "delimiter" not in kwargs:
+        kwargs["sep"] = _separator(head.decode(encoding, errors="replace"))
+    try:
+        frame = pd.read_csv(path, encoding=encoding, **kwargs)
+    except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise ValueError(f"could not read {path} as CSV ({type(exc).__name__}: "
+                         f"{str(exc).splitlines()[0] if str(exc) else exc!r}); check the "
+                         "separator and that every row has the header's number of fields"
+                         ) from None
+    if spreadsheet:
+        frame.columns = [from_spreadsheet(c) for c in frame.columns]
+        for col in _text_columns(frame):
+            frame[col] = frame[col].map(from_spreadsheet)
+    return frame
+
+
+def _is_text(values: Any) -> bool:
+    import pandas as pd
+
+    return pd.api.types.is_object_dtype(values) or pd.api.types.is_string_dtype(values)
+
+
+def _text_columns(frame: Any) -> list[Any]:
+    return [c for c in frame.columns if _is_text(frame[c])]
+
+
+def spreadsheet_safe(frame: Any) -> Any:
+    """A copy of ``frame`` whose text cells, column names and index are spreadsheet-safe."""
+    import pandas as pd
+
+    out = frame.copy()
+    for col in _text_columns(out):
+        out[col] = out[col].astype(object).map(to_spreadsheet)
+    out.columns = pd.Index([to_spreadsheet(c) for c in out.columns]) if not isinstance(
+        out.columns, pd.MultiIndex) else out.columns
+    if _is_text(out.index) and not isinstance(out.index, pd.MultiIndex):
+        out.index = pd.Index([to_spreadsheet(i) for i in out.index], name=out.index.name)
+    return out
+
+
+def write_frame(frame: Any, path: str | Path | None, **kwargs: Any) -> str | None:
+    """Write ``frame`` with :func:`pandas.DataFrame.to_csv`, formula-like text neutralised.
+
+    A text cell holding a carriage return is quoted (pandas quotes only its own line
+    terminator, and readers split lines at a bare ``\r``).  ``path=None`` returns the text.
+    """
+    import csv
+
+    safe = spreadsheet_safe(frame)
+    cells = [*map(str, safe.columns), *(str(v) for c in _text_columns(safe) for v in safe[c])]
+    if "quoting" not in kwargs and any("\r" in v for v in cells):
+        kwargs["quoting"] = csv.QUOTE_NONNUMERIC
+    return safe.to_csv(path, **kwargs)

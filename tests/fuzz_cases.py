@@ -1,0 +1,248 @@
+"""Generated bad and hostile inputs for the API and the CLI, and how each outcome is judged.
+
+Shared by ``tests/test_fuzz_api.py``, ``tests/test_fuzz_cli.py`` and ``bench/fuzz_table.py``
+(which prints the issue-12 table from the same cases).  A case is a score table written as
+CSV bytes (encoding, separator, BOM), possibly corrupted in one known way, with model names
+drawn from a hostile list.  Each corruption says whether the input must be refused.
+
+Outcome classes (the columns of the table):
+
+* ``ok`` — a valid input gave finite probabilities, invariant to rescaling scores and ROPE;
+* ``clear error`` — refused with bayescomp's ValueError/TypeError raised by bayescomp's own
+  code (CLI: exit 2 and exactly one ``error:`` line on stderr);
+* ``raw exception`` — an exception from numpy/pandas/scipy internals, or of another type;
+* ``accepted silently`` — an input that must be refused gave a result without an error;
+* ``silent NaN`` — a result with NaN/inf probabilities (CLI: ``nan`` in the output);
+* ``wrong number`` — the probabilities change when scores and ROPE are rescaled together;
+* ``traceback`` — the CLI printed a traceback, an internal error or more than one line;
+* ``hang`` — the CLI did not end within its time limit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import signal
+import traceback
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from hypothesis import strategies as st
+
+OUTCOMES = ("ok", "clear error", "raw exception", "accepted silently", "silent NaN",
+            "wrong number", "traceback", "hang")
+
+HOSTILE_NAMES = [
+    "$x^$", r"$\frac$", "$a$", "<script>alert(1)</script>", "<img src=x onerror=alert(1)>",
+    "\"quoted\"", "it's", "=cmd|' /C calc'!A0", "+1+1", "-2+3", "@SUM(A1)", "\ttab", "\rcr",
+    "forêt 森", "new\nline", "a,b;c|d", "NA", "01", "1", " spaced ", "\x1b[31mred", "'=q",
+]
+ENCODINGS = ("utf-8", "utf-8-sig", "utf-16")
+SEPARATORS = (",", ";", "\t", "|")
+SCALES = (1.0, 1e-300, 1e-150, 1e150, 1e300)
+#: corruption -> must the input be refused?
+CORRUPTIONS = {
+    "none": False, "no_split_column": False, "constant": False,
+    "duplicate_row": True, "non_numeric_cell": True, "inf_n_train": True, "nan_score": True,
+    "inf_score": True, "empty_name": True, "no_sizes": True, "latin1": True, "ragged_row": True,
+}
+
+
+@dataclass
+class Case:
+    models: list[str]
+    n: int
+    scale: float
+    corruption: str
+    encoding: str
+    sep: str
+    seed: int
+    rope: float = 0.01
+    frame: pd.DataFrame = field(default=None, repr=False)
+
+    @property
+    def must_refuse(self) -> bool:
+        return CORRUPTIONS[self.corruption]
+
+
+@st.composite
+def cases(draw: Any, corruptions: tuple[str, ...] = tuple(CORRUPTIONS)) -> Case:
+    names = draw(st.lists(st.one_of(st.sampled_from(HOSTILE_NAMES),
+                                    st.text(min_size=1, max_size=8)),
+                          min_size=2, max_size=3, unique_by=lambda s: s.strip()))
+    names = [n for n in names if n.strip()]
+    if len(names) < 2:
+        names = ["base", "cand"]
+    return Case(models=names, n=draw(st.integers(3, 12)), scale=draw(st.sampled_from(SCALES)),
+                corruption=draw(st.sampled_from(corruptions)),
+                encoding=draw(st.sampled_from(ENCODINGS)), sep=draw(st.sampled_from(SEPARATORS)),
+                seed=draw(st.integers(0, 2**16)))
+
+
+def table(case: Case, scale: float | None = None) -> pd.DataFrame:
+    """The score table of ``case`` (scores multiplied by ``scale``), before corruption."""
+    rng = np.random.default_rng(case.seed)
+    base = rng.normal(0.8, 0.02, case.n)
+    rows = []
+    for i, m in enumerate(case.models):
+        vals = base + 0.004 * i + rng.normal(0, 0.01, case.n)
+        if case.corruption == "constant":
+            vals = np.full(case.n, 0.8)
+        for s in range(case.n):
+            rows.append({"model": m, "split": s, "accuracy": vals[s], "n_train": 90,
+                         "n_test": 10})
+    frame = pd.DataFrame(rows)
+    frame["accuracy"] *= case.scale if scale is None else scale
+    return frame
+
+
+def csv_bytes(case: Case, frame: pd.DataFrame) -> bytes:
+    """``frame`` as the CSV file of ``case``, with its corruption applied."""
+    frame = frame.copy()
+    c = case.corruption
+    if c == "duplicate_row":
+        frame = pd.concat([frame, frame.iloc[[1]]], ignore_index=True)
+    elif c == "non_numeric_cell":
+        frame["accuracy"] = frame["accuracy"].astype(object)
+        frame.loc[1, "accuracy"] = "n/a-oops"
+    elif c == "inf_n_train":
+        frame["n_train"] = frame["n_train"].astype(float)
+        frame.loc[0, "n_train"] = np.inf
+    elif c in ("nan_score", "inf_score"):
+        frame.loc[2, "accuracy"] = np.nan if c == "nan_score" else np.inf
+    elif c == "empty_name":
+        frame["model"] = frame["model"].astype(object)
+        frame.loc[0, "model"] = ""
+    elif c == "no_sizes":
+        frame = frame.drop(columns=["n_train", "n_test"])
+    elif c == "no_split_column":
+        frame = frame.drop(columns=["split"])
+    from bayescomp.scores.csvio import write_frame
+
+    text = write_frame(frame, None, index=False, sep=case.sep)
+    if c == "ragged_row":
+        text += case.sep.join(["x"] * (frame.shape[1] + 3)) + "\n"
+    if c == "latin1":
+        return _latin1(text, case)
+    return text.encode(case.encoding)
+
+
+def _latin1(text: str, case: Case) -> bytes:
+    lines = text.split("\n")
+    lines[1] = lines[1].replace(lines[1].split(case.sep)[0], "café", 1)
+    return "\n".join(lines).encode("latin-1", errors="replace")
+
+
+def _ours(exc: BaseException) -> bool:
+    """Raised by bayescomp's own code (its innermost frame is in the package)?"""
+    frames = traceback.extract_tb(exc.__traceback__)
+    return bool(frames) and "/bayescomp/" in frames[-1].filename.replace("\\", "/")
+
+
+def _probabilities(path: Path, case: Case) -> np.ndarray:
+    import bayescomp as bc
+
+    scores = bc.Scores.read_csv(path)
+    base = scores.models[0]
+    rope = case.rope * case.scale
+    out = []
+    for cand in scores.models[1:]:
+        res = bc.compare(scores, baseline=base, candidate=cand, metric="accuracy", rope=rope)
+        out.append([res.p_left, res.p_rope, res.p_right, res.p_better])
+    return np.asarray(out, dtype=float)
+
+
+def run_api(case: Case, folder: Path) -> str:
+    """Read the case's CSV and compare every candidate with the first model; classify."""
+    path = folder / "scores.csv"
+    path.write_bytes(csv_bytes(case, table(case)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            probs = _probabilities(path, case)
+        except (ValueError, TypeError, FileNotFoundError) as exc:
+            return "clear error" if str(exc) and _ours(exc) else "raw exception"
+        except Exception:
+            return "raw exception"
+    if case.must_refuse:
+        return "accepted silently"
+    if not np.all(np.isfinite(probs)):
+        return "silent NaN"
+    # the same case on the scale-free table (scores near 0.8, ROPE 0.01) gives the same answer
+    ref = Case(**{**case.__dict__, "scale": 1.0})
+    path.write_bytes(csv_bytes(ref, table(ref)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = _probabilities(path, ref)
+    if not np.allclose(probs, expected, rtol=1e-6, atol=1e-9):
+        return "wrong number"
+    return "ok"
+
+
+class Hang(BaseException):
+    """The in-process CLI run passed its time limit."""
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float):
+    def stop(signum, frame):
+        raise Hang()
+
+    old = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def cli_argv(case: Case, path: Path, command: str, extra: list[str]) -> list[str]:
+    # --flag=VALUE: a name starting with '-' is a value, not an option
+    base = [f"--baseline={case.models[0]}", "--metric", "accuracy"]
+    rope = [f"--rope={case.rope * case.scale:g}"]
+    return [command, str(path), *base, *rope, *extra]
+
+
+def _has_nan(stdout: str, names: list[str]) -> bool:
+    """NaN in the output that no ``NaN: ...`` line explains."""
+    if any(line.startswith("NaN: ") for line in stdout.splitlines()):
+        return False
+    for name in sorted(names, key=len, reverse=True):
+        stdout = stdout.replace(name, "")
+    return re.search(r"(?<![\w])nan(?![\w])", stdout, flags=re.IGNORECASE) is not None
+
+
+def run_cli(argv: list[str], must_refuse: bool, seconds: float = 60,
+            names: list[str] = ()) -> tuple[str, str, str]:
+    """Run ``bayescomp`` in-process; return (outcome, stdout, stderr)."""
+    from bayescomp.cli.main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        with time_limit(seconds), contextlib.redirect_stdout(out), \
+                contextlib.redirect_stderr(err):
+            try:
+                code = main(argv)
+            except SystemExit as exc:  # argparse
+                code = exc.code if isinstance(exc.code, int) else 2
+    except Hang:
+        return "hang", out.getvalue(), err.getvalue()
+    except Exception:
+        return "traceback", out.getvalue(), err.getvalue() + traceback.format_exc()
+    stdout, stderr = out.getvalue(), err.getvalue()
+    lines = stderr.splitlines()
+    if code == 0:
+        if must_refuse:
+            return "accepted silently", stdout, stderr
+        if _has_nan(stdout, list(names)):
+            return "silent NaN", stdout, stderr
+        return "ok", stdout, stderr
+    if code == 2 and len(lines) == 1 and ": error: " in lines[0]:
+        return "clear error", stdout, stderr
+    return "traceback", stdout, stderr
