@@ -256,10 +256,13 @@ class PlackettLuceResult:
 
         Columns: model, P(best), expected rank with its credible interval, observed
         mean rank.  With ``caption`` or ``label`` the tabular is wrapped in a ``table``.
+        A fit that failed the convergence checks gets a LaTeX comment saying so.
         """
         s = self.summary(level)
         pct = f"{100 * level:g}\\%"
-        lines = [r"\begin{tabular}{lrrr}", r"\toprule",
+        warn = ([f"% NOT CONVERGED ({self.convergence_problems}): do not report these numbers"]
+                if not self.converged else [])
+        lines = [*warn, r"\begin{tabular}{lrrr}", r"\toprule",
                  f"model & $P(\\text{{best}})$ & expected rank [{pct} CI] & mean rank \\\\",
                  r"\midrule"]
         f = f"{{:.{int(digits)}f}}"
