@@ -183,6 +183,9 @@ def rank(
     mats = {kind: np.full((k, k), np.nan) for kind in KINDS}
 
     if len(scores.datasets) == 1:
+        if options:
+            raise ValueError(f"options {sorted(options)} are MCMC settings; on one dataset the "
+                             "pairwise ranking is closed-form and takes none")
         # validate the pairing (same splits, sizes, finite scores) against the first model —
         # equal split sets and sizes are transitive — then one vectorised call
         base = scores.paired(names[0], names[1], metric)
@@ -199,11 +202,12 @@ def rank(
     else:
         # one posterior per unordered pair (an MCMC fit across datasets); the reverse
         # comparison is its mirror image: left and right swap, the gain changes sign
+        extra = dict(options, **({} if random_state is None else {"random_state": random_state}))
         for i, a in enumerate(names):
             for j in range(i + 1, k):
                 res = comparison.compare(scores, baseline=names[j], candidate=a,
                                          metric=metric, rope=rope, higher_is_better=hib,
-                                         random_state=random_state, **options)
+                                         **extra)
                 for kind in KINDS:
                     mats[kind][i, j] = float(getattr(res, kind))
                 mats["p_better"][j, i] = float(res.p_worse)
