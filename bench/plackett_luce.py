@@ -7,7 +7,8 @@ Run by hand from the repository root::
 
 Two problems:
 
-* 5 models x 54 datasets: the shared baycomp data (skipped when the file is absent);
+* 5 models x 54 datasets (53 distinct: `credit` appears twice): the shared baycomp data
+  (skipped when the file is absent);
 * 20 models x 100 synthetic datasets (10 splits each, 10-fold design).
 
 For each, the wall time of ``rank(method="plackett_luce")`` (one MCMC fit for all
