@@ -74,6 +74,8 @@ _EXPORTS: dict[str, str] = {
     "sign_test": "bayescomp.posterior.ranktests",
     "signed_rank_test": "bayescomp.posterior.ranktests",
     "RankTestResult": "bayescomp.posterior.ranktests",
+    "plackett_luce": "bayescomp.posterior.plackett_luce",
+    "PlackettLuceResult": "bayescomp.posterior.plackett_luce",
     # decision
     "Decision": "bayescomp.core.rule",
     "decide": "bayescomp.core.rule",

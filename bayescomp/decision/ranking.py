@@ -7,6 +7,11 @@ as candidate and the *column* model as baseline, exactly what
 ``compare(scores, baseline=column, candidate=row)`` returns.  Several datasets
 go pair by pair through :func:`bayescomp.compare`, so they use whatever
 multi-dataset posterior ``compare`` provides.
+
+``method="plackett_luce"`` answers the joint question instead ("which model is best,
+and with what probability?") with one MCMC fit for all ``k`` models: a Bayesian
+Plackett–Luce model of the per-dataset rankings
+(:func:`bayescomp.posterior.plackett_luce.plackett_luce`).
 """
 
 from __future__ import annotations
@@ -27,9 +32,11 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     from matplotlib.axes import Axes
 
+    from bayescomp.posterior.plackett_luce import PlackettLuceResult
     from bayescomp.scores.table import Scores
 
 KINDS = ("p_better", "p_left", "p_rope", "p_right", "expected_gain")
+METHODS = ("pairwise", "plackett_luce")
 
 
 @dataclass(frozen=True)
@@ -96,8 +103,13 @@ def rank(
     models: list[str] | None = None,
     dataset: str | None = None,
     higher_is_better: bool | None = None,
-) -> Ranking:
+    method: str = "pairwise",
+    random_state: Any = None,
+    **options: Any,
+) -> Ranking | PlackettLuceResult:
     """Matrix of pairwise posterior probabilities between every pair of models.
+
+    With ``method="plackett_luce"``, a joint Bayesian ranking across datasets instead.
 
     Parameters
     ----------
@@ -113,11 +125,25 @@ def rank(
         One dataset of a multi-dataset table.
     higher_is_better : bool, optional
         Orientation (looked up in the metric registry when omitted).
+    method : {"pairwise", "plackett_luce"}, default "pairwise"
+        ``"pairwise"``: one posterior per pair, as :func:`bayescomp.compare` (one
+        hierarchical MCMC fit per pair across datasets).  ``"plackett_luce"``: one
+        Bayesian Plackett–Luce fit of the per-dataset rankings (each model's mean
+        score over the splits of a dataset); needs at least two datasets and no ROPE
+        (a ranking has no margin).
+    random_state : int, Generator or None
+        Seed of the MCMC sampler (across datasets).
+    **options
+        Passed to :func:`bayescomp.compare` (``chains``, ``draws``, ...) or to
+        :func:`bayescomp.plackett_luce` (``chains``, ``draws``, ``tie_tol``, ...).
 
     Returns
     -------
-    Ranking
-        Rows and columns sorted by mean score, best first.
+    Ranking or PlackettLuceResult
+        A :class:`Ranking`, rows and columns sorted by mean score, best first; or with
+        ``method="plackett_luce"`` a :class:`PlackettLuceResult` (``p_best``,
+        ``expected_ranks()``, ``p_beats``, ``summary()``, ``idata``, ``to_latex()``,
+        plots).
 
     Examples
     --------
@@ -139,6 +165,8 @@ def rank(
     rope = check_scalar_rope(rope)
     hib = resolve_direction(metric, higher_is_better)
     sign = 1.0 if hib else -1.0
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}; got {method!r}")
     if models is not None:
         scores = scores.select(models=list(models))
     if dataset is not None:
@@ -146,6 +174,8 @@ def rank(
     names = scores.models
     if len(names) < 2:
         raise ValueError(f"rank needs at least two models, the table has {names}")
+    if method == "plackett_luce":
+        return _plackett_luce(scores, metric, rope, hib, random_state, options)
     f = scores.to_frame()
     mean = (sign * f.groupby("model", sort=False)[metric].mean()).reindex(names)
     names = list(mean.sort_values(ascending=False, kind="stable").index)
@@ -153,6 +183,9 @@ def rank(
     mats = {kind: np.full((k, k), np.nan) for kind in KINDS}
 
     if len(scores.datasets) == 1:
+        if options:
+            raise ValueError(f"options {sorted(options)} are MCMC settings; on one dataset the "
+                             "pairwise ranking is closed-form and takes none")
         # validate the pairing (same splits, sizes, finite scores) against the first model —
         # equal split sets and sizes are transitive — then one vectorised call
         base = scores.paired(names[0], names[1], metric)
@@ -169,10 +202,12 @@ def rank(
     else:
         # one posterior per unordered pair (an MCMC fit across datasets); the reverse
         # comparison is its mirror image: left and right swap, the gain changes sign
+        extra = dict(options, **({} if random_state is None else {"random_state": random_state}))
         for i, a in enumerate(names):
             for j in range(i + 1, k):
-                res = comparison.compare(scores, baseline=names[j], candidate=a, metric=metric, rope=rope,
-                              higher_is_better=hib)
+                res = comparison.compare(scores, baseline=names[j], candidate=a,
+                                         metric=metric, rope=rope, higher_is_better=hib,
+                                         **extra)
                 for kind in KINDS:
                     mats[kind][i, j] = float(getattr(res, kind))
                 mats["p_better"][j, i] = float(res.p_worse)
@@ -184,3 +219,36 @@ def rank(
                                  columns=pd.Index(names, name="versus")) for kind in KINDS}
     return Ranking(**frames, mean=(sign * mean).loc[names].rename(metric), metric=metric,
                    rope=rope)
+
+
+def _plackett_luce(scores: Scores, metric: str, rope: float, hib: bool, random_state: Any,
+                   options: dict[str, Any]) -> PlackettLuceResult:
+    """One Plackett–Luce fit of each dataset's ranking by mean score over its splits."""
+    from bayescomp.posterior.plackett_luce import plackett_luce  # PyMC: imported on use
+
+    if rope != 0:
+        raise ValueError(
+            f"rope={rope:g} has no meaning for method='plackett_luce': a ranking uses only the "
+            "order of the models on each dataset, not by how much they differ; leave rope=0, "
+            "or use method='pairwise' for ROPE probabilities"
+        )
+    if len(scores.datasets) < 2:
+        raise ValueError(
+            f"method='plackett_luce' ranks models across datasets and needs at least 2; the "
+            f"scores cover {scores.datasets}. On one dataset use method='pairwise'"
+        )
+    f = scores.to_frame()
+    table = f.pivot_table(index="dataset", columns="model", values=metric, aggfunc="mean",
+                          dropna=False, sort=False)
+    missing = [(d, m) for d in scores.datasets for m in scores.models
+               if d not in table.index or m not in table.columns or not np.isfinite(
+                   table.loc[d, m])]
+    if missing:
+        raise ValueError(
+            f"every model needs finite {metric!r} scores on every dataset for a joint ranking; "
+            f"missing (dataset, model): {missing[:5]} — drop those datasets or models "
+            "(scores.select(...))"
+        )
+    table = table.loc[scores.datasets, scores.models]
+    return plackett_luce(table, metric=metric, higher_is_better=hib, random_state=random_state,
+                         **options)

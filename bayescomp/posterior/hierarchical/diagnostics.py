@@ -19,8 +19,11 @@ DIAG_VARS = ("delta0", "std0", "nu", "gamma_alpha", "gamma_beta", "delta", "sigm
 _COLUMNS = ["r_hat", "ess_bulk", "ess_tail", "mcse_mean", "mcse_sd"]
 
 
-def diagnostics_table(idata: Any) -> pd.DataFrame:
+def diagnostics_table(idata: Any, var_names: Any = DIAG_VARS) -> pd.DataFrame:
     """R-hat, bulk and tail ESS and Monte Carlo standard errors, one row per parameter.
+
+    ``var_names`` are the variables checked (the hierarchical model's by default; the
+    Plackett–Luce ranking passes its own).
 
     Rows are labelled ``delta0`` or ``delta[<dataset>]`` as ArviZ labels them; the
     index is named ``parameter``.
@@ -39,7 +42,7 @@ def diagnostics_table(idata: Any) -> pd.DataFrame:
     """
     import arviz as az
 
-    table = az.summary(idata, var_names=list(DIAG_VARS), kind="diagnostics", round_to="none")
+    table = az.summary(idata, var_names=list(var_names), kind="diagnostics", round_to="none")
     table = table[_COLUMNS].astype(float)
     table.index.name = "parameter"
     return table
