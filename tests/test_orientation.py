@@ -68,7 +68,7 @@ def test_numeric_model_names(tmp_path, capsys):
         bc.compare(scores, 1, "2")
     path = tmp_path / "s.csv"
     scores.to_csv(path)
-    assert main(["compare", str(path), "--baseline", "1", "--json"]) == 0
+    assert main(["compare", str(path), "--baseline", "1", "--rope", "0", "--json"]) == 0
     import json
 
     out = json.loads(capsys.readouterr().out)

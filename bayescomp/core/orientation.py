@@ -34,6 +34,31 @@ HIGHER_IS_BETTER = frozenset(
 )
 
 
+#: the one table of metric aliases, shared by every command and function that takes a
+#: metric name (a scikit-learn scorer for fits, a metric function for intervals): each
+#: alias means the same metric, pointing the same way, as the name it maps to
+METRIC_ALIASES: dict[str, str] = {
+    "auc": "roc_auc", "roc_auc_score": "roc_auc", "accuracy_score": "accuracy",
+    "balanced_accuracy_score": "balanced_accuracy", "f1_score": "f1",
+    "precision_score": "precision", "recall_score": "recall", "r2_score": "r2",
+    "average_precision_score": "average_precision", "ap": "average_precision",
+    "mcc": "matthews_corrcoef",
+}
+
+
+def canonical_metric(name: str) -> str:
+    """The canonical name of a metric: ``"auc"`` -> ``"roc_auc"`` (see ``METRIC_ALIASES``);
+    any other name is returned unchanged (stripped).
+
+    Examples
+    --------
+    >>> canonical_metric("auc"), canonical_metric(" accuracy "), canonical_metric("rmse")
+    ('roc_auc', 'accuracy', 'rmse')
+    """
+    key = str(name).strip()
+    return METRIC_ALIASES.get(key.lower(), key)
+
+
 @cache
 def _scorer_names() -> frozenset[str]:
     from sklearn.metrics import get_scorer_names
