@@ -108,8 +108,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         with collected_warnings() as counts, _quiet_samplers(getattr(args, "quiet", False)):
             return int(args.func(args) or 0)
     except (UserError, ValueError, FileNotFoundError, KeyError) as exc:
+        from bayescomp.cli._text import in_flags
+
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        print(f"bayescomp {args.command}: error: {msg}", file=sys.stderr)
+        print(f"bayescomp {args.command}: error: {in_flags(str(msg), parser, args.command)}",
+              file=sys.stderr)
         return 2
     except BrokenPipeError:
         # the reader went away (``bayescomp ... --json | head``): stop quietly, as cat does;

@@ -120,7 +120,7 @@ class FittedRuns:
         for k in found:
             self.cache[k] = self.stored.pop(k)
             self.fits_loaded += 1
-            self.progress.tick(f"{k[1]} split {k[2]} (stored)")
+            self.progress.skip(f"{k[1]} split {k[2]} (stored)")
 
     def ensure(self, keys: list[Key]) -> None:
         """Make sure every (dataset, model, split) in ``keys`` has a result."""
