@@ -113,7 +113,7 @@ def test_unknown_metric_and_unpaired_csv(tmp_path, capsys):
     f.to_csv(path, index=False)
     assert main(["compare", str(path), "--baseline", "a", "--rope", "0"]) == 2
     err = capsys.readouterr().err
-    assert "unknown metric 'weird'" in err and "higher_is_better" in err
+    assert "unknown metric 'weird'" in err and "--higher-is-better or --lower-is-better" in err
     assert main(["compare", str(path), "--baseline", "a", "--higher-is-better",
                  "--rope", "0"]) == 2
     err = capsys.readouterr().err
@@ -168,4 +168,4 @@ def test_compare_across_datasets_hierarchical_with_plots(shared_csv, tmp_path, c
 def test_several_datasets_refuse_the_ttest(shared_csv, capsys):
     assert main(["compare", str(shared_csv), "--baseline", "nbc", "--candidate", "hnb",
                  "--metric", "accuracy", "--method", "ttest", "--rope", "0"]) == 2
-    assert "pass dataset=NAME" in capsys.readouterr().err
+    assert "pass --dataset NAME" in capsys.readouterr().err

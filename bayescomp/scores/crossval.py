@@ -32,7 +32,7 @@ def resolve_scorers(scoring: Any, estimator: Any = None) -> dict[str, Callable]:
                 hint = (f" (losses are negated scorers: {neg!r})"
                         if neg in get_scorer_names() else "")
                 raise ValueError(
-                    f"unknown metric {spec!r}{hint}; use a scikit-learn scorer name such as "
+                    f"unknown scoring {spec!r}{hint}; use a scikit-learn scorer name such as "
                     "'roc_auc', 'accuracy', 'f1', 'r2', 'neg_log_loss' (all of them: "
                     "sklearn.metrics.get_scorer_names()) or a callable scorer(estimator, X, y)"
                 ) from None
