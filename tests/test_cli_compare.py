@@ -78,7 +78,7 @@ def test_compare_against_goal(model_run, capsys):
         main(argv)
     capsys.readouterr()
     assert main(["compare", str(out), "--baseline", "0.5", "--candidate", "naive_bayes",
-                 "--metric", "roc_auc", "--json"]) == 0
+                 "--metric", "roc_auc", "--rope", "0", "--json"]) == 0
     res = json.loads(capsys.readouterr().out)
     # AUC of naive Bayes on breast cancer is ~0.98: certainly above a goal of 0.5
     assert res["p_right"] > 0.999 and res["baseline"] == "goal 0.5"
@@ -87,11 +87,14 @@ def test_compare_against_goal(model_run, capsys):
 @pytest.mark.parametrize(
     ("argv", "fragment"),
     [
-        (["compare", "missing.csv", "--baseline", "a"], "no scores file"),
-        (["compare", "--dataset", "nope", "a.py", "b.py"], "unknown built-in dataset"),
-        (["compare", "a.py", "b.py"], "need --dataset"),
-        (["compare", "--dataset", "iris", str(MODELS / "knn.py")], "at least two model files"),
-        (["compare", "--dataset", "iris", str(MODELS / "knn.py"), "missing_model.py"],
+        (["compare", "missing.csv", "--baseline", "a", "--rope", "0.01"], "no scores file"),
+        (["compare", "--dataset", "nope", "a.py", "b.py", "--rope", "0.01"],
+         "unknown built-in dataset"),
+        (["compare", "a.py", "b.py", "--rope", "0.01"], "need --dataset"),
+        (["compare", "--dataset", "iris", str(MODELS / "knn.py"), "--rope", "0.01"],
+         "at least two model files"),
+        (["compare", "--dataset", "iris", str(MODELS / "knn.py"), "missing_model.py",
+          "--rope", "0.01"],
          "no such model file"),
     ],
 )
@@ -108,10 +111,11 @@ def test_unknown_metric_and_unpaired_csv(tmp_path, capsys):
                       "weird": [0.1, 0.2, 0.3, 0.2, 0.3, 0.4, 0.3]})
     path = tmp_path / "s.csv"
     f.to_csv(path, index=False)
-    assert main(["compare", str(path), "--baseline", "a"]) == 2
+    assert main(["compare", str(path), "--baseline", "a", "--rope", "0"]) == 2
     err = capsys.readouterr().err
-    assert "unknown metric 'weird'" in err and "higher_is_better" in err
-    assert main(["compare", str(path), "--baseline", "a", "--higher-is-better"]) == 2
+    assert "unknown metric 'weird'" in err and "--higher-is-better or --lower-is-better" in err
+    assert main(["compare", str(path), "--baseline", "a", "--higher-is-better",
+                 "--rope", "0"]) == 2
     err = capsys.readouterr().err
     assert "unpaired splits" in err and "0–3" in err and "0–2" in err
 
@@ -163,5 +167,5 @@ def test_compare_across_datasets_hierarchical_with_plots(shared_csv, tmp_path, c
 
 def test_several_datasets_refuse_the_ttest(shared_csv, capsys):
     assert main(["compare", str(shared_csv), "--baseline", "nbc", "--candidate", "hnb",
-                 "--metric", "accuracy", "--method", "ttest"]) == 2
-    assert "pass dataset=NAME" in capsys.readouterr().err
+                 "--metric", "accuracy", "--method", "ttest", "--rope", "0"]) == 2
+    assert "pass --dataset NAME" in capsys.readouterr().err

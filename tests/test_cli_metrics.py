@@ -121,8 +121,8 @@ def test_curves_string_labels_need_pos_label(tmp_path, capsys):
     assert cli.main(args) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err
-    assert ("pos_label=1 is not among y_true's labels ['neg', 'pos']; pass --pos-label with "
-            "the positive class (e.g. --pos-label pos)") in err
+    assert ("--pos-label 1 is not among the --y-true column's labels ['neg', 'pos']; pass "
+            "--pos-label with the positive class (e.g. --pos-label pos)") in err
     assert cli.main([*args, "--pos-label", "pos"]) == 0
 
 
@@ -138,8 +138,8 @@ def test_interval_threshold_string_labels_is_one_line_error(tmp_path, capsys):
     assert cli.main(args) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err
-    assert ("pos_label=1 is not among y_true's labels ['neg', 'pos']; pass --pos-label with "
-            "the positive class (e.g. --pos-label pos)") in err
+    assert ("--pos-label 1 is not among the --y-true column's labels ['neg', 'pos']; pass "
+            "--pos-label with the positive class (e.g. --pos-label pos)") in err
     assert cli.main([*args, "--pos-label", "pos"]) == 0
     ref = bc.bootstrap_metric(frame["y"], frame["p"], "accuracy", threshold=0.5,
                               pos_label="pos", n_resamples=200, random_state=0)

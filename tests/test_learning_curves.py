@@ -123,3 +123,34 @@ def test_summary_probability_columns_match_posterior(lc):
     assert row["p_better"] - row["p_right"] > 0.2
     models = s[s.kind == "model"]
     assert models[["p_better", "p_left", "p_rope", "p_right"]].isna().all().all()
+
+
+def test_bounded_metric_gets_a_bounded_interval():
+    """Iris, LDA: accuracy near 1 with 20 training rows; the t interval of the mean
+    reaches above 1 (checked from scipy here) and the summary clips it to [0, 1]."""
+    from sklearn.datasets import load_iris
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+    from sklearn.tree import DecisionTreeClassifier
+
+    X, y = load_iris(return_X_y=True)
+    cv = RepeatedStratifiedKFold(n_splits=5, n_repeats=1, random_state=0)
+    lc = bc.learning_curves({"tree": DecisionTreeClassifier(random_state=0),
+                             "lda": LinearDiscriminantAnalysis()}, X, y, baseline="tree",
+                            cv=cv, train_sizes=[15, 120], random_state=0)
+    s = lc.summary(level=0.99)
+    f = lc.scores
+    n_clipped = 0
+    for r in s[s.kind == "model"].to_dict("records"):
+        v = f[(f.model == r["model"]) & (f.train_size == r["train_size"])]["accuracy"]
+        v = v.to_numpy(dtype=float)
+        n = v.size
+        scale = np.sqrt(v.var(ddof=1) * (1 / n + r["rho"] / (1 - r["rho"])))
+        lo, hi = stats.t.interval(0.99, n - 1, loc=v.mean(), scale=scale) if scale > 0 \
+            else (v.mean(), v.mean())
+        assert r["low"] == pytest.approx(max(lo, 0.0)) and r["high"] == pytest.approx(min(hi, 1))
+        assert r["clipped"] == (lo < 0 or hi > 1)
+        n_clipped += r["clipped"]
+    assert n_clipped >= 1  # the case the issue reported: an accuracy band beyond 1
+    assert (s["low"] >= -1).all() and (s["high"] <= 1).all()
+    d = s[s.kind == "model"]
+    assert (d["low"] >= 0).all() and (d["high"] <= 1).all()

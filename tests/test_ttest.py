@@ -460,7 +460,8 @@ def test_to_inference_data_with_arviz(result):
 def test_summary_columns(result):
     table = result.summary(level=0.9, gamma=0.9)
     assert list(table.columns) == [
-        "baseline", "candidate", "metric", "difference", "mean", "sd", "hdi_90_low",
+        "baseline", "candidate", "metric", "baseline_score", "candidate_score", "difference",
+        "mean", "sd", "hdi_90_low",
         "hdi_90_high", "rho",
         "n", "df", "rope", "p_left", "p_rope", "p_right", "p_better", "decision",
     ]

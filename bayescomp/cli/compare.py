@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from bayescomp.cli._text import ROPE_HELP, rope_note
 from bayescomp.cli.main import UserError
 from bayescomp.core.rule import OUTCOMES
 from bayescomp.core.text import terminal_literal
@@ -39,8 +40,7 @@ def register(sub: Any) -> None:
     p.add_argument("--metric", help="metric (scikit-learn scorer name for model files; a column "
                    "of the CSV); default roc_auc for classification, r2 for regression, or the "
                    "CSV's only metric")
-    p.add_argument("--rope", type=float, default=0.0, help="half-width of the region of "
-                   "practical equivalence, on the metric's scale (default 0)")
+    p.add_argument("--rope", type=float, required=True, help=ROPE_HELP)
     p.add_argument("--gamma", type=float, default=0.95, help="posterior probability needed for "
                    "a decision (default 0.95)")
     direction = p.add_mutually_exclusive_group()
@@ -78,7 +78,7 @@ def _scores_from_models(args: argparse.Namespace) -> tuple[Any, str, list[str], 
     from sklearn.model_selection import RepeatedKFold, RepeatedStratifiedKFold
 
     from bayescomp.scores.crossval import cross_validate_paired
-    from bayescomp.scores.datasets import load_dataset
+    from bayescomp.scores.datasets import check_task, load_dataset
     from bayescomp.scores.model_files import load_models
 
     if not args.dataset:
@@ -88,6 +88,7 @@ def _scores_from_models(args: argparse.Namespace) -> tuple[Any, str, list[str], 
         raise UserError("give at least two model files: a baseline and a candidate")
     X, y, task = load_dataset(args.dataset)
     specs = load_models(args.inputs, on_error="raise")
+    check_task({n: s.estimator for n, s in specs.items()}, task, args.dataset)
     names = list(specs)
     baseline = args.baseline or names[0]
     if baseline not in specs:
@@ -167,7 +168,8 @@ def run(args: argparse.Namespace) -> int:
     elif method == "ttest":
         print(format_table(results, decisions))
     else:
-        print(format_across(results, decisions, method))
+        means = scores.mean(results[0].metric).mean(axis=0)  # per model, over datasets
+        print(format_across(results, decisions, method, means.to_dict()))
     if args.fail_unless and any(d.outcome != args.fail_unless for d in decisions):
         return 1
     return 0
@@ -220,12 +222,14 @@ def write_plots(results: list[Any], folder: Path) -> list[Path]:
     return written
 
 
-def format_across(results: list[Any], decisions: list[Any], method: str) -> str:
-    """Table of a comparison across datasets: the three kinds of probability per candidate."""
+def format_across(results: list[Any], decisions: list[Any], method: str,
+                  means: dict[str, float] | None = None) -> str:
+    """Table of a comparison across datasets: the three kinds of probability per candidate,
+    and (``means``: model -> mean of its per-dataset mean scores) each model's mean score."""
     r0 = results[0]
     head = (f"baseline: {r0.baseline_name}   metric: {r0.metric}   rope: ±{float(r0.rope):g}   "
             f"datasets: {r0.n_datasets}   method: {method}")
-    lines = [head, ""]
+    lines = [head, rope_note(r0.rope), ""]
     cols = ["candidate", "probabilities of", "P(left)", "P(rope)", "P(right)"]
     rows = []
     for r in results:
@@ -243,21 +247,28 @@ def format_across(results: list[Any], decisions: list[Any], method: str) -> str:
             s = r.diagnostics_summary()
             diag = (f" [max R-hat {s['max_r_hat']:.3f}, min bulk ESS {s['min_ess_bulk']:.0f}, "
                     f"divergences {s['divergences']}]")
-        lines.append(f"  {r.candidate_name}: {d.outcome}: {d.reason}{diag}")
+        score = ""
+        if means:
+            score = (f" [mean {r.metric} over datasets: {r.candidate_name} "
+                     f"{_score(means.get(r.candidate_name))}, {r.baseline_name} "
+                     f"{_score(means.get(r.baseline_name))}]")
+        lines.append(f"  {r.candidate_name}: {d.outcome}: {d.reason}{score}{diag}")
     return "\n".join(map(terminal_literal, lines))
 
 
 def format_table(results: list[Any], decisions: list[Any]) -> str:
     """Readable fixed-width table, one line per candidate, then the reasons."""
     r0 = results[0]
-    head = (f"baseline: {r0.baseline_name}   metric: {r0.metric}   rope: ±{float(r0.rope):g}   "
-            f"rho: {float(r0.rho):.3g}   splits: {r0.n}")
-    cols = ["candidate", "mean diff", "95% HDI", "P(left)", "P(rope)", "P(right)", "P(better)",
-            "decision"]
+    head = (f"baseline: {r0.baseline_name} (mean {r0.metric}: {_score(r0.baseline_score)})   "
+            f"metric: {r0.metric}   rope: ±{float(r0.rope):g}   rho: {float(r0.rho):.3g}   "
+            f"splits: {r0.n}")
+    cols = ["candidate", f"mean {r0.metric}", "mean diff", "95% HDI", "P(left)", "P(rope)",
+            "P(right)", "P(better)", "decision"]
     rows = []
     for r, d in zip(results, decisions, strict=True):
         lo, hi = r.hdi(0.95)
-        rows.append([r.candidate_name, f"{r.mean:+.4f}", f"[{lo:+.4f}, {hi:+.4f}]",
+        rows.append([r.candidate_name, _score(r.candidate_score), f"{r.mean:+.4f}",
+                     f"[{lo:+.4f}, {hi:+.4f}]",
                      f"{r.p_left:.3f}", f"{r.p_rope:.3f}", f"{r.p_right:.3f}",
                      f"{r.p_better:.3f}", d.outcome])
     widths = [max(len(c), *(len(row[i]) for row in rows)) for i, c in enumerate(cols)]
@@ -268,5 +279,10 @@ def format_table(results: list[Any], decisions: list[Any]) -> str:
     legend = (f"P(left/rope/right): candidate worse beyond, within, better beyond the ROPE "
               f"±{float(r0.rope):g}; P(better): candidate better at all. Differences are "
               f"{'candidate − baseline' if r0.higher_is_better else 'baseline − candidate (lower is better)'}.")
-    lines = [head, "", line, "-" * len(line), *body, "", legend, "", *reasons]
+    lines = [head, "", line, "-" * len(line), *body, "", legend, rope_note(r0.rope), "",
+             *reasons]
     return "\n".join(map(terminal_literal, lines))  # a name with a newline stays on its line
+
+
+def _score(v: Any) -> str:
+    return "—" if v is None or v != v else f"{float(v):.4f}"

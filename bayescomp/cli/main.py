@@ -135,8 +135,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
     except (UserError, ValueError, OSError, KeyError) as exc:
+        from bayescomp.cli._text import in_flags
+
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        print(f"bayescomp {args.command}: error: {one_line(msg)}", file=sys.stderr)
+        print(f"bayescomp {args.command}: error: "
+              f"{one_line(in_flags(str(msg), parser, args.command))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:  # pragma: no cover
         print("interrupted", file=sys.stderr)

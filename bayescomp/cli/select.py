@@ -14,6 +14,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from bayescomp.cli._text import ROPE_HELP, rope_note
+
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
@@ -33,8 +35,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--metric", default=None,
                    help="scikit-learn scorer / metric column the decision is made on (default: "
                         "roc_auc for two classes, accuracy for more, r2 for regression)")
-    p.add_argument("--rope", type=float, required=True,
-                   help="half-width of the region of practical equivalence on the metric's scale")
+    p.add_argument("--rope", type=float, required=True, help=ROPE_HELP)
     p.add_argument("--gamma", type=float, default=0.95, help="posterior probability to decide")
     p.add_argument("--store", default=None, help="SQLite file keeping every fit (resumable)")
     p.add_argument("--report", default=None, metavar="DIR",
@@ -66,6 +67,23 @@ def _default_metric(y: Any, task: str) -> str:
     if task != "classification":
         return "r2"
     return "roc_auc" if len(np.unique(y)) == 2 else "accuracy"
+
+
+def _check_task(source: Any, tasks: set[str], datasets: list[str]) -> None:
+    """Classifiers on a regression dataset (or the reverse): one clear line before any fit."""
+    import warnings
+
+    from bayescomp.scores.datasets import BUILTIN, check_task
+    from bayescomp.scores.model_files import load_models
+
+    try:
+        with warnings.catch_warnings():  # broken files are reported once, by select
+            warnings.simplefilter("ignore")
+            specs = load_models(source, on_error="skip")
+    except Exception:  # select reports loading errors itself
+        return
+    for name in datasets:
+        check_task({m: s.estimator for m, s in specs.items()}, BUILTIN[name][1], name)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -104,11 +122,14 @@ def run(args: argparse.Namespace) -> int:
                 data[name] = (X, y)
                 tasks.add(task)
             metric = args.metric or _default_metric(next(iter(data.values()))[1],
-                                                    tasks.pop())
+                                                    next(iter(tasks)))
             source = sources[0] if len(sources) == 1 else sources
+            _check_task(source, tasks, list(data))
             X_arg = data if len(data) > 1 else next(iter(data.values()))[0]
             y_arg = None if len(data) > 1 else next(iter(data.values()))[1]
-            sel = select(source, X_arg, y_arg, scoring=metric,
+            # scoring=None: every fit is scored on the decision metric and the task's
+            # standard metrics, so a later run with another --metric reads them from --store
+            sel = select(source, X_arg, y_arg, metric=metric,
                          dataset=None if len(data) > 1 else next(iter(data)),
                          store=args.store, max_repeats=args.max_repeats,
                          n_splits=args.n_splits, n_repeats=args.n_repeats,
@@ -126,6 +147,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"champion/challenger selection on {terminal_literal(sel.metric)} (ROPE "
           f"±{sel.rope:g}, γ = {sel.gamma:g}), baseline {terminal_literal(sel.baseline)}\n")
     print(format_steps(sel.steps))
+    print("\n" + rope_note(sel.rope))
     print(f"\nrecommendation: {terminal_literal(sel.recommendation['text'])}")
     if not csv_mode:
         print(f"fits: {sel.fits_total} needed, {sel.fits_performed} computed now, "

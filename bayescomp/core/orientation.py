@@ -38,6 +38,78 @@ HIGHER_IS_BETTER = frozenset(
 )
 
 
+#: the one table of metric aliases, shared by every command and function that takes a
+#: metric name (a scikit-learn scorer for fits, a metric function for intervals): each
+#: alias means the same metric, pointing the same way, as the name it maps to
+METRIC_ALIASES: dict[str, str] = {
+    "auc": "roc_auc", "roc_auc_score": "roc_auc", "accuracy_score": "accuracy",
+    "balanced_accuracy_score": "balanced_accuracy", "f1_score": "f1",
+    "precision_score": "precision", "recall_score": "recall", "r2_score": "r2",
+    "average_precision_score": "average_precision", "ap": "average_precision",
+    "mcc": "matthews_corrcoef",
+}
+
+
+def canonical_metric(name: str) -> str:
+    """The canonical name of a metric: ``"auc"`` -> ``"roc_auc"`` (see ``METRIC_ALIASES``);
+    any other name is returned unchanged (stripped).
+
+    Examples
+    --------
+    >>> canonical_metric("auc"), canonical_metric(" accuracy "), canonical_metric("rmse")
+    ('roc_auc', 'accuracy', 'rmse')
+    """
+    key = str(name).strip()
+    return METRIC_ALIASES.get(key.lower(), key)
+
+
+#: metrics that are proportions (or areas under a curve of proportions): they lie in [0, 1]
+UNIT_INTERVAL = frozenset(
+    {
+        "accuracy", "balanced_accuracy", "roc_auc", "average_precision", "precision", "recall",
+        "f1", "fbeta", "f_beta", "f2", "f0.5", "jaccard", "tpr", "tnr", "fpr", "fnr",
+        "sensitivity", "specificity", "true_positive_rate", "true_negative_rate",
+        "false_positive_rate", "false_negative_rate", "top_k_accuracy", "precision_at_k",
+        "recall_at_k", "f1_at_k", "ppv", "npv", "error", "error_rate", "zero_one_loss",
+        "hamming_loss", "brier_score_loss", "brier",
+    }
+)
+
+
+def metric_bounds(metric: str | None) -> tuple[float, float]:
+    """The range a metric's value can take: ``(0, 1)`` for proportions and AUCs,
+    ``(-1, 1)`` for correlations (MCC, Cohen's kappa), ``(-inf, 1)`` for R² and
+    explained variance, ``(-inf, inf)`` for anything else (losses, unknown names).
+
+    Negated scorers (``neg_brier_score``) get the mirrored range.
+
+    Examples
+    --------
+    >>> metric_bounds("auc"), metric_bounds("f1_macro"), metric_bounds("r2")
+    ((0.0, 1.0), (0.0, 1.0), (-inf, 1.0))
+    >>> metric_bounds("neg_brier_score"), metric_bounds("rmse")
+    ((-1.0, 0.0), (-inf, inf))
+    """
+    inf = float("inf")
+    if metric is None:
+        return -inf, inf
+    key = canonical_metric(metric).lower()
+    if key.startswith("neg_"):
+        lo, hi = metric_bounds(key[4:])
+        return -hi, 0.0 - lo  # 0.0 - 0.0 is 0.0, not -0.0
+    for suffix in ("_micro", "_macro", "_weighted", "_samples", "_ovr", "_ovo", "_binary",
+                   "_ovr_weighted", "_ovo_weighted", "_score"):
+        if key.endswith(suffix) and key[: -len(suffix)] in UNIT_INTERVAL | {"roc_auc"}:
+            key = key[: -len(suffix)]
+    if key in UNIT_INTERVAL:
+        return 0.0, 1.0
+    if key in ("matthews_corrcoef", "mcc", "cohen_kappa", "cohen_kappa_score"):
+        return -1.0, 1.0
+    if key in ("r2", "explained_variance", "d2_absolute_error_score"):
+        return -inf, 1.0
+    return -inf, inf
+
+
 @cache
 def _scorer_names() -> frozenset[str]:
     from sklearn.metrics import get_scorer_names

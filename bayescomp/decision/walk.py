@@ -26,6 +26,9 @@ ORDERS = ("given", "name", "mean")
 STEP_COLUMNS = ["step", "champion", "challenger", "p_better", "p_left", "p_rope", "p_right",
                 "risk", "expected_gain", "decision", "reason", "fits", "n_splits",
                 "extra_repeats"]
+#: the mean score of each model over the step's paired splits (what the posterior saw),
+#: shown beside the decision; kept out of STEP_COLUMNS, the columns the store records
+SCORE_COLUMNS = ["champion_score", "challenger_score"]
 PAIRED_COLUMNS = ["dataset", "split", "champion", "challenger"]
 
 Compare = Callable[[ScoresProvider, str, str], "tuple[Any, Decision]"]
@@ -117,13 +120,16 @@ def compare_step(scores: ScoresProvider, champion: str, challenger: str, *, metr
 
 
 def step_row(step: int, champion: str, challenger: str, res: Any, d: Decision | None,
-             fits: int, n_splits: int, extra: int, reason: str) -> dict[str, Any]:
-    """One row of the steps table (``d`` None: the step could not be compared)."""
+             fits: int, n_splits: int, extra: int, reason: str,
+             means: tuple[float, float] = (float("nan"), float("nan"))) -> dict[str, Any]:
+    """One row of the steps table (``d`` None: the step could not be compared);
+    ``means`` are the mean scores of champion and challenger on the step's splits."""
     p_better = getattr(res, "p_better", None) if res is not None else None
     nan = float("nan")
     fields = d.step_fields() if hasattr(d, "step_fields") else {}  # guardrails, utility
     return fields | {
         "step": step, "champion": champion, "challenger": challenger,
+        "champion_score": float(means[0]), "challenger_score": float(means[1]),
         "p_better": float(p_better) if p_better is not None else (1 - d.risk if d else nan),
         "p_left": d.p_left if d else nan, "p_rope": d.p_rope if d else nan,
         "p_right": d.p_right if d else nan, "risk": d.risk if d else nan,
@@ -214,14 +220,17 @@ def walk(source: StepSource, baseline: str, challengers: list[str], *, metric: s
         pf = sc.paired(champion, challenger, metric)
         fits = source.charge([champion, challenger], extra)
         reason = d.reason + _guard_note(d) + _repeat_note(d, extra, max_repeats, len(pf))
-        rows.append(step_row(step, champion, challenger, res, d, fits, len(pf), extra, reason))
+        means = (float(pf["baseline"].mean()), float(pf["candidate"].mean()))
+        rows.append(step_row(step, champion, challenger, res, d, fits, len(pf), extra, reason,
+                             means))
         results.append(res)
         paired.append(pf.rename(columns={"baseline": "champion", "candidate": "challenger"})
                       [PAIRED_COLUMNS])
         if d.outcome == "promote":
             champion = challenger
-    extras = list(dict.fromkeys(k for r in rows for k in r if k not in STEP_COLUMNS))
-    return Walk(pd.DataFrame(rows, columns=STEP_COLUMNS + extras), results, paired, champion)
+    columns = STEP_COLUMNS[:3] + SCORE_COLUMNS + STEP_COLUMNS[3:]
+    extras = list(dict.fromkeys(k for r in rows for k in r if k not in columns))
+    return Walk(pd.DataFrame(rows, columns=columns + extras), results, paired, champion)
 
 
 def recommend(scores: ScoresProvider, baseline: str, champion: str, steps: pd.DataFrame, *,

@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from bayescomp.core.orientation import canonical_metric
+
 # name -> (sklearn function name, kwargs, kind); kind is "score" (continuous scores for a
 # classification task), "label" (predicted labels) or "regression" (continuous predictions)
 _BASE: dict[str, tuple[str, dict[str, Any], str]] = {
@@ -187,7 +189,7 @@ def resolve_metric(
         )
     import sklearn.metrics as skm
 
-    key = metric.strip().lower()
+    key = canonical_metric(metric).lower()
     kwargs: dict[str, Any] = {}
     base = key
     for suffix in ("_macro", "_micro", "_weighted", "_samples", "_binary"):

@@ -44,11 +44,16 @@ class UnlabeledPrecisionAtK:
     ----------
     table : DataFrame
         Indexed by ``k`` (1..pool size): ``threshold``, ``recall_at_k``,
-        ``precision_at_k``, ``f1_at_k``, ``precision_at_k_se`` (the binomial
-        sampling error of the test-set recall, times ``C / k``), ``above_one``
-        (precision exceeds 1 by more than 1.96 such errors, even with the
-        lower class size) and, when the class size is an interval,
-        ``precision_at_k_lower/upper`` and ``f1_at_k_lower/upper``.
+        ``precision_at_k`` (the estimate ``recall_at_k * C / k`` capped at 1, since
+        a precision cannot exceed 1), ``precision_at_k_raw`` (the same ratio
+        uncapped: values above 1 are evidence that the labeled data do not
+        represent the class), ``f1_at_k`` (from the capped precision),
+        ``precision_at_k_se`` (the binomial sampling error of the test-set recall,
+        times ``C / k``), ``above_one`` (exactly ``precision_at_k_raw > 1``),
+        ``above_one_significant`` (conservative: even a low Wilson bound of the
+        recall, with the lower class size, gives a precision above 1 — what the
+        warning reports) and, when the class size is an interval,
+        ``precision_at_k_lower/upper`` (capped at 1) and ``f1_at_k_lower/upper``.
     class_size : float or (float, float)
     positive_class : object
     best_k : int
@@ -59,8 +64,10 @@ class UnlabeledPrecisionAtK:
     best_threshold_range : (float, float) or None
         Best-F1 thresholds under the upper and lower class sizes (interval input).
     n_above_one : int
-        Number of ``k`` flagged in ``above_one``.
+        Number of ``k`` flagged in ``above_one`` (raw estimate above 1).
     n_test_positive, n_pool : int
+    n_above_one_significant : int
+        Number of ``k`` flagged in ``above_one_significant``.
     """
 
     table: pd.DataFrame = field(repr=False)
@@ -73,6 +80,7 @@ class UnlabeledPrecisionAtK:
     n_above_one: int
     n_test_positive: int
     n_pool: int
+    n_above_one_significant: int = 0
 
     def summary(self) -> pd.DataFrame:
         """The table indexed by ``k``."""
@@ -98,8 +106,9 @@ class UnlabeledPrecisionAtK:
     def __str__(self) -> str:
         return (
             f"class {self.positive_class!r}: best F1@k = {self.best_f1:.3f} at k = "
-            f"{self.best_k} (threshold {self.best_threshold:.4g}); precision@k > 1 at "
-            f"{self.n_above_one} k"
+            f"{self.best_k} (threshold {self.best_threshold:.4g}); raw precision@k "
+            f"estimate above 1 at {self.n_above_one} k ({self.n_above_one_significant} "
+            "beyond its sampling error); precision@k is reported capped at 1"
         )
 
 
@@ -163,14 +172,16 @@ def _one_class(
 
     precision, f1 = prec_f1(central)
     cols: dict[str, np.ndarray] = {
-        "threshold": thresholds, "recall_at_k": recall, "precision_at_k": precision,
+        "threshold": thresholds, "recall_at_k": recall,
+        "precision_at_k": np.minimum(precision, 1.0), "precision_at_k_raw": precision,
         "f1_at_k": f1,
     }
     best_range = None
     if lo is not None and hi is not None:
         p_lo, f_lo = prec_f1(lo)
         p_hi, f_hi = prec_f1(hi)
-        cols.update(precision_at_k_lower=p_lo, precision_at_k_upper=p_hi,
+        cols.update(precision_at_k_lower=np.minimum(p_lo, 1.0),
+                    precision_at_k_upper=np.minimum(p_hi, 1.0),
                     f1_at_k_lower=f_lo, f1_at_k_upper=f_hi)
         best_range = (float(thresholds[int(np.argmax(f_hi))]),
                       float(thresholds[int(np.argmax(f_lo))]))
@@ -186,7 +197,8 @@ def _one_class(
     half = (z / (1 + z * z / m)) * np.sqrt(recall * (1 - recall) / m + z * z / (4.0 * m * m))
     flag = (centre - half) * c_small / k > 1
     cols["precision_at_k_se"] = se
-    cols["above_one"] = flag
+    cols["above_one"] = precision > 1  # the flag agrees with the number it flags
+    cols["above_one_significant"] = flag
     table = pd.DataFrame(cols, index=pd.Index(k, name="k"))
     above = int(np.sum(flag))
     if above:
@@ -202,8 +214,8 @@ def _one_class(
     return UnlabeledPrecisionAtK(
         table=table, class_size=size if lo is None else (lo, hi), positive_class=label,
         best_k=int(k[best]), best_threshold=float(thresholds[best]), best_f1=float(f1[best]),
-        best_threshold_range=best_range, n_above_one=above, n_test_positive=n_pos,
-        n_pool=n_pool,
+        best_threshold_range=best_range, n_above_one=int(np.sum(precision > 1)),
+        n_test_positive=n_pos, n_pool=n_pool, n_above_one_significant=above,
     )
 
 

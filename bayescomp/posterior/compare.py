@@ -19,7 +19,7 @@ from bayescomp.core.orientation import resolve_direction
 from bayescomp.core.protocols import Posterior
 from bayescomp.posterior.differences import paired_differences
 from bayescomp.posterior.ranktests import sign_test, signed_rank_test
-from bayescomp.posterior.ttest import correlated_ttest
+from bayescomp.posterior.ttest import CorrelatedTTestResult, correlated_ttest
 from bayescomp.scores.table import Scores
 
 
@@ -243,6 +243,13 @@ def compare(
     names = {"baseline_name": f"goal {float(baseline):g}" if goal else str(baseline),
              "candidate_name": candidate, "metric": metric}
     res = spec.fit(Paired(differences, rho, rope, random_state, names), **options)
+    if isinstance(res, CorrelatedTTestResult):  # the mean score of each model, for the reader
+        f = scores.to_frame()
+        f = f[f["dataset"].isin(datasets)]
+        res = dataclasses.replace(
+            res, candidate_score=float(f.loc[f["model"] == candidate, metric].mean()),
+            baseline_score=float(baseline) if goal else
+            float(f.loc[f["model"] == str(baseline), metric].mean()))
     return res if higher_is_better else dataclasses.replace(res, higher_is_better=False)
 
 

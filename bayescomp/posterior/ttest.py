@@ -58,6 +58,10 @@ class CorrelatedTTestResult:
         Number of paired splits.
     rope : float or ndarray
         Half-width of the region of practical equivalence.
+    baseline_score, candidate_score : float or ndarray, optional
+        Mean score of each model over the splits (the raw metric, not the
+        difference; the goal itself for a performance goal), shown beside the
+        decision in :meth:`summary`; None when unknown.
     """
 
     mean: Any
@@ -72,6 +76,8 @@ class CorrelatedTTestResult:
     differences: np.ndarray | None = field(default=None, repr=False, compare=False)
     #: orientation of the metric; differences are always oriented so positive = better
     higher_is_better: bool = True
+    baseline_score: Any = None
+    candidate_score: Any = None
 
     # ----------------------------------------------------------------- helpers
     @property
@@ -234,6 +240,8 @@ class CorrelatedTTestResult:
             "baseline": self.baseline_name,
             "candidate": self.candidate_name,
             "metric": self.metric,
+            "baseline_score": np.nan if self.baseline_score is None else self.baseline_score,
+            "candidate_score": np.nan if self.candidate_score is None else self.candidate_score,
             "difference": _label(self),
             "mean": self.mean,
             "sd": self.sd,
@@ -284,6 +292,13 @@ class CorrelatedTTestResult:
 
 def _label(res: Any) -> str:
     return difference_label(res, sep=" - ")
+
+
+def _mean_score(scores: Any, axis: int, shape: tuple[int, ...]) -> Any:
+    """Mean score of one model over the splits (a goal ``p*`` is its own mean)."""
+    a = np.asarray(scores, dtype=float)
+    m = a if a.ndim == 0 else a.mean(axis=axis)
+    return _out(np.broadcast_to(m, shape))
 
 
 def correlated_ttest(
@@ -388,4 +403,6 @@ def correlated_ttest(
         metric=metric,
         differences=d,
         higher_is_better=bool(higher_is_better),
+        baseline_score=_mean_score(baseline, axis, shape),
+        candidate_score=_mean_score(candidate, axis, shape),
     )

@@ -19,6 +19,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bayescomp.core.tally import win_loss_tie
+
 _CSS = """
 body{font-family:-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;margin:0 auto;
 max-width:1100px;padding:24px 32px;color:#222;line-height:1.45}
@@ -147,10 +149,13 @@ def _timeline_section(sel: Any, record: dict[str, Any], timeline_b64: str) -> li
              for t in sel.timeline()], ["champion", "from step", "until step", "why"]),
         f"<div class='plots'>{_img(timeline_b64, 'decision timeline')}</div>",
         "<h2>Steps</h2>",
-        _table(record["steps"], ["step", "champion", "challenger", "p_better", "p_left",
+        _table(record["steps"], ["step", "champion", "challenger", "champion_score",
+                                 "challenger_score", "p_better", "p_left",
                                  "p_rope", "p_right", "risk", "expected_gain",
                                  "decision", "fits", "n_splits", "extra_repeats"],
-               {"expected_gain": "+.4f"}),
+               {"expected_gain": "+.4f", "champion_score": ".4f", "challenger_score": ".4f"}),
+        f"<p class='meta'>champion_score, challenger_score: mean {html.escape(sel.metric)} of "
+        "each model on the step's paired splits (what the posterior saw).</p>",
     ]
 
 
@@ -173,6 +178,14 @@ def _step_section(sel: Any, i: int, step: dict[str, Any], out: Path) -> list[str
         f"= <b>{_fmt(step['p_right'])}</b> · P(better at all) = "
         f"<b>{_fmt(step['p_better'])}</b> · risk P(worse) = <b>{_fmt(step['risk'])}</b> · "
         f"expected gain <b>{_fmt(step['expected_gain'], '+.4g')}</b></p>")
+    tally = win_loss_tie([r["champion"] for r in step["paired_scores"]],
+                         [r["challenger"] for r in step["paired_scores"]],
+                         bool(getattr(sel.results[i - 1], "higher_is_better", True)))
+    parts.append(
+        f"<p>mean {html.escape(sel.metric)}: {html.escape(step['champion'])} "
+        f"<b>{_fmt(step.get('champion_score'), '.4f')}</b> · "
+        f"{html.escape(step['challenger'])} <b>{_fmt(step.get('challenger_score'), '.4f')}</b>"
+        f" · {html.escape(tally.text(step['challenger'], step['champion']))}</p>")
     ax = sel.plot_step(i)
     post = _png(ax.figure, out / f"{tag}_posterior.png")
     plt.close(ax.figure)
@@ -196,10 +209,12 @@ def _step_section(sel: Any, i: int, step: dict[str, Any], out: Path) -> list[str
 
 def _candidates_section(sel: Any, record: dict[str, Any]) -> list[str]:
     """The candidate models, skipped model files, and how to read the report."""
+    score = f"mean {sel.metric}"
+    rows = [{**r, score: r.get("mean")} for r in record["candidates"]]
     parts = [
         "<h2>Candidates</h2>",
-        _table(record["candidates"], ["model", "description", "nested", "mean", "status"],
-               {"mean": ".4f"}),
+        _table(rows, ["model", score, "description", "nested", "status"], {score: ".4f"}),
+        f"<p class='meta'>{html.escape(score)}: over every split of the base design.</p>",
         "<p class='meta'>nested = the model tunes itself; it was evaluated by nested "
         "cross-validation (tuning saw only each outer training fold). The hyperparameters chosen "
         "inside the outer folds are not used for production: the production model is the winning "

@@ -96,8 +96,11 @@ def plot_threshold_curves(
     ys = cur.summary(yname)
     lo_col, hi_col = (c for c in ys.columns if c.startswith("q"))
     if band == "std":
-        lo, hi = ys["mean"] - ys["std"], ys["mean"] + ys["std"]
-        band_label = "± 1 SD"
+        # precision, recall and rates are proportions: a ±SD band is clipped to [0, 1]
+        # (the quantile band is bounded by construction)
+        lo = (ys["mean"] - ys["std"]).clip(lower=0.0)
+        hi = (ys["mean"] + ys["std"]).clip(upper=1.0)
+        band_label = "± 1 SD (clipped to [0, 1])"
     else:
         lo, hi = ys[lo_col], ys[hi_col]
         band_label = f"{lo_col}–{hi_col}"
@@ -151,8 +154,9 @@ def plot_recall_at_k(res: Any, ax: Axes | None = None, max_k: int | None = None)
         ax.axvspan(lo, hi, color="crimson", alpha=0.12, label=f"class size {lo:g}–{hi:g}")
         mid = 0.5 * (lo + hi)
         ax.plot([0, mid, max_k], [0, 1, 1], color="grey", ls=":", label="ideal (central size)")
-    if t["above_one"].any():
-        ka = k[t["above_one"].to_numpy()]
+    flagged = t.get("above_one_significant", t["above_one"])
+    if flagged.any():
+        ka = k[flagged.to_numpy()]
         ax.scatter(ka, t.loc[ka, "recall_at_k"], s=6, color="darkorange", zorder=3,
                    label="precision@k > 1 (labeled data unrepresentative)")
     ax.axvline(res.best_k, color="C2", lw=1, label=f"best F1 at k={res.best_k} "

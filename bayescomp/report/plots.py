@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from bayescomp.core.orientation import difference_label
+from bayescomp.core.tally import win_loss_tie
 from bayescomp.report._literal import literal_text
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -105,7 +106,8 @@ def plot_paired_scores(paired: Any, ax: Axes | None = None, metric: str | None =
     ax.set_xlim(-0.3, 1.3)
     ax.set_ylabel(metric or "score")
     what = "" if higher_is_better else f", lower {metric or 'score'} is better"
-    ax.set_title(f"{up.sum()} of {len(d)} splits favour {cname}, {(d < 0).sum()} {bname} "
-                 f"(mean {cname} − {bname}: {(c - b).mean():+.4g}{what})", fontsize=9)
+    tally = win_loss_tie(b, c, higher_is_better)
+    ax.set_title(f"{tally.text(cname, bname)}\n(mean {cname} − {bname}: "
+                 f"{(c - b).mean():+.4g}{what})", fontsize=9)
     ax.spines[["top", "right"]].set_visible(False)
     return ax

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bayescomp.core.tally import win_loss_tie
 from bayescomp.report._literal import literal_text
 from bayescomp.report.plots import REGION_COLOURS
 
@@ -85,11 +86,14 @@ def plot_selection(sel: Any, ax: Axes | None = None) -> Any:
 
 @literal_text
 def plot_paired_scores(paired: pd.DataFrame, champion: str, challenger: str, metric: str,
-                       rope: float = 0.0, ax: Axes | None = None) -> Axes:
+                       rope: float = 0.0, ax: Axes | None = None,
+                       higher_is_better: bool = True) -> Axes:
     """Challenger's score against the champion's on every split (one point per split).
 
-    Points above the diagonal are splits the challenger won; the grey band is
-    the ROPE around the diagonal.
+    Wins, losses and ties (:func:`bayescomp.core.tally.win_loss_tie`) are drawn and
+    counted separately: a tie is nobody's win.  For a higher-is-better metric points
+    above the diagonal are splits the challenger won; the grey band is the ROPE around
+    the diagonal.
     """
     import matplotlib.pyplot as plt
 
@@ -105,11 +109,14 @@ def plot_paired_scores(paired: pd.DataFrame, champion: str, challenger: str, met
         ax.fill_between(grid, grid - rope, grid + rope, color=REGION_COLOURS[1], alpha=0.18,
                         lw=0, label=f"ROPE ±{rope:g}")
     ax.plot(grid, grid, color="k", lw=0.8, ls="--")
-    won = y > x
-    ax.scatter(x[won], y[won], s=16, color=REGION_COLOURS[2], alpha=0.75,
-               label=f"{challenger} higher ({int(won.sum())})")
-    ax.scatter(x[~won], y[~won], s=16, color=REGION_COLOURS[0], alpha=0.75,
-               label=f"{champion} higher or tie ({int((~won).sum())})")
+    tally = win_loss_tie(x, y, higher_is_better)
+    d = (y - x) if higher_is_better else (x - y)
+    for mask, colour, name, count in (
+            (d > 0, REGION_COLOURS[2], f"{challenger} better", tally.wins),
+            (d < 0, REGION_COLOURS[0], f"{champion} better", tally.losses),
+            (d == 0, "#2c3e50", "tie", tally.ties)):
+        ax.scatter(x[mask], y[mask], s=16, color=colour, alpha=0.75, label=f"{name} ({count})",
+                   marker="o" if name != "tie" else "x")
     ax.set_xlim(*grid)
     ax.set_ylim(*grid)
     ax.set_aspect("equal")

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from bayescomp.core.exceptions import FitFailedWarning
+from bayescomp.core.orientation import canonical_metric
 from bayescomp.scores.engine import FitTask, Progress, multimetric, run_fits
 from bayescomp.scores.table import Scores
 from bayescomp.splits.design import SplitDesign, materialise_splits
@@ -20,16 +21,20 @@ def resolve_scorers(scoring: Any, estimator: Any = None) -> dict[str, Callable]:
     list/tuple of strings, callable ``scorer(est, X, y)`` or dict of those are
     accepted.  Unknown names raise a ``ValueError`` listing how to find valid ones.
     """
-    from sklearn.metrics import check_scoring, get_scorer
+    from sklearn.metrics import check_scoring, get_scorer, get_scorer_names
 
     def one(spec: Any) -> Callable:
         if isinstance(spec, str):
             try:
-                return get_scorer(spec)
+                return get_scorer(canonical_metric(spec))
             except ValueError:
+                neg = f"neg_{spec.strip().lower()}"
+                hint = (f" (losses are negated scorers: {neg!r})"
+                        if neg in get_scorer_names() else "")
                 raise ValueError(
-                    f"unknown scoring {spec!r}; use a scikit-learn scorer name "
-                    "(sklearn.metrics.get_scorer_names()) or a callable scorer(estimator, X, y)"
+                    f"unknown scoring {spec!r}{hint}; use a scikit-learn scorer name such as "
+                    "'roc_auc', 'accuracy', 'f1', 'r2', 'neg_log_loss' (all of them: "
+                    "sklearn.metrics.get_scorer_names()) or a callable scorer(estimator, X, y)"
                 ) from None
         if callable(spec):
             return spec
@@ -40,7 +45,7 @@ def resolve_scorers(scoring: Any, estimator: Any = None) -> dict[str, Callable]:
             raise ValueError("scoring=None needs an estimator with a score method")
         return {"score": check_scoring(estimator)}
     if isinstance(scoring, str):
-        return {scoring: one(scoring)}
+        return {canonical_metric(scoring): one(scoring)}
     if isinstance(scoring, Mapping):
         if not scoring:
             raise ValueError("scoring dict is empty")
@@ -53,7 +58,8 @@ def resolve_scorers(scoring: Any, estimator: Any = None) -> dict[str, Callable]:
         names = list(scoring)
         if not names or len(set(names)) != len(names):
             raise ValueError(f"scoring list must be non-empty and without repeats: {names}")
-        return {str(n): one(n) for n in names}
+        return {canonical_metric(str(n)) if isinstance(n, str) else str(n): one(n)
+                for n in names}
     raise ValueError(f"cannot interpret scoring={scoring!r}")
 
 

@@ -221,9 +221,12 @@ class Progress:
             from tqdm.auto import tqdm
 
             # redraw on every finished fit (a fit costs far more than a redraw), so the
-            # current model/split is always what the bar shows
+            # current model/split is always what the bar shows.  smoothing=0: the rate is
+            # fits done / time elapsed.  With n_jobs=-1 results arrive in bursts (a batch
+            # of workers finishing together), and tqdm's default moving average of the
+            # last intervals then reads thousands of fits/s and an ETA of 00:00
             self.bar = tqdm(total=0, desc=desc, unit="fit", leave=False, mininterval=0,
-                            miniters=1)
+                            miniters=1, smoothing=0)
 
     def grow(self, n: int) -> None:
         if self.bar is not None:
@@ -235,6 +238,14 @@ class Progress:
             self.bar.set_postfix_str(text, refresh=False)
             self.bar.update(n)
             self.bar.refresh()
+
+    def skip(self, text: str, n: int = 1) -> None:
+        """Advance over ``n`` items that cost no time (fits read from a store): they
+        count towards the total but not towards the rate, so the ETA of the fits still
+        to run is not made up by instant reads."""
+        if self.bar is not None:
+            self.bar.initial += n
+            self.tick(text, n)
 
     def close(self) -> None:
         if self.bar is not None:

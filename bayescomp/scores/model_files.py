@@ -99,6 +99,10 @@ def load_models(
     paths: list[Path]
     if isinstance(source, str | Path):
         p = Path(source)
+        if not p.exists():
+            raise ModelFileError(
+                f"{p}: path does not exist; pass a folder of model files (*.py, one estimator "
+                "each) or the model files themselves — check the spelling")
         if p.is_dir():
             paths = sorted(q for q in p.glob("*.py") if not q.name.startswith("_"))
             if not paths:
@@ -108,6 +112,7 @@ def load_models(
     else:
         paths = [Path(s) for s in source]
     out = {}
+    why: list[str] = []
     for p in paths:
         try:
             spec = load_model_file(p)
@@ -115,11 +120,12 @@ def load_models(
             if on_error == "raise":
                 raise
             warnings.warn(f"skipped model file {exc}", ModelFileWarning, stacklevel=2)
+            why.append(str(exc))
             continue
         if spec.name in out:
             raise ModelFileError(f"two model files are named {spec.name!r}: {out[spec.name].path}"
                                  f" and {p}")
         out[spec.name] = spec
     if not out:
-        raise ModelFileError("no model could be loaded")
+        raise ModelFileError("no model could be loaded: " + "; ".join(why[:5]))
     return out

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from bayescomp.core.orientation import resolve_direction
+from bayescomp.core.orientation import canonical_metric, resolve_direction
 from bayescomp.splits.design import rho_from_sizes
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -331,6 +331,9 @@ class Scores:
                 f"the table has several metrics {self._metrics}; choose one with metric="
             )
         if metric not in self._metrics:
+            alias = canonical_metric(metric)  # e.g. "auc" for a table's "roc_auc" column
+            if alias in self._metrics:
+                return alias
             raise ValueError(f"unknown metric {metric!r}; the table has {self._metrics}")
         return metric
 

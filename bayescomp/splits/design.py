@@ -123,12 +123,36 @@ def _repeat_fold(cv: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
     return np.full(n, -1), np.full(n, -1)
 
 
-def _is_classification_target(y: Any) -> bool:
+def is_classification_target(y: Any) -> bool:
+    """Whether ``y`` holds class labels (stratify on it) rather than a regression target.
+
+    scikit-learn's ``type_of_target`` calls a float target whose values all happen to be
+    whole numbers "multiclass" (the diabetes target: 214 distinct values in 442 rows).
+    Such a target counts as regression here when it has more than 30 distinct values and
+    more than one per five rows: as classes, most would have fewer than five members, too
+    few for stratified k-fold.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> is_classification_target([0, 1, 1]), is_classification_target(load_diabetes().target)
+    (True, False)
+    """
     if y is None:
         return False
     from sklearn.utils.multiclass import type_of_target
 
-    return type_of_target(y) in ("binary", "multiclass")
+    if type_of_target(y) not in ("binary", "multiclass"):
+        return False
+    arr = np.asarray(y)
+    if arr.dtype.kind == "f":
+        distinct = len(np.unique(arr))
+        if distinct > 30 and distinct > len(arr) / 5:
+            return False
+    return True
+
+
+_is_classification_target = is_classification_target
 
 
 def materialise_splits(

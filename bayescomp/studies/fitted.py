@@ -101,7 +101,11 @@ class FittedRuns:
                 for b in blocks for sid in ds.blocks[b]]
 
     def _load(self, keys: list[Key]) -> None:
-        """Take the fits of ``keys`` that the store already holds (read once per model)."""
+        """Take the fits of ``keys`` that the store already holds (read once per model).
+
+        A stored fit is used only when it has a score for every scorer this run asks
+        of its model (a store written for roc_auc *and* accuracy serves a later run on
+        accuracy without refitting); one that lacks a metric is fitted again."""
         if self.store is None:
             return
         for ds, m in dict.fromkeys((k[0], k[1]) for k in keys):
@@ -109,13 +113,14 @@ class FittedRuns:
                 self.loaded_from_store.add((ds, m))
                 for split, res in self.store.load_fits(ds, m).items():
                     self.stored[(ds, m, split)] = dict(res)
-        found = [k for k in dict.fromkeys(keys) if k not in self.cache and k in self.stored]
+        found = [k for k in dict.fromkeys(keys) if k not in self.cache and k in self.stored
+                 and set(self.scorers[k[1]]) <= set(self.stored[k]["scores"])]
         if found:
             self.progress.grow(len(found))
         for k in found:
             self.cache[k] = self.stored.pop(k)
             self.fits_loaded += 1
-            self.progress.tick(f"{k[1]} split {k[2]} (stored)")
+            self.progress.skip(f"{k[1]} split {k[2]} (stored)")
 
     def ensure(self, keys: list[Key]) -> None:
         """Make sure every (dataset, model, split) in ``keys`` has a result."""

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from bayescomp.core.checks import check_level
+from bayescomp.core.orientation import metric_bounds
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -101,12 +102,23 @@ class LearningCurves:
         regions ``p_left`` = P(difference < −rope), ``p_rope``, ``p_right`` =
         P(difference > rope), as in :func:`bayescomp.correlated_ttest`.  On
         model rows these four are NaN.
+
+        Bounded metrics get bounded intervals: the correlated t posterior is
+        symmetric and unbounded, so near a bound (an accuracy of 0.99) its
+        interval can reach impossible values (1.02).  ``low``/``high`` are
+        clipped to the metric's range (:func:`bayescomp.core.orientation.metric_bounds`:
+        [0, 1] for accuracy, AUC, F1, ...; a difference of two such scores to
+        [−1, 1]); clipping removes only impossible values, and the column
+        ``clipped`` says where it happened.
         """
         import pandas as pd
 
         from bayescomp.posterior.ttest import ZeroVarianceWarning
 
         level = self.level if level is None else float(level)
+        bounds = metric_bounds(self.metric)
+        width = bounds[1] - bounds[0]
+        diff_bounds = (-width, width)
         rows = []
         for size in self.train_sizes:
             size = int(size)
@@ -119,21 +131,23 @@ class LearningCurves:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", ZeroVarianceWarning)
                     post = self.posterior(model, size)
-                lo, hi = post.interval(level)
+                lo, hi, clipped = _clip(post.interval(level), bounds)
                 rows.append({**base, "kind": "model", "mean": post.mean, "sd": post.sd,
-                             "low": lo, "high": hi, "p_better": np.nan, "p_left": np.nan,
-                             "p_rope": np.nan, "p_right": np.nan})
+                             "low": lo, "high": hi, "clipped": clipped, "p_better": np.nan,
+                             "p_left": np.nan, "p_rope": np.nan, "p_right": np.nan})
                 if self.baseline is not None and model != self.baseline:
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore", ZeroVarianceWarning)
                         d = self.posterior(model, size, versus=self.baseline)
-                    lo, hi = d.interval(level)
+                    lo, hi, clipped = _clip(d.interval(level), diff_bounds)
                     rows.append({**base, "kind": "difference", "mean": d.mean, "sd": d.sd,
-                                 "low": lo, "high": hi, "p_better": d.p_better,
+                                 "low": lo, "high": hi, "clipped": clipped,
+                                 "p_better": d.p_better,
                                  "p_left": d.p_left, "p_rope": d.p_rope,
                                  "p_right": d.p_right})
         cols = ["kind", "model", "train_size", "n_train", "n_test", "rho", "n_splits", "mean",
-                "sd", "low", "high", "level", "p_better", "p_left", "p_rope", "p_right"]
+                "sd", "low", "high", "clipped", "level", "p_better", "p_left", "p_rope",
+                "p_right"]
         return pd.DataFrame(rows)[cols]
 
     def plot(self, ax: Axes | None = None, level: float | None = None) -> Axes:
@@ -147,6 +161,14 @@ class LearningCurves:
         from bayescomp.report.metric_plots import plot_learning_difference
 
         return plot_learning_difference(self, ax=ax)
+
+
+def _clip(interval: tuple[float, float], bounds: tuple[float, float]
+          ) -> tuple[float, float, bool]:
+    """An interval intersected with the metric's range, and whether that changed it."""
+    lo, hi = (float(v) for v in interval)
+    c_lo, c_hi = max(lo, bounds[0]), min(hi, bounds[1])
+    return c_lo, c_hi, bool(c_lo != lo or c_hi != hi)
 
 
 def _schedule(

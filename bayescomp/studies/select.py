@@ -103,15 +103,20 @@ def select(
         The data the models are cross-validated on (not with ``scores=``).
     baseline : str
         The model in production: the first champion.
-    scoring : str, list or dict
+    scoring : str, list or dict, optional
         scikit-learn scoring spec for the fits (every scorer is stored);
-        with ``scores=`` it names the metric column.
+        with ``scores=`` it names the metric column.  Default (with
+        ``metric=``): the decision metric and the task's cheap standard
+        scorers every model supports (e.g. roc_auc, accuracy, balanced
+        accuracy, average precision, f1, log-loss, Brier for two classes), so
+        that a store serves a later run on any of them without refitting.
     rope : float
         Half-width of the region of practical equivalence on the metric's scale.
     gamma : float, default 0.95
         Posterior probability needed to decide, in (0.5, 1).
     metric : str, optional
-        Decision metric when ``scoring`` names several scorers.
+        Decision metric when ``scoring`` names several scorers or is omitted
+        (aliases such as ``"auc"`` are accepted).
     cv : splitter, int or index pairs, optional
         The design; default ``Repeated(Stratified)KFold(n_splits, n_repeats,
         random_state)``.  It is materialised once per dataset and shared by
@@ -218,12 +223,15 @@ def _means(table: Scores, models: list[str], metric: str) -> dict[str, float]:
 def _fitted_metric(specs: Mapping[str, ModelSpec], scoring: Any, metric: str | None
                    ) -> tuple[dict[str, dict[str, Any]], list[str], str]:
     """Scorers per model, their names, and the decision metric among them."""
+    from bayescomp.core.orientation import canonical_metric
     from bayescomp.scores.crossval import resolve_scorers
 
     if scoring is None:
         raise ValueError("pass scoring= (e.g. 'roc_auc'): the metric the decision is made on")
     scorers = {m: resolve_scorers(scoring, s.estimator) for m, s in specs.items()}
     names = list(next(iter(scorers.values())))
+    if metric is not None:
+        metric = canonical_metric(metric)
     if metric is None:
         if len(names) > 1:
             raise ValueError(f"scoring has several scorers {names}; choose the decision metric "
@@ -232,6 +240,33 @@ def _fitted_metric(specs: Mapping[str, ModelSpec], scoring: Any, metric: str | N
     if metric not in names:
         raise ValueError(f"metric {metric!r} is not among the scorers {names}")
     return scorers, names, metric
+
+
+def _standard_scoring(specs: Mapping[str, ModelSpec], datasets: Mapping[str, Any],
+                      metric: str | None) -> list[str]:
+    """``scoring=None``: the decision metric, then the task's cheap standard scorers that
+    every model supports (scored once per fit, so a store serves later runs on any of
+    them)."""
+    from bayescomp.core.orientation import canonical_metric
+    from bayescomp.scores.datasets import standard_scorers, task_of
+
+    if metric is None:
+        raise ValueError("pass metric= (e.g. 'roc_auc'): the metric the decision is made on "
+                         "(or scoring=, the scorers to fit with)")
+    from sklearn.base import is_regressor
+
+    estimators = {m: s.estimator for m, s in specs.items()}
+    common: list[str] | None = None
+    for d in datasets.values():
+        if d.y is None:
+            return [canonical_metric(metric)]
+        task = task_of(d.y)
+        if all(is_regressor(e) for e in estimators.values()):
+            task = "regression"  # e.g. counts: whole numbers, but a regression
+        found = standard_scorers(d.y, task, estimators)
+        common = found if common is None else [n for n in common if n in found]
+    metric = canonical_metric(metric)
+    return [metric, *(n for n in common or [] if n != metric)]
 
 
 def _fitted_models(models: Any, baseline: str, on_error: str
@@ -257,6 +292,7 @@ def _select_fitted(models: Any, X: Any, y: Any, groups: Any, *, baseline: str, s
                    design: dict[str, Any], rope: float, gamma: float, method: str,
                    options: dict[str, Any]) -> Selection:
     from bayescomp.core.orientation import resolve_direction
+    from bayescomp.scores.datasets import check_task, task_of
     from bayescomp.scores.engine import Progress
     from bayescomp.splits.repeats import cv_text
     from bayescomp.studies.estimators import check_inner_cv
@@ -264,11 +300,18 @@ def _select_fitted(models: Any, X: Any, y: Any, groups: Any, *, baseline: str, s
     from bayescomp.studies.store import ResultStore
 
     specs, skipped = _fitted_models(models, baseline, on_error)
-    scorers, names, metric = _fitted_metric(specs, scoring, metric)
-    hib = resolve_direction(metric, higher_is_better)
     for m, s in specs.items():
         check_inner_cv(m, s.estimator)
+    targets = ({str(k): v[1] for k, v in X.items() if isinstance(v, tuple | list) and len(v) > 1}
+               if isinstance(X, Mapping) else {str(design["dataset"] or "data"): y})
+    for name, target in targets.items():  # classifiers on a regression target: say so first
+        if target is not None and task_of(target) == "regression":
+            check_task({m: s.estimator for m, s in specs.items()}, "regression", name)
     datasets = prepare_datasets(X, y, groups, **design)
+    if scoring is None:
+        scoring = _standard_scoring(specs, datasets, metric)
+    scorers, names, metric = _fitted_metric(specs, scoring, metric)
+    hib = resolve_direction(metric, higher_is_better)
     settings.update(cv={n: cv_text(d.cv) for n, d in datasets.items()}, metric=metric,
                     scoring=names)
     st = ResultStore(store) if store is not None else None

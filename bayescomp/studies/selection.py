@@ -35,9 +35,11 @@ class Selection:
     baseline : str
         The model in production before the selection.
     steps : DataFrame
-        One row per challenger: ``step, champion, challenger, p_better, p_left,
-        p_rope, p_right, risk, expected_gain, decision, reason, fits, n_splits,
-        extra_repeats`` (``fits`` = fits this step needed, the champion's reused
+        One row per challenger: ``step, champion, challenger, champion_score,
+        challenger_score, p_better, p_left, p_rope, p_right, risk, expected_gain,
+        decision, reason, fits, n_splits, extra_repeats`` (``*_score`` = the mean
+        score of each model on the step's paired splits, the raw metric, not the
+        difference; ``fits`` = fits this step needed, the champion's reused
         scores not counted; ``extra_repeats`` = repetitions added by sequential
         testing).
     recommendation : dict
@@ -83,7 +85,7 @@ class Selection:
 
     # ------------------------------------------------------------------ output
     def summary(self) -> pd.DataFrame:
-        """The steps table (a copy)."""
+        """The steps table (a copy), with each model's mean score beside the decision."""
         return self.steps.copy()
 
     def to_dict(self, include_scores: bool = True) -> dict[str, Any]:
@@ -152,10 +154,11 @@ class Selection:
         """Per-split paired scores of one step (challenger against champion)."""
         from bayescomp.report.selection_plots import plot_paired_scores
 
-        self._result(step)
+        res = self._result(step)
         row = self.steps.iloc[step - 1]
         return plot_paired_scores(self.paired[step - 1], row["champion"], row["challenger"],
-                                  self.metric, self.rope, ax=ax)
+                                  self.metric, self.rope, ax=ax,
+                                  higher_is_better=bool(getattr(res, "higher_is_better", True)))
 
     def _result(self, step: int) -> Any:
         if not 1 <= int(step) <= len(self.steps):
@@ -217,9 +220,12 @@ def format_steps(steps: pd.DataFrame) -> str:
     """The steps table as aligned text for a terminal."""
     if steps.empty:
         return "(no challenger)"
-    cols = ["step", "champion", "challenger", "p_better", "p_left", "p_rope", "p_right", "risk",
-            "expected_gain", "decision", "fits"]
-    f = steps[cols].copy()
+    cols = ["step", "champion", "challenger", "champion_score", "challenger_score", "p_better",
+            "p_left", "p_rope", "p_right", "risk", "expected_gain", "decision", "fits"]
+    f = steps[[c for c in cols if c in steps.columns]].copy()
+    for c in ("champion_score", "challenger_score"):
+        if c in f.columns:
+            f[c] = f[c].map(lambda v: "—" if v != v else f"{v:.4f}")
     for c in ("p_better", "p_left", "p_rope", "p_right", "risk"):
         f[c] = f[c].map(lambda v: "—" if v != v else f"{v:.3f}")
     f["expected_gain"] = f["expected_gain"].map(lambda v: "—" if v != v else f"{v:+.4f}")

@@ -6,9 +6,13 @@ transaction as soon as it arrives).  A process killed at any moment (even with
 SIGKILL) loses at most the fits that were still running; rerunning the same
 command loads every stored fit instead of recomputing it.
 
-A store belongs to one experimental design.  Reopening it with other splits,
-another metric or other data raises :class:`DesignChangedError` instead of
-silently mixing results.  The schema (see ``docs/selection.md``) is plain SQL
+A store belongs to one experimental design.  Reopening it with other splits
+or other data raises :class:`DesignChangedError` instead of silently mixing
+results.  It is not tied to one metric: every fit keeps the scores of every
+scorer it was scored with (long format, table ``scores``), so a later run that
+decides on another of those metrics reads them instead of refitting; a fit
+that lacks a metric the run needs is fitted again (``designs.metric`` and
+``designs.scoring`` record what the first run used).  The schema (see ``docs/selection.md``) is plain SQL
 that any tool can read::
 
     meta(key, value)                                   -- schema version, creation time
@@ -175,35 +179,22 @@ class ResultStore:
         """Record the design of ``dataset``, or check it equals the stored one.
 
         Returns True when the design was already stored.  Raises
-        :class:`DesignChangedError` naming what changed.
+        :class:`DesignChangedError` naming what changed (splits or data).  ``metric``
+        and ``scoring`` are recorded by the first run; a later run may decide on
+        another metric (its fits are scored per metric, see :meth:`load_fits`).
         """
         row = self._con.execute(
             "SELECT fingerprint, data_hash, metric, scoring, cv, n_splits FROM designs "
             "WHERE dataset=?", (dataset,)).fetchone()
         scoring_json = json.dumps(list(scoring))
-        other = self._con.execute("SELECT dataset, metric, scoring FROM designs WHERE dataset!=? "
-                                  "AND (metric!=? OR scoring!=?)",
-                                  (dataset, metric, scoring_json)).fetchone()
-        if other is not None:
-            raise DesignChangedError(
-                f"other metric: the store {self.path} holds dataset {other[0]!r} scored on "
-                f"{other[1]!r} (scorers {json.loads(other[2])}), this run uses {metric!r} "
-                f"(scorers {list(scoring)}); one store holds one metric — use a new --store file"
-            )
         if row is not None:
-            fp, dh, met, sc, cv_old, ns = row
+            fp, dh, _metric, _scoring, cv_old, ns = row
             where = f"the store {self.path} was written"
             if dh != data_hash:
                 raise DesignChangedError(
                     f"the data of dataset {dataset!r} changed: {where} for data with hash "
                     f"{dh[:12]}…, this run has {data_hash[:12]}…. Results on other data must not "
                     "be mixed; use a new --store file"
-                )
-            if met != metric or sc != scoring_json:
-                raise DesignChangedError(
-                    f"other metric: {where} for metric {met!r} (scorers {json.loads(sc)}), this "
-                    f"run uses {metric!r} (scorers {list(scoring)}); use the same metric or a "
-                    "new --store file"
                 )
             if fp != fingerprint:
                 raise DesignChangedError(

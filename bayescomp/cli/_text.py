@@ -1,0 +1,82 @@
+"""Text shared by sub-commands: the one ROPE rule and how the output explains it.
+
+``compare`` and ``select`` follow one rule: ``--rope`` is required.  The region of
+practical equivalence decides what "better" means, and no default suits every metric
+(±0.01 AUC is small, ±0.01 R² on a noisy target may be large), so the user states it —
+``--rope 0`` when every difference matters — and the output says what the choice means.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+ROPE_HELP = ("required: half-width of the region of practical equivalence on the metric's "
+             "scale, the smallest difference that matters (e.g. 0.01 for AUC); differences "
+             "within ±ROPE count as equivalent. --rope 0 makes every difference matter")
+
+
+def rope_note(rope: Any) -> str:
+    """One line saying what the chosen ROPE means for the decisions.
+
+    Examples
+    --------
+    >>> rope_note(0.01)[:40]
+    'ROPE ±0.01 (--rope): differences within '
+    """
+    rope = float(rope)
+    if rope == 0:
+        return ("ROPE ±0 (--rope 0): no difference is too small to matter, so 'equivalent' "
+                "is impossible and any difference the posterior is sure of decides.")
+    return (f"ROPE ±{rope:g} (--rope): differences within ±{rope:g} count as practically "
+            "equivalent; 'promote' needs the candidate better by more than that.")
+
+
+def in_flags(message: str, parser: Any, command: str) -> str:
+    """Say a library error in the command's words: ``metric=`` becomes ``--metric``,
+    ``test_fraction=`` ``--test-fraction``, ``threshold=0.5`` ``--threshold 0.5`` — for
+    every keyword the sub-command has a flag for (others are left as they are).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> p = argparse.ArgumentParser(prog="bayescomp")
+    >>> sub = p.add_subparsers(dest="command")
+    >>> c = sub.add_parser("compare")
+    >>> _ = c.add_argument("--test-fraction", type=float)
+    >>> _ = c.add_argument("--metric")
+    >>> in_flags("pass test_fraction= (e.g. 0.1); choose one with metric=", p, "compare")
+    'pass --test-fraction (e.g. 0.1); choose one with --metric'
+    >>> in_flags("threshold=0.5 is outside the scores", p, "compare")
+    'threshold=0.5 is outside the scores'
+    >>> in_flags("test_fraction must lie in (0, 1), got 2.0", p, "compare")
+    '--test-fraction must lie in (0, 1), got 2.0'
+    """
+    import argparse
+    import re
+
+    flags: dict[str, str] = {}
+    for action in parser._actions:  # argparse has no public accessor for sub-parsers
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+            for a in action.choices[command]._actions:
+                longs = [o for o in a.option_strings if o.startswith("--")]
+                if longs and a.dest not in flags:
+                    flags[a.dest] = longs[0]
+    for arg, dest in (("y_pred_or_score", "pred"), ("y_true", "y_true")):  # data arguments
+        if dest in flags:
+            message = re.sub(rf"(?<![\w.-]){arg}(?![\w=])", f"the {flags[dest]} column",
+                             message)
+    if "higher_is_better" in flags:
+        message = re.sub(r"(?<![\w-])higher_is_better=(True or False|True|False)?",
+                         "--higher-is-better or --lower-is-better", message)
+
+    def swap(m: re.Match) -> str:
+        name, value = m.group(1), m.group(2)
+        if name not in flags:
+            return m.group(0)
+        return flags[name] + (f" {value}" if value else "")
+
+    message = re.sub(r"(?<![\w.-])([a-z][a-z0-9_]*)=([^\s,;)]*)", swap, message)
+    # "test_fraction must lie in (0, 1)": an argument named as the subject of a sentence
+    return re.sub(r"(?<![\w.-])([a-z][a-z0-9_]*_[a-z0-9_]+|metric|threshold|rope|gamma)"
+                  r"(?= must | is not | should )",
+                  lambda m: flags.get(m.group(1), m.group(1)), message)
