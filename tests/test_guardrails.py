@@ -181,7 +181,10 @@ def test_utility_against_hand_computation():
 
 def test_select_with_guardrails(scores):
     plain = bc.select(scores=scores, baseline="a", metric="roc_auc", rope=0.01)
-    assert plain.steps.columns.tolist() == bc.select.__globals__["STEP_COLUMNS"]
+    from bayescomp.decision.walk import SCORE_COLUMNS, STEP_COLUMNS
+
+    # without guardrails: the plain steps table (with the two mean-score columns), no extras
+    assert plain.steps.columns.tolist() == STEP_COLUMNS[:3] + SCORE_COLUMNS + STEP_COLUMNS[3:]
     assert plain.steps["decision"].tolist() == ["promote", "promote"]
     sel = bc.select(scores=scores, baseline="a", metric="roc_auc", rope=0.01,
                     guardrails={"neg_log_loss": 0.02, "fit_time": 0.6})
