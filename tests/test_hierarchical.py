@@ -485,3 +485,18 @@ def test_retry_removes_divergences_of_a_failing_first_setting(tmp_path):
                                  tune=500, parameterization="noncentered", target_accept=0.3,
                                  refit=False)
     assert once.decision().outcome == "inconclusive"
+
+
+@pytest.mark.slow
+def test_calibration_bench_few_problems_all_converge():
+    """bench/hierarchical_calibration.py on 3 seeded problems: every default fit converges."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "bench" / "hierarchical_calibration.py"
+    spec = importlib.util.spec_from_file_location("hierarchical_calibration", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    out = bench.run(3, 30, 0, chains=2, draws=1000, tune=1000)
+    assert [r["converged"] for r in out["records"]] == [True, True, True]
+    assert all(r["attempts"][0]["target_accept"] == 0.9 for r in out["records"])
