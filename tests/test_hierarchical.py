@@ -376,6 +376,7 @@ def test_refit_on_other_parameterisation_when_the_first_fails():
         res = hierarchical_test(data, rhos, random_state=1, chains=2, draws=40, tune=60,
                                 parameterization="centered", refit=True)
     assert res.refitted
+    assert [a["parameterization"] for a in res.attempts][:2] == ["centered", "centered"]
 
 
 @pytest.mark.slow
@@ -419,20 +420,83 @@ def _fake_draws(seed: int, diverging: int, shift: float):
     return az.from_dict(posterior=post, sample_stats={"diverging": div})
 
 
-def test_kept_first_fit_is_rebuilt_as_refitted_without_mutating_it():
+def test_retry_keeps_the_best_fit_and_logs_every_attempt():
     from bayescomp.posterior.hierarchical import sampling
 
     prep = H._prepare({"a": [0.1, 0.2, 0.4], "b": [0.0, -0.1, 0.05, 0.2]}, 0.2, 1000.0)
-    raws = {"centered": _fake_draws(0, 0, 3.0), "noncentered": _fake_draws(1, 5, 3.0)}
+    raws = {("centered", 0.9): _fake_draws(0, 0, 3.0), ("centered", 0.99): _fake_draws(2, 9, 3.0),
+            ("noncentered", 0.9): _fake_draws(1, 5, 3.0),
+            ("noncentered", 0.99): _fake_draws(3, 7, 3.0)}
+    calls = []
+
+    def draw(param, accept, tune, draws):
+        calls.append((param, accept, tune, draws))
+        return raws[param, accept]
+
     settings = dict(rope=0.01, baseline_name="b", candidate_name="c", metric=None,
                     sampler="pymc", random_state=None)
-    res = sampling._fit(prep, "centered", raws.__getitem__, settings, refit=True)
+    res = sampling._fit(prep, "centered", draw, settings, refit=True, target_accept=0.9,
+                        tune=100, draws=50)
+    # every attempt fails (chains disagree by 3 sd): the whole schedule runs, and after the
+    # first attempt short of bulk ESS every later one keeps twice the draws
+    assert calls == [("centered", 0.9, 100, 50), ("centered", 0.99, 200, 100),
+                     ("noncentered", 0.9, 100, 100), ("noncentered", 0.99, 200, 100)]
     assert not res.converged
-    assert res.parameterization == "centered" and res.refitted  # fewer divergences: kept
+    assert res.parameterization == "centered" and res.refitted  # no divergences: kept
+    assert [a["divergences"] for a in res.attempts] == [0, 9, 5, 7]
     assert res.idata.posterior.attrs["refitted"] == 1
-    first = sampling._fit(prep, "centered", raws.__getitem__, settings, refit=False)
-    assert not first.refitted and first.idata.posterior.attrs["refitted"] == 0
-    np.testing.assert_array_equal(first.idata.posterior["delta0"], res.idata.posterior["delta0"])
-    raws["noncentered"] = _fake_draws(1, 0, 0.0)  # the other form mixes better: taken
-    alt = sampling._fit(prep, "centered", raws.__getitem__, settings, refit=True)
+    np.testing.assert_array_equal(res.idata.posterior["delta0"],
+                                  raws["centered", 0.9].posterior["delta0"] * prep.scale)
+    calls.clear()
+    first = sampling._fit(prep, "centered", draw, settings, refit=False, target_accept=0.9,
+                          tune=100, draws=50)
+    assert calls == [("centered", 0.9, 100, 50)]
+    assert not first.refitted and len(first.attempts) == 1
+    raws["noncentered", 0.9] = _fake_draws(1, 0, 0.0)  # the other form mixes better: taken
+    alt = sampling._fit(prep, "centered", draw, settings, refit=True, target_accept=0.9,
+                        tune=100, draws=50)
     assert alt.parameterization == "noncentered" and alt.refitted
+    np.testing.assert_array_equal(alt.idata.posterior["delta0"],
+                                  raws["noncentered", 0.9].posterior["delta0"] * prep.scale)
+    assert "after 4 attempts" in res.decision().reason
+
+
+def test_retry_removes_divergences_of_a_failing_first_setting(tmp_path):
+    """Real sampling: target_accept=0.3 diverges on this seeded problem; the retry converges."""
+    data, rhos, _ = _simulate(1)
+    res = hierarchical_test(data, rhos, rope=0.01, random_state=1, chains=2, draws=500,
+                            tune=500, parameterization="noncentered", target_accept=0.3)
+    first, second = res.attempts
+    assert first["target_accept"] == 0.3 and first["divergences"] > 0 and not first["converged"]
+    assert (second["parameterization"], second["target_accept"], second["tune"],
+            second["draws"]) == ("noncentered", 0.99, 1000, 1000)  # ESS was short: 2x draws
+    assert second["converged"] and res.converged and res.refitted and res.divergences == 0
+    assert res.idata.posterior.sizes["draw"] == 1000
+    summary = res.diagnostics_summary()
+    assert summary["attempts"] == 2
+    assert summary["attempt_settings"][1] == ("noncentered", 0.99, 1000, 1000)
+    assert res.summary()["attempts"].tolist() == [2, 2, 2]
+    assert res.decision().outcome != "inconclusive" or "converged" not in res.decision().reason
+    res.to_netcdf(tmp_path / "r.nc")
+    assert load(tmp_path / "r.nc").attempts == res.attempts
+    # without retries the same call refuses to decide
+    with pytest.warns(ConvergenceWarning, match="divergent"):
+        once = hierarchical_test(data, rhos, rope=0.01, random_state=1, chains=2, draws=500,
+                                 tune=500, parameterization="noncentered", target_accept=0.3,
+                                 refit=False)
+    assert once.decision().outcome == "inconclusive"
+
+
+@pytest.mark.slow
+def test_calibration_bench_few_problems_all_converge():
+    """bench/hierarchical_calibration.py on 3 seeded problems: every default fit converges."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "bench" / "hierarchical_calibration.py"
+    spec = importlib.util.spec_from_file_location("hierarchical_calibration", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    out = bench.run(3, 30, 0, chains=2, draws=1000, tune=1000)
+    assert [r["converged"] for r in out["records"]] == [True, True, True]
+    assert all(r["attempts"][0]["target_accept"] == 0.9 for r in out["records"])

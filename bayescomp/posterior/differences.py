@@ -36,26 +36,28 @@ def paired_differences(baseline: Any, candidate: Any, axis: int = -1) -> np.ndar
             )
         b = np.moveaxis(b, axis, -1)
     c = np.moveaxis(c, axis, -1)
-    for arr, name in ((b, "baseline"), (c, "candidate")):
-        finite = np.isfinite(arr)
-        if not finite.all():
-            idx = np.argwhere(~finite)[0].tolist()
-            raise ValueError(
-                f"{name} scores contain NaN or inf (first at index {tuple(idx)}); a failed fit "
-                "must be fixed or its split dropped for both models before comparing"
-            )
+    with np.errstate(over="ignore", invalid="ignore"):
+        d = c - b
+    # one pass over the data: d is finite exactly when both scores are finite and the
+    # subtraction did not overflow; the slow path below only runs to word the error
+    if not np.isfinite(d.sum()) and not np.all(np.isfinite(d)):
+        for arr, name in ((b, "baseline"), (c, "candidate")):
+            finite = np.isfinite(arr)
+            if not finite.all():
+                idx = np.argwhere(~finite)[0].tolist()
+                raise ValueError(
+                    f"{name} scores contain NaN or inf (first at index {tuple(idx)}); a failed "
+                    "fit must be fixed or its split dropped for both models before comparing"
+                )
+        raise ValueError(
+            "candidate - baseline overflows to inf: the scores are too large for floating "
+            "point (|score| near 1e308); rescale the metric (e.g. divide by a constant) first"
+        )
     n = c.shape[-1]
     if n < 2:
         raise ValueError(
             f"need at least 2 paired splits to estimate the variance of the difference, got {n}; "
             "use repeated cross-validation (e.g. RepeatedStratifiedKFold(n_splits=10, n_repeats=10))"
-        )
-    with np.errstate(over="ignore", invalid="ignore"):
-        d = c - b
-    if not np.all(np.isfinite(d)):
-        raise ValueError(
-            "candidate - baseline overflows to inf: the scores are too large for floating "
-            "point (|score| near 1e308); rescale the metric (e.g. divide by a constant) first"
         )
     return d
 
@@ -87,7 +89,8 @@ def corrected_scale(d: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarra
     factor = factor[..., 0]
     with np.errstate(over="ignore", invalid="ignore"):
         mean_z = z.mean(axis=-1)
-        sd_z = z.std(axis=-1, ddof=1)
+        dev = z - mean_z[..., None]
+        sd_z = np.sqrt(np.einsum("...i,...i->...", dev, dev) / (n - 1))  # no squared temporary
         scale = factor * sd_z * np.sqrt(1.0 / n + r / (1.0 - r))
     mean, sd = factor * mean_z, factor * sd_z
     # the 99.9% interval must be representable too (df = 1 has very heavy tails)

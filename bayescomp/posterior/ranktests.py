@@ -20,8 +20,21 @@ Dirichlet-process prior on the distribution of the per-dataset difference
 
 Every draw is computed at once with matrix products (no Python loop over the
 draws).  Reported probabilities follow baycomp: ``p_left, p_rope, p_right`` is
-the share of draws in which each region has the largest ``theta``; the
-posterior means of ``theta`` are :attr:`RankTestResult.next_dataset`.
+the share of draws in which each region has the largest ``theta`` — the posterior
+probability of the event "this region is the most probable one for a new dataset",
+not the posterior mass of a difference beyond the ROPE as for the t-test and the
+hierarchical model; the posterior means of ``theta`` are
+:attr:`RankTestResult.next_dataset`.
+
+*rope = 0.*  Like baycomp, a zero ROPE asks only "better or worse": for the sign
+test, whose ``theta_rope`` is then the probability of an exact tie, the draws in
+which the tie is the most probable region are dropped and ``p_left, p_right``
+rescaled to sum to 1 (``p_rope = 0``); ``next_dataset`` likewise reports
+``theta_left / (theta_left + theta_right)`` (the probabilities given no tie).  So a
+zero ROPE can never decide "equivalent".  When fewer than :data:`MIN_KEPT_DRAWS`
+draws have a winner other than the tie, the decision is ``inconclusive`` (ask for
+equivalence with a ROPE > 0).  The signed-rank test counts a zero sum as one half
+each way (Heaviside ``H(0) = 1/2``), so its ``theta_rope`` is exactly 0 at rope 0.
 """
 
 from __future__ import annotations
@@ -41,7 +54,10 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     from matplotlib.axes import Axes
 
-__all__ = ["RankTestResult", "sign_test", "signed_rank_test"]
+__all__ = ["MIN_KEPT_DRAWS", "RankTestResult", "sign_test", "signed_rank_test"]
+
+#: at rope 0, the fewest draws with a winner other than the tie a decision is made on
+MIN_KEPT_DRAWS = 1000
 
 _PLACES = ("rope", "left", "right")
 
@@ -121,16 +137,48 @@ class RankTestResult:
         return len(self.differences)
 
     @property
+    def _drops_ties(self) -> bool:
+        return self.rope == 0.0
+
+    @property
+    def kept_draws(self) -> int:
+        """Draws behind :attr:`baycomp_convention`: all of them, except at rope 0 those in
+        which the tie (``theta_rope``) is the largest, which baycomp drops."""
+        if not self._drops_ties:
+            return len(self.sample)
+        return int(np.sum(np.argmax(self.sample, axis=1) != 1))
+
+    @property
     def baycomp_convention(self) -> RegionProbabilities:
-        """Share of draws in which each region has the largest ``theta`` (baycomp's numbers)."""
+        """Share of draws in which each region has the largest ``theta`` (baycomp's numbers).
+
+        At ``rope=0`` the draws won by the tie are dropped and the two others rescaled, as
+        ``baycomp``'s ``probs()`` does (NaN, with the decision ``inconclusive``, when no
+        draw is left).
+        """
         m = argmax_shares(self.sample)
+        if self._drops_ties:
+            kept = m[0] + m[2]
+            m = np.array([m[0], 0.0, m[2]]) / kept if kept > 0 else np.array([np.nan, 0, np.nan])
         return RegionProbabilities.of(m, "baycomp_convention")
 
     @property
     def next_dataset(self) -> RegionProbabilities:
-        """Posterior mean of ``theta``: predictive probabilities of the regions."""
-        m = self.sample.mean(axis=0)
-        return RegionProbabilities.of(m, "next_dataset")
+        """Posterior mean of ``theta``: predictive probabilities of the regions.
+
+        At ``rope=0``: the mean of ``theta_left / (theta_left + theta_right)`` and of
+        ``theta_right / (...)``, the probabilities for a new dataset given that it is
+        not a tie (``p_rope = 0``).
+        """
+        if not self._drops_ties:
+            return RegionProbabilities.of(self.sample.mean(axis=0), "next_dataset")
+        lr = self.sample[:, [0, 2]]
+        tot = lr.sum(axis=1, keepdims=True)
+        ok = tot[:, 0] > 0
+        if not ok.any():
+            return RegionProbabilities.of([np.nan, 0.0, np.nan], "next_dataset")
+        left, right = (lr[ok] / tot[ok]).mean(axis=0)
+        return RegionProbabilities.of([left, 0.0, right], "next_dataset")
 
     @property
     def p_left(self) -> float:
@@ -177,14 +225,27 @@ class RankTestResult:
         return {"baycomp_convention": self.baycomp_convention, "next_dataset": self.next_dataset}
 
     def decision(self, gamma: float = 0.95, on: str = "baycomp_convention") -> Decision:
-        """Promotion rule on the baycomp-convention probabilities (or ``on="next_dataset"``)."""
+        """Promotion rule on the baycomp-convention probabilities (or ``on="next_dataset"``).
+
+        The rule reads ``p_right >= gamma`` as "in at least ``gamma`` of the posterior
+        draws, *better beyond the ROPE* is the most probable region for a new dataset".
+        At ``rope=0`` it is ``inconclusive`` when fewer than :data:`MIN_KEPT_DRAWS`
+        draws have a winner other than the tie.
+        """
         probs = self.probabilities()
         if on not in probs:
             raise ValueError(f"on must be one of {sorted(probs)}; got {on!r}")
+        kept = self.kept_draws
+        trusted = kept >= min(MIN_KEPT_DRAWS, len(self.sample))
+        reason = "" if trusted else (
+            f"at rope 0 the tie is the most probable region in {len(self.sample) - kept} of "
+            f"{len(self.sample)} draws and only {kept} are left to compare worse with better; "
+            "to ask whether the models are equivalent, give a rope > 0"
+        )
         return decide(
             *probs[on].as_tuple(), gamma=gamma, expected_gain=self.expected_gain,
             risk=self.p_worse, rope=float(self.rope), baseline=self.baseline_name,
-            candidate=self.candidate_name,
+            candidate=self.candidate_name, trusted=trusted, untrusted_reason=reason,
         )
 
     def summary(self, gamma: float = 0.95) -> pd.DataFrame:
@@ -362,7 +423,11 @@ def signed_rank_test(
         sample[start:stop, 2] = np.einsum("si,ij,sj->s", w, a_right, w, optimize=True)
         sample[start:stop, 0] = np.einsum("si,ij,sj->s", w, a_left, w, optimize=True)
         gain[start:stop] = w @ z_gain
-    sample[:, 1] = np.clip(1.0 - sample[:, 0] - sample[:, 2], 0.0, 1.0)
+    if rope_f == 0.0:  # H(x) + H(-x) = 1: no tie mass, left is exactly 1 - right (as baycomp)
+        sample[:, 0] = 1.0 - sample[:, 2]
+        sample[:, 1] = 0.0
+    else:
+        sample[:, 1] = np.clip(1.0 - sample[:, 0] - sample[:, 2], 0.0, 1.0)
     return RankTestResult(
         sample=sample, test="signed_rank", rope=rope_f, differences=z,
         prior_strength=float(prior_strength), prior_place=prior_place,

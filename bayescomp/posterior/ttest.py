@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from scipy import stats
+from scipy import special, stats
 
 from bayescomp.core.checks import check_level, check_rho, check_rope
 from bayescomp.core.exceptions import HeavyTailWarning, ZeroVarianceWarning
@@ -116,23 +117,38 @@ class CorrelatedTTestResult:
         cdf = self._dist().cdf(0.0)
         return _out(np.where(self._point_mass, (mean < 0).astype(float), cdf))
 
+    @cached_property
+    def _tails(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(P(mu < -rope), P(mu > rope))``, computed once with the Student-t cdf
+        (``scipy.special.stdtr``, which ``scipy.stats.t`` itself calls)."""
+        mean = np.asarray(self.mean, dtype=float)
+        rope = np.asarray(self.rope, dtype=float)
+        scale = np.asarray(self.scale, dtype=float)
+        point = scale == 0
+        if point.any():  # scale 0 is a point mass at the mean
+            scale = np.where(point, 1.0, scale)
+        left = special.stdtr(self.df, (-rope - mean) / scale)
+        right = special.stdtr(self.df, (mean - rope) / scale)
+        if point.any():
+            left = np.where(point, (mean < -rope).astype(float), left)
+            right = np.where(point, (mean > rope).astype(float), right)
+        return left, right
+
     @property
     def p_left(self) -> Any:
         """``P(mu < -rope)``: the candidate is practically worse."""
-        mean = np.asarray(self.mean)
-        rope = np.asarray(self.rope)
-        cdf = self._dist().cdf(-rope)
-        return _out(np.where(self._point_mass, (mean < -rope).astype(float), cdf))
+        return _out(self._tails[0])
 
     @property
     def p_right(self) -> Any:
         """``P(mu > rope)``: the candidate is practically better."""
-        return self._sf(np.asarray(self.rope))
+        return _out(self._tails[1])
 
     @property
     def p_rope(self) -> Any:
         """``P(-rope <= mu <= rope)``: practically equivalent."""
-        return _out(np.clip(1.0 - np.asarray(self.p_left) - np.asarray(self.p_right), 0.0, 1.0))
+        left, right = self._tails
+        return _out(np.clip(1.0 - left - right, 0.0, 1.0))
 
     @property
     def expected_gain(self) -> Any:

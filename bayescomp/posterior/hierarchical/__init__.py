@@ -11,7 +11,7 @@ One job per module, imported in this order:
 * :mod:`~bayescomp.posterior.hierarchical.io` — the result's InferenceData layout,
   built from the draws and read back by :func:`load`;
 * :mod:`~bayescomp.posterior.hierarchical.sampling` — sampler choice, seeding, the
-  NUTS run, the refit with the other parameterisation and :func:`hierarchical_test`.
+  NUTS run, the retries (:func:`retry_schedule`) and :func:`hierarchical_test`.
 """
 
 from bayescomp.core.exceptions import ConvergenceWarning
@@ -24,7 +24,7 @@ from bayescomp.posterior.hierarchical.model import (
     model_cache_info,
 )
 from bayescomp.posterior.hierarchical.result import HierarchicalResult
-from bayescomp.posterior.hierarchical.sampling import hierarchical_test
+from bayescomp.posterior.hierarchical.sampling import hierarchical_test, retry_schedule
 
 __all__ = [
     "ESS_BULK_MIN",
@@ -37,4 +37,5 @@ __all__ = [
     "hierarchical_test",
     "load",
     "model_cache_info",
+    "retry_schedule",
 ]

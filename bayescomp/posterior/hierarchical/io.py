@@ -6,6 +6,7 @@ file written by :meth:`HierarchicalResult.to_netcdf` restores the whole result.
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -29,6 +30,8 @@ _ATTR_KEYS = (
 
 def _attrs_of(res_kwargs: dict[str, Any]) -> dict[str, Any]:
     attrs: dict[str, Any] = {"bayescomp_result": "HierarchicalResult"}
+    # netCDF attributes hold scalars and strings only: the attempt log is stored as JSON
+    attrs["attempts"] = json.dumps(list(res_kwargs.get("attempts", ())))
     for k in _ATTR_KEYS:
         v = res_kwargs.get(k)
         if v is None:
@@ -176,6 +179,7 @@ def load(path: Any) -> HierarchicalResult:
         sampler=str(attrs["sampler"]),
         refitted=bool(int(attrs["refitted"])),
         random_state=None if rs is None else int(rs),
+        attempts=tuple(json.loads(attrs.get("attempts", "[]"))),
         higher_is_better=bool(int(opt("higher_is_better") if opt("higher_is_better") is not None
                                   else 1)),
     )

@@ -44,7 +44,13 @@ class HierarchicalResult:
     sampler : str
         Backend that produced the draws (``"nutpie"``, ``"pymc"`` or ``"numpyro"``).
     refitted : bool
-        Whether the first fit failed the checks and the other parameterisation was tried.
+        Whether the first fit failed the checks and retries were run.
+    attempts : tuple of dict
+        One record per fit that was run, in order (see
+        :func:`~bayescomp.posterior.hierarchical.sampling.retry_schedule`):
+        ``parameterization``, ``target_accept``, ``tune``, ``draws``, ``divergences``,
+        ``min_ess_bulk``, ``max_r_hat``, ``converged`` and ``seconds``.  The reported
+        fit is the first converged attempt, else the best one.
     """
 
     idata: Any = field(repr=False)
@@ -56,6 +62,7 @@ class HierarchicalResult:
     sampler: str = "pymc"
     refitted: bool = False
     random_state: int | None = None
+    attempts: tuple[dict[str, Any], ...] = ()
     #: orientation of the metric (labels only: the differences are already oriented)
     higher_is_better: bool = True
 
@@ -198,6 +205,12 @@ class HierarchicalResult:
             "parameterization": self.parameterization,
             "sampler": self.sampler,
             "refitted": self.refitted,
+            "attempts": len(self.attempts),
+            "attempt_settings": [
+                (a["parameterization"], a["target_accept"], a["tune"], a.get("draws"))
+                for a in self.attempts
+            ],
+            "sampling_seconds": float(sum(a["seconds"] for a in self.attempts)),
         }
 
     # ----------------------------------------------------------- per dataset
@@ -247,8 +260,10 @@ class HierarchicalResult:
         p = probs[on]
         reason = ""
         if not self.converged:
+            tried = f" after {len(self.attempts)} attempts" if len(self.attempts) > 1 else ""
             reason = (
-                f"the MCMC chains have not converged ({self.convergence_problems}); run longer "
+                f"the MCMC chains have not converged{tried} ({self.convergence_problems}); run "
+                "longer "
                 "(more draws/tune) or raise target_accept"
             )
         return decide(
@@ -282,6 +297,7 @@ class HierarchicalResult:
                     "rope": float(self.rope),
                     "n_datasets": self.n_datasets,
                     "converged": self.converged,
+                    "attempts": len(self.attempts),
                     "decision": self.decision(gamma, on=kind).outcome,
                 }
             )

@@ -1,13 +1,16 @@
-"""Sampling the hierarchical model: sampler choice, seeding, the NUTS run and the refit.
+"""Sampling the hierarchical model: sampler choice, seeding, the NUTS run and the retries.
 
 :func:`hierarchical_test` is the front end: it checks the options, prepares the
 data, samples with the chosen parameterisation and, when that fit fails the
-convergence checks, samples once more with the other one and keeps the better fit.
+convergence checks, retries along :func:`retry_schedule` (a higher ``target_accept``
+with longer tuning, then the other parameterisation) until one fit passes; every
+attempt's settings and diagnostics are kept in the result (``res.attempts``).
 """
 
 from __future__ import annotations
 
 import os
+import time
 import warnings
 from collections.abc import Mapping
 from functools import partial
@@ -17,6 +20,7 @@ import numpy as np
 
 from bayescomp.core.checks import check_rope, seed_from
 from bayescomp.core.exceptions import ConvergenceWarning
+from bayescomp.posterior.hierarchical.diagnostics import ESS_BULK_MIN
 from bayescomp.posterior.hierarchical.io import from_draws
 from bayescomp.posterior.hierarchical.model import (
     PARAMETERIZATIONS,
@@ -31,7 +35,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from bayescomp.posterior.hierarchical.model import _Prepared
     from bayescomp.posterior.hierarchical.result import HierarchicalResult
 
-__all__ = ["hierarchical_test"]
+__all__ = ["RETRY_TARGET_ACCEPT", "hierarchical_test", "retry_schedule"]
+
+#: ``target_accept`` of the escalated retries (the smaller NUTS step removes the rare
+#: divergences of the default fit)
+RETRY_TARGET_ACCEPT = 0.99
 
 _SAMPLERS = ("auto", "nutpie", "pymc", "numpyro")
 
@@ -120,28 +128,93 @@ def _check_options(
         raise ValueError(f"std_upper must be > 1 (baycomp uses 1000); got {std_upper}")
 
 
+def retry_schedule(
+    first: str, target_accept: float, tune: int, retry: bool = True
+) -> list[tuple[str, float, int]]:
+    """The ``(parameterization, target_accept, tune)`` of each attempt, in order.
+
+    The first attempt uses the requested settings.  When it fails the convergence
+    checks (and ``retry``), the same parameterisation is run again with
+    ``target_accept = max(target_accept, 0.99)`` and twice the tuning (what removes the
+    rare divergent transitions of the default fit), then the other parameterisation
+    with the requested settings and with the escalated ones.  Repeated settings are
+    dropped.
+
+    Examples
+    --------
+    >>> for attempt in retry_schedule("centered", 0.9, 1000):
+    ...     print(attempt)
+    ('centered', 0.9, 1000)
+    ('centered', 0.99, 2000)
+    ('noncentered', 0.9, 1000)
+    ('noncentered', 0.99, 2000)
+    >>> retry_schedule("noncentered", 0.995, 500, retry=False)
+    [('noncentered', 0.995, 500)]
+    """
+    plan = [(first, float(target_accept), int(tune))]
+    if not retry:
+        return plan
+    other = "noncentered" if first == "centered" else "centered"
+    high = max(float(target_accept), RETRY_TARGET_ACCEPT)
+    for step in ((first, high, 2 * int(tune)), (other, float(target_accept), int(tune)),
+                 (other, high, 2 * int(tune))):
+        if step not in plan:
+            plan.append(step)
+    return plan
+
+
 def _score(res: HierarchicalResult) -> tuple[int, float]:
     """Order fits: fewer divergences first, then the larger worst-case bulk ESS."""
     return (-res.divergences, float(res.diagnostics["ess_bulk"].min()))
 
 
-def _fit(
-    prep: _Prepared, first: str, draw: Any, settings: dict[str, Any], refit: bool
-) -> HierarchicalResult:
-    """Fit with ``first``; if that fails the checks and ``refit``, try the other form too.
+def _attempt_record(
+    res: HierarchicalResult, param: str, target_accept: float, tune: int, draws: int,
+    seconds: float,
+) -> dict[str, Any]:
+    diag = res.diagnostics
+    return {
+        "parameterization": param, "target_accept": target_accept, "tune": tune, "draws": draws,
+        "divergences": res.divergences, "min_ess_bulk": float(diag["ess_bulk"].min()),
+        "max_r_hat": float(diag["r_hat"].max()), "converged": res.converged,
+        "seconds": round(seconds, 3),
+    }
 
-    ``draw(parameterization)`` returns the raw draws.  Each result is built once, with
-    its final ``refitted`` flag: a kept first fit is rebuilt from its own draws.
+
+def _fit(
+    prep: _Prepared, first: str, draw: Any, settings: dict[str, Any], refit: bool,
+    *, target_accept: float = 0.9, tune: int = 1000, draws: int = 2000,
+) -> HierarchicalResult:
+    """Fit along :func:`retry_schedule` until one attempt converges (or none is left).
+
+    ``draw(parameterization, target_accept, tune, draws)`` returns the raw draws; after
+    an attempt whose worst bulk ESS is below the threshold, the next one keeps twice
+    ``draws``.  The
+    first converged attempt is returned, else the best one (fewest divergences, then
+    the largest worst-case bulk ESS).  The returned result is rebuilt from its own
+    draws with the whole log of attempts, so ``refitted`` and ``attempts`` describe
+    everything that was tried.
     """
-    raw = draw(first)
-    res = from_draws(raw, prep, **settings, parameterization=first, refitted=False)
-    if res.converged or not refit:
-        return res
-    other = "noncentered" if first == "centered" else "centered"
-    alt = from_draws(draw(other), prep, **settings, parameterization=other, refitted=True)
-    if alt.converged or _score(alt) > _score(res):
-        return alt
-    return from_draws(raw, prep, **settings, parameterization=first, refitted=True)
+    raws, fits, log = [], [], []
+    n_draws = draws
+    for param, acc, n_tune in retry_schedule(first, target_accept, tune, refit):
+        t0 = time.perf_counter()
+        raw = draw(param, acc, n_tune, n_draws)
+        res = from_draws(raw, prep, **settings, parameterization=param, refitted=False)
+        log.append(_attempt_record(res, param, acc, n_tune, n_draws, time.perf_counter() - t0))
+        if log[-1]["min_ess_bulk"] < ESS_BULK_MIN:  # too few effective draws: twice as many
+            n_draws = 2 * draws
+        raws.append(raw)
+        fits.append(res)
+        if res.converged:
+            break
+    best = next((k for k, f in enumerate(fits) if f.converged), None)
+    if best is None:
+        best = max(range(len(fits)), key=lambda k: _score(fits[k]))
+    final = from_draws(raws[best], prep, **settings, parameterization=log[best]["parameterization"],
+                       refitted=len(fits) > 1, attempts=tuple(log))
+    final.__dict__["diagnostics"] = fits[best].diagnostics  # same draws: reuse the table
+    return final
 
 
 # ------------------------------------------------------------------ front end
@@ -192,8 +265,12 @@ def hierarchical_test(
     progressbar : bool
         Show the sampler's progress bar.
     refit : bool, default True
-        When the first fit fails the convergence checks, fit once more with
-        the other parameterisation and keep the better fit.
+        When a fit fails the convergence checks, retry along
+        :func:`retry_schedule` (``target_accept`` 0.99 with twice the tuning, then
+        the other parameterisation) and keep the first fit that passes, else the
+        best one; after an attempt short of bulk ESS the next keeps twice ``draws``.
+        ``res.attempts`` lists every attempt (settings, divergences, worst R-hat
+        and bulk ESS, seconds).  ``False``: one attempt only.
     std_upper : float, default 1000
         Upper bound of the uniform priors on ``sigma_i`` and ``std0``, as a
         multiple of the observed within- and between-dataset standard deviations.
@@ -233,21 +310,26 @@ def hierarchical_test(
     backend = _resolve_sampler(sampler)
     prep = _prepare(differences, rho, float(std_upper))
     first = _choose_parameterization(prep) if parameterization == "auto" else parameterization
-    draw = partial(
+    sample = partial(
         _sample, prep, backend=backend, seed=seed_from(random_state), chains=int(chains),
-        draws=int(draws), tune=int(tune), target_accept=float(target_accept),
         progressbar=progressbar,
     )
+
+    def draw(param: str, accept: float, n_tune: int, n_draws: int) -> az.InferenceData:
+        return sample(param, target_accept=accept, tune=n_tune, draws=n_draws)
+
     settings = dict(
         rope=rope_f, baseline_name=str(baseline_name), candidate_name=str(candidate_name),
         metric=metric, sampler=backend,
         random_state=int(random_state) if isinstance(random_state, (int, np.integer)) else None,
     )
-    res = _fit(prep, first, draw, settings, refit)
+    res = _fit(prep, first, draw, settings, refit, target_accept=float(target_accept),
+               tune=int(tune), draws=int(draws))
     if not res.converged:
+        tried = f" after {len(res.attempts)} attempts (see res.attempts)" if res.refitted else ""
         warnings.warn(
-            f"hierarchical model did not converge ({res.convergence_problems}); decisions will "
-            "be 'inconclusive' — increase draws/tune or target_accept",
+            f"hierarchical model did not converge{tried} ({res.convergence_problems}); decisions "
+            "will be 'inconclusive' — increase draws/tune or target_accept",
             ConvergenceWarning,
             stacklevel=2,
         )
