@@ -527,3 +527,24 @@ def test_batch_equals_loop_property():
                         getattr(one, f), rel=1e-9, abs=1e-12)
 
     check()
+
+
+def test_zero_variance_shortcut_equals_the_full_rounding_floor():
+    """The shortcut computes max |score| only for rows that can be at rounding level; it
+    must flag exactly the rows the full definition (16 eps x max |score|) flags."""
+    from bayescomp.posterior.differences import corrected_scale, zero_variance
+
+    rng = np.random.default_rng(11)
+    bs, cs = [], []
+    for scale in (1e-250, 1e-3, 1.0, 1e3, 1e250):
+        b = rng.normal(0.8, 0.05, (6, 20)) * scale
+        bs += [b, b, b]
+        cs += [b + 0.01 * scale,                                   # a copy plus a constant
+               b + rng.normal(0, 1e-17, (6, 20)) * scale,          # rounding-level noise
+               b + rng.normal(0.01, 0.02, (6, 20)) * scale]        # a real difference
+    b, c = np.concatenate(bs), np.concatenate(cs)
+    _, sd, _ = corrected_scale(c - b, np.asarray(0.1))
+    full = sd <= 16 * np.finfo(float).eps * np.maximum(np.abs(b).max(-1), np.abs(c).max(-1))
+    got = zero_variance(sd, b, c)
+    assert got.tolist() == full.tolist()
+    assert got.sum() >= 30 and (~got).sum() >= 30  # both kinds are present

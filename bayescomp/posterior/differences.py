@@ -62,39 +62,65 @@ def paired_differences(baseline: Any, candidate: Any, axis: int = -1) -> np.ndar
     return d
 
 
-def _power_of_two_scale(d: np.ndarray) -> np.ndarray:
-    """A power of two per comparison (last axis reduced, kept) near ``max |d|``.
+def _abs_max(x: np.ndarray) -> np.ndarray:
+    """``max |x|`` along the last axis, from two reductions (no ``abs`` temporary)."""
+    return np.maximum(x.max(axis=-1), -x.min(axis=-1))
 
-    Dividing by a power of two is exact, so statistics computed on ``d / factor`` and
-    multiplied back are those of ``d`` without the underflow (``var`` of differences
-    near 1e-200 is 0 in floating point) or overflow (near 1e200 it is inf) of the raw
-    squares: the answer is invariant to rescaling the scores and the ROPE together.
+
+#: variances outside [2**-900, 2**900] may have under- or overflowed in the squares
+_VAR_SAFE = (2.0**-900, 2.0**900)
+
+
+def _moments(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and sample standard deviation along the last axis, in one pass each."""
+    n = d.shape[-1]
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        mean = d.mean(axis=-1)
+        dev = d - mean[..., None]
+        var = np.einsum("...i,...i->...", dev, dev) / (n - 1)  # no squared temporary
+    return mean, np.sqrt(var)
+
+
+def _rescaled_moments(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_moments` of ``d`` divided by a power of two near ``max |d|``, scaled back.
+
+    Dividing by a power of two is exact, so the statistics are those of ``d`` without the
+    underflow (the variance of differences near 1e-200 is 0 in floating point) or the
+    overflow (near 1e200 it is inf) of the raw squares.
     """
-    top = np.max(np.abs(d), axis=-1, keepdims=True)
+    top = _abs_max(d)
     _, exponent = np.frexp(np.where(top > 0, top, 1.0))
-    return np.ldexp(1.0, exponent)
+    factor = np.ldexp(1.0, exponent)
+    mean_z, sd_z = _moments(d / factor[..., None])
+    with np.errstate(over="ignore"):
+        return factor * mean_z, factor * sd_z
 
 
 def corrected_scale(d: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Mean, sample standard deviation and corrected scale of ``d`` along the last axis.
 
-    Computed on ``d`` standardised by a power of two (see :func:`_power_of_two_scale`), so
-    differences on any scale from 1e-300 to 1e300 give the same probabilities as the same
-    differences near 1.  Raises ``ValueError`` only when ``rho`` is so close to 1 that the
-    correction itself overflows.
+    Invariant to the scale of the data: the comparisons whose squares may have under- or
+    overflowed (variance outside ``[2**-900, 2**900]``, or not finite) are computed again
+    on ``d`` standardised by a power of two (:func:`_rescaled_moments`), so differences on
+    any scale from 1e-300 to 1e300 give the same probabilities as the same differences
+    near 1; the others (the common case) cost no extra pass.  Raises ``ValueError`` only
+    when the posterior's reach itself overflows (scores near 1e308, or ``rho`` extremely
+    close to 1).
     """
     n = d.shape[-1]
-    factor = _power_of_two_scale(d)
-    z = d / factor
-    factor = factor[..., 0]
+    mean, sd = _moments(d)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        var = sd * sd
+        redo = ~((var >= _VAR_SAFE[0]) & (var <= _VAR_SAFE[1]) & np.isfinite(mean))
+    if np.any(redo):
+        if np.ndim(redo) == 0:
+            mean, sd = _rescaled_moments(d)
+        else:
+            mean, sd = mean.copy(), sd.copy()
+            mean[redo], sd[redo] = _rescaled_moments(d[redo])
     with np.errstate(over="ignore", invalid="ignore"):
-        mean_z = z.mean(axis=-1)
-        dev = z - mean_z[..., None]
-        sd_z = np.sqrt(np.einsum("...i,...i->...", dev, dev) / (n - 1))  # no squared temporary
-        scale = factor * sd_z * np.sqrt(1.0 / n + r / (1.0 - r))
-    mean, sd = factor * mean_z, factor * sd_z
-    # the 99.9% interval must be representable too (df = 1 has very heavy tails)
-    with np.errstate(over="ignore", invalid="ignore"):
+        scale = sd * np.sqrt(1.0 / n + r / (1.0 - r))
+        # the 99.9% interval must be representable too (df = 1 has very heavy tails)
         reach = np.abs(mean) + stats.t.ppf(0.9995, max(n - 1, 1)) * scale
     if not (np.all(np.isfinite(mean)) and np.all(np.isfinite(reach))):
         raise ValueError(
@@ -105,16 +131,30 @@ def corrected_scale(d: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return mean, sd, scale
 
 
-def rounding_floor(baseline: Any, candidate: Any, axis: int = -1) -> np.ndarray:
-    """Spread of differences explained by rounding alone: 16 eps × the largest |score|.
+def zero_variance(sd: np.ndarray, baseline: Any, candidate: Any, axis: int = -1) -> np.ndarray:
+    """Where the differences are identical up to rounding of the scores.
 
-    Relative to the scores, so it scales with them (a copy of the baseline plus a constant
-    is a point mass at any scale).
+    The spread rounding alone explains is 16 eps × the largest |score| of the comparison:
+    relative to the scores, so a copy of the baseline plus a constant is a point mass at
+    any scale.  The largest |score| is computed only for the comparisons that can be at
+    that level — ``sd`` within 2**20 of the bound taken from the first split's scores —
+    so the common case costs no pass over the scores.
     """
-    b = np.abs(np.asarray(baseline, dtype=float))
-    c = np.moveaxis(np.abs(np.asarray(candidate, dtype=float)), axis, -1)
-    top_b = b if b.ndim == 0 else np.moveaxis(b, axis, -1).max(axis=-1)
-    return 16 * np.finfo(float).eps * np.maximum(top_b, c.max(axis=-1))
+    eps16 = 16 * np.finfo(float).eps
+    c = np.moveaxis(np.asarray(candidate, dtype=float), axis, -1)
+    b = np.asarray(baseline, dtype=float)
+    b = b if b.ndim == 0 else np.moveaxis(b, axis, -1)
+    sd1 = np.reshape(sd, -1)
+    c2 = c.reshape(-1, c.shape[-1])
+    b2 = b if b.ndim == 0 else b.reshape(-1, b.shape[-1])
+    first = np.maximum(np.abs(c2[:, 0]), np.abs(b2 if b.ndim == 0 else b2[:, 0]))
+    zero = sd1 <= 0.0
+    maybe = ~zero & (sd1 <= eps16 * first * 2.0**20)
+    if np.any(maybe):
+        top = _abs_max(c2[maybe])
+        top = np.maximum(top, np.abs(b2) if b.ndim == 0 else _abs_max(b2[maybe]))
+        zero[maybe] = sd1[maybe] <= eps16 * top
+    return zero.reshape(np.shape(sd))
 
 
 def as_output(x: Any) -> Any:

@@ -29,7 +29,7 @@ from bayescomp.core.exceptions import HeavyTailWarning, ZeroVarianceWarning
 from bayescomp.core.orientation import difference_label
 from bayescomp.core.rule import Decision, decide, decide_many
 from bayescomp.posterior.differences import as_output as _out
-from bayescomp.posterior.differences import corrected_scale, paired_differences, rounding_floor
+from bayescomp.posterior.differences import corrected_scale, paired_differences, zero_variance
 
 if TYPE_CHECKING:  # pragma: no cover
     import arviz as az
@@ -387,7 +387,7 @@ def correlated_ttest(
     mean, sd, scale = corrected_scale(d, r)
     # zero variance: all differences identical up to rounding of the scores (relative to
     # the scores' own magnitude, so the answer does not change when they are rescaled)
-    zero = sd <= rounding_floor(baseline, candidate, axis=axis)
+    zero = zero_variance(sd, baseline, candidate, axis=axis)
     if np.any(zero):
         count = int(np.sum(zero))
         where = "" if np.ndim(zero) == 0 else f" in {count} of {np.size(zero)} comparisons"
