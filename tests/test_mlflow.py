@@ -310,3 +310,33 @@ def test_registry_uri_errors_say_what_to_write(server):
         registry_models(["models:/oops"], tracking_uri=server)
     with pytest.raises(ValueError, match="not found in the registry"):
         registry_models(["models:/no_such_model/7"], tracking_uri=server)
+
+
+def test_cli_registry_candidates_and_gate(server, data, tmp_path, capsys):
+    from bayescomp.cli.main import main
+
+    X, y = data
+    client = _register_nb(server, "bc_cli", X, y)
+    models = tmp_path / "models"
+    models.mkdir()
+    (models / "lr.py").write_text(
+        '"""Scaled logistic regression."""\nfrom sklearn.linear_model import LogisticRegression\n'
+        "from sklearn.pipeline import make_pipeline\nfrom sklearn.preprocessing import "
+        "StandardScaler\nmodel = make_pipeline(StandardScaler(), LogisticRegression("
+        "max_iter=5000))\n")
+    args = ["select", "models:/bc_cli@champion", str(models), "--dataset", "breast_cancer",
+            "--baseline", "bc_cli@champion", "--metric", "accuracy", "--rope", "0.005",
+            "--n-splits", "5", "--n-repeats", "2", "--quiet", "--mlflow-model", "bc_cli",
+            "--mlflow-uri", server, "--json"]
+    assert main([*args, "--fail-unless", "keep"]) == 1  # the gate fails: lr is promoted
+    rec = json.loads(capsys.readouterr().out)
+    assert rec["champion"] == "lr" and rec["gate"] == {"condition": "keep", "met": False}
+    assert client.get_model_version_by_alias("bc_cli", "champion").version == "2"
+    # the same command next time: @champion is now the refitted lr (version 2), the lr file
+    # is the same procedure (every split scores the same: equivalent), so the alias stays
+    assert main([*args, "--fail-unless", "keep"]) == 0
+    rec = json.loads(capsys.readouterr().out)
+    assert rec["steps"][0]["decision"] == "equivalent" and rec["steps"][0]["p_rope"] == 1.0
+    hist = alias_history("bc_cli", tracking_uri=server)
+    assert hist[["action", "from_version", "to_version"]].values.tolist() == [
+        ["moved", "1", "2"], ["refused", "2", "2"]]

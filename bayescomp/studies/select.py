@@ -130,7 +130,7 @@ def select(
     n_jobs : int, optional
         Parallel fits (joblib); results are written by this process as they arrive.
     progress : bool, default True
-        One progress bar over all fits (only when stderr is a terminal).
+        One progress bar over all fits (when stderr is a terminal or in Jupyter).
     on_error : {"skip", "raise"}
         Broken model files and failing fits: skip the model (its step is
         ``error``), or stop.  A failing baseline always stops.
