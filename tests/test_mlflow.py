@@ -328,6 +328,7 @@ def test_cli_registry_candidates_and_gate(server, data, tmp_path, capsys):
             "--baseline", "bc_cli@champion", "--metric", "accuracy", "--rope", "0.005",
             "--n-splits", "5", "--n-repeats", "2", "--quiet", "--mlflow-model", "bc_cli",
             "--mlflow-uri", server, "--json"]
+    capsys.readouterr()  # MLflow's own "View run" lines of the registration above
     assert main([*args, "--fail-unless", "keep"]) == 1  # the gate fails: lr is promoted
     rec = json.loads(capsys.readouterr().out)
     assert rec["champion"] == "lr" and rec["gate"] == {"condition": "keep", "met": False}

@@ -224,7 +224,7 @@ class MlflowTracker:
         with tempfile.TemporaryDirectory() as tmp:
             self._step_artifacts(Path(tmp), step, result, paired)
             self.client.log_artifacts(rid, tmp)
-        self.client.set_terminated(rid, "FINISHED")
+        self._terminate(rid)
         self._children[n] = self.client.get_run(rid)
 
     def on_finish(self, selection: Any) -> None:
@@ -242,7 +242,15 @@ class MlflowTracker:
                                                         "p_right", "risk", "expected_gain")})
         if self.model_name is not None:
             self._alias(selection)
-        self.client.set_terminated(pid, "FINISHED")
+        self._terminate(pid)
+
+    def _terminate(self, run_id: str) -> None:
+        """Finish a run.  MLflow prints the run's link on stdout then; it goes to stderr
+        here, so stdout stays the command's own output (``--json``, ``--format markdown``)."""
+        import sys
+
+        with contextlib.redirect_stdout(sys.stderr):
+            self.client.set_terminated(run_id, "FINISHED")
 
     # -- logging helpers
     def _log_params(self, run_id: str, params: Mapping[str, Any]) -> None:
