@@ -5,6 +5,12 @@ Examples::
     bayescomp select models/ --dataset breast_cancer --baseline logistic_regression \\
         --metric roc_auc --rope 0.005 --gamma 0.95 --store runs/selection.sqlite --report reports/
     bayescomp select scores.csv --baseline logreg --metric accuracy --rope 0.01 --json
+    bayescomp select models:/fraud@champion models/ --dataset breast_cancer \
+        --baseline fraud@champion --rope 0.005 --mlflow-model fraud --fail-unless promote
+
+Exit status: 0 when the selection ran (and the ``--fail-unless`` gate, if any, is met);
+1 when the gate is not met (``promote``: the recommendation is not promote; ``keep``: it
+is not keep; ``decided``: some step is inconclusive or failed); 2 on bad input.
 """
 
 from __future__ import annotations
@@ -57,8 +63,33 @@ def register(subparsers: Any) -> None:
     p.add_argument("--chains", type=int, default=None,
                    help="several datasets: MCMC chains of the hierarchical model")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
+    p.add_argument("--format", choices=("table", "json", "markdown"), default="table",
+                   help="output on stdout: the human table, JSON, or Markdown (CI job summaries)")
+    p.add_argument("--json", action="store_true", help="same as --format json")
+    p.add_argument("--fail-unless", choices=GATES, default=None,
+                   help="CI gate: exit 1 unless the recommendation is promote / keep, or "
+                        "(decided) every step reached a decision (none inconclusive or failed)")
+    g = p.add_argument_group("MLflow (pip install 'bayescomp[mlflow]'); a SOURCE may also be "
+                             "models:/NAME/VERSION or models:/NAME@alias")
+    g.add_argument("--mlflow-model", default=None, metavar="NAME",
+                   help="log every step as an MLflow run and move NAME's alias on promote")
+    g.add_argument("--mlflow-uri", default=None, metavar="URI",
+                   help="MLflow tracking/registry URI (default: MLflow's, e.g. "
+                        "MLFLOW_TRACKING_URI)")
+    g.add_argument("--alias", default="champion", help="registry alias that follows the champion")
     p.set_defaults(func=run)
+
+
+GATES = ("promote", "keep", "decided")
+
+
+def gate_met(sel: Any, gate: str | None) -> bool:
+    """Whether the ``--fail-unless`` gate holds for a selection (None: no gate)."""
+    if gate is None:
+        return True
+    if gate == "decided":
+        return not sel.steps["decision"].isin(["inconclusive", "error"]).any()
+    return sel.recommendation["action"] == gate
 
 
 def _default_metric(y: Any, task: str) -> str:
@@ -86,13 +117,43 @@ def _check_task(source: Any, tasks: set[str], datasets: list[str]) -> None:
         check_task({m: s.estimator for m, s in specs.items()}, BUILTIN[name][1], name)
 
 
+def _models_arg(sources: list[str], args: argparse.Namespace) -> Any:
+    """Model files/folders as given, or (with ``models:/`` URIs among them) one dict of
+    registry models and model files."""
+    registry = [s for s in sources if s.startswith("models:/")]
+    files = [Path(s) for s in sources if not s.startswith("models:/")]
+    if not registry:
+        return files[0] if len(files) == 1 else files
+    from bayescomp.integrations.mlflow import registry_models
+    from bayescomp.scores.model_files import load_models
+
+    specs = dict(registry_models(registry, tracking_uri=args.mlflow_uri))
+    if files:
+        specs.update(load_models(files[0] if len(files) == 1 else files,
+                                 on_error=args.on_error))
+    return specs
+
+
+def _tracker(args: argparse.Namespace) -> Any:
+    if args.mlflow_model is None:
+        if args.mlflow_uri is not None:
+            from bayescomp.cli.main import UserError
+
+            raise UserError("--mlflow-uri needs --mlflow-model NAME (the registered model "
+                            "whose alias follows the champion)")
+        return None
+    from bayescomp.integrations.mlflow import MlflowTracker
+
+    return MlflowTracker(args.mlflow_model, tracking_uri=args.mlflow_uri, alias=args.alias)
+
+
 def run(args: argparse.Namespace) -> int:
     from bayescomp.cli.main import UserError
     from bayescomp.scores.model_files import ModelFileError
-    from bayescomp.studies.select import FitError, format_steps, select
+    from bayescomp.studies.select import FitError, select
 
-    sources = [Path(s) for s in args.source]
-    csv_mode = len(sources) == 1 and sources[0].suffix.lower() == ".csv"
+    sources = list(args.source)
+    csv_mode = len(sources) == 1 and Path(sources[0]).suffix.lower() == ".csv"
     common = dict(baseline=args.baseline, rope=args.rope, gamma=args.gamma, order=args.order,
                   on_error=args.on_error, progress=not args.quiet, method=args.method)
     mcmc = {k: v for k, v in (("draws", args.draws), ("chains", args.chains)) if v is not None}
@@ -101,47 +162,76 @@ def run(args: argparse.Namespace) -> int:
                         "with one dataset the correlated t-test needs no sampling")
     common["compare_options"] = mcmc or None
     try:
+        common["tracker"] = _tracker(args)
         if csv_mode:
             if args.dataset and len(args.dataset) > 1:
                 raise UserError("with a scores CSV give at most one --dataset")
             if args.store:
                 raise UserError("--store keeps fits; with a scores CSV nothing is fitted")
-            sel = select(scores=sources[0], scoring=args.metric,
+            sel = select(scores=Path(sources[0]), scoring=args.metric,
                          dataset=args.dataset[0] if args.dataset else None,
                          max_repeats=args.max_repeats, **common)
         else:
-            if not args.dataset:
-                raise UserError("pass --dataset NAME (breast_cancer, wine, iris, digits, "
-                                "diabetes) to cross-validate the models, or a scores CSV")
-            from bayescomp.scores.datasets import load_dataset
-
-            data = {}
-            tasks = set()
-            for name in dict.fromkeys(args.dataset):
-                X, y, task = load_dataset(name)
-                data[name] = (X, y)
-                tasks.add(task)
-            metric = args.metric or _default_metric(next(iter(data.values()))[1],
-                                                    next(iter(tasks)))
-            source = sources[0] if len(sources) == 1 else sources
-            _check_task(source, tasks, list(data))
-            X_arg = data if len(data) > 1 else next(iter(data.values()))[0]
-            y_arg = None if len(data) > 1 else next(iter(data.values()))[1]
-            # scoring=None: every fit is scored on the decision metric and the task's
-            # standard metrics, so a later run with another --metric reads them from --store
-            sel = select(source, X_arg, y_arg, metric=metric,
-                         dataset=None if len(data) > 1 else next(iter(data)),
-                         store=args.store, max_repeats=args.max_repeats,
-                         n_splits=args.n_splits, n_repeats=args.n_repeats,
-                         random_state=args.seed, n_jobs=args.n_jobs, **common)
+            sel = _select_fitted(select, sources, args, common)
     except (ModelFileError, FitError) as exc:
         raise UserError(str(exc)) from None
+    except ImportError as exc:
+        raise UserError(str(exc)) from None
     report = sel.report(args.report) if args.report else None
-    if args.json:
+    _print(sel, args, csv_mode, report)
+    return 0 if gate_met(sel, args.fail_unless) else 1
+
+
+def _select_fitted(select: Any, sources: list[str], args: argparse.Namespace,
+                   common: dict[str, Any]) -> Any:
+    from bayescomp.cli.main import UserError
+
+    if not args.dataset:
+        raise UserError("pass --dataset NAME (breast_cancer, wine, iris, digits, "
+                        "diabetes) to cross-validate the models, or a scores CSV")
+    from bayescomp.scores.datasets import load_dataset
+
+    data = {}
+    tasks = set()
+    for name in dict.fromkeys(args.dataset):
+        X, y, task = load_dataset(name)
+        data[name] = (X, y)
+        tasks.add(task)
+    metric = args.metric or _default_metric(next(iter(data.values()))[1], next(iter(tasks)))
+    files = [s for s in sources if not s.startswith("models:/")]
+    if files:
+        _check_task(files[0] if len(files) == 1 else files, tasks, list(data))
+    X_arg = data if len(data) > 1 else next(iter(data.values()))[0]
+    y_arg = None if len(data) > 1 else next(iter(data.values()))[1]
+    # scoring=None: every fit is scored on the decision metric and the task's standard
+    # metrics, so a later run with another --metric reads them from --store
+    return select(_models_arg(sources, args), X_arg, y_arg, metric=metric,
+                  dataset=None if len(data) > 1 else next(iter(data)),
+                  store=args.store, max_repeats=args.max_repeats,
+                  n_splits=args.n_splits, n_repeats=args.n_repeats,
+                  random_state=args.seed, n_jobs=args.n_jobs, **common)
+
+
+def _print(sel: Any, args: argparse.Namespace, csv_mode: bool, report: Any) -> None:
+    from bayescomp.studies.select import format_steps
+
+    fmt = "json" if args.json else args.format
+    gate = None if args.fail_unless is None else {
+        "condition": args.fail_unless, "met": gate_met(sel, args.fail_unless)}
+    if fmt == "json":
         out = sel.to_dict(include_scores=False)
         out["report"] = str(report) if report else None
+        out["gate"] = gate
         print(json.dumps(out, indent=2, allow_nan=False))
-        return 0
+        return
+    if fmt == "markdown":
+        from bayescomp.report.markdown import selection_markdown
+
+        print(selection_markdown(sel))
+        if gate is not None:
+            print(f"CI gate `--fail-unless {gate['condition']}`: "
+                  f"**{'passed' if gate['met'] else 'FAILED'}**")
+        return
     from bayescomp.core.text import terminal_literal
 
     print(f"champion/challenger selection on {terminal_literal(sel.metric)} (ROPE "
@@ -154,4 +244,6 @@ def run(args: argparse.Namespace) -> int:
               f"{sel.fits_loaded} read from the store" + (f" {sel.store}" if sel.store else ""))
     if report:
         print(f"report: {report}")
-    return 0
+    if gate is not None:
+        print(f"gate --fail-unless {gate['condition']}: "
+              f"{'passed' if gate['met'] else 'FAILED (exit status 1)'}")

@@ -1,4 +1,4 @@
-"""The three protocols the stages talk through (structural: nothing needs to inherit).
+"""The protocols the stages talk through (structural: nothing needs to inherit).
 
 * :class:`Posterior`: what every comparison result answers — the three region
   probabilities, ``p_better``/``p_worse``, the expected gain, an HDI, the decision,
@@ -10,6 +10,7 @@
 * :class:`ScoresProvider`: per-split scores that can be paired —
   :class:`~bayescomp.scores.table.Scores` is the one implementation; the champion/challenger
   walk and the ranking read only through this.
+* :class:`SelectionTracker`: what a selection reports to as it runs (experiment trackers).
 * :class:`FitStore`: where a study keeps each finished fit so that a run can resume —
   :class:`~bayescomp.studies.store.ResultStore` (SQLite) is the one backend.
 
@@ -118,3 +119,24 @@ class FitStore(Protocol):
     def finish_run(self, run_id: int, champion: str, steps: pd.DataFrame) -> None: ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class SelectionTracker(Protocol):
+    """Receives a selection as it happens (an experiment tracker, a registry bridge).
+
+    :func:`bayescomp.select` calls ``on_start`` once before the first step, ``on_step``
+    as soon as each step is decided (so a killed run has already reported the steps
+    before it), and ``on_finish`` with the finished ``Selection``.  ``identity`` is the
+    same for every rerun of the same selection (settings, models, data and design),
+    so a tracker can recognise a resumed run and not record it twice.
+    :class:`bayescomp.integrations.mlflow.MlflowTracker` implements it.
+    """
+
+    def on_start(self, identity: str, settings: Mapping[str, Any]) -> None: ...
+
+    def on_step(self, step: Mapping[str, Any], result: Any, paired: pd.DataFrame) -> None:
+        """``step`` is the step's row of ``Selection.steps``; ``result`` its posterior
+        (None when the step could not be compared); ``paired`` its per-split scores."""
+
+    def on_finish(self, selection: Any) -> None: ...

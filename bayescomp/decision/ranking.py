@@ -82,6 +82,12 @@ class Ranking:
                                         gamma)
         return frame
 
+
+    def _repr_html_(self) -> str:
+        """Rich display in Jupyter: key numbers, decision and reason, a small plot."""
+        from bayescomp.report.notebook import result_html
+
+        return result_html(self)
     def plot(self, kind: str = "p_better", ax: Axes | None = None) -> Axes:
         """Heatmap of one matrix (``p_better``, ``p_right``, ``p_rope``, ``p_left``)."""
         from bayescomp.report.selection_plots import plot_ranking

@@ -177,13 +177,16 @@ def _repeat_note(d: Decision, extra: int, max_repeats: int, n_splits: int) -> st
 
 
 def walk(source: StepSource, baseline: str, challengers: list[str], *, metric: str,
-         compare: Compare, max_repeats: int = 0) -> Walk:
+         compare: Compare, max_repeats: int = 0,
+         on_step: Callable[[dict[str, Any], Any, pd.DataFrame], None] | None = None) -> Walk:
     """Walk ``challengers`` against the champion (first ``baseline``); a challenger becomes
     champion when its step decides *promote*.
 
     A challenger that ``source.failure`` reports is not compared (its step is *error*).
     With ``max_repeats > 0`` an inconclusive step asks ``source`` for up to that many
-    extra repetitions of the design and decides again.
+    extra repetitions of the design and decides again.  ``on_step(row, result, paired)``
+    is called as soon as each step is decided (e.g. a
+    :class:`~bayescomp.core.protocols.SelectionTracker`'s ``on_step``).
 
     Examples
     --------
@@ -215,6 +218,8 @@ def walk(source: StepSource, baseline: str, challengers: list[str], *, metric: s
                                  f"{challenger} was not compared: {why}"))
             results.append(None)
             paired.append(pd.DataFrame(columns=PAIRED_COLUMNS))
+            if on_step is not None:
+                on_step(rows[-1], None, paired[-1])
             continue
         sc, res, d, extra = _decide_step(source, champion, challenger, compare, max_repeats)
         pf = sc.paired(champion, challenger, metric)
@@ -226,6 +231,8 @@ def walk(source: StepSource, baseline: str, challengers: list[str], *, metric: s
         results.append(res)
         paired.append(pf.rename(columns={"baseline": "champion", "candidate": "challenger"})
                       [PAIRED_COLUMNS])
+        if on_step is not None:
+            on_step(rows[-1], res, paired[-1])
         if d.outcome == "promote":
             champion = challenger
     columns = STEP_COLUMNS[:3] + SCORE_COLUMNS + STEP_COLUMNS[3:]

@@ -89,6 +89,12 @@ class MetricInterval:
             }]
         )
 
+
+    def _repr_html_(self) -> str:
+        """Rich display in Jupyter: key numbers, decision and reason, a small plot."""
+        from bayescomp.report.notebook import result_html
+
+        return result_html(self)
     def plot(self, ax: Axes | None = None) -> Axes:
         """Histogram of the resampled metric with the estimate and the interval marked."""
         from bayescomp.report.metric_plots import plot_metric_interval
@@ -132,6 +138,12 @@ class PairedMetricInterval:
                                   f"{self.candidate_name} - {self.baseline_name}"])
         return frame
 
+
+    def _repr_html_(self) -> str:
+        """Rich display in Jupyter: the interval of the difference and a small plot."""
+        from bayescomp.report.notebook import result_html
+
+        return result_html(self)
     def plot(self, ax: Axes | None = None) -> Axes:
         """Histogram of the bootstrap differences with zero and the interval marked."""
         from bayescomp.report.metric_plots import plot_paired_interval

@@ -275,6 +275,12 @@ class RankTestResult:
             )
         return pd.DataFrame(rows)
 
+
+    def _repr_html_(self) -> str:
+        """Rich display in Jupyter: key numbers, decision and reason, a small plot."""
+        from bayescomp.report.notebook import result_html
+
+        return result_html(self)
     def plot_simplex(self, ax: Axes | None = None) -> Axes:
         """Posterior draws of ``theta`` in the probability triangle."""
         from bayescomp.report.hierarchical_plots import plot_simplex

@@ -297,6 +297,12 @@ class CorrelatedTTestResult:
         )
 
     # --------------------------------------------------------------------- plot
+
+    def _repr_html_(self) -> str:
+        """Rich display in Jupyter: key numbers, decision and reason, a small plot."""
+        from bayescomp.report.notebook import result_html
+
+        return result_html(self)
     def plot(self, ax: Axes | None = None, level: float = 0.95) -> Axes:
         """Posterior density with the ROPE band and the three probabilities annotated."""
         from bayescomp.report.plots import plot_t_posterior

@@ -10,7 +10,7 @@ the fits of :func:`bayescomp.select` and the out-of-fold predictions of
 * :func:`run_fits` runs many :class:`FitTask` through joblib and calls
   ``on_result(key, result)`` in the calling process as results arrive (after raising
   the task's warnings again there, where the caller's filters apply);
-* :class:`Progress` is the one progress bar (only on a terminal).
+* :class:`Progress` is the one progress bar (on a terminal or in a Jupyter kernel).
 """
 
 from __future__ import annotations
@@ -211,13 +211,25 @@ def run_fits(tasks: Iterable[FitTask], on_result: Callable[[Hashable, dict[str, 
 
 
 # --------------------------------------------------------------------------- progress
+def in_notebook() -> bool:
+    """True inside a Jupyter kernel, by tqdm's own detection (``tqdm.auto`` picks its
+    notebook bar there); False without IPython loaded (checked first: no import cost)."""
+    if "IPython" not in sys.modules:
+        return False
+    from tqdm.auto import tqdm as auto
+    from tqdm.notebook import tqdm as notebook
+
+    return issubclass(auto, notebook)
+
+
 class Progress:
-    """One progress bar over fits (``tqdm.auto``), silent unless enabled and stderr is a
-    terminal.  Its total grows as work is planned (:meth:`grow`)."""
+    """One progress bar over fits (``tqdm.auto``), silent unless enabled and the output is
+    interactive: stderr a terminal, or a Jupyter kernel (a widget there, or text on
+    stderr without ipywidgets).  Its total grows as work is planned (:meth:`grow`)."""
 
     def __init__(self, enabled: bool, desc: str):
         self.bar = None
-        if enabled and sys.stderr.isatty():
+        if enabled and (sys.stderr.isatty() or in_notebook()):
             from tqdm.auto import tqdm
 
             # redraw on every finished fit (a fit costs far more than a redraw), so the
@@ -225,8 +237,14 @@ class Progress:
             # fits done / time elapsed.  With n_jobs=-1 results arrive in bursts (a batch
             # of workers finishing together), and tqdm's default moving average of the
             # last intervals then reads thousands of fits/s and an ETA of 00:00
-            self.bar = tqdm(total=0, desc=desc, unit="fit", leave=False, mininterval=0,
-                            miniters=1, smoothing=0)
+            kw = dict(total=0, desc=desc, unit="fit", leave=False, mininterval=0, miniters=1,
+                      smoothing=0)
+            try:
+                self.bar = tqdm(**kw)
+            except ImportError:  # notebook without ipywidgets: the text bar on stderr, kept
+                from tqdm.std import tqdm as text_tqdm
+
+                self.bar = text_tqdm(file=sys.stderr, **{**kw, "leave": True})
 
     def grow(self, n: int) -> None:
         if self.bar is not None:

@@ -50,6 +50,7 @@ from bayescomp.studies.selection import Selection, format_steps
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
+    from bayescomp.core.protocols import SelectionTracker
     from bayescomp.scores.model_files import ModelSpec
     from bayescomp.scores.table import Scores
 
@@ -84,6 +85,7 @@ def select(
     method: str = "auto",
     compare_options: dict[str, Any] | None = None,
     guardrails: Mapping[str, float] | None = None,
+    tracker: SelectionTracker | None = None,
 ) -> Selection:
     """Champion/challenger selection: promote only what is better beyond the ROPE.
 
@@ -134,7 +136,7 @@ def select(
     n_jobs : int, optional
         Parallel fits (joblib); results are written by this process as they arrive.
     progress : bool, default True
-        One progress bar over all fits (only when stderr is a terminal).
+        One progress bar over all fits (when stderr is a terminal or in Jupyter).
     on_error : {"skip", "raise"}
         Broken model files and failing fits: skip the model (its step is
         ``error``), or stop.  A failing baseline always stops.
@@ -158,6 +160,12 @@ def select(
         the joint posterior of the decision metric and the guardrails, and promotes when
         ``P(better beyond rope and every guardrail held) >= gamma``; the steps table gains
         the columns ``p_joint`` and ``guardrails`` (``docs/guardrails.md``).
+    tracker : SelectionTracker, optional
+        Told about the selection as it runs: ``on_start`` before the fits,
+        ``on_step`` as each step is decided, ``on_finish`` with the result
+        (e.g. :class:`bayescomp.integrations.mlflow.MlflowTracker`, which logs every
+        step as an MLflow run and moves a registry alias on *promote*).  Its
+        ``identity`` argument is the same for every rerun of the same selection.
 
     Returns
     -------
@@ -205,14 +213,35 @@ def select(
                              "precomputed scores")
         return _select_on_scores(models, scores, baseline=baseline, scoring=scoring,
                                  metric=metric, order=order, dataset=dataset,
-                                 higher_is_better=higher_is_better, settings=settings, **decide)
+                                 higher_is_better=higher_is_better, settings=settings,
+                                 tracker=tracker, **decide)
     return _select_fitted(
         models, X, y, groups, baseline=baseline, scoring=scoring, metric=metric,
         higher_is_better=higher_is_better, on_error=on_error, order=order,
         max_repeats=max_repeats, settings=settings, store=store, n_jobs=n_jobs,
         progress=progress, design=dict(dataset=dataset, cv=cv, n_splits=n_splits,
                                        n_repeats=n_repeats, random_state=random_state),
-        **decide)
+        tracker=tracker, **decide)
+
+
+def selection_identity(settings: Mapping[str, Any], models: Mapping[str, str]) -> str:
+    """A digest naming one selection: its settings (design fingerprints included) and the
+    parameter hash of every model; a rerun of the same selection has the same identity.
+
+    Examples
+    --------
+    >>> a = selection_identity({"rope": 0.01}, {"lr": "ab12"})
+    >>> a == selection_identity({"rope": 0.01}, {"lr": "ab12"}), len(a)
+    (True, 64)
+    >>> a == selection_identity({"rope": 0.02}, {"lr": "ab12"})
+    False
+    """
+    import hashlib
+    import json
+
+    text = json.dumps({"settings": dict(settings), "models": dict(models)}, sort_keys=True,
+                      default=repr)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _means(table: Scores, models: list[str], metric: str) -> dict[str, float]:
@@ -289,8 +318,8 @@ def _select_fitted(models: Any, X: Any, y: Any, groups: Any, *, baseline: str, s
                    metric: str | None, higher_is_better: bool | None, on_error: str,
                    order: str, max_repeats: int, settings: dict[str, Any],
                    store: str | Path | None, n_jobs: int | None, progress: bool,
-                   design: dict[str, Any], rope: float, gamma: float, method: str,
-                   options: dict[str, Any]) -> Selection:
+                   design: dict[str, Any], tracker: SelectionTracker | None, rope: float,
+                   gamma: float, method: str, options: dict[str, Any]) -> Selection:
     from bayescomp.core.orientation import resolve_direction
     from bayescomp.scores.datasets import check_task, task_of
     from bayescomp.scores.engine import Progress
@@ -313,7 +342,12 @@ def _select_fitted(models: Any, X: Any, y: Any, groups: Any, *, baseline: str, s
     scorers, names, metric = _fitted_metric(specs, scoring, metric)
     hib = resolve_direction(metric, higher_is_better)
     settings.update(cv={n: cv_text(d.cv) for n, d in datasets.items()}, metric=metric,
-                    scoring=names)
+                    scoring=names,
+                    design_fingerprint={n: d.design.fingerprint() for n, d in datasets.items()},
+                    data_hash={n: d.data_hash for n, d in datasets.items()})
+    if tracker is not None:
+        tracker.on_start(selection_identity(settings, {m: estimator_params(s.estimator)[1]
+                                                       for m, s in specs.items()}), settings)
     st = ResultStore(store) if store is not None else None
     bar = Progress(progress, "select")
     try:
@@ -329,7 +363,7 @@ def _select_fitted(models: Any, X: Any, y: Any, groups: Any, *, baseline: str, s
         cmp = partial(compare_step, metric=metric, rope=rope, gamma=gamma, hib=hib,
                       method=method, options=options)
         w = walk(runs, baseline, challengers, metric=metric, compare=cmp,
-                 max_repeats=max_repeats)
+                 max_repeats=max_repeats, on_step=tracker.on_step if tracker else None)
         base_scores = runs.table(list(specs), [0])
         blocks = sorted({b for d in datasets.values() for b in d.blocks})
         selection = Selection(
@@ -346,6 +380,8 @@ def _select_fitted(models: Any, X: Any, y: Any, groups: Any, *, baseline: str, s
         )
         if st is not None:
             st.finish_run(run_id, w.champion, w.steps)
+        if tracker is not None:
+            tracker.on_finish(selection)
         return selection
     finally:
         bar.close()
@@ -384,8 +420,9 @@ def _table_models(models: Any, scores: Scores, baseline: str) -> list[str]:
 
 def _select_on_scores(models: Any, scores: Any, *, baseline: str, scoring: Any,
                       metric: str | None, order: str, dataset: str | None,
-                      higher_is_better: bool | None, settings: dict[str, Any], rope: float,
-                      gamma: float, method: str, options: dict[str, Any]) -> Selection:
+                      higher_is_better: bool | None, settings: dict[str, Any],
+                      tracker: SelectionTracker | None, rope: float, gamma: float,
+                      method: str, options: dict[str, Any]) -> Selection:
     import pandas as pd
 
     from bayescomp.core.orientation import resolve_direction
@@ -405,17 +442,36 @@ def _select_on_scores(models: Any, scores: Any, *, baseline: str, scoring: Any,
         scores = scores.select(datasets=[dataset])
     scores = scores.select(models=names)
     means = _means(scores, names, metric)
+    settings.update(metric=metric, scoring=[metric], cv="precomputed scores",
+                    design_fingerprint=_table_digest(scores))
+    if tracker is not None:
+        tracker.on_start(selection_identity(settings, dict.fromkeys(names, "precomputed")),
+                         settings)
     challengers = order_challengers([m for m in names if m != baseline], order, means, hib)
     cmp = partial(compare_step, metric=metric, rope=rope, gamma=gamma, hib=hib, method=method,
                   options=options)
-    w = walk(TableSource(scores), baseline, challengers, metric=metric, compare=cmp)
+    w = walk(TableSource(scores), baseline, challengers, metric=metric, compare=cmp,
+             on_step=tracker.on_step if tracker else None)
     recommendation = recommend(scores, baseline, w.champion, w.steps, compare=cmp,
                                metric=metric, rope=rope, gamma=gamma)
     cand = pd.DataFrame({"model": names, "description": "", "path": None, "nested": False,
                          "mean": [means[m] for m in names], "status": "precomputed"})
-    settings.update(metric=metric, scoring=[metric], cv="precomputed scores")
-    return Selection(champion=w.champion, baseline=baseline, metric=metric, rope=rope,
-                     gamma=gamma, steps=w.steps, recommendation=recommendation, scores=scores,
-                     results=w.results, paired=w.paired, candidates=cand, skipped={},
-                     fits_performed=0, fits_loaded=0, fits_total=0, settings=settings,
-                     base_scores=scores)
+    sel = Selection(champion=w.champion, baseline=baseline, metric=metric, rope=rope,
+                    gamma=gamma, steps=w.steps, recommendation=recommendation, scores=scores,
+                    results=w.results, paired=w.paired, candidates=cand, skipped={},
+                    fits_performed=0, fits_loaded=0, fits_total=0, settings=settings,
+                    base_scores=scores)
+    if tracker is not None:
+        tracker.on_finish(sel)
+    return sel
+
+
+def _table_digest(scores: Scores) -> str:
+    """SHA-256 of a scores table's content (the design fingerprint of precomputed scores)."""
+    import hashlib
+
+    import pandas as pd
+
+    f = scores.to_frame()
+    return hashlib.sha256(pd.util.hash_pandas_object(f, index=False).to_numpy().tobytes()
+                          ).hexdigest()

@@ -135,6 +135,12 @@ class Selection:
         return "\n".join(lines)
 
     # ------------------------------------------------------------------- plots
+
+    def _repr_html_(self) -> str:
+        """Rich display in Jupyter: key numbers, decision and reason, a small plot."""
+        from bayescomp.report.notebook import selection_html
+
+        return selection_html(self)
     def plot(self, ax: Any = None) -> Any:
         """Decision timeline: region probabilities and expected gain of every step.
 

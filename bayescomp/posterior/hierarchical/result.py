@@ -339,6 +339,12 @@ class HierarchicalResult:
     __hash__ = None  # type: ignore[assignment]
 
     # ------------------------------------------------------------------ plots
+
+    def _repr_html_(self) -> str:
+        """Rich display in Jupyter: key numbers, decision and reason, a small plot."""
+        from bayescomp.report.notebook import result_html
+
+        return result_html(self)
     def plot_simplex(self, ax: Axes | None = None) -> Axes:
         """Next-dataset (left, rope, right) probabilities of every draw in a triangle."""
         from bayescomp.report.hierarchical_plots import plot_simplex

@@ -1,0 +1,343 @@
+"""The MLflow bridge against a real MLflow tracking server (SQLite backend, local artifacts).
+
+The session fixture starts ``mlflow server`` on 127.0.0.1 on a free port, waits for
+``/health`` with bounded retries and stops it afterwards.  Designs are small (5×2 CV).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+import urllib.request
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+mlflow = pytest.importorskip("mlflow")
+
+import bayescomp as bc  # noqa: E402
+from bayescomp.integrations.mlflow import (  # noqa: E402
+    BayesianThreshold,
+    MlflowTracker,
+    alias_history,
+    registry_models,
+    validate,
+)
+
+DESIGN = dict(scoring="accuracy", rope=0.005, n_splits=5, n_repeats=2, progress=False)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory):
+    root = tmp_path_factory.mktemp("mlflow_server")
+    port = _free_port()
+    log = open(root / "server.log", "w")  # noqa: SIM115 - closed after the server stops
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mlflow", "server", "--host", "127.0.0.1", "--port", str(port),
+         "--backend-store-uri", f"sqlite:///{root / 'mlflow.db'}",
+         "--artifacts-destination", str(root / "artifacts"), "--workers", "1"],
+        stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    uri = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(120):  # bounded: at most ~120 s
+            if proc.poll() is not None:
+                pytest.fail(f"mlflow server exited: {(root / 'server.log').read_text()[-2000:]}")
+            try:
+                with urllib.request.urlopen(f"{uri}/health", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                time.sleep(1)
+        else:
+            pytest.fail("mlflow server did not answer /health within 120 s")
+        yield uri
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:  # pragma: no cover
+            os.killpg(proc.pid, signal.SIGKILL)
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def data():
+    from sklearn.datasets import load_breast_cancer
+
+    return load_breast_cancer(return_X_y=True)
+
+
+def _lr():
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    return make_pipeline(StandardScaler(), LogisticRegression(max_iter=5000))
+
+
+def _register_nb(uri, name, X, y):
+    """The production champion: GaussianNB registered as version 1 with alias champion."""
+    from mlflow import MlflowClient
+    from sklearn.naive_bayes import GaussianNB
+
+    mlflow.set_tracking_uri(uri)
+    with mlflow.start_run(run_name="train production model"):
+        info = mlflow.sklearn.log_model(GaussianNB().fit(X, y), name="model",
+                                        serialization_format="cloudpickle")
+    client = MlflowClient(uri)
+    mv = mlflow.register_model(info.model_uri, name)
+    client.set_registered_model_alias(name, "champion", mv.version)
+    return client
+
+
+def _runs(client, kind):
+    exp = client.get_experiment_by_name("bayescomp")
+    return client.search_runs([exp.experiment_id], filter_string=f"tags.`bayescomp.kind` = '{kind}'")
+
+
+def test_registry_champion_to_gated_promotion(server, data):
+    X, y = data
+    client = _register_nb(server, "bc_promote", X, y)
+    models = {**registry_models(["models:/bc_promote@champion"], tracking_uri=server),
+              "lr": _lr()}
+    assert models["bc_promote@champion"].path == "models:/bc_promote/1"
+    tracker = MlflowTracker("bc_promote", tracking_uri=server)
+    sel = bc.select(models, X, y, baseline="bc_promote@champion", tracker=tracker, **DESIGN)
+    assert sel.steps["decision"].tolist() == ["promote"] and sel.champion == "lr"
+
+    # one parent run, one nested step run with the step's numbers
+    parent = client.get_run(tracker.parent_id)
+    assert parent.info.status == "FINISHED"
+    assert parent.data.tags["bayescomp.action"] == "promote"
+    steps = [r for r in _runs(client, "step") if r.data.tags["mlflow.parentRunId"]
+             == tracker.parent_id]
+    assert len(steps) == 1
+    run, row = steps[0], sel.steps.iloc[0]
+    for k in ("p_better", "p_left", "p_rope", "p_right", "risk", "expected_gain"):
+        assert run.data.metrics[k] == pytest.approx(float(row[k]), abs=1e-12)
+    lo, hi = sel.results[0].hdi(0.95)
+    assert run.data.metrics["hdi95_low"] == pytest.approx(lo)
+    assert run.data.metrics["hdi95_high"] == pytest.approx(hi)
+    assert run.data.params["rope"] == "0.005" and run.data.params["rho"] == str(
+        sel.results[0].rho)
+    assert json.loads(run.data.params["design_fingerprint"]) == sel.settings[
+        "design_fingerprint"]
+    assert run.data.tags["bayescomp.decision"] == "promote"
+    assert run.data.tags["bayescomp.reason"] == row["reason"]
+    arts = {a.path for a in client.list_artifacts(run.info.run_id)}
+    assert arts == {"paired_scores.csv", "posterior.png", "paired_scores.png"}
+    csv = mlflow.artifacts.download_artifacts(run_id=run.info.run_id,
+                                              artifact_path="paired_scores.csv",
+                                              tracking_uri=server)
+    np.testing.assert_allclose(pd.read_csv(csv)["challenger"], sel.paired[0]["challenger"])
+    assert "report.html" in {a.path.split("/")[-1]
+                             for a in client.list_artifacts(tracker.parent_id, "report")}
+
+    # the alias moved to a new version holding the refitted champion
+    mv = client.get_model_version_by_alias("bc_promote", "champion")
+    assert mv.version == "2"
+    prod = registry_models(["models:/bc_promote@champion"], tracking_uri=server)
+    np.testing.assert_array_equal(prod["bc_promote@champion"].estimator.predict(X),
+                                  sel.refit_champion().predict(X))
+    hist = alias_history("bc_promote", tracking_uri=server)
+    assert hist[["action", "from_version", "to_version"]].values.tolist() == [
+        ["moved", "1", "2"]]
+
+    # rerunning the same selection logs nothing twice and leaves the alias alone
+    n_parent, n_step = len(_runs(client, "selection")), len(_runs(client, "step"))
+    again = MlflowTracker("bc_promote", tracking_uri=server)
+    bc.select(models, X, y, baseline="bc_promote@champion", tracker=again, **DESIGN)
+    assert again.resumed and again.parent_id == tracker.parent_id
+    assert (len(_runs(client, "selection")), len(_runs(client, "step"))) == (n_parent, n_step)
+    assert len(client.search_model_versions("name='bc_promote'")) == 2
+    assert len(alias_history("bc_promote", tracking_uri=server)) == 1
+
+
+def test_keep_is_a_recorded_refusal(server, data):
+    X, y = data
+    from sklearn.naive_bayes import GaussianNB
+
+    client = _register_nb(server, "bc_keep", X, y)
+    tracker = MlflowTracker("bc_keep", tracking_uri=server)
+    sel = bc.select({"lr": _lr(), "nb": GaussianNB()}, X, y, baseline="lr", tracker=tracker,
+                    **DESIGN)
+    assert sel.recommendation["action"] == "keep"
+    assert client.get_model_version_by_alias("bc_keep", "champion").version == "1"
+    hist = alias_history("bc_keep", tracking_uri=server)
+    assert hist["action"].tolist() == ["refused"]
+    assert hist["reason"][0] == sel.recommendation["text"]
+    assert hist["from_version"][0] == hist["to_version"][0] == "1"
+
+
+_KILLED_RUN = """
+import os, signal, sys
+import bayescomp as bc
+from sklearn.datasets import load_breast_cancer
+from sklearn.naive_bayes import GaussianNB
+from sklearn.tree import DecisionTreeClassifier
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from bayescomp.integrations.mlflow import MlflowTracker
+
+class Dies(MlflowTracker):
+    def on_step(self, step, result, paired):
+        super().on_step(step, result, paired)
+        if os.environ.get("BC_KILL_AFTER") == str(step["step"]):
+            os.kill(os.getpid(), signal.SIGKILL)
+
+X, y = load_breast_cancer(return_X_y=True)
+models = {"nb": GaussianNB(),
+          "lr": make_pipeline(StandardScaler(), LogisticRegression(max_iter=5000)),
+          "tree": DecisionTreeClassifier(max_depth=1, random_state=0)}
+sel = bc.select(models, X, y, baseline="nb", scoring="accuracy", rope=0.005, n_splits=5,
+                n_repeats=2, progress=False, store=sys.argv[2],
+                tracker=Dies(sys.argv[3], tracking_uri=sys.argv[1]))
+print("RESULT", sel.fits_loaded, sel.steps["decision"].tolist())
+"""
+
+
+def test_killed_selection_resumes_without_duplicates(server, tmp_path):
+    script = tmp_path / "run.py"
+    script.write_text(textwrap.dedent(_KILLED_RUN))
+    store = tmp_path / "store.sqlite"
+    args = [sys.executable, str(script), server, str(store), "bc_resume"]
+    env = {**os.environ, "BC_KILL_AFTER": "1"}
+    killed = subprocess.run(args, env=env, capture_output=True, text=True, timeout=300)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr[-2000:]
+    from mlflow import MlflowClient
+
+    client = MlflowClient(server)
+    parents = [r for r in _runs(client, "selection")
+               if r.data.params.get("baseline") == "nb" and r.data.tags.get(
+                   "bayescomp.identity") and r.info.status == "RUNNING"]
+    assert len(parents) == 1
+    pid = parents[0].info.run_id
+    kids = lambda: [r for r in _runs(client, "step")  # noqa: E731
+                    if r.data.tags["mlflow.parentRunId"] == pid]
+    assert [r.data.tags["bayescomp.step"] for r in kids()] == ["1"]
+    env.pop("BC_KILL_AFTER")
+    done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    line = next(x for x in done.stdout.splitlines() if x.startswith("RESULT "))
+    loaded, decisions = line.split(" ", 2)[1:]
+    assert int(loaded) == 30  # every fit came back from the store: nothing refitted
+    assert sorted(r.data.tags["bayescomp.step"] for r in kids()) == ["1", "2"]
+    assert client.get_run(pid).info.status == "FINISHED"
+    assert eval(decisions)[0] == "promote"
+    hist = alias_history("bc_resume", tracking_uri=server)
+    assert hist["action"].tolist() == ["moved"]
+    assert len(client.search_model_versions("name='bc_resume'")) == 1
+    # a third run finds everything done: still one move, one version, two step runs
+    assert subprocess.run(args, env=env, capture_output=True, timeout=300).returncode == 0
+    assert len(kids()) == 2 and len(alias_history("bc_resume", tracking_uri=server)) == 1
+    assert len(client.search_model_versions("name='bc_resume'")) == 1
+
+
+@pytest.mark.parametrize("where", ["default", "file"])
+def test_default_and_file_store_uris(where, tmp_path, monkeypatch):
+    """No URI given: MLflow's own default (``sqlite:///mlflow.db`` in the working folder in
+    MLflow 3, ``./mlruns`` before); and a ``file:`` store given by MLFLOW_TRACKING_URI."""
+    from mlflow import MlflowClient
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    if where == "file":
+        monkeypatch.setenv("MLFLOW_ALLOW_FILE_STORE", "true")  # MLflow 3: opt in
+        monkeypatch.setenv("MLFLOW_TRACKING_URI", (tmp_path / "mlruns").as_uri())
+    mlflow.set_tracking_uri(None)  # forget what an earlier test set: back to the default
+    rng = np.random.default_rng(3)
+    base = rng.normal(0.8, 0.02, 20)
+    f = pd.DataFrame({"model": np.repeat(["a", "b"], 20), "split": np.tile(range(20), 2),
+                      "acc": np.r_[base, base + 0.03 + rng.normal(0, 0.005, 20)],
+                      "n_train": 90, "n_test": 10})
+    tracker = MlflowTracker()  # no registry model: tracking only, MLflow's default URI
+    sel = bc.select(scores=bc.Scores.from_frame(f, metrics=["acc"]), baseline="a",
+                    scoring="acc", rope=0.01, higher_is_better=True, tracker=tracker)
+    run = MlflowClient().get_run(tracker.parent_id)
+    assert run.data.tags["bayescomp.action"] == "promote"
+    assert run.data.metrics["p_right"] == pytest.approx(sel.recommendation["p_right"])
+    written = {p.name for p in tmp_path.iterdir()}
+    assert ("mlruns" in written) if where == "file" else written & {"mlflow.db", "mlruns"}
+
+
+def _paired_scores(shift, seed=0, n=20):
+    rng = np.random.default_rng(seed)
+    base = rng.normal(0.85, 0.02, n)
+    cand = base + shift + rng.normal(0, 0.004, n)
+    f = pd.DataFrame({"model": np.repeat(["prod", "new"], n), "split": np.tile(range(n), 2),
+                      "accuracy": np.r_[base, cand], "n_train": 90, "n_test": 10})
+    return bc.Scores.from_frame(f, metrics=["accuracy"]), cand - base
+
+
+def test_bayesian_threshold_validate_passes_and_fails_from_the_posterior():
+    from mlflow.models.evaluation.validation import ModelValidationFailedException
+
+    scores, diff = _paired_scores(0.02)
+    out = validate(scores, "new", "prod", [BayesianThreshold("accuracy", rope=0.01)])
+    # independent: Nadeau–Bengio corrected Student t posterior of the mean difference
+    n, rho = len(diff), 0.1
+    post = stats.t(n - 1, loc=diff.mean(), scale=np.sqrt(diff.var(ddof=1) * (1 / n + rho / (1 - rho))))
+    assert out["accuracy"].outcome == "promote"
+    assert out["accuracy"].p_right == pytest.approx(post.sf(0.01), rel=1e-9)
+    with pytest.raises(ModelValidationFailedException, match="accuracy: inconclusive") as e:
+        validate(scores, "new", "prod", {"accuracy": BayesianThreshold("accuracy", rope=0.019)})
+    assert "new did not pass" in str(e.value)
+    # lower is better: the same scores read as an error rate fail with reject
+    with pytest.raises(ModelValidationFailedException, match="accuracy: reject"):
+        validate(scores, "new", "prod",
+                 [BayesianThreshold("accuracy", rope=0.01, greater_is_better=False)])
+    with pytest.raises(ValueError, match="gamma"):
+        BayesianThreshold("accuracy", rope=0.01, gamma=1.5)
+
+
+def test_registry_uri_errors_say_what_to_write(server):
+    with pytest.raises(ValueError, match="models:/NAME/VERSION"):
+        registry_models(["models:/oops"], tracking_uri=server)
+    with pytest.raises(ValueError, match="not found in the registry"):
+        registry_models(["models:/no_such_model/7"], tracking_uri=server)
+
+
+def test_cli_registry_candidates_and_gate(server, data, tmp_path, capsys):
+    from bayescomp.cli.main import main
+
+    X, y = data
+    client = _register_nb(server, "bc_cli", X, y)
+    models = tmp_path / "models"
+    models.mkdir()
+    (models / "lr.py").write_text(
+        '"""Scaled logistic regression."""\nfrom sklearn.linear_model import LogisticRegression\n'
+        "from sklearn.pipeline import make_pipeline\nfrom sklearn.preprocessing import "
+        "StandardScaler\nmodel = make_pipeline(StandardScaler(), LogisticRegression("
+        "max_iter=5000))\n")
+    args = ["select", "models:/bc_cli@champion", str(models), "--dataset", "breast_cancer",
+            "--baseline", "bc_cli@champion", "--metric", "accuracy", "--rope", "0.005",
+            "--n-splits", "5", "--n-repeats", "2", "--quiet", "--mlflow-model", "bc_cli",
+            "--mlflow-uri", server, "--json"]
+    capsys.readouterr()  # MLflow's own "View run" lines of the registration above
+    assert main([*args, "--fail-unless", "keep"]) == 1  # the gate fails: lr is promoted
+    rec = json.loads(capsys.readouterr().out)
+    assert rec["champion"] == "lr" and rec["gate"] == {"condition": "keep", "met": False}
+    assert client.get_model_version_by_alias("bc_cli", "champion").version == "2"
+    # the same command next time: @champion is now the refitted lr (version 2), the lr file
+    # is the same procedure (every split scores the same: equivalent), so the alias stays
+    assert main([*args, "--fail-unless", "keep"]) == 0
+    rec = json.loads(capsys.readouterr().out)
+    assert rec["steps"][0]["decision"] == "equivalent" and rec["steps"][0]["p_rope"] == 1.0
+    hist = alias_history("bc_cli", tracking_uri=server)
+    assert hist[["action", "from_version", "to_version"]].values.tolist() == [
+        ["moved", "1", "2"], ["refused", "2", "2"]]
