@@ -6,12 +6,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bayescomp.report._literal import literal_text
 from bayescomp.report.plots import REGION_COLOURS
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
 
+@literal_text
 def plot_guardrails(res: Any, ax: Any = None, draws: int = 4000) -> Any:
     """Posterior draws of the primary difference (x) against each guardrail's (y).
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from bayescomp.report._literal import literal_text
 from bayescomp.report.plots import REGION_COLOURS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -18,6 +19,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
 
+@literal_text
 def plot_rank_diagram(ranks: pd.DataFrame, groups: list[tuple[str, ...]], *,
                       level: float = 0.95, gamma: float = 0.95,
                       ax: Axes | None = None) -> Axes:
@@ -64,6 +66,7 @@ def plot_rank_diagram(ranks: pd.DataFrame, groups: list[tuple[str, ...]], *,
     return ax
 
 
+@literal_text
 def plot_p_best(p_best: pd.Series, p_first: pd.Series | None = None,
                 ax: Axes | None = None) -> Axes:
     """Bar chart of ``P(model is best)``, largest first, with ``E[w]`` marked when given.
@@ -94,6 +97,7 @@ def plot_p_best(p_best: pd.Series, p_first: pd.Series | None = None,
     return ax
 
 
+@literal_text
 def plot_control(p_beats_control: pd.Series, control: str, *, gamma: float = 0.95,
                  ax: Axes | None = None) -> Axes:
     """``P(model beats control)`` for every other model, with ``gamma`` from both sides.
