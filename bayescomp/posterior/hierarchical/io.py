@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bayescomp.core.optional import require
 from bayescomp.posterior.hierarchical.result import HierarchicalResult
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -122,6 +123,7 @@ def load(path: Any) -> HierarchicalResult:
     path = str(path)
     if not os.path.exists(path):
         raise FileNotFoundError(f"no such file: {path}")
+    require("h5py", "mcmc", "reading a hierarchical result (bayescomp.load)")
     idata = az.from_netcdf(path)
     if "posterior" not in idata.groups():
         raise ValueError(f"{path} holds no posterior group; it was not written by to_netcdf")
