@@ -72,3 +72,16 @@ def test_api_reference_lists_every_public_name_once():
     listed = re.findall(r"^   (\w+)$", page, flags=re.M)
     assert sorted(listed) == sorted(n for n in bayescomp.__all__ if n != "__version__")
     assert conf.release == bayescomp.__version__
+
+
+@pytest.mark.parametrize("script", sorted(p.name for p in (DOCS / "scripts").glob("[!_]*.py")))
+def test_docs_script_runs_in_the_gallery(script):
+    """What sphinx-gallery needs of a script: an underlined title, and no ``__file__``."""
+    source = (DOCS / "scripts" / script).read_text()
+    doc = ast.get_docstring(ast.parse(source), clean=True) or ""
+    lines = doc.splitlines()
+    assert len(lines) >= 2 and lines[1] and set(lines[1]) == {"="} \
+        and len(lines[1]) >= len(lines[0]), (
+        f"{script}: start the docstring with a title underlined with '=' (the gallery's page title)")
+    assert "__file__" not in source, (
+        f"{script}: the gallery runs scripts without __file__; use `from _docs import REPO, IMG`")
