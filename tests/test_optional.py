@@ -11,8 +11,11 @@ import sys
 import tomllib
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 
+from bayescomp.core.exceptions import MissingExtraError
 from bayescomp.core.optional import require
 
 REPO = Path(__file__).resolve().parents[1]
@@ -41,6 +44,7 @@ def test_require_names_the_extra_and_the_purpose():
         "install it with: pip install 'bayescomp[mcmc]'"
     )
     assert info.value.name == "bayescomp_no_such_module"
+    assert type(info.value) is MissingExtraError
     assert isinstance(info.value.__cause__, ModuleNotFoundError)
 
 
@@ -66,6 +70,24 @@ for call in (lambda: bc.hierarchical_test(diffs, rho=0.1, rope=0.01, random_stat
     expected = ("ImportError: the hierarchical model needs pymc, which is not installed; "
                 f"install it with: {MESSAGE}")
     assert lines == [expected, expected]
+
+
+def test_cli_across_datasets_without_pymc_is_a_one_line_error(tmp_path):
+    rng = np.random.default_rng(0)
+    csv = tmp_path / "scores.csv"
+    pd.DataFrame({"dataset": np.repeat(["a", "b"], 20),
+                  "model": np.tile(np.repeat(["x", "y"], 10), 2),
+                  "split": np.tile(np.arange(10), 4),
+                  "accuracy": rng.uniform(0.7, 0.9, 40)}).to_csv(csv, index=False)
+    proc = _run_without(("pymc",), f"""
+from bayescomp.cli.main import main
+sys.exit(main(["compare", {str(csv)!r}, "--baseline", "x", "--candidate", "y",
+               "--metric", "accuracy", "--rope", "0.01", "--test-fraction", "0.1"]))
+""")
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.strip().splitlines()[-1] == (
+        "bayescomp compare: error: the hierarchical model needs pymc, which is not installed; "
+        f"install it with: {MESSAGE}")
 
 
 def test_loading_a_result_without_h5py_names_the_extra(tmp_path):

@@ -111,6 +111,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"bayescomp {args.command}: error: {msg}", file=sys.stderr)
         return 2
+    except ImportError as exc:
+        from bayescomp.core.exceptions import MissingExtraError
+
+        if not isinstance(exc, MissingExtraError):
+            raise
+        print(f"bayescomp {args.command}: error: {exc}", file=sys.stderr)
+        return 2
     except BrokenPipeError:
         # the reader went away (``bayescomp ... --json | head``): stop quietly, as cat does;
         # point stdout at /dev/null so the interpreter's final flush cannot fail again

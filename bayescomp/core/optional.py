@@ -11,6 +11,8 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
+from bayescomp.core.exceptions import MissingExtraError
+
 __all__ = ["require"]
 
 
@@ -33,9 +35,9 @@ def require(module: str, extra: str, purpose: str) -> ModuleType:
 
     Raises
     ------
-    ImportError
-        When ``module`` cannot be imported; the message says what needs it and the
-        ``pip install`` command that installs it.
+    MissingExtraError
+        (an ImportError) when ``module`` cannot be imported; the message says what needs
+        it and the ``pip install`` command that installs it.
 
     Examples
     --------
@@ -44,12 +46,12 @@ def require(module: str, extra: str, purpose: str) -> ModuleType:
     >>> require("not_a_module_anywhere", "mcmc", "the hierarchical model")
     Traceback (most recent call last):
     ...
-    ImportError: the hierarchical model needs not_a_module_anywhere, which is not installed; install it with: pip install 'bayescomp[mcmc]'
+    bayescomp.core.exceptions.MissingExtraError: the hierarchical model needs not_a_module_anywhere, which is not installed; install it with: pip install 'bayescomp[mcmc]'
     """
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        raise ImportError(
+        raise MissingExtraError(
             f"{purpose} needs {module}, which is not installed; install it with: "
             f"pip install 'bayescomp[{extra}]'",
             name=module,
