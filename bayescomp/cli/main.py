@@ -141,6 +141,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"bayescomp {args.command}: error: "
               f"{one_line(in_flags(str(msg), parser, args.command))}", file=sys.stderr)
         return 2
+    except ImportError as exc:
+        from bayescomp.core.exceptions import MissingExtraError
+
+        if not isinstance(exc, MissingExtraError):
+            raise
+        print(f"bayescomp {args.command}: error: {one_line(exc)}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:  # pragma: no cover
         print("interrupted", file=sys.stderr)
         return 130

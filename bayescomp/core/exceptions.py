@@ -62,3 +62,7 @@ class FitError(RuntimeError):
 
 class DesignChangedError(ValueError):
     """The store was written for another design (splits, metric, data or model parameters)."""
+
+
+class MissingExtraError(ImportError):
+    """An optional dependency is missing; the message names the extra that installs it."""

@@ -55,8 +55,10 @@ _QMETHOD = "normal_unbiased"
 class BLBInterval(MetricInterval):
     """A bag-of-little-bootstraps interval (a :class:`MetricInterval` with BLB details).
 
-    Extra attributes
-    ----------------
+    It has every attribute of :class:`MetricInterval`, and these.
+
+    Attributes
+    ----------
     gamma : float
         Subset size exponent, ``b = n**gamma``.
     b : int

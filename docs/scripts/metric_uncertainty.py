@@ -1,18 +1,16 @@
-"""Regenerate the figures of docs/metric_uncertainty.md (python docs/scripts/metric_uncertainty.py).
-
-Writes docs/img/metric_interval.png, threshold_curves_50_vs_569.png, recall_at_k.png,
-learning_curves.png and metric_table.png, and prints the numbers quoted on the page.
 """
+Honest uncertainty for evaluation metrics
+=========================================
 
-from pathlib import Path
-
-import matplotlib
-
-matplotlib.use("Agg")
+The figures and numbers of :doc:`/metric_uncertainty`: bootstrap intervals, threshold
+curves on 50 against 569 rows, precision@k on an unlabeled pool, learning curves with
+credible bands, and the classic metric table.
+"""
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from _docs import save as _save
 from sklearn.datasets import load_breast_cancer
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
@@ -24,18 +22,17 @@ from sklearn.preprocessing import StandardScaler
 import bayescomp as bc
 from bayescomp.report.metric_plots import plot_metric_table
 
-IMG = Path(__file__).resolve().parents[1] / "img"
 pd.set_option("display.width", 160)
 
 
 def save(fig, name):
     fig.tight_layout()
-    fig.savefig(IMG / name, dpi=100)
-    plt.close(fig)
-    print("wrote", IMG / name)
+    _save(fig, name)
 
 
-# 1. bootstrap and paired bootstrap ------------------------------------------------------
+# %%
+# Bootstrap and paired bootstrap
+# ------------------------------
 rng = np.random.default_rng(0)
 y = rng.integers(0, 2, 300)
 old, new = y + rng.normal(0, 2.0, 300), y + rng.normal(0, 1.2, 300)
@@ -49,7 +46,9 @@ ci.plot(ax=axes[0])
 pair.plot(ax=axes[1])
 save(fig, "metric_interval.png")
 
-# 2. seed 000: 50 vs 569 rows of the breast-cancer data -----------------------------------
+# %%
+# Seed 000: 50 vs 569 rows of the breast-cancer data
+# --------------------------------------------------
 data = load_breast_cancer()
 features, target = data.data, data.target
 legacy = np.random.RandomState(12)  # the blog post's np.random.seed(12) sampling, exactly
@@ -81,7 +80,9 @@ ratio = (curves["50 rows"].summary("recall")["std"]
          / curves["569 rows"].summary("recall")["std"]).loc[0.1:0.9]
 print("recall SD ratio 50/569 over thresholds 0.1-0.9: median", round(ratio.median(), 2))
 
-# 3. seed 001: precision@k on an unlabeled pool ------------------------------------------
+# %%
+# Seed 001: precision@k on an unlabeled pool
+# ------------------------------------------
 rng = np.random.default_rng(1)
 n_pool_pos, n_pool_neg = 2000, 18000
 test_scores = np.r_[rng.beta(5, 2, 1000), rng.beta(2, 5, 1000)]
@@ -102,7 +103,9 @@ fig, ax = plt.subplots(figsize=(6.4, 4.4))
 res.plot(ax=ax)
 save(fig, "recall_at_k.png")
 
-# 4. learning curves ----------------------------------------------------------------------
+# %%
+# Learning curves
+# ---------------
 X, y = load_breast_cancer(return_X_y=True)
 lc = bc.learning_curves(
     {"naive_bayes": GaussianNB(),
@@ -118,7 +121,9 @@ lc.plot(ax=axes[0])
 lc.plot_difference(ax=axes[1])
 save(fig, "learning_curves.png")
 
-# 5. classic metric table -----------------------------------------------------------------
+# %%
+# Classic metric table
+# --------------------
 tp, fn, fp, tn = 90, 210, 140, 9560
 yt = np.r_[np.ones(tp + fn, int), np.zeros(fp + tn, int)]
 yp = np.r_[np.ones(tp, int), np.zeros(fn, int), np.ones(fp, int), np.zeros(tn, int)]

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bayescomp.core.optional import require
 from bayescomp.posterior.hierarchical.result import HierarchicalResult
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -151,6 +152,7 @@ def load(path: Any) -> HierarchicalResult:
     path = str(path)
     if not os.path.exists(path):
         raise FileNotFoundError(f"no such file: {path}")
+    require("h5py", "mcmc", "reading a hierarchical result (bayescomp.load)")
     idata = az.from_netcdf(path)  # lazy: nothing is read until .load()
     _check_declared_size(idata, path)
     if "posterior" not in idata.groups():

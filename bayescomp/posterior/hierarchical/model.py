@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 
 from bayescomp.core.exceptions import ZeroVarianceWarning
+from bayescomp.core.optional import require
 
 __all__ = [
     "PARAMETERIZATIONS",
@@ -292,7 +293,7 @@ def clear_model_cache() -> None:
 
 
 def _build_model(q: int, parameterization: str) -> Any:
-    import pymc as pm
+    pm = require("pymc", "mcmc", "the hierarchical model")
     import pytensor.tensor as pt
 
     with pm.Model(coords={"dataset": np.arange(q)}) as model:

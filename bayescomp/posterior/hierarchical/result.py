@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bayescomp.core.optional import require
 from bayescomp.core.orientation import difference_label
 from bayescomp.core.regions import RegionProbabilities, argmax_shares, t_region_masses
 from bayescomp.core.rule import Decision, decide
@@ -382,6 +383,7 @@ class HierarchicalResult:
 
         Restore it with :func:`bayescomp.load`.
         """
+        require("h5py", "mcmc", "writing a hierarchical result (to_netcdf)")
         idata = self.idata.copy()
         idata.posterior.attrs["higher_is_better"] = int(self.higher_is_better)
         return idata.to_netcdf(str(path))
