@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from fuzz_cases import OUTCOMES, Case, cases, cli_argv, csv_bytes, run_api, run_cli, table
+from fuzz_entries import entries, mutations, run_entry
 from test_fuzz_cli import FLAG_VALUES, FLAGS
 
 COLUMNS = ["ok", "clear error", "raw exception", "accepted silently", "silent NaN",
@@ -73,6 +74,11 @@ def measure(n: int) -> dict[str, Counter]:
         examples.setdefault(f"CLI {outcome}", []).append((argv, err[-300:]))
 
     api_cases()
+    for name in entries():  # every mutation of every public entry point, once
+        for label, _, refuse in mutations(name):
+            outcome, detail = run_entry(name, label, refuse)
+            api[outcome] += 1
+            examples.setdefault(f"API {outcome}", []).append((name, label, detail))
     cli_files()
     cli_argvs()
     return {"api": api, "cli": cli, "examples": examples}
@@ -87,7 +93,9 @@ def main() -> None:
     assert set(COLUMNS) == set(OUTCOMES)
     print("| surface | inputs tried | " + " | ".join(COLUMNS) + " |")
     print("|---|---|" + "---|" * len(COLUMNS))
-    for label, key in (("Python API (Scores.read_csv → compare)", "api"),
+    n_entries = len({n.split("[")[0] for n in entries()})
+    print(f"API entry points exercised: {n_entries} ({', '.join(entries())})\n")
+    for label, key in ((f"Python API ({n_entries} entry points)", "api"),
                        ("CLI (compare, select, interval, curves, unlabeled)", "cli")):
         c = res[key]
         print(f"| {label} | {sum(c.values())} | " + " | ".join(str(c[k]) for k in COLUMNS)

@@ -66,9 +66,21 @@ def check_level(level: float, name: str = "level") -> float:
     return value
 
 
+def rng_from(random_state: Any) -> np.random.Generator:
+    """A numpy Generator from ``random_state`` (None, a non-negative int or a Generator)."""
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    bad = isinstance(random_state, bool) or not (
+        random_state is None or isinstance(random_state, (int, np.integer, np.random.SeedSequence)))
+    if bad or (isinstance(random_state, (int, np.integer)) and random_state < 0):
+        raise ValueError(f"random_state must be None, a non-negative integer or a numpy "
+                         f"Generator (e.g. random_state=0); got {random_state!r}")
+    return np.random.default_rng(random_state)
+
+
 def seed_from(random_state: Any) -> int:
     if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
         if random_state < 0:
             raise ValueError(f"random_state must be a non-negative integer; got {random_state}")
         return int(random_state) % (2**32)
-    return int(np.random.default_rng(random_state).integers(2**31 - 1))
+    return int(rng_from(random_state).integers(2**31 - 1))

@@ -270,8 +270,22 @@ def check_predictions(
     name: str = "y_pred",
 ) -> tuple[np.ndarray, np.ndarray]:
     """Validate a pair of prediction arrays for ``spec``; apply ``threshold`` if given."""
+    for arr, nm in ((y_true, "y_true"), (y_pred, name)):
+        if arr is None:
+            raise TypeError(f"{nm} is None; pass one value per test row")
     yt = np.asarray(y_true)
     yp = np.asarray(y_pred)
+    for arr, nm in ((yt, "y_true"), (yp, name)):
+        missing = sum(v is None or v != v for v in arr.ravel()) if arr.dtype == object else 0
+        if missing:
+            raise ValueError(f"{nm} has {missing} missing value(s) (None/NaN); drop those rows "
+                             "first")
+    if spec.kind == "score" and yp.dtype.kind not in "biuf":
+        raise TypeError(f"metric {spec.name!r} needs numeric scores, but {name} has dtype "
+                        f"{yp.dtype}; pass the model's scores or probabilities as numbers")
+    if threshold is not None and not (isinstance(threshold, (int, float, np.number))
+                                      and np.isfinite(threshold)):
+        raise ValueError(f"threshold must be a finite number (e.g. 0.5); got {threshold!r}")
     if yt.ndim != 1:
         raise ValueError(f"y_true must be one-dimensional (one label per row); got shape {yt.shape}")
     if yt.size == 0:

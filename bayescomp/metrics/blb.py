@@ -276,6 +276,8 @@ def blb_metric(
     0.006
     """
     gamma = _check_blb_args(gamma, confidence_level, method, n_subsets, n_resamples, estimate)
+    if not (isinstance(tol, (int, float)) and 0 < tol < np.inf):
+        raise ValueError(f"tol must be a positive relative change (e.g. 0.05); got {tol!r}")
     spec = resolve_metric(metric, pos_label=pos_label)
     yt_all, yp_all, dask, threshold = _inputs(y_true, y_pred_or_score, spec, threshold, pos_label)
     n = int(yt_all.shape[0])
@@ -312,6 +314,9 @@ def _check_blb_args(gamma: float, confidence_level: float, method: str, n_subset
     check_level(confidence_level, "confidence_level")
     if method not in ("percentile", "basic"):
         raise ValueError(f"method must be 'percentile' or 'basic' for BLB; got {method!r}")
+    for arg, val in (("n_subsets", n_subsets), ("n_resamples", n_resamples)):
+        if isinstance(val, bool) or not isinstance(val, (int, np.integer)):
+            raise TypeError(f"{arg} must be an integer; got {val!r}")
     if int(n_subsets) < 2 or int(n_resamples) < 20:
         raise ValueError(
             f"need n_subsets >= 2 and n_resamples >= 20 (typical: 20 and 100); got "

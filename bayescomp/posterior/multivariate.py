@@ -427,7 +427,10 @@ def multivariate_ttest(
         raise ValueError(f"{n} paired splits are too few for {p} metrics with prior={prior!r} "
                          f"(degrees of freedom {df}); use more repetitions of the design")
     r = float(check_rho(rho))
-    ropes = np.broadcast_to(check_rope(rope), (p,)).astype(float)
+    ropes = check_rope(rope)
+    if ropes.size not in (1, p):
+        raise ValueError(f"rope must be one half-width or one per metric ({p}); got {ropes.size}")
+    ropes = np.broadcast_to(ropes, (p,)).astype(float)
     names = tuple(metrics) if metrics is not None else tuple(f"metric_{j}" for j in range(p))
     dirs = tuple(bool(x) for x in directions) if directions is not None else (True,) * p
     if len(names) != p or len(dirs) != p:

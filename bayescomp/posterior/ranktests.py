@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bayescomp.core.checks import check_level, check_scalar_rope
+from bayescomp.core.checks import check_level, check_scalar_rope, rng_from
 from bayescomp.core.orientation import difference_label
 from bayescomp.core.regions import RegionProbabilities, argmax_shares
 from bayescomp.core.rule import Decision, decide
@@ -354,7 +354,7 @@ def sign_test(
     counts[1] = len(z) - counts[0] - counts[2]
     alpha = counts.copy()
     alpha[{"left": 0, "rope": 1, "right": 2}[prior_place]] += prior_strength
-    rng = np.random.default_rng(random_state)
+    rng = rng_from(random_state)
     sample = np.zeros((int(n_samples), 3))
     pos = alpha > 0  # regions with no observation and no prior have theta = 0 exactly
     if pos.sum() == 1:
@@ -418,8 +418,11 @@ def signed_rank_test(
     a_right = _heaviside(sums - 2 * rope_f)
     a_left = _heaviside(-sums - 2 * rope_f)
     alpha = np.concatenate([[prior_strength], np.ones(len(z))])
-    rng = np.random.default_rng(random_state)
+    rng = rng_from(random_state)
     n_samples = int(n_samples)
+    if isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer)) \
+            or chunk_size < 1:
+        raise ValueError(f"chunk_size must be a positive integer (e.g. 10000); got {chunk_size!r}")
     sample = np.empty((n_samples, 3))
     gain = np.empty(n_samples)
     z_gain = np.where(np.isfinite(zz), zz, 0.0)

@@ -195,6 +195,11 @@ class Scores:
         from ``test_fraction`` (e.g. 0.1 for 10-fold CV), which is stored as the
         smallest integer ratio.
         """
+        if not isinstance(df, pd.DataFrame):
+            raise TypeError(f"Scores.from_frame needs a pandas DataFrame (one row per model and "
+                            f"split); got {type(df).__name__} — use Scores.read_csv for a file")
+        if df.empty:
+            raise ValueError("the score table is empty: it needs one row per model and split")
         df = pd.DataFrame(df).rename(
             columns={model_col: "model", split_col: "split", dataset_col: "dataset"}
         )

@@ -192,13 +192,24 @@ def materialise_splits(
     from sklearn.model_selection import check_cv
     from sklearn.utils import indexable
 
-    X, y, groups = indexable(X, y, groups)
+    try:
+        X, y, groups = indexable(X, y, groups)
+    except ValueError as exc:
+        raise ValueError(f"X, y and groups must have one row per sample: {exc}") from None
+    if X is None or len(X) == 0:
+        raise ValueError("X is empty or None: the splits need at least one row per fold")
     n_samples = len(X) if not hasattr(X, "shape") else X.shape[0]
     if classifier is None:
         classifier = _is_classification_target(y)
     if isinstance(cv, int | np.integer) or cv is None or hasattr(cv, "split"):
-        splitter = check_cv(cv, y, classifier=classifier)
-        pairs = splitter.split(X, y, groups)
+        try:
+            splitter = check_cv(cv, y, classifier=classifier)
+            pairs = list(splitter.split(X, y, groups))
+        except ValueError as exc:
+            raise ValueError(f"cannot split the {n_samples} rows with cv={cv!r}: {exc}") from None
+    elif isinstance(cv, str | bytes):
+        raise TypeError(f"cv must be an int, a scikit-learn splitter or an iterable of "
+                        f"(train, test) index pairs; got {cv!r}")
     else:
         splitter = cv
         pairs = cv

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from bayescomp.core.checks import check_level
+from bayescomp.core.checks import check_level, check_scalar_rope
 from bayescomp.core.orientation import metric_bounds
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -291,6 +291,7 @@ def learning_curves(
             "scoring must be one scikit-learn scorer name (e.g. 'accuracy', 'roc_auc')"
         )
     check_level(level)
+    rope = check_scalar_rope(rope)
     if y is None:
         raise ValueError("learning curves need a target y")
     X, y, groups = indexable(X, y, groups)
