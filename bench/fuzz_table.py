@@ -91,10 +91,10 @@ def main() -> None:
     start = time.perf_counter()
     res = measure(args.n)
     assert set(COLUMNS) == set(OUTCOMES)
-    print("| surface | inputs tried | " + " | ".join(COLUMNS) + " |")
-    print("|---|---|" + "---|" * len(COLUMNS))
     n_entries = len({n.split("[")[0] for n in entries()})
     print(f"API entry points exercised: {n_entries} ({', '.join(entries())})\n")
+    print("| surface | inputs tried | " + " | ".join(COLUMNS) + " |")
+    print("|---|---|" + "---|" * len(COLUMNS))
     for label, key in ((f"Python API ({n_entries} entry points)", "api"),
                        ("CLI (compare, select, interval, curves, unlabeled)", "cli")):
         c = res[key]

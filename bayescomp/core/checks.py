@@ -84,3 +84,89 @@ def seed_from(random_state: Any) -> int:
             raise ValueError(f"random_state must be a non-negative integer; got {random_state}")
         return int(random_state) % (2**32)
     return int(rng_from(random_state).integers(2**31 - 1))
+
+
+def _n_rows(x: Any, name: str) -> int:
+    from sklearn.utils.validation import _num_samples
+
+    try:
+        return int(_num_samples(x))
+    except TypeError:
+        raise TypeError(f"{name} must be array-like with one entry per sample (an array, a list, "
+                        f"a pandas Series or DataFrame); got {type(x).__name__}") from None
+
+
+def check_no_missing(values: Any, name: str, what: str = "a value") -> None:
+    """Refuse None/NaN (and inf) among targets or labels, naming the first rows.
+
+    ``what`` says what each row needs in the message (e.g. ``"a target"``).
+
+    Examples
+    --------
+    >>> check_no_missing([0, 1, None], "y", "a target")
+    Traceback (most recent call last):
+    ...
+    ValueError: y has 1 missing or non-finite value(s) (None/NaN/inf; first at rows [2]); every row needs a target: drop or fill those rows before passing them
+    """
+    import pandas as pd
+
+    arr = np.atleast_1d(np.asarray(values))
+    if arr.dtype.kind in "fc":
+        bad = ~np.isfinite(arr)
+    elif arr.dtype.kind == "O":
+        bad = np.asarray(pd.isna(arr), dtype=bool) | np.array(
+            [isinstance(v, float) and np.isinf(v) for v in arr.ravel()]).reshape(arr.shape)
+    else:
+        return
+    if bad.any():
+        rows = np.flatnonzero(bad.reshape(len(arr), -1).any(axis=1) if arr.ndim else bad)
+        raise ValueError(f"{name} has {rows.size} missing or non-finite value(s) (None/NaN/inf; "
+                         f"first at rows {rows[:5].tolist()}); every row needs {what}: drop or "
+                         "fill those rows before passing them")
+
+
+def check_samples(X: Any, y: Any = None, groups: Any = None, *, need_y: bool = False,
+                  finite_X: bool = True) -> None:
+    """Features, targets and group labels that can be split and fitted, checked once.
+
+    ``X`` must have at least one row; ``y`` and ``groups`` (when given) one entry per row of
+    ``X`` with no None/NaN/inf; ``y`` must be given when ``need_y``; a numeric ``X`` must not
+    hold infinities when ``finite_X`` (NaN is left to the estimator: some handle it).
+    Raises ``ValueError``/``TypeError`` saying what was wrong and what to pass instead.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> check_samples(np.zeros((4, 2)), [0, 1, 0, 1])
+    >>> check_samples(np.zeros((4, 2)), [0, 1, 0])
+    Traceback (most recent call last):
+    ...
+    ValueError: y has 3 entries but X has 4 rows: pass one y value per row of X
+    """
+    if X is None:
+        raise ValueError("X is None: pass the features, one row per sample (an array or a "
+                         "DataFrame)")
+    n = _n_rows(X, "X")
+    if n == 0:
+        raise ValueError("X has no rows: pass at least one row per fold of the cross-validation")
+    if need_y and y is None:
+        raise ValueError("y is None but the models are supervised (classifiers or regressors): "
+                         "pass the targets, one per row of X")
+    for name, values, what in (("y", y, "a target"), ("groups", groups, "a group label")):
+        if values is None:
+            continue
+        m = _n_rows(values, name)
+        if m != n:
+            raise ValueError(f"{name} has {m} entries but X has {n} rows: pass one {name} value "
+                             f"per row of X")
+        check_no_missing(values, name, what)
+    if finite_X and not hasattr(X, "tocsr"):
+        try:
+            arr = np.asarray(X)
+        except (TypeError, ValueError):
+            return
+        if arr.dtype.kind in "fc" and np.isinf(arr).any():
+            rows = np.flatnonzero(np.isinf(arr).reshape(n, -1).any(axis=1))
+            raise ValueError(f"X holds infinite values in {rows.size} row(s) (first at rows "
+                             f"{rows[:5].tolist()}); no estimator can fit them: replace or drop "
+                             "those rows (NaN is allowed where the estimator handles it)")

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bayescomp.core.checks import check_no_missing
 from bayescomp.core.exceptions import PrecisionAboveOneWarning
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -286,6 +287,8 @@ def precision_at_k_unlabeled(
     ts = _finite(test_scores, "test_scores")
     pool = _finite(unlabeled_scores, "unlabeled_scores")
     labels = np.asarray(test_labels)
+    if test_labels is not None:
+        check_no_missing(labels, "test_labels", "a true label")
     if labels.ndim != 1 or labels.shape[0] != ts.shape[0]:
         raise ValueError(
             f"test_labels must hold one label per test row; got {labels.shape} for "

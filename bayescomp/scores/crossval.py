@@ -7,6 +7,7 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from bayescomp.core.checks import check_samples
 from bayescomp.core.exceptions import FitFailedWarning
 from bayescomp.core.orientation import canonical_metric
 from bayescomp.scores.engine import FitTask, Progress, multimetric, run_fits
@@ -162,7 +163,7 @@ def cross_validate_paired(
     >>> s.models, len(s), s.rho()
     (['nb', 'lda'], 20, 0.2)
     """
-    from sklearn.base import is_classifier
+    from sklearn.base import is_classifier, is_regressor
     from sklearn.utils import indexable
 
     models = _check_models(models)
@@ -170,6 +171,8 @@ def cross_validate_paired(
         error_score, numbers.Number
     ):
         raise ValueError(f"error_score must be 'raise' or a number, got {error_score!r}")
+    check_samples(X, y, groups,
+                  need_y=any(is_classifier(m) or is_regressor(m) for m in models.values()))
     X, y, groups = indexable(X, y, groups)
     classifier = all(is_classifier(m) for m in models.values())
     design = materialise_splits(cv, X, y, groups, classifier=classifier)
@@ -177,11 +180,17 @@ def cross_validate_paired(
     multi = {name: multimetric(scorers[name], est) for name, est in models.items()}
     tasks = [(name, k) for name in models for k in range(len(design))]
     results: dict[Any, dict[str, Any]] = {}
-    with Progress(progress, "paired CV") as bar:
-        run_fits((FitTask((name, k), models[name], X, y, *design.splits[k], scorers[name],
-                          error_score, multi[name]) for name, k in tasks),
-                 results.__setitem__, n_jobs=n_jobs, progress=bar,
-                 describe=lambda key: f"{key[0]} split {key[1]}")
+    try:
+        with Progress(progress, "paired CV") as bar:
+            run_fits((FitTask((name, k), models[name], X, y, *design.splits[k], scorers[name],
+                              error_score, multi[name]) for name, k in tasks),
+                     results.__setitem__, n_jobs=n_jobs, progress=bar,
+                     describe=lambda key: f"{key[0]} split {key[1]}")
+    except (ValueError, TypeError) as exc:  # the estimator refused the data: say so, and how
+        raise (ValueError if isinstance(exc, ValueError) else TypeError)(
+            f"a model could not be fitted or scored on these data: {exc}. Check that X and y "
+            "suit every model (e.g. numeric features, or a pipeline that encodes them), or pass "
+            "error_score=np.nan to record the failed splits and go on") from exc
     return _to_scores(tasks, [results[t] for t in tasks], design, dataset)
 
 

@@ -61,6 +61,10 @@ def read_frame(path: str | Path, *, spreadsheet: bool = False, **kwargs: Any) ->
     if not head.strip():
         raise ValueError(f"{path} is empty; a CSV with a header line and one row per score "
                          "is needed")
+    for key in ("sep", "delimiter"):
+        if kwargs.get(key) is not None and not (isinstance(kwargs[key], str) and kwargs[key]):
+            raise TypeError(f"{key} must be a non-empty string such as ',' or ';' (or left out "
+                            f"to detect it from the header line); got {kwargs[key]!r}")
     encoding = kwargs.pop("encoding", None) or _encoding(path, head)
     if "sep" not in kwargs and "delimiter" not in kwargs:
         kwargs["sep"] = _separator(head.decode(encoding, errors="replace"))

@@ -232,7 +232,13 @@ def from_wide(frame: pd.DataFrame, *, metric: str = "score", rows: str = "splits
 
     if rows not in ("splits", "datasets"):
         raise ValueError(f"rows must be 'splits' or 'datasets', got {rows!r}")
-    f = pd.DataFrame(frame).copy()
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"from_wide needs a pandas DataFrame with one column per model; got "
+                        f"{type(frame).__name__} (e.g. pd.DataFrame({{'nb': [...], 'svm': [...]}}))")
+    if frame.empty:
+        raise ValueError("the wide table is empty: it needs one column per model and one row per "
+                         "split (or dataset) holding the scores")
+    f = frame.copy()
     keys = [c for c in (dataset_col, split_col) if c is not None]
     for c in keys:
         if c not in f.columns:
@@ -245,6 +251,13 @@ def from_wide(frame: pd.DataFrame, *, metric: str = "score", rows: str = "splits
     if absent or bad or not models:
         raise ValueError(f"model columns must be numeric scores; missing {absent}, not numeric "
                          f"{bad}; pass models= (the score columns) and dataset_col=/split_col=")
+    for m in models:
+        cells = f[m].to_numpy(dtype=float)
+        if not np.isfinite(cells).all():
+            rows = np.flatnonzero(~np.isfinite(cells))
+            raise ValueError(f"model column {m!r} holds {rows.size} NaN/inf score(s) (rows "
+                             f"{rows[:5].tolist()}); every cell of a wide table needs a finite "
+                             "score: drop those rows (the same split for every model)")
     f["n_train"], f["n_test"] = _sizes(len(f), test_fraction, n_train, n_test)
     if rows == "datasets":
         f["dataset"] = (f[dataset_col] if dataset_col else f.index).astype(str)

@@ -200,6 +200,11 @@ class Scores:
                             f"split); got {type(df).__name__} — use Scores.read_csv for a file")
         if df.empty:
             raise ValueError("the score table is empty: it needs one row per model and split")
+        for given, default in ((model_col, "model"), (split_col, "split"),
+                               (dataset_col, "dataset")):
+            if given != default and given not in df.columns:
+                raise ValueError(f"column {given!r} (passed for the {default} column) is not in "
+                                 f"the table; columns are {list(df.columns)[:20]}")
         df = pd.DataFrame(df).rename(
             columns={model_col: "model", split_col: "split", dataset_col: "dataset"}
         )

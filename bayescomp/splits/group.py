@@ -9,6 +9,8 @@ import numpy as np
 from sklearn.model_selection import GroupKFold
 from sklearn.utils import check_random_state
 
+from bayescomp.core.checks import check_samples
+
 
 class RepeatedGroupKFold:
     """Group k-fold repeated ``n_repeats`` times with a different shuffle of the groups.
@@ -58,6 +60,13 @@ class RepeatedGroupKFold:
         if groups is None:
             raise ValueError(
                 "RepeatedGroupKFold needs groups= (one group label per row), e.g. patient ids"
+            )
+        check_samples(X, y, groups, finite_X=False)
+        n_groups = len(np.unique(np.asarray(groups, dtype=object).astype(str)))
+        if self.n_splits > n_groups:
+            raise ValueError(
+                f"n_splits={self.n_splits} is more than the {n_groups} distinct groups: every "
+                f"fold needs at least one group; use n_splits <= {n_groups} or more groups"
             )
         rng = check_random_state(self.random_state)
         for _ in range(self.n_repeats):

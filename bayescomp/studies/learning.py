@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from bayescomp.core.checks import check_level, check_scalar_rope
+from bayescomp.core.checks import check_level, check_samples, check_scalar_rope
 from bayescomp.core.orientation import metric_bounds
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -293,7 +293,8 @@ def learning_curves(
     check_level(level)
     rope = check_scalar_rope(rope)
     if y is None:
-        raise ValueError("learning curves need a target y")
+        raise ValueError("learning curves need a target y: pass one target per row of X")
+    check_samples(X, y, groups)
     X, y, groups = indexable(X, y, groups)
     y_arr = np.asarray(y)
     classifier = all(is_classifier(m) for m in models.values())
