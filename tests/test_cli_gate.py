@@ -4,29 +4,17 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import pandas as pd
 import pytest
+from selection_data import write_selection_scores
 
 from bayescomp.cli.main import main
-
-N = 20
 
 
 @pytest.fixture(scope="module")
 def scores_csv(tmp_path_factory):
-    # steps: forest promote, knn reject, svm inconclusive (as in test_select_report)
-    rng = np.random.default_rng(7)
-    base = rng.normal(0.9, 0.02, N)
-    rows = {"logreg": base, "forest": base + 0.02 + rng.normal(0, 0.004, N),
-            "knn": base + 0.02 + rng.normal(0, 0.004, N) - 0.03,
-            "svm|x": base + 0.02 + rng.normal(0, 0.03, N)}
-    df = pd.DataFrame({"model": np.repeat(list(rows), N), "split": np.tile(range(N), 4),
-                       "accuracy": np.concatenate(list(rows.values())), "n_train": 90,
-                       "n_test": 10})
-    path = tmp_path_factory.mktemp("csv") / "scores.csv"
-    df.to_csv(path, index=False)
-    return path
+    # steps: forest promote, knn reject, svm inconclusive
+    return write_selection_scores(tmp_path_factory.mktemp("csv") / "scores.csv", last='svm|x')
 
 
 def _args(csv, *more):

@@ -54,6 +54,16 @@ def parse_label(value: str | None, like: np.ndarray) -> Any:
     return value
 
 
+def write_outputs(args: Any, table: Any, draw: Any, **csv_kwargs: Any) -> None:
+    """The files a metrics command writes on request: ``--out`` (the table, as CSV) and
+    ``--plot`` (``draw()``'s figure, drawn only when asked for)."""
+    if args.out:
+        write_csv(table, args.out, **csv_kwargs)
+        print(f"table written to {args.out}")
+    if args.plot:
+        save_plot(draw(), args.plot)
+
+
 def write_csv(frame: Any, path: str, **kwargs: Any) -> None:
     """Write a result table to ``path`` with spreadsheet formula prefixes neutralised."""
     from bayescomp.scores.csvio import write_frame

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from bayescomp.cli._io import column, parse_label, read_csv, save_plot, write_csv
+from bayescomp.cli._io import column, parse_label, read_csv, write_outputs
 
 
 def _thresholds(text: str) -> np.ndarray:
@@ -60,11 +60,7 @@ def run_curves(args: argparse.Namespace) -> int:
         print(shown.round(4).to_string())
     for line in _undefined_notes(shown):
         print(line)
-    if args.out:
-        write_csv(summary, args.out)
-        print(f"table written to {args.out}")
-    if args.plot:
-        save_plot(cur.plot(kind=args.kind, band=args.band), args.plot)
+    write_outputs(args, summary, lambda: cur.plot(kind=args.kind, band=args.band))
     return 0
 
 

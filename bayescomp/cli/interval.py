@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from bayescomp.cli._io import column, parse_label, read_csv, save_plot, write_csv
+from bayescomp.cli._io import column, parse_label, read_csv, write_outputs
 
 
 def run_interval(args: argparse.Namespace) -> int:
@@ -53,11 +53,7 @@ def run_interval(args: argparse.Namespace) -> int:
     print(res)
     with pd.option_context("display.width", 160, "display.max_columns", 20):
         print(table.to_string(index=False))
-    if args.out:
-        write_csv(table, args.out, index=False)
-        print(f"table written to {args.out}")
-    if args.plot:
-        save_plot(res.plot(), args.plot)
+    write_outputs(args, table, res.plot, index=False)
     return 0
 
 

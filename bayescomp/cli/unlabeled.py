@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from bayescomp.cli._io import column, parse_label, read_csv, save_plot, write_csv
+from bayescomp.cli._io import column, parse_label, read_csv, write_outputs
 
 
 def _class_size(text: str) -> Any:
@@ -48,11 +48,7 @@ def run_unlabeled(args: argparse.Namespace) -> int:
     ks = np.unique(np.r_[np.linspace(1, len(t), 11).astype(int), res.best_k])
     with pd.option_context("display.width", 200, "display.max_columns", 12):
         print(t.loc[ks].round(4).to_string())
-    if args.out:
-        write_csv(t, args.out)
-        print(f"table written to {args.out}")
-    if args.plot:
-        save_plot(res.plot(), args.plot)
+    write_outputs(args, t, res.plot)
     return 0
 
 
