@@ -61,6 +61,8 @@ _SCORE_FUNCS = {
     "roc_auc_score", "average_precision_score", "log_loss", "brier_score_loss", "roc_curve",
     "det_curve", "top_k_accuracy_score", "d2_log_loss_score", "ndcg_score", "dcg_score",
 }
+# score metrics of a binary task that read one-dimensional scores as the positive class's
+_BINARY_SCORE_FUNCS = {"roc_auc_score", "average_precision_score", "log_loss", "brier_score_loss"}
 _REGRESSION_FUNCS = {
     "r2_score", "mean_squared_error", "root_mean_squared_error", "mean_absolute_error",
     "median_absolute_error", "max_error", "explained_variance_score",
@@ -78,6 +80,10 @@ class MetricSpec:
     func: Callable[..., float] = field(repr=False)
     kind: str  # "score", "label", "regression" or "any" (a user callable)
     higher_is_better: bool | None
+    # the positive class of a binary task; a score metric on one-dimensional scores is
+    # computed on ``y_true == pos_label`` (scikit-learn's AUC has no pos_label and takes the
+    # larger label as positive, which inverts e.g. "fraud"/"ok" with a fraud probability)
+    pos_label: Any = None
 
     def __call__(self, y_true: np.ndarray, y_pred: np.ndarray, sample_weight: Any = None) -> float:
         if sample_weight is None:
@@ -103,7 +109,7 @@ class MetricSpec:
             from bayescomp.metrics import _fast
 
             if fast == "roc_auc":
-                return _fast.auc_rows(_positive_mask(y_true), y_pred, rows)
+                return _fast.auc_rows(self.positive_mask(y_true), y_pred, rows)
             hit = (y_true == y_pred)[rows]
             acc = hit.mean(axis=1)
             return acc if fast == "accuracy" else 1.0 - acc
@@ -116,20 +122,23 @@ class MetricSpec:
             from bayescomp.metrics import _fast
 
             if fast == "roc_auc":
-                return _fast.auc_weighted(_positive_mask(y_true), y_pred, weights)
+                return _fast.auc_weighted(self.positive_mask(y_true), y_pred, weights)
             hit = (y_true == y_pred).astype(float)
             acc = weights @ hit / weights.sum(axis=1)
             return acc if fast == "accuracy" else 1.0 - acc
         return np.array([safe_call(self, y_true, y_pred, w) for w in weights])
 
 
+    def positive_mask(self, y_true: np.ndarray) -> np.ndarray:
+        """Boolean mask of the positive rows: ``y_true == pos_label``, or, where no positive
+        class was named, scikit-learn's convention (the larger label is positive)."""
+        if self.pos_label is not None:
+            return y_true == self.pos_label
+        return y_true == np.unique(y_true)[-1]
+
+
 def _binary(y_true: np.ndarray) -> bool:
     return np.unique(y_true).size == 2
-
-
-def _positive_mask(y_true: np.ndarray) -> np.ndarray:
-    """scikit-learn's convention for binary AUC: the larger label is the positive class."""
-    return y_true == np.unique(y_true)[-1]
 
 
 def _direction(name: str) -> bool | None:
@@ -141,7 +150,9 @@ def _direction(name: str) -> bool | None:
         return None
 
 
-def _wrap(fname: str, kwargs: dict[str, Any]) -> Callable[..., float]:
+def _wrap(fname: str, kwargs: dict[str, Any], positive: Any = None) -> Callable[..., float]:
+    """``fname`` of sklearn.metrics with ``kwargs``; with ``positive`` (a binary score
+    metric), one-dimensional scores are scored against ``y_true == positive``."""
     import sklearn
     import sklearn.metrics as skm
 
@@ -153,6 +164,8 @@ def _wrap(fname: str, kwargs: dict[str, Any]) -> Callable[..., float]:
         kw = dict(kwargs)
         if sample_weight is not None:
             kw["sample_weight"] = sample_weight
+        if positive is not None and np.ndim(y_pred) == 1:
+            y_true = np.asarray(y_true) == positive
         if negative:
             labels = np.unique(y_true)
             pos = kw.pop("pos_label", 1)
@@ -226,13 +239,18 @@ def resolve_metric(
     if beta is not None and fname == "fbeta_score":
         kw["beta"] = float(beta)
     takes_pos = fname in ("precision_score", "recall_score", "f1_score", "fbeta_score",
-                          "jaccard_score", "average_precision_score", "brier_score_loss")
-    if pos_label is not None and takes_pos and "average" not in kw:
-        kw["pos_label"] = pos_label
+                          "jaccard_score")
+    binary_score = fname in _BINARY_SCORE_FUNCS and "multi_class" not in kw
+    positive = None
+    if pos_label is not None and "average" not in kw and (takes_pos or binary_score):
+        positive = pos_label
+        if takes_pos:
+            kw["pos_label"] = pos_label
     direction = _direction(key)
     if direction is None:
         direction = _direction(base)
-    return MetricSpec(key, _wrap(fname, kw), kind, direction)
+    func = _wrap(fname, kw, positive if binary_score else None)
+    return MetricSpec(key, func, kind, direction, positive)
 
 
 def check_pos_label(
@@ -322,6 +340,11 @@ def check_predictions(
                 "scores; pass threshold=0.5 (or another cut-off) to turn scores into labels, or "
                 "use a score metric such as 'roc_auc'"
             )
+    if spec.pos_label is not None and yp.ndim == 1 and np.unique(yt).size <= 2:
+        # the positive class must be one of the labels: text labels with the default
+        # pos_label=1 would otherwise be scored against the wrong class (or fail deep in
+        # scikit-learn with "Mix of label input types")
+        check_pos_label(yt, spec.pos_label, single_class_ok=True)
     if spec.kind == "score" and yt.size and np.unique(yt).size < 2:
         raise ValueError(
             f"metric {spec.name!r} needs both classes in y_true, but y_true holds only "
