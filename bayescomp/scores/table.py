@@ -28,6 +28,18 @@ META = frozenset({*KEY, *SIZES, "repeat", "fold", "fit_time", "score_time", "see
 DEFAULT_DATASET = "data"
 
 
+def _model_rows(frame: pd.DataFrame, model: str, metric: str) -> dict[str, np.ndarray] | None:
+    """One model's split, sizes and score columns as arrays sorted by split (None if absent)."""
+    rows = frame[frame["model"] == model]
+    if rows.empty:
+        return None
+    split = rows["split"].to_numpy()
+    order = np.argsort(split, kind="stable")
+    score = pd.to_numeric(rows[metric], errors="coerce").to_numpy(dtype=float)
+    return {"split": split[order], "n_train": rows["n_train"].to_numpy()[order],
+            "n_test": rows["n_test"].to_numpy()[order], "score": score[order]}
+
+
 def _ranges(values: list[int]) -> str:
     """Compact '0–9, 12' description of a sorted list of ints."""
     if not values:
@@ -44,9 +56,19 @@ def _ranges(values: list[int]) -> str:
     return text + (", …" if len(out) > 6 else "")
 
 
-def _check_filled(frame: pd.DataFrame, col: str) -> None:
-    """Every row names its dataset, model and split (no empty cell)."""
-    empty = frame[col].isna() | (frame[col].astype(str).str.strip() == "")
+def _check_filled(frame: pd.DataFrame, col: str) -> np.ndarray:
+    """Every row names its dataset, model and split (no empty cell); returns the column's
+    integer codes (``pd.factorize``), which the duplicate-key check reuses.  Blank text is
+    looked for among the distinct values only: stripping every cell of a million-row column
+    took seconds."""
+    codes, uniques = pd.factorize(frame[col], use_na_sentinel=True)
+    if pd.api.types.is_numeric_dtype(uniques.dtype):
+        blank = np.zeros(len(uniques), dtype=bool)
+    else:
+        blank = np.asarray(pd.Series(uniques, dtype=object).astype(str).str.strip() == "")
+    if not (codes < 0).any() and not blank.any():
+        return codes
+    empty = (codes < 0) | blank[np.maximum(codes, 0)]
     if empty.any():
         rows = [int(i) for i in np.flatnonzero(empty.to_numpy())[:5]]
         raise ValueError(f"column {col!r} is empty on {int(empty.sum())} row(s) (rows {rows}); "
@@ -125,10 +147,10 @@ class Scores:
                 "Scores.from_frame, which fills defaults and accepts test_fraction="
             )
         frame = frame.copy()
-        for col in ("dataset", "model", "split"):
-            _check_filled(frame, col)
-        frame["dataset"] = frame["dataset"].astype(str)
-        frame["model"] = frame["model"].astype(str)
+        codes = [_check_filled(frame, col) for col in ("dataset", "model", "split")]
+        for col in ("dataset", "model"):
+            if not pd.api.types.is_string_dtype(frame[col]):
+                frame[col] = frame[col].astype(str)
         if metrics is None:
             for c in frame.columns:
                 if c not in META and not pd.api.types.is_numeric_dtype(frame[c]):
@@ -158,7 +180,11 @@ class Scores:
                 raise ValueError(f"{col} must be a finite positive number (a count of rows) on "
                                  f"every row; bad rows: {bad}")
             frame[col] = vals
-        dup = frame.duplicated(list(KEY), keep=False)
+        # one integer key per (dataset, model, split) from the codes computed above
+        key = codes[0].astype(np.int64)
+        for c in codes[1:]:
+            key = key * (int(c.max()) + 1) + c
+        dup = pd.Series(pd.Index(key).duplicated(keep=False), index=frame.index)
         if dup.any():
             rows = frame.loc[dup, list(KEY)].drop_duplicates().head(3).to_dict("records")
             raise ValueError(
@@ -314,11 +340,19 @@ class Scores:
 
     @property
     def models(self) -> list[str]:
-        return list(dict.fromkeys(self._frame["model"]))
+        return list(self._names("model"))
 
     @property
     def datasets(self) -> list[str]:
-        return list(dict.fromkeys(self._frame["dataset"]))
+        return list(self._names("dataset"))
+
+    def _names(self, column: str) -> tuple[str, ...]:
+        """Distinct names of ``column`` in order of appearance, computed once (vectorised:
+        iterating a million-row text column element by element took seconds)."""
+        cache = self.__dict__.setdefault("_name_cache", {})
+        if column not in cache:
+            cache[column] = tuple(str(v) for v in pd.unique(self._frame[column]))
+        return cache[column]
 
     @property
     def metrics(self) -> list[str]:
@@ -348,13 +382,13 @@ class Scores:
         return metric
 
     def _check_model(self, model: str) -> None:
-        if model not in set(self._frame["model"]):
+        if model not in self._names("model"):
             raise ValueError(f"unknown model {model!r}; the table has {self.models}")
 
     def _check_dataset(self, dataset: str | None) -> list[str]:
         if dataset is None:
             return self.datasets
-        if str(dataset) not in set(self._frame["dataset"]):
+        if str(dataset) not in self._names("dataset"):
             raise ValueError(f"unknown dataset {dataset!r}; the table has {self.datasets}")
         return [str(dataset)]
 
@@ -421,41 +455,41 @@ class Scores:
         if baseline == candidate:
             raise ValueError(f"baseline and candidate are the same model {baseline!r}")
         datasets = self._check_dataset(dataset)
-        f = self._frame[self._frame["dataset"].isin(datasets)]
-        cols = ["dataset", "split", "n_train", "n_test", metric]
-        b = f.loc[f["model"] == baseline, cols]
-        c = f.loc[f["model"] == candidate, cols]
+        f = self._frame
+        if len(datasets) < len(self.datasets):
+            f = f[f["dataset"].isin(datasets)]
         out = []
         for ds in datasets:
-            bd, cd = b[b["dataset"] == ds], c[c["dataset"] == ds]
             where = f" on dataset {ds!r}" if len(self.datasets) > 1 else ""
-            if bd.empty or cd.empty:
-                who = baseline if bd.empty else candidate
+            fd = f if len(datasets) == 1 else f[f["dataset"] == ds]
+            bd, cd = _model_rows(fd, baseline, metric), _model_rows(fd, candidate, metric)
+            if bd is None or cd is None:
+                who = baseline if bd is None else candidate
                 raise ValueError(f"model {who!r} has no scores{where}; score both models on it "
                                  "or pass dataset= to compare elsewhere")
-            bs, cs = set(bd["split"]), set(cd["split"])
-            if bs != cs:
+            # rows sorted by split (splits are unique per model, checked at construction)
+            if bd["split"].shape != cd["split"].shape or not np.array_equal(bd["split"],
+                                                                             cd["split"]):
+                bs, cs = set(bd["split"].tolist()), set(cd["split"].tolist())
                 raise ValueError(
                     f"unpaired splits{where}: {candidate!r} covers splits "
                     f"{_ranges(sorted(cs))} but {baseline!r} covers {_ranges(sorted(bs))}; "
                     "compare on the same splits (pass the same cv object to both, or drop the "
                     "extra splits for both models)"
                 )
-            m = bd.merge(cd, on=["dataset", "split"], suffixes=("_b", "_c")).sort_values("split")
-            size_bad = (m["n_train_b"] != m["n_train_c"]) | (m["n_test_b"] != m["n_test_c"])
+            size_bad = (bd["n_train"] != cd["n_train"]) | (bd["n_test"] != cd["n_test"])
             if size_bad.any():
-                s = m.loc[size_bad].iloc[0]
+                i = int(np.flatnonzero(size_bad)[0])
                 raise ValueError(
-                    f"split {s['split']}{where} has different sizes for the two models "
-                    f"({baseline!r}: {s['n_train_b']:g}/{s['n_test_b']:g} train/test, "
-                    f"{candidate!r}: {s['n_train_c']:g}/{s['n_test_c']:g}); they were not "
+                    f"split {bd['split'][i]}{where} has different sizes for the two models "
+                    f"({baseline!r}: {bd['n_train'][i]:g}/{bd['n_test'][i]:g} train/test, "
+                    f"{candidate!r}: {cd['n_train'][i]:g}/{cd['n_test'][i]:g}); they were not "
                     "evaluated on the same splits"
                 )
-            for col, who in ((f"{metric}_b", baseline), (f"{metric}_c", candidate)):
-                vals = pd.to_numeric(m[col], errors="coerce")
-                bad = ~np.isfinite(vals.to_numpy(dtype=float))
+            for rows, who in ((bd, baseline), (cd, candidate)):
+                bad = ~np.isfinite(rows["score"])
                 if bad.any():
-                    sp = m.loc[bad, "split"].tolist()
+                    sp = rows["split"][bad].tolist()
                     raise ValueError(
                         f"{metric!r} of {who!r}{where} is NaN/inf on split(s) "
                         f"{_ranges(sorted(sp))} (a failed fit?); fix the model or drop those "
@@ -463,11 +497,11 @@ class Scores:
                     )
             out.append(pd.DataFrame({
                 "dataset": ds,
-                "split": m["split"].to_numpy(),
-                "baseline": m[f"{metric}_b"].to_numpy(dtype=float),
-                "candidate": m[f"{metric}_c"].to_numpy(dtype=float),
-                "n_train": m["n_train_b"].to_numpy(),
-                "n_test": m["n_test_b"].to_numpy(),
+                "split": bd["split"],
+                "baseline": bd["score"],
+                "candidate": cd["score"],
+                "n_train": bd["n_train"],
+                "n_test": bd["n_test"],
             }))
         result = pd.concat(out, ignore_index=True)
         result.attrs.update(baseline_name=baseline, candidate_name=candidate, metric=metric,
