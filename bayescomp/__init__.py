@@ -64,6 +64,8 @@ _EXPORTS: dict[str, str] = {
     "correlated_ttest": "bayescomp.posterior.ttest",
     "CorrelatedTTestResult": "bayescomp.posterior.ttest",
     "nadeau_bengio_ttest": "bayescomp.posterior.frequentist",
+    "time_ordered_test": "bayescomp.posterior.time_ordered",
+    "TimeOrderedResult": "bayescomp.posterior.time_ordered",
     "compare": "bayescomp.posterior.compare",
     "multivariate_ttest": "bayescomp.posterior.multivariate",
     "MultiMetricResult": "bayescomp.posterior.multivariate",

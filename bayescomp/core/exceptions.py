@@ -35,6 +35,12 @@ class RowOrderPairingWarning(UserWarning):
     """A scores table has no ``split`` column: models were paired by row order."""
 
 
+class TimeOrderedDesignWarning(UserWarning):
+    """A posterior that assumes equicorrelated splits was asked for on a time-ordered
+    design (every training row before every test row), whose splits are serially
+    correlated instead."""
+
+
 class ModelFileWarning(UserWarning):
     """A model file was skipped."""
 

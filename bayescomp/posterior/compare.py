@@ -19,6 +19,7 @@ from bayescomp.core.orientation import resolve_direction
 from bayescomp.core.protocols import Posterior
 from bayescomp.posterior.differences import paired_differences
 from bayescomp.posterior.ranktests import sign_test, signed_rank_test
+from bayescomp.posterior.time_ordered import TimeOrderedResult
 from bayescomp.posterior.ttest import CorrelatedTTestResult, correlated_ttest
 from bayescomp.scores.table import Scores
 
@@ -76,6 +77,14 @@ def _ttest(data: Paired, **options: Any) -> Posterior:
     ((dataset, d),) = data.differences.items()
     return correlated_ttest(np.zeros_like(d), d, rho=data.rho[dataset], rope=data.rope,
                             **data.names)
+
+
+@register("time_ordered", across_datasets=False)
+def _time_ordered(data: Paired, **options: Any) -> Posterior:
+    from bayescomp.posterior.time_ordered import time_ordered_test
+
+    ((_, d),) = data.differences.items()
+    return time_ordered_test(np.zeros_like(d), d, rope=data.rope, **data.names, **options)
 
 
 @register("hierarchical", across_datasets=True)
@@ -166,13 +175,19 @@ def compare(
         (every scikit-learn scorer name, plus common metric names).  Differences
         are ``candidate - baseline``, negated for lower-is-better metrics, so
         ``p_right`` is always "candidate better".
-    method : {"auto", "ttest", "hierarchical", "signed_rank", "sign", "multivariate"}
+    method : {"auto", "ttest", "time_ordered", "hierarchical", "signed_rank", "sign", \
+"multivariate"}
         ``"ttest"``: the Bayesian correlated t-test on one dataset.
+        ``"time_ordered"``: an AR(1) model of the per-window differences of a
+        time-ordered design (:func:`~bayescomp.posterior.time_ordered.time_ordered_test`).
         ``"hierarchical"``: the hierarchical model across datasets (Corani et
         al. 2017) on every dataset's paired differences.  ``"signed_rank"`` /
         ``"sign"``: the Bayesian signed-rank / sign test on the per-dataset mean
         differences.  ``"auto"`` is ``"ttest"`` for one dataset and
-        ``"hierarchical"`` for several.
+        ``"hierarchical"`` for several; on one dataset whose splits are time-ordered
+        (the table's ``time_ordered`` column: every training row precedes every test
+        row, e.g. ``TimeSeriesSplit``) it is ``"time_ordered"``, and an equicorrelated
+        method asked for there warns (``TimeOrderedDesignWarning``).
     random_state : int, Generator or None
         Seed of the MCMC sampler or of the Dirichlet draws (ignored by the
         closed-form t-test).
@@ -213,8 +228,7 @@ def compare(
     higher_is_better = resolve_direction(metric, higher_is_better)
     sign = 1.0 if higher_is_better else -1.0
     datasets = scores._check_dataset(dataset)
-    if method == "auto":
-        method = "ttest" if len(datasets) == 1 else "hierarchical"
+    method = _time_order_method(scores, datasets, method)
     goal = isinstance(baseline, numbers.Real) and not isinstance(baseline, bool)
     if goal and str(baseline) in scores.models:
         raise ValueError(
@@ -243,7 +257,7 @@ def compare(
     names = {"baseline_name": f"goal {float(baseline):g}" if goal else str(baseline),
              "candidate_name": candidate, "metric": metric}
     res = spec.fit(Paired(differences, rho, rope, random_state, names), **options)
-    if isinstance(res, CorrelatedTTestResult):  # the mean score of each model, for the reader
+    if isinstance(res, CorrelatedTTestResult | TimeOrderedResult):  # the mean score of each model, for the reader
         f = scores.to_frame()
         f = f[f["dataset"].isin(datasets)]
         res = dataclasses.replace(
@@ -251,6 +265,38 @@ def compare(
             baseline_score=float(baseline) if goal else
             float(f.loc[f["model"] == str(baseline), metric].mean()))
     return res if higher_is_better else dataclasses.replace(res, higher_is_better=False)
+
+
+def is_time_ordered_scores(scores: Scores, datasets: list[str]) -> bool:
+    """Whether the scores of ``datasets`` come from a time-ordered design (their
+    ``time_ordered`` column, set by the paired cross-validation and by ``select``)."""
+    f = scores._frame
+    if "time_ordered" not in f.columns:
+        return False
+    flags = f.loc[f["dataset"].isin(datasets), "time_ordered"]
+    return bool(flags.astype(str).str.lower().isin(["true", "1", "1.0"]).any())
+
+
+def _time_order_method(scores: Scores, datasets: list[str], method: str) -> str:
+    """``auto`` on a time-ordered design is ``time_ordered``; an equicorrelated posterior
+    asked for on one is said, never used silently."""
+    import warnings
+
+    from bayescomp.core.exceptions import TimeOrderedDesignWarning
+
+    timed = is_time_ordered_scores(scores, datasets)
+    if method == "auto":
+        if timed and len(datasets) == 1:
+            return "time_ordered"
+        method = "ttest" if len(datasets) == 1 else "hierarchical"
+    if timed and method not in ("time_ordered", "signed_rank", "sign"):
+        warnings.warn(
+            f"the splits are time-ordered (every training row precedes every test row), but "
+            f"method={method!r} treats them as equicorrelated with rho from the split sizes, "
+            "which misstates the uncertainty of serially correlated windows; use "
+            "method='time_ordered' (one dataset) or compare each dataset on its own",
+            TimeOrderedDesignWarning, stacklevel=3)
+    return method
 
 
 def _one_dataset(scores: Scores, baseline: str | float, candidate: str, metric: str,
@@ -332,6 +378,7 @@ def _compare_metrics(scores: Scores, baseline: Any, candidate: str, metric: Any,
     if len(datasets) > 1:
         raise ValueError(f"several metrics are compared on one dataset; the scores cover "
                          f"{datasets[:5]} — pass dataset=NAME")
+    _time_order_method(scores, datasets, "multivariate")  # says so on a time-ordered design
     directions = resolve_directions(metrics, higher_is_better)
     d, rho = difference_matrix(scores, str(baseline), candidate, metrics, datasets[0],
                                directions)

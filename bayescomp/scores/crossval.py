@@ -222,5 +222,7 @@ def _to_scores(tasks: list[tuple[str, int]], results: list[dict], design: SplitD
             FitFailedWarning, stacklevel=3,
         )
     frame = pd.DataFrame(rows)
+    if design.time_ordered:  # compare() then uses the time-ordered posterior
+        frame["time_ordered"] = True
     metrics = list(dict.fromkeys(m for res in results for m in res["scores"]))
     return Scores(frame, metrics=metrics, design=design)

@@ -24,7 +24,8 @@ if TYPE_CHECKING:  # pragma: no cover
 KEY = ("dataset", "model", "split")
 SIZES = ("n_train", "n_test")
 #: columns that are bookkeeping, never metrics
-META = frozenset({*KEY, *SIZES, "repeat", "fold", "fit_time", "score_time", "seed"})
+META = frozenset({*KEY, *SIZES, "repeat", "fold", "fit_time", "score_time", "seed",
+                  "time_ordered"})
 DEFAULT_DATASET = "data"
 
 

@@ -87,6 +87,12 @@ class SplitDesign:
             }
         )
 
+    @property
+    def time_ordered(self) -> bool:
+        """Whether every training index precedes every test index in every split (a
+        rolling-origin design such as ``TimeSeriesSplit``): see :func:`is_time_ordered`."""
+        return is_time_ordered(self.splits)
+
     def fingerprint(self) -> str:
         """SHA-256 of every index of every split: equal designs, equal fingerprints."""
         h = hashlib.sha256()
@@ -107,6 +113,25 @@ class SplitDesign:
             fold=self.fold[idx],
             n_samples=self.n_samples,
         )
+
+
+def is_time_ordered(splits: Iterable[tuple[Any, Any]]) -> bool:
+    """Whether every split trains only on rows before its test rows (row order = time).
+
+    This holds for ``TimeSeriesSplit`` and any rolling-origin splitter; the per-split
+    differences of such a design are serially correlated, not equicorrelated, so
+    :func:`bayescomp.compare` uses the time-ordered posterior for them.
+
+    >>> import numpy as np
+    >>> from sklearn.model_selection import KFold, TimeSeriesSplit
+    >>> X = np.zeros((30, 1))
+    >>> is_time_ordered(TimeSeriesSplit(5).split(X)), is_time_ordered(KFold(5).split(X))
+    (True, False)
+    """
+    pairs = list(splits)
+    if len(pairs) < 2:
+        return False
+    return all(np.max(train) < np.min(test) for train, test in pairs)
 
 
 def _repeat_fold(cv: Any, n: int) -> tuple[np.ndarray, np.ndarray]:

@@ -44,6 +44,7 @@ class Dataset:
     seed: int | None
     data_hash: str
     splits: list[dict[str, Any]] = field(default_factory=list)  # id -> split record
+    time_column: dict[str, bool] = field(default_factory=dict)  # {"time_ordered": True}
     blocks: dict[int, list[int]] = field(default_factory=dict)  # block -> split ids
 
     def add(self, design: SplitDesign, block: int, seed: int | None, repeat_offset: int) -> None:
@@ -183,7 +184,7 @@ class FittedRuns:
             rows.append({"dataset": ds_name, "model": m, "split": sid, "repeat": s["repeat"],
                          "fold": s["fold"], "n_train": len(s["train"]), "n_test": len(s["test"]),
                          "fit_time": res["fit_time"], "score_time": res["score_time"],
-                         **res["scores"]})
+                         **res["scores"], **ds.time_column})
         metrics = list(dict.fromkeys(n for m in models for n in self.scorers[m]))
         return Scores(pd.DataFrame(rows), metrics=metrics)
 
@@ -269,7 +270,8 @@ def prepare_datasets(X: Any, y: Any, groups: Any, dataset: str | None, cv: Any, 
         design = materialise_splits(cv_d, Xd, yd, gd)
         seed = getattr(cv_d, "random_state", None)
         seed = int(seed) if isinstance(seed, int | np.integer) else None
-        ds = Dataset(name, Xd, yd, gd, cv_d, design, seed, _data_hash(Xd, yd))
+        ds = Dataset(name, Xd, yd, gd, cv_d, design, seed, _data_hash(Xd, yd),
+                     time_column={"time_ordered": True} if design.time_ordered else {})
         ds.add(design, 0, seed, 0)
         datasets[name] = ds
     return datasets
