@@ -77,6 +77,10 @@ _EXPORTS: dict[str, str] = {
     "signed_rank_test": "bayescomp.posterior.ranktests",
     "RankTestResult": "bayescomp.posterior.ranktests",
     "plackett_luce": "bayescomp.posterior.plackett_luce",
+    "holdout_posterior": "bayescomp.posterior.holdout",
+    "HoldoutResult": "bayescomp.posterior.holdout",
+    "plan_test_set": "bayescomp.posterior.plan",
+    "SampleSizePlan": "bayescomp.posterior.plan",
     "PlackettLuceResult": "bayescomp.posterior.plackett_luce",
     # decision
     "Decision": "bayescomp.core.rule",

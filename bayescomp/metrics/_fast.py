@@ -12,6 +12,10 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import rankdata
 
+from bayescomp.core.weighted_auc import auc_weighted
+
+__all__ = ["auc_low_memory", "auc_rows", "auc_weighted"]
+
 
 def auc_rows(positive: np.ndarray, score: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """AUC of each index resample ``rows[i]`` (shape (B, n)); NaN where one class is absent."""
@@ -25,28 +29,6 @@ def auc_rows(positive: np.ndarray, score: np.ndarray, rows: np.ndarray) -> np.nd
         n0 = r.shape[1] - n1
         with np.errstate(invalid="ignore", divide="ignore"):
             out[start:start + step] = ((ranks * pos).sum(axis=1) - n1 * (n1 + 1) / 2) / (n1 * n0)
-    return out
-
-
-def auc_weighted(positive: np.ndarray, score: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """AUC of each frequency-weighted resample (``weights`` has shape (r, b)).
-
-    Equal to ``roc_auc_score(y, score, sample_weight=w)`` for every row ``w``.
-    """
-    order = np.argsort(score, kind="stable")
-    s = score[order]
-    pos = positive[order]
-    starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])  # groups of tied scores
-    out = np.empty(weights.shape[0])
-    step = max(1, 2_000_000 // max(s.size, 1))
-    for start in range(0, weights.shape[0], step):
-        w = weights[start:start + step][:, order].astype(float)
-        wp = np.add.reduceat(w * pos, starts, axis=1)
-        wn = np.add.reduceat(w * ~pos, starts, axis=1)
-        below = np.cumsum(wn, axis=1) - wn
-        num = (wp * (below + 0.5 * wn)).sum(axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out[start:start + step] = num / (wp.sum(axis=1) * wn.sum(axis=1))
     return out
 
 

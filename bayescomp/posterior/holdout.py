@@ -1,0 +1,180 @@
+"""Compare two models on one test set from their item-level predictions.
+
+The unit is the item (a row of a holdout, a question of an evaluation set).  Items may
+come in clusters (several questions on one passage, several rows per customer) and may be
+scored several times (repeated generations); see :func:`holdout_posterior`.  Binary
+correctness uses the exact Dirichlet–multinomial model of the four paired outcomes, any
+per-item score or loss the Bayesian bootstrap of the mean paired difference, and ROC AUC,
+F1, precision or recall a Bayesian bootstrap of the metric difference; with clusters,
+whole clusters are resampled and the design effect is reported.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from bayescomp.core.checks import check_scalar_rope, rng_from
+from bayescomp.core.exceptions import ZeroVarianceWarning
+from bayescomp.posterior import holdout_draws as hd
+from bayescomp.posterior.holdout_data import Items, prepare, resolve
+from bayescomp.posterior.holdout_frequentist import cluster_robust_se, delong, mcnemar
+from bayescomp.posterior.holdout_result import HoldoutResult
+
+__all__ = ["HoldoutResult", "holdout_posterior"]
+
+
+def _check_draws(draws: Any) -> int:
+    if isinstance(draws, bool) or int(draws) != draws or draws < 100:
+        raise ValueError(f"draws must be an integer >= 100 (4000 is the default); got {draws!r}")
+    return int(draws)
+
+
+def _mean_draws(items: Items, sign: float, draws: int, rng: np.random.Generator,
+                prior: float) -> tuple[np.ndarray, np.ndarray | None, str, dict[str, Any]]:
+    """Draws (and cluster-blind draws) of the oriented mean difference, its method, extras."""
+    d = sign * (items.candidate - items.baseline)
+    extras: dict[str, Any] = {}
+    frequentist: dict[str, Any] = {"standard_error": cluster_robust_se(d, items.cluster)}
+    if items.kind == "binary":
+        blind, counts = hd.dirichlet_multinomial(items.baseline, items.candidate, draws, rng,
+                                                 prior)
+        blind = sign * blind
+        extras["counts"] = counts
+        frequentist["mcnemar"] = mcnemar(counts["only_baseline"], counts["only_candidate"])
+        method = "dirichlet_multinomial"
+    else:
+        blind = hd.bayesian_bootstrap_mean(d, draws, rng)
+        method = "bayesian_bootstrap"
+    extras["frequentist"] = frequentist
+    if items.cluster is None:
+        return blind, None, method, extras
+    draws_c = hd.cluster_bootstrap_mean(d, items.cluster, draws, rng)
+    return draws_c, blind, "cluster_bayesian_bootstrap", extras
+
+
+def _metric_draws(items: Items, sign: float, draws: int, rng: np.random.Generator
+                  ) -> tuple[np.ndarray, np.ndarray | None, str, dict[str, Any]]:
+    pos = np.asarray(items.y_true, dtype=bool)
+    b, c, name = items.baseline, items.candidate, items.metric
+    blind = sign * hd.bayesian_bootstrap_metric(name, pos, b, c, draws, rng)
+    extras: dict[str, Any] = {"frequentist": {}}
+    if name == "roc_auc" and pos.sum() >= 2 and (~pos).sum() >= 2:
+        extras["frequentist"]["delong"] = delong(pos, b, c)
+    if items.cluster is None:
+        return blind, None, "bayesian_bootstrap", extras
+    clustered = sign * hd.bayesian_bootstrap_metric(name, pos, b, c, draws, rng, items.cluster)
+    return clustered, blind, "cluster_bayesian_bootstrap", extras
+
+
+def _scores(items: Items) -> tuple[float, float]:
+    if items.kind != "metric":
+        return float(items.baseline.mean()), float(items.candidate.mean())
+    pos = np.asarray(items.y_true, dtype=bool)
+    return (hd.metric_value(items.metric, pos, items.baseline),
+            hd.metric_value(items.metric, pos, items.candidate))
+
+
+def holdout_posterior(
+    y_true: Any,
+    baseline: Any,
+    candidate: Any,
+    *,
+    metric: str | None = "accuracy",
+    rope: float = 0.0,
+    cluster: Any = None,
+    item: Any = None,
+    higher_is_better: bool | None = None,
+    threshold: float | None = None,
+    draws: int = 4000,
+    prior: float = 1.0,
+    baseline_name: str = "baseline",
+    candidate_name: str = "candidate",
+    random_state: Any = None,
+) -> HoldoutResult:
+    """Posterior of how much better ``candidate`` is than ``baseline`` on one test set.
+
+    Parameters
+    ----------
+    y_true : array_like of shape (n_rows,) or None
+        True labels or targets.  ``None`` when ``baseline`` and ``candidate`` already hold
+        per-item scores (a judge's grade, pass/fail of a test, a loss per item).
+    baseline, candidate : array_like of shape (n_rows,)
+        The two models' predictions on the same rows: labels for ``accuracy``/``error_rate``
+        (and for ``f1``/``precision``/``recall``), probabilities of class 1 for ``log_loss``
+        and ``brier``, numbers for ``mse``/``mae``, scores for ``roc_auc``.
+    metric : str, default "accuracy"
+        A mean of per-item scores — ``accuracy``, ``error_rate``, ``log_loss``, ``brier``,
+        ``mse``, ``mae`` — or a metric of the whole set: ``roc_auc``, ``f1``, ``precision``,
+        ``recall``.  Without ``y_true``: the name of the per-item score (it sets the
+        direction; ``None`` means higher is better).
+    rope : float, default 0
+        Half-width of the region of practical equivalence, on the metric's scale.
+    cluster : array_like, optional
+        Cluster of each row (passage, customer, prompt).  Whole clusters are resampled (the
+        cluster Bayesian bootstrap) and the result reports the design effect.
+    item : array_like, optional
+        Item of each row, when an item has several rows (repeated samples): per-item
+        scores, or for the whole-set metrics the predictions, are averaged within the item.
+    higher_is_better : bool, optional
+        Direction of the metric; looked up when omitted.
+    threshold : float, optional
+        Turns scores into labels (``score >= threshold`` is 1) for ``f1``/``precision``/``recall``.
+    draws : int, default 4000
+        Posterior draws.
+    prior : float, default 1
+        Dirichlet prior count of each of the four paired outcomes (binary scores only).
+    baseline_name, candidate_name : str
+    random_state : int, Generator or None
+
+    Returns
+    -------
+    HoldoutResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(0, 2, 2000)
+    >>> a = np.where(rng.random(2000) < 0.80, y, 1 - y)
+    >>> b = np.where(rng.random(2000) < 0.86, y, 1 - y)
+    >>> res = holdout_posterior(y, a, b, metric="accuracy", rope=0.01, random_state=0)
+    >>> res.method, res.decision().outcome
+    ('dirichlet_multinomial', 'promote')
+    """
+    name, direction = resolve(metric, y_true, higher_is_better)
+    rope = check_scalar_rope(rope)
+    draws = _check_draws(draws)
+    if not (np.isfinite(prior) and prior >= 0):
+        raise ValueError(f"prior must be a count >= 0 (1 is uniform); got {prior!r}")
+    items = prepare(y_true, baseline, candidate, metric=name, item=item, cluster=cluster,
+                    threshold=threshold)
+    if items.cluster is not None and items.n_clusters < 2:
+        raise ValueError("cluster= puts every item in one cluster; a cluster bootstrap needs at "
+                         "least 2 clusters (drop cluster= or check the column)")
+    rng = rng_from(random_state)
+    sign = 1.0 if direction else -1.0
+    if items.kind == "metric":
+        mu, blind, method, extras = _metric_draws(items, sign, draws, rng)
+    else:
+        mu, blind, method, extras = _mean_draws(items, sign, draws, rng, prior)
+    score_b, score_c = _scores(items)
+    if np.ptp(mu) == 0:
+        warnings.warn(f"every posterior draw of the difference is {float(mu[0]):g}: the two "
+                      "models agree on every item (or the metric cannot move), so these data "
+                      "show no uncertainty; the decision rests on a point mass",
+                      ZeroVarianceWarning, stacklevel=2)
+    design = None
+    if blind is not None:
+        vb = float(np.var(blind))
+        design = float(np.var(mu) / vb) if vb > 0 else float("nan")
+    return HoldoutResult(
+        draws=mu, rope=rope, method=method, estimate=sign * (score_c - score_b),
+        baseline_score=score_b, candidate_score=score_c, n_items=items.n_items,
+        n_rows=items.n_rows, baseline_name=str(baseline_name),
+        candidate_name=str(candidate_name), metric=name, higher_is_better=direction,
+        n_clusters=items.n_clusters, design_effect=design, blind_draws=blind,
+        within_item_share=items.within_item_share, counts=extras.get("counts"),
+        frequentist=extras["frequentist"])

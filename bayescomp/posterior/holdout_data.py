@@ -1,0 +1,258 @@
+"""Item-level predictions of two models on one test set, made ready for the posterior.
+
+One row per item, or several rows per item (repeated generations, identified by ``item``):
+the per-row score of an item-wise metric is averaged within its item (and the within-item
+share of the variance recorded); for a metric that is not a mean of items (ROC AUC, F1,
+precision, recall) the predictions themselves are averaged within the item.  Items may
+belong to clusters (questions of one passage, rows of one customer); a cluster is the unit
+the cluster Bayesian bootstrap resamples.
+
+Validated once here, then trusted: NaN, mismatched lengths, a class missing, a label where a
+probability belongs, an item spread across clusters all raise with what to do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from bayescomp.core.orientation import canonical_metric, resolve_direction
+
+#: per-item scores of metrics that are means of items: name -> (score(y, pred), needs y_true)
+_EPS = 1e-15
+
+
+def _correct(y: np.ndarray, p: np.ndarray) -> np.ndarray:
+    return (y == p).astype(float)
+
+
+def _wrong(y: np.ndarray, p: np.ndarray) -> np.ndarray:
+    return (y != p).astype(float)
+
+
+def _log_loss(y: np.ndarray, p: np.ndarray) -> np.ndarray:
+    p = _probabilities(p)
+    pos = _binary_labels(y)
+    q = np.clip(np.where(pos, p, 1.0 - p), _EPS, 1.0)
+    return -np.log(q)
+
+
+def _squared(y: np.ndarray, p: np.ndarray) -> np.ndarray:
+    return (_numeric(p, "predictions") - _numeric(y, "y_true")) ** 2
+
+
+def _brier(y: np.ndarray, p: np.ndarray) -> np.ndarray:
+    return (_probabilities(p) - _binary_labels(y).astype(float)) ** 2
+
+
+def _absolute(y: np.ndarray, p: np.ndarray) -> np.ndarray:
+    return np.abs(_numeric(p, "predictions") - _numeric(y, "y_true"))
+
+
+ITEMWISE: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    "accuracy": _correct, "error_rate": _wrong, "zero_one_loss": _wrong, "error": _wrong,
+    "log_loss": _log_loss, "brier_score_loss": _brier, "brier": _brier,
+    "mse": _squared, "mean_squared_error": _squared, "squared_error": _squared,
+    "mae": _absolute, "mean_absolute_error": _absolute, "absolute_error": _absolute,
+}
+#: metrics that are not means of items: a weighted (Bayesian bootstrap) computation each
+AGGREGATE = frozenset({"roc_auc", "f1", "precision", "recall"})
+#: what a lower-is-better per-item name means when the columns already hold item scores
+_DIRECTION_ALIASES = {"squared_error": "mse", "absolute_error": "mae", "pass@1": "accuracy",
+                      "correct": "accuracy"}
+
+
+def _numeric(x: np.ndarray, what: str) -> np.ndarray:
+    try:
+        out = np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} must be numbers for this metric; got values like "
+                         f"{np.asarray(x).ravel()[:3].tolist()}") from None
+    if not np.all(np.isfinite(out)):
+        raise ValueError(f"{what} contain NaN or inf; drop or fix those rows first")
+    return out
+
+
+def _probabilities(p: np.ndarray) -> np.ndarray:
+    p = _numeric(p, "predictions")
+    if np.any((p < 0) | (p > 1)):
+        raise ValueError("this metric needs predicted probabilities of the positive class in "
+                         "[0, 1]; pass probabilities, not labels or raw scores")
+    return p
+
+
+def _binary_labels(y: np.ndarray) -> np.ndarray:
+    """``y_true`` as a boolean "positive" mask: labels {0, 1} or booleans."""
+    y = np.asarray(y)
+    values = set(np.unique(y).tolist())
+    if not values <= {0, 1}:  # True == 1, False == 0
+        raise ValueError(f"this metric needs binary y_true coded 0/1 (or True/False); got "
+                         f"labels {sorted(map(str, values))[:5]} — encode the positive class "
+                         "as 1")
+    return y.astype(bool)
+
+
+@dataclass(frozen=True)
+class Items:
+    """Per-item data of one paired comparison.
+
+    Attributes
+    ----------
+    kind : {"binary", "mean", "metric"}
+        ``binary``: per-item 0/1 scores (Dirichlet–multinomial); ``mean``: any per-item
+        score (Bayesian bootstrap of the mean); ``metric``: a metric of the whole set.
+    baseline, candidate : ndarray
+        Per-item scores (``binary``, ``mean``) or per-item predictions (``metric``).
+    y_true : ndarray or None
+        Per-item labels (``metric`` only).
+    cluster : ndarray of int or None
+        Cluster code of each item (0 .. n_clusters - 1).
+    n_rows : int
+        Rows before averaging within items.
+    within_item_share : float or None
+        Share of the variance of the per-row differences that lies within items (repeated
+        samples only).
+    """
+
+    kind: str
+    metric: str
+    baseline: np.ndarray
+    candidate: np.ndarray
+    y_true: np.ndarray | None
+    cluster: np.ndarray | None
+    n_rows: int
+    within_item_share: float | None
+
+    @property
+    def n_items(self) -> int:
+        return int(self.baseline.shape[0])
+
+    @property
+    def n_clusters(self) -> int | None:
+        return None if self.cluster is None else int(self.cluster.max()) + 1
+
+
+def _codes(values: Any, n: int, what: str) -> np.ndarray:
+    import pandas as pd
+
+    arr = np.asarray(values)
+    if arr.ndim != 1 or arr.shape[0] != n:
+        raise ValueError(f"{what} must have one entry per row ({n}); got shape {arr.shape}")
+    if pd.isna(pd.Series(arr)).any():
+        raise ValueError(f"{what} has missing values; give every row its {what} id")
+    codes, _ = pd.factorize(pd.Series(arr), sort=True)
+    return codes.astype(np.int64)
+
+
+def _within_share(d: np.ndarray, item: np.ndarray, n_items: int) -> float | None:
+    """Within-item share of the variance of per-row differences (one-way decomposition)."""
+    counts = np.bincount(item, minlength=n_items)
+    if counts.max() < 2:
+        return None
+    means = np.bincount(item, weights=d, minlength=n_items) / counts
+    within = float(np.sum((d - means[item]) ** 2))
+    total = float(np.sum((d - d.mean()) ** 2))
+    return within / total if total > 0 else 0.0
+
+
+def _per_item(values: np.ndarray, item: np.ndarray, n_items: int) -> np.ndarray:
+    counts = np.bincount(item, minlength=n_items)
+    return np.bincount(item, weights=values, minlength=n_items) / counts
+
+
+def _constant_within(values: np.ndarray, item: np.ndarray, n_items: int, what: str
+                     ) -> np.ndarray:
+    """The one value each item has (its first row's); raise if an item has two."""
+    first = np.full(n_items, -1)
+    first[item[::-1]] = np.arange(item.size)[::-1]
+    per_item = values[first]
+    if np.any(per_item[item] != values):
+        raise ValueError(f"{what} differs between rows of the same item; every repeated sample "
+                         f"of an item must share its {what}")
+    return per_item
+
+
+def resolve(metric: str | None, y_true: Any, higher_is_better: bool | None) -> tuple[str, bool]:
+    """The canonical metric name and its direction (item scores given directly: ``score``)."""
+    if metric is None:
+        if y_true is not None:
+            raise ValueError("metric is missing: name it (accuracy, log_loss, mse, roc_auc, f1, "
+                             "...); without y_true the columns are per-item scores")
+        return "score", True if higher_is_better is None else bool(higher_is_better)
+    name = canonical_metric(metric)
+    key = _DIRECTION_ALIASES.get(name.lower(), name)
+    if y_true is not None and name not in ITEMWISE and name not in AGGREGATE:
+        raise ValueError(
+            f"metric {metric!r} is neither a mean of per-item scores ({sorted(ITEMWISE)}) nor "
+            f"one of {sorted(AGGREGATE)}; compute the per-item scores yourself and pass them "
+            "without y_true")
+    return name, resolve_direction(key, higher_is_better)
+
+
+def _check_rows(y_true: Any, baseline: Any, candidate: Any) -> tuple[Any, np.ndarray, np.ndarray]:
+    b, c = np.asarray(baseline), np.asarray(candidate)
+    if b.ndim != 1 or c.ndim != 1 or b.shape != c.shape:
+        raise ValueError(f"baseline and candidate need one prediction per row; got shapes "
+                         f"{b.shape} and {c.shape}")
+    if b.size < 2:
+        raise ValueError(f"a comparison needs at least 2 items; got {b.size}")
+    yt = None
+    if y_true is not None:
+        yt = np.asarray(y_true)
+        if yt.shape != b.shape:
+            raise ValueError(f"y_true has {yt.shape[0] if yt.ndim else 0} rows but the "
+                             f"predictions have {b.size}; pass the same rows in the same order")
+        import pandas as pd
+
+        if pd.isna(pd.Series(yt)).any():
+            raise ValueError("y_true has missing values; drop those rows first")
+    return yt, b, c
+
+
+def _aggregate_predictions(name: str, yt: np.ndarray, b: np.ndarray, c: np.ndarray,
+                           threshold: float | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    pos = _binary_labels(yt)
+    b, c = _numeric(b, "baseline predictions"), _numeric(c, "candidate predictions")
+    if pos.all() or not pos.any():
+        raise ValueError(f"{name} needs both classes in y_true; it holds only one")
+    if name != "roc_auc":
+        if threshold is not None:
+            b, c = (b >= threshold).astype(float), (c >= threshold).astype(float)
+        elif not (set(np.unique(b)) | set(np.unique(c))) <= {0.0, 1.0}:
+            raise ValueError(f"{name} needs predicted labels 0/1; these look like scores — "
+                             "pass threshold= to turn them into labels")
+    return pos, b, c
+
+
+def prepare(y_true: Any, baseline: Any, candidate: Any, *, metric: str, item: Any = None,
+            cluster: Any = None, threshold: float | None = None) -> Items:
+    """Validate the rows and reduce them to one entry per item (see :class:`Items`)."""
+    yt, b, c = _check_rows(y_true, baseline, candidate)
+    n = b.size
+    item_codes = np.arange(n) if item is None else _codes(item, n, "item")
+    n_items = int(item_codes.max()) + 1
+    clusters = None
+    if cluster is not None:
+        clusters = _constant_within(_codes(cluster, n, "cluster"), item_codes, n_items,
+                                    "cluster")
+        clusters = np.unique(clusters, return_inverse=True)[1].astype(np.int64)
+    if metric in AGGREGATE or (yt is not None and metric not in ITEMWISE):
+        if yt is None:
+            raise ValueError(f"{metric} is computed from y_true and the predictions; pass y_true")
+        pos, pb, pc = _aggregate_predictions(metric, yt, b, c, threshold)
+        share = _within_share(pc - pb, item_codes, n_items) if item is not None else None
+        pos_item = _constant_within(pos, item_codes, n_items, "y_true")
+        return Items("metric", metric, _per_item(pb, item_codes, n_items),
+                     _per_item(pc, item_codes, n_items), pos_item, clusters, n, share)
+    if yt is None:
+        sb, sc = _numeric(b, "baseline scores"), _numeric(c, "candidate scores")
+    else:
+        func = ITEMWISE[metric]
+        sb, sc = func(yt, b), func(yt, c)
+    share = _within_share(sc - sb, item_codes, n_items) if item is not None else None
+    sb, sc = _per_item(sb, item_codes, n_items), _per_item(sc, item_codes, n_items)
+    binary = bool(np.all((sb == 0) | (sb == 1)) and np.all((sc == 0) | (sc == 1)))
+    return Items("binary" if binary else "mean", metric, sb, sc, None, clusters, n, share)

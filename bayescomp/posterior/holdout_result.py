@@ -1,0 +1,214 @@
+"""The posterior of a paired difference on one test set (:class:`HoldoutResult`).
+
+It holds draws of ``mu``, the difference candidate − baseline oriented so that positive is
+better, and answers through the :class:`~bayescomp.core.protocols.Posterior` contract like
+the correlated t-test: the three ROPE regions, ``p_better``, an HDI, the decision by the one
+rule (:func:`bayescomp.core.rule.decide`), ``summary()``, ``to_dict()`` and ``plot()``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from bayescomp.core.checks import check_level
+from bayescomp.core.orientation import difference_label
+from bayescomp.core.rule import Decision, decide
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+    from matplotlib.axes import Axes
+
+#: what each ``method`` means, for the summary and the reader
+METHODS = {
+    "dirichlet_multinomial": "Dirichlet–multinomial posterior of the four paired outcomes",
+    "bayesian_bootstrap": "Bayesian bootstrap over items",
+    "cluster_bayesian_bootstrap": "Bayesian bootstrap over clusters",
+}
+
+
+def shortest_interval(x: np.ndarray, level: float) -> tuple[float, float]:
+    """The shortest interval holding ``level`` of the draws ``x`` (the HDI of a unimodal
+    posterior)."""
+    s = np.sort(np.asarray(x, dtype=float))
+    k = int(np.ceil(level * s.size))
+    if k >= s.size:
+        return float(s[0]), float(s[-1])
+    widths = s[k:] - s[: s.size - k]
+    i = int(np.argmin(widths))
+    return float(s[i]), float(s[i + k])
+
+
+@dataclass(frozen=True, eq=False)
+class HoldoutResult:
+    """Posterior of ``mu`` (candidate − baseline, oriented so positive is better) on one test set.
+
+    Attributes
+    ----------
+    draws : ndarray
+        Posterior draws of ``mu``.
+    rope : float
+        Half-width of the region of practical equivalence, on the metric's scale.
+    method : str
+        ``"dirichlet_multinomial"``, ``"bayesian_bootstrap"`` or
+        ``"cluster_bayesian_bootstrap"`` (see :data:`METHODS`).
+    estimate : float
+        The oriented difference on the test set as it is.
+    baseline_score, candidate_score : float
+        Each model's metric on the test set (the raw metric, not oriented).
+    n_items, n_rows : int
+        Items, and rows before averaging repeated samples within items.
+    n_clusters : int or None
+    design_effect : float or None
+        With clusters: the posterior variance of ``mu`` divided by the variance of a
+        cluster-blind posterior (items resampled one by one).  Its square root is how much
+        wider the interval is for honouring the clusters.
+    blind_draws : ndarray or None
+        The cluster-blind draws the design effect compares with.
+    within_item_share : float or None
+        With repeated samples per item: the share of the variance of the per-row
+        differences that lies within items.
+    counts : dict or None
+        Binary scores: items ``both`` right, ``only_baseline``, ``only_candidate``, ``neither``.
+    frequentist : dict
+        The frequentist companions: ``mcnemar``, ``delong`` and/or ``standard_error``
+        (cluster-robust with clusters).
+    """
+
+    draws: np.ndarray = field(repr=False)
+    rope: float
+    method: str
+    estimate: float
+    baseline_score: float
+    candidate_score: float
+    n_items: int
+    n_rows: int
+    baseline_name: str = "baseline"
+    candidate_name: str = "candidate"
+    metric: str | None = None
+    higher_is_better: bool = True
+    n_clusters: int | None = None
+    design_effect: float | None = None
+    blind_draws: np.ndarray | None = field(default=None, repr=False)
+    within_item_share: float | None = None
+    counts: dict[str, int] | None = None
+    frequentist: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    # ------------------------------------------------------------ probabilities
+    @property
+    def p_left(self) -> float:
+        """``P(mu < -rope)``: the candidate is practically worse."""
+        return float(np.mean(self.draws < -self.rope))
+
+    @property
+    def p_right(self) -> float:
+        """``P(mu > rope)``: the candidate is practically better."""
+        return float(np.mean(self.draws > self.rope))
+
+    @property
+    def p_rope(self) -> float:
+        """``P(|mu| <= rope)``: practically equivalent."""
+        return float(1.0 - self.p_left - self.p_right)
+
+    @property
+    def p_better(self) -> float:
+        """``P(mu > 0)``: the candidate is better at all."""
+        return float(np.mean(self.draws > 0))
+
+    @property
+    def p_worse(self) -> float:
+        """``P(mu < 0)``: the risk that the candidate is worse."""
+        return float(np.mean(self.draws < 0))
+
+    @property
+    def expected_gain(self) -> float:
+        """Posterior mean of ``mu``."""
+        return float(np.mean(self.draws))
+
+    @property
+    def sd(self) -> float:
+        """Posterior standard deviation of ``mu``."""
+        return float(np.std(self.draws, ddof=1))
+
+    @property
+    def interval_widening(self) -> float | None:
+        """``sqrt(design_effect)``: how much wider the interval is for the clusters."""
+        return None if self.design_effect is None else float(np.sqrt(self.design_effect))
+
+    # ---------------------------------------------------------------- intervals
+    def interval(self, level: float = 0.95) -> tuple[float, float]:
+        """Equal-tailed credible interval of ``mu``."""
+        level = check_level(level)
+        lo, hi = np.quantile(self.draws, [0.5 - level / 2, 0.5 + level / 2])
+        return float(lo), float(hi)
+
+    def hdi(self, level: float = 0.95) -> tuple[float, float]:
+        """Highest-density interval of ``mu`` (the shortest interval of the draws)."""
+        return shortest_interval(self.draws, check_level(level))
+
+    # ----------------------------------------------------------------- decision
+    def decision(self, gamma: float = 0.95) -> Decision:
+        """Promote / reject / equivalent / inconclusive by the one rule, with the reason."""
+        return decide(self.p_left, self.p_rope, self.p_right, gamma=gamma,
+                      expected_gain=self.expected_gain, risk=self.p_worse, rope=self.rope,
+                      baseline=self.baseline_name, candidate=self.candidate_name)
+
+    # ------------------------------------------------------------------ summary
+    def to_dict(self, level: float = 0.95, gamma: float = 0.95) -> dict[str, Any]:
+        """Every number of the result as plain Python values (JSON-ready)."""
+        low, high = self.hdi(level)
+        pct = f"{100 * level:g}"
+        out: dict[str, Any] = {
+            "baseline": self.baseline_name, "candidate": self.candidate_name,
+            "metric": self.metric, "higher_is_better": self.higher_is_better,
+            "method": self.method, "baseline_score": self.baseline_score,
+            "candidate_score": self.candidate_score, "difference": difference_label(self, " - "),
+            "estimate": self.estimate, "mean": self.expected_gain, "sd": self.sd,
+            f"hdi_{pct}_low": low, f"hdi_{pct}_high": high, "rope": self.rope,
+            "p_left": self.p_left, "p_rope": self.p_rope, "p_right": self.p_right,
+            "p_better": self.p_better, "decision": self.decision(gamma).outcome,
+            "n_items": self.n_items, "n_rows": self.n_rows, "n_clusters": self.n_clusters,
+            "design_effect": self.design_effect, "within_item_share": self.within_item_share,
+            "draws": int(self.draws.size),
+        }
+        if self.counts is not None:
+            out.update(self.counts)
+        for name, comp in self.frequentist.items():
+            values = comp.to_dict() if hasattr(comp, "to_dict") else {"value": comp}
+            out.update({f"{name}_{k}": v for k, v in values.items()})
+        return out
+
+    def summary(self, level: float = 0.95, gamma: float = 0.95) -> pd.DataFrame:
+        """One row: scores, posterior mean and HDI, region probabilities, decision, design."""
+        import pandas as pd
+
+        return pd.DataFrame([self.to_dict(level, gamma)])
+
+    def __repr__(self) -> str:
+        design = ("" if self.design_effect is None
+                  else f", {self.n_clusters} clusters, design effect {self.design_effect:.2f}")
+        return (f"HoldoutResult({difference_label(self, ' - ')} on {self.metric}: "
+                f"mean={self.expected_gain:+.4g}, sd={self.sd:.4g}, n_items={self.n_items}"
+                f"{design}, rope={self.rope:g}; p_left={self.p_left:.3f}, "
+                f"p_rope={self.p_rope:.3f}, p_right={self.p_right:.3f})")
+
+    # --------------------------------------------------------------------- plot
+    def _repr_html_(self) -> str:
+        """Rich display in Jupyter: key numbers, decision and reason, a small plot."""
+        from bayescomp.report.notebook import result_html
+
+        return result_html(self)
+
+    def plot(self, ax: Axes | None = None, level: float = 0.95) -> Axes:
+        """Posterior density of ``mu`` with the ROPE band and the three probabilities."""
+        from bayescomp.report.holdout_plots import plot_draws_posterior
+
+        return plot_draws_posterior(self, ax=ax, level=level)
+
+    def plot_design_effect(self, ax: Axes | None = None, level: float = 0.95) -> Axes:
+        """The cluster posterior beside the cluster-blind one: what ignoring clusters hides."""
+        from bayescomp.report.holdout_plots import plot_design_effect
+
+        return plot_design_effect(self, ax=ax, level=level)
