@@ -16,7 +16,7 @@ Plackett–Luce model of the per-dataset rankings
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -27,6 +27,7 @@ from bayescomp.core.rule import decide_many
 from bayescomp.posterior import compare as comparison  # module: compare() looked up on use
 from bayescomp.posterior.compare import _as_scores
 from bayescomp.posterior.ttest import correlated_ttest
+from bayescomp.splits.design import rho_from_sizes
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -63,6 +64,9 @@ class Ranking:
     mean: pd.Series
     metric: str
     rope: float
+    #: across datasets: the posterior of each unordered pair (candidate, baseline), whose own
+    #: ``decision`` (MCMC convergence, the rank tests' decision convention) decides the pair
+    pairs: dict[tuple[str, str], Any] | None = field(default=None, repr=False, compare=False)
 
     @property
     def models(self) -> list[str]:
@@ -80,6 +84,16 @@ class Ranking:
                                             "p_right", "expected_gain"])
         frame["decision"] = decide_many(frame["p_left"], frame["p_rope"], frame["p_right"],
                                         gamma)
+        if self.pairs:
+            # across datasets each pair is decided by its own posterior, so a pair whose MCMC
+            # did not converge is never decided; the reverse pair mirrors the outcome
+            mirror = {"promote": "reject", "reject": "promote"}
+            outcome = {}
+            for (a, b), res in self.pairs.items():
+                out = res.decision(gamma).outcome
+                outcome[a, b], outcome[b, a] = out, mirror.get(out, out)
+            frame["decision"] = [outcome[a, b] for a, b in zip(frame["model"],
+                                                                 frame["versus"], strict=True)]
         return frame
 
 
@@ -192,28 +206,20 @@ def rank(
         if options:
             raise ValueError(f"options {sorted(options)} are MCMC settings; on one dataset the "
                              "pairwise ranking is closed-form and takes none")
-        # validate the pairing (same splits, sizes, finite scores) against the first model —
-        # equal split sets and sizes are transitive — then one vectorised call
-        base = scores.paired(names[0], names[1], metric)
-        for m in names[2:]:
-            scores.paired(names[0], m, metric)
-        splits = base["split"].to_numpy()
-        rho = base.attrs["rho"]
-        wide = f.pivot(index="model", columns="split", values=metric).loc[names, splits]
-        vals = sign * wide.to_numpy(dtype=float)
-        ii, jj = np.where(~np.eye(k, dtype=bool))
-        res = correlated_ttest(vals[jj], vals[ii], rho=rho, rope=rope)
-        for kind in KINDS:
-            mats[kind][ii, jj] = np.asarray(getattr(res, kind))
+        vals, rho = _aligned(scores, f, names, metric)
+        mats = _all_pairs(sign * vals, rho, rope)
+        pairs = {}
     else:
         # one posterior per unordered pair (an MCMC fit across datasets); the reverse
         # comparison is its mirror image: left and right swap, the gain changes sign
         extra = dict(options, **({} if random_state is None else {"random_state": random_state}))
+        pairs = {}
         for i, a in enumerate(names):
             for j in range(i + 1, k):
                 res = comparison.compare(scores, baseline=names[j], candidate=a,
                                          metric=metric, rope=rope, higher_is_better=hib,
                                          **extra)
+                pairs[a, names[j]] = res
                 for kind in KINDS:
                     mats[kind][i, j] = float(getattr(res, kind))
                 mats["p_better"][j, i] = float(res.p_worse)
@@ -224,7 +230,102 @@ def rank(
     frames = {kind: pd.DataFrame(mats[kind], index=pd.Index(names, name="model"),
                                  columns=pd.Index(names, name="versus")) for kind in KINDS}
     return Ranking(**frames, mean=(sign * mean).loc[names].rename(metric), metric=metric,
-                   rope=rope)
+                   rope=rope, pairs=pairs if len(scores.datasets) > 1 else None)
+
+
+def _aligned(scores: Scores, f: pd.DataFrame, names: list[str],
+             metric: str) -> tuple[np.ndarray, float]:
+    """Scores of every model on the same splits as a (k, n) array, rows in ``names`` order
+    and columns in split order, and the design's rho.
+
+    One vectorised pass checks what ``Scores.paired`` checks for one pair (the same splits,
+    the same split sizes, finite scores); where it fails, the pair that fails is handed to
+    ``paired`` so that the error is exactly the one ``compare`` gives.
+    """
+    import pandas as pd
+
+    k = len(names)
+    code = pd.Categorical(f["model"], categories=names).codes
+    split = f["split"].to_numpy()
+    counts = np.bincount(code, minlength=k)  # the table holds only these models
+    ok = bool(np.all(counts == counts[0]))
+    if ok:
+        order = np.lexsort((split, code))
+        n = int(counts[0])
+        cols = {c: f[c].to_numpy()[order].reshape(k, n) for c in ("split", "n_train", "n_test")}
+        vals = pd.to_numeric(f[metric], errors="coerce").to_numpy(dtype=float)[order]
+        vals = vals.reshape(k, n)
+        bad = ~np.isfinite(vals).all(axis=1)
+        for c in ("split", "n_train", "n_test"):
+            bad |= (cols[c] != cols[c][0]).any(axis=1)
+        ok = not bad.any()
+    if not ok:  # the first failing pair raises the error paired() gives for it
+        for m in names[1:]:
+            scores.paired(names[0], m, metric)
+        raise ValueError(f"the models' {metric!r} scores are not paired split by split")
+    return vals, rho_from_sizes(cols["n_train"][0], cols["n_test"][0])
+
+
+def _all_pairs(vals: np.ndarray, rho: float, rope: float,
+               block: int = 256) -> dict[str, np.ndarray]:
+    """The correlated t-test of every ordered pair of rows of ``vals`` (oriented scores,
+    shape (k, n)); entry [i, j] has row i as candidate and row j as baseline.
+
+    The variance of each pair's differences comes from one Gram matrix
+    (``var(a - b) = var a + var b - 2 cov(a, b)``), so k models cost one matrix product
+    instead of k^2 passes over the splits; pairs where that subtraction could lose
+    precision (a difference small against the models' own spread, a zero or extreme
+    variance) go through :func:`correlated_ttest` on their differences, exactly as
+    ``compare`` would.  Each unordered pair is computed once and mirrored.
+    """
+    from scipy import special
+
+    k, n = vals.shape
+    mean = vals.mean(axis=1)
+    dev = vals - mean[:, None]
+    gram = dev @ dev.T
+    own = np.diag(gram).copy()
+    df = n - 1
+    factor = np.sqrt(1.0 / n + rho / (1.0 - rho))
+    mats = {kind: np.full((k, k), np.nan) for kind in KINDS}
+    exact: list[tuple[np.ndarray, np.ndarray]] = []
+    for i0 in range(0, k, block):
+        i1 = min(k, i0 + block)
+        rows = np.arange(i0, i1)[:, None]
+        upper = np.arange(k)[None, :] > rows  # j > i: each unordered pair once
+        spread = own[i0:i1, None] + own[None, :]
+        with np.errstate(invalid="ignore", over="ignore", under="ignore"):
+            var = (spread - 2.0 * gram[i0:i1]) / df
+            safe = upper & (var >= 1e-3 * spread / df) & (var > 1e-250) & (var < 1e250)
+        ii, jj = np.nonzero(upper & ~safe)
+        if ii.size:
+            exact.append((ii + i0, jj))
+        mu = mean[i0:i1, None] - mean[None, :]
+        scale = np.sqrt(np.where(safe, var, 1.0)) * factor
+        left = special.stdtr(df, (-rope - mu) / scale)
+        right = special.stdtr(df, (mu - rope) / scale)
+        better = special.stdtr(df, mu / scale)
+        worse = np.where(better <= 0.5, 1.0 - better, special.stdtr(df, -mu / scale))
+        equiv = np.clip(1.0 - left - right, 0.0, 1.0)
+        si, sj = np.nonzero(safe)
+        gi = si + i0
+        for kind, there, back in (("p_left", left, right), ("p_right", right, left),
+                                  ("p_rope", equiv, equiv), ("p_better", better, worse),
+                                  ("expected_gain", mu, -mu)):
+            mats[kind][gi, sj] = there[si, sj]
+            mats[kind][sj, gi] = back[si, sj]
+    if exact:
+        ii = np.concatenate([e[0] for e in exact])
+        jj = np.concatenate([e[1] for e in exact])
+        res = correlated_ttest(vals[jj], vals[ii], rho=rho, rope=rope)
+        for kind in KINDS:
+            mats[kind][ii, jj] = np.asarray(getattr(res, kind))
+        mats["p_better"][jj, ii] = np.asarray(res.p_worse)
+        mats["p_left"][jj, ii] = np.asarray(res.p_right)
+        mats["p_rope"][jj, ii] = np.asarray(res.p_rope)
+        mats["p_right"][jj, ii] = np.asarray(res.p_left)
+        mats["expected_gain"][jj, ii] = -np.asarray(res.mean)
+    return mats
 
 
 def _plackett_luce(scores: Scores, metric: str, rope: float, hib: bool, random_state: Any,

@@ -89,6 +89,14 @@ def _time_ordered(data: Paired, **options: Any) -> Posterior:
 
 @register("hierarchical", across_datasets=True)
 def _hierarchical(data: Paired, **options: Any) -> Posterior:
+    pooled = np.concatenate([np.ravel(d) for d in data.differences.values()])
+    if np.ptp(pooled) <= 64 * np.finfo(float).eps * max(1.0, float(np.max(np.abs(pooled)))):
+        # the same difference on every split of every dataset (e.g. a challenger identical to
+        # the champion): no spread for the hierarchical model to estimate, and none to
+        # doubt — the point mass the t-test gives on one dataset (with its warning)
+        rho = float(np.mean(list(data.rho.values())))
+        return correlated_ttest(np.zeros_like(pooled), pooled, rho=rho, rope=data.rope,
+                                **data.names)
     from bayescomp.posterior.hierarchical import hierarchical_test  # PyMC: imported on use
 
     return hierarchical_test(data.differences, data.rho, rope=data.rope,

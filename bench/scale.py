@@ -1,0 +1,118 @@
+"""Many models and many splits: ``rank`` on one dataset, ``Scores.from_frame`` + ``compare``.
+
+Each case runs in a fresh process, once with this checkout's ``bayescomp`` and once with a
+previous revision's (exported with ``git archive``), interleaved A B A B so that a drift in
+the machine's speed hits both; the figure is the time of the call itself (imports excluded,
+data built before the clock starts) and the process's peak resident memory.
+
+    python bench/scale.py                   # against the revision before the scale work
+    python bench/scale.py --previous HEAD~3 --repeats 5
+    python bench/scale.py --huge            # also k = 10,000 models (new path only)
+
+Cases (goals from the issue):
+  rank, one dataset, k models x 100 splits:   k = 300, 1,000 (< 2 s), 10,000 (< 60 s)
+  from_frame + compare, 2 models x 10^6 splits (< 5 s)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from statistics import median
+
+ROOT = Path(__file__).resolve().parents[1]
+PREVIOUS = "3c7ac9f"  # main before the scale work (issue 24 items 10 and 11)
+
+CHILD = r"""
+import json, resource, sys, time
+import numpy as np, pandas as pd
+import scipy.stats, sklearn  # imported before the clock, as in a warm session
+import bayescomp as bc
+
+case, size = sys.argv[1], int(sys.argv[2])
+rng = np.random.default_rng(0)
+if case == "rank":
+    k, n = size, 100
+    fold = rng.normal(0.85, 0.03, n)
+    vals = fold + rng.normal(0, 0.01, (k, 1)) + rng.normal(0, 0.005, (k, n))
+    frame = pd.DataFrame({"model": np.repeat([f"m{i:05d}" for i in range(k)], n),
+                          "split": np.tile(np.arange(n), k), "accuracy": vals.ravel(),
+                          "n_train": 90, "n_test": 10})
+    scores = bc.Scores.from_frame(frame)
+    t = time.perf_counter()
+    r = bc.rank(scores, "accuracy", rope=0.005)
+    secs = time.perf_counter() - t
+    check = float(np.nansum(r.p_right.to_numpy()))
+else:
+    n = size
+    frame = pd.DataFrame({"model": np.repeat(["a", "b"], n), "split": np.tile(np.arange(n), 2),
+                          "accuracy": rng.normal(0.8, 0.02, 2 * n), "n_train": 900,
+                          "n_test": 100})
+    t = time.perf_counter()
+    s = bc.Scores.from_frame(frame)
+    res = bc.compare(s, baseline="a", candidate="b", metric="accuracy", rope=0.01)
+    secs = time.perf_counter() - t
+    check = float(res.p_rope)
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"seconds": secs, "peak_mb": peak, "check": check}))
+"""
+
+
+def _export(rev: str, into: Path) -> Path:
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "bayescomp"],
+                             check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    return into
+
+
+def _run(tree: Path, case: str, size: int, timeout: float) -> dict | None:
+    try:
+        out = subprocess.run([sys.executable, "-c", CHILD, case, str(size)], cwd=tree,
+                             env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin"},
+                             capture_output=True, text=True, timeout=timeout, check=True)
+    except subprocess.TimeoutExpired:
+        return None
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--previous", default=PREVIOUS, help="git revision to compare against")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--huge", action="store_true", help="also rank k = 10,000 (new only)")
+    ap.add_argument("--timeout", type=float, default=600)
+    args = ap.parse_args()
+    cases = [("rank", 300), ("rank", 1000), ("frame", 1_000_000)]
+    with tempfile.TemporaryDirectory() as tmp:
+        old = _export(args.previous, Path(tmp))
+        print(f"previous = {args.previous}, current = working tree; median of {args.repeats}, "
+              "interleaved\n")
+        print(f"{'case':34} {'previous s':>11} {'current s':>10} {'speed-up':>9} "
+              f"{'prev MB':>8} {'cur MB':>7}  same answer")
+        for case, size in cases:
+            a, b = [], []
+            for _ in range(args.repeats):
+                a.append(_run(old, case, size, args.timeout))
+                b.append(_run(ROOT, case, size, args.timeout))
+            label = (f"rank, k={size:,} models x 100 splits" if case == "rank"
+                     else f"from_frame+compare, {size:,} splits")
+            sa = [r["seconds"] for r in a if r] or [float("inf")]
+            sb = [r["seconds"] for r in b if r]
+            same = all(r and abs(r["check"] - b[0]["check"]) < 1e-6 * max(1, b[0]["check"])
+                       for r in a)
+            pa = median(r["peak_mb"] for r in a if r) if any(a) else float("nan")
+            print(f"{label:34} {median(sa):>11.2f} {median(sb):>10.2f} "
+                  f"{median(sa) / median(sb):>8.1f}x {pa:>8.0f} "
+                  f"{median(r['peak_mb'] for r in b):>7.0f}  {same}")
+        if args.huge:
+            r = _run(ROOT, "rank", 10_000, args.timeout)
+            print(f"{'rank, k=10,000 models x 100 splits':34} {'—':>11} "
+                  f"{r['seconds']:>10.2f} {'':>9} {'':>8} {r['peak_mb']:>7.0f}")
+
+
+if __name__ == "__main__":
+    main()
