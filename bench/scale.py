@@ -63,17 +63,24 @@ print(json.dumps({"seconds": secs, "peak_mb": peak, "check": check}))
 
 
 def _export(rev: str, into: Path) -> Path:
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "bayescomp"],
-                             check=True, capture_output=True).stdout
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", rev, "bayescomp"], check=True, capture_output=True
+    ).stdout
     subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
     return into
 
 
 def _run(tree: Path, case: str, size: int, timeout: float) -> dict | None:
     try:
-        out = subprocess.run([sys.executable, "-c", CHILD, case, str(size)], cwd=tree,
-                             env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin"},
-                             capture_output=True, text=True, timeout=timeout, check=True)
+        out = subprocess.run(
+            [sys.executable, "-c", CHILD, case, str(size)],
+            cwd=tree,
+            env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin"},
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=True,
+        )
     except subprocess.TimeoutExpired:
         return None
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -89,29 +96,41 @@ def main() -> None:
     cases = [("rank", 300), ("rank", 1000), ("frame", 1_000_000)]
     with tempfile.TemporaryDirectory() as tmp:
         old = _export(args.previous, Path(tmp))
-        print(f"previous = {args.previous}, current = working tree; median of {args.repeats}, "
-              "interleaved\n")
-        print(f"{'case':34} {'previous s':>11} {'current s':>10} {'speed-up':>9} "
-              f"{'prev MB':>8} {'cur MB':>7}  same answer")
+        print(
+            f"previous = {args.previous}, current = working tree; median of {args.repeats}, "
+            "interleaved\n"
+        )
+        print(
+            f"{'case':34} {'previous s':>11} {'current s':>10} {'speed-up':>9} "
+            f"{'prev MB':>8} {'cur MB':>7}  same answer"
+        )
         for case, size in cases:
             a, b = [], []
             for _ in range(args.repeats):
                 a.append(_run(old, case, size, args.timeout))
                 b.append(_run(ROOT, case, size, args.timeout))
-            label = (f"rank, k={size:,} models x 100 splits" if case == "rank"
-                     else f"from_frame+compare, {size:,} splits")
+            label = (
+                f"rank, k={size:,} models x 100 splits"
+                if case == "rank"
+                else f"from_frame+compare, {size:,} splits"
+            )
             sa = [r["seconds"] for r in a if r] or [float("inf")]
             sb = [r["seconds"] for r in b if r]
-            same = all(r and abs(r["check"] - b[0]["check"]) < 1e-6 * max(1, b[0]["check"])
-                       for r in a)
+            same = all(
+                r and abs(r["check"] - b[0]["check"]) < 1e-6 * max(1, b[0]["check"]) for r in a
+            )
             pa = median(r["peak_mb"] for r in a if r) if any(a) else float("nan")
-            print(f"{label:34} {median(sa):>11.2f} {median(sb):>10.2f} "
-                  f"{median(sa) / median(sb):>8.1f}x {pa:>8.0f} "
-                  f"{median(r['peak_mb'] for r in b):>7.0f}  {same}")
+            print(
+                f"{label:34} {median(sa):>11.2f} {median(sb):>10.2f} "
+                f"{median(sa) / median(sb):>8.1f}x {pa:>8.0f} "
+                f"{median(r['peak_mb'] for r in b):>7.0f}  {same}"
+            )
         if args.huge:
             r = _run(ROOT, "rank", 10_000, args.timeout)
-            print(f"{'rank, k=10,000 models x 100 splits':34} {'—':>11} "
-                  f"{r['seconds']:>10.2f} {'':>9} {'':>8} {r['peak_mb']:>7.0f}")
+            print(
+                f"{'rank, k=10,000 models x 100 splits':34} {'—':>11} "
+                f"{r['seconds']:>10.2f} {'':>9} {'':>8} {r['peak_mb']:>7.0f}"
+            )
 
 
 if __name__ == "__main__":

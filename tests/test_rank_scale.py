@@ -20,13 +20,17 @@ from bayescomp.core.exceptions import ZeroVarianceWarning
 
 def _table(vals: np.ndarray, n_train: int = 90, n_test: int = 10) -> bc.Scores:
     k, n = vals.shape
-    return bc.Scores.from_frame(pd.DataFrame({
-        "model": np.repeat([f"m{i:04d}" for i in range(k)], n),
-        "split": np.tile(np.arange(n), k),
-        "accuracy": vals.ravel(),
-        "n_train": n_train,
-        "n_test": n_test,
-    }))
+    return bc.Scores.from_frame(
+        pd.DataFrame(
+            {
+                "model": np.repeat([f"m{i:04d}" for i in range(k)], n),
+                "split": np.tile(np.arange(n), k),
+                "accuracy": vals.ravel(),
+                "n_train": n_train,
+                "n_test": n_test,
+            }
+        )
+    )
 
 
 def _direct(vals: np.ndarray, i: int, j: int, rope: float):
@@ -42,10 +46,10 @@ def _check_against_direct(r: bc.Ranking, vals: np.ndarray, rope: float, pairs) -
         a, b = names[i], names[j]
         res = _direct(vals, i, j, rope)
         for kind in ("p_better", "p_left", "p_rope", "p_right"):
-            assert getattr(r, kind).loc[a, b] == pytest.approx(float(getattr(res, kind)),
-                                                               abs=1e-12), (kind, a, b)
-        assert r.expected_gain.loc[a, b] == pytest.approx(float(res.mean), abs=1e-14,
-                                                          rel=1e-12)
+            assert getattr(r, kind).loc[a, b] == pytest.approx(
+                float(getattr(res, kind)), abs=1e-12
+            ), (kind, a, b)
+        assert r.expected_gain.loc[a, b] == pytest.approx(float(res.mean), abs=1e-14, rel=1e-12)
 
 
 def test_many_models_agree_with_the_pairwise_test():
@@ -69,8 +73,9 @@ def test_many_models_agree_with_the_pairwise_test():
     off = ~np.eye(k, dtype=bool)
     np.testing.assert_array_equal(r.p_right.to_numpy()[off], r.p_left.to_numpy().T[off])
     total = (r.p_better + r.p_better.T).to_numpy().copy()
-    total[[names.index("m0004"), names.index("m0005")],
-          [names.index("m0005"), names.index("m0004")]] = 1.0  # point mass at 0: neither
+    total[
+        [names.index("m0004"), names.index("m0005")], [names.index("m0005"), names.index("m0004")]
+    ] = 1.0  # point mass at 0: neither
     np.testing.assert_allclose(total[off], 1.0, atol=1e-12)
     assert len(names) == k
 
@@ -82,8 +87,9 @@ def test_extreme_scales_give_the_same_probabilities(scale):
     ref = bc.rank(_table(vals), "accuracy", rope=0.004)
     r = bc.rank(_table(vals * scale), "accuracy", rope=0.004 * scale)
     for kind in ("p_better", "p_left", "p_rope", "p_right"):
-        np.testing.assert_allclose(getattr(r, kind).to_numpy(), getattr(ref, kind).to_numpy(),
-                                   atol=1e-9)
+        np.testing.assert_allclose(
+            getattr(r, kind).to_numpy(), getattr(ref, kind).to_numpy(), atol=1e-9
+        )
 
 
 def test_unpaired_models_get_the_compare_error():
@@ -109,8 +115,18 @@ def _two_datasets(identical: bool) -> bc.Scores:
         base = rng.normal(0.8, 0.02, 20)
         cand = base if identical else base + rng.normal(0.01, 0.01, 20)
         for model, vals in (("champ", base), ("chall", cand)):
-            rows.append(pd.DataFrame({"dataset": ds, "model": model, "split": np.arange(20),
-                                      "accuracy": vals, "n_train": 90, "n_test": 10}))
+            rows.append(
+                pd.DataFrame(
+                    {
+                        "dataset": ds,
+                        "model": model,
+                        "split": np.arange(20),
+                        "accuracy": vals,
+                        "n_train": 90,
+                        "n_test": 10,
+                    }
+                )
+            )
     return bc.Scores.from_frame(pd.concat(rows, ignore_index=True))
 
 
@@ -118,12 +134,12 @@ def test_identical_challenger_across_datasets_is_equivalent():
     """Used to abort with 'zero variance on every dataset' (hierarchical model)."""
     scores = _two_datasets(identical=True)
     with pytest.warns(ZeroVarianceWarning):
-        res = bc.compare(scores, baseline="champ", candidate="chall", metric="accuracy",
-                         rope=0.01)
+        res = bc.compare(scores, baseline="champ", candidate="chall", metric="accuracy", rope=0.01)
     assert res.p_rope == 1.0 and res.decision(0.95).outcome == "equivalent"
     with pytest.warns(ZeroVarianceWarning):
-        sel = bc.select(scores=scores, baseline="champ", rope=0.01, metric="accuracy",
-                        progress=False)
+        sel = bc.select(
+            scores=scores, baseline="champ", rope=0.01, metric="accuracy", progress=False
+        )
     assert sel.champion == "champ"
     assert list(sel.steps["decision"]) == ["equivalent"]
 
@@ -134,8 +150,15 @@ def test_rank_across_datasets_never_decides_on_a_failed_chain():
     pytest.importorskip("pymc")
     scores = _two_datasets(identical=False)
     opts = {"draws": 30, "tune": 10, "chains": 2, "refit": False}
-    res = bc.compare(scores, baseline="champ", candidate="chall", metric="accuracy",
-                     rope=0.001, random_state=0, **opts)
+    res = bc.compare(
+        scores,
+        baseline="champ",
+        candidate="chall",
+        metric="accuracy",
+        rope=0.001,
+        random_state=0,
+        **opts,
+    )
     r = bc.rank(scores, "accuracy", rope=0.001, random_state=0, **opts)
     table = r.summary(0.95)
     assert not res.converged
