@@ -16,6 +16,7 @@ from typing import Any
 
 from bayescomp.cli._text import ROPE_HELP, rope_note
 from bayescomp.cli.main import UserError
+from bayescomp.cli.predictions import add_arguments as add_prediction_arguments
 from bayescomp.core.rule import OUTCOMES
 from bayescomp.core.text import terminal_literal
 
@@ -30,8 +31,9 @@ def register(sub: Any) -> None:
             "baseline unless --baseline says otherwise, every other file is a candidate."
         ),
     )
-    p.add_argument("inputs", nargs="+", metavar="INPUT",
-                   help="a scores CSV, or two or more model files (*.py defining `model = ...`)")
+    p.add_argument("inputs", nargs="*", metavar="INPUT",
+                   help="a scores CSV, or two or more model files (*.py defining `model = ...`); "
+                   "none with --predictions")
     p.add_argument("--dataset", help="built-in dataset for model files (breast_cancer, wine, "
                    "iris, digits, diabetes); with a CSV, the dataset of the table to compare on")
     p.add_argument("--baseline", help="baseline model name, or a number: a performance goal p*")
@@ -71,6 +73,7 @@ def register(sub: Any) -> None:
                    help="exit with status 1 unless every decision is OUTCOME (e.g. promote), "
                    "for CI gates")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_prediction_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -128,6 +131,15 @@ def _scores_from_csv(args: argparse.Namespace) -> tuple[Any, Any, list[str], str
 def run(args: argparse.Namespace) -> int:
     from bayescomp.posterior.compare import compare
 
+    if args.predictions:
+        if args.inputs:
+            raise UserError("--predictions reads one CSV of item-level predictions; give no "
+                            "other INPUT")
+        from bayescomp.cli.predictions import run_predictions
+
+        return run_predictions(args)
+    if not args.inputs:
+        raise UserError("give a scores CSV, model files, or --predictions CSV")
     is_csv = len(args.inputs) == 1 and Path(args.inputs[0]).suffix.lower() in (".csv", ".txt")
     if is_csv:
         scores, baseline, candidates, metric = _scores_from_csv(args)

@@ -117,7 +117,7 @@ def delong(positive: np.ndarray, baseline: np.ndarray, candidate: np.ndarray,
     z = diff / se if se > 0 else (0.0 if diff == 0 else np.copysign(np.inf, diff))
     q = stats.norm.ppf(0.5 + confidence_level / 2)
     return DeLong(auc_b, auc_c, diff, se, float(z), float(2 * stats.norm.sf(abs(z))),
-                  diff - q * se, diff + q * se, confidence_level)
+                  float(diff - q * se), float(diff + q * se), confidence_level)
 
 
 def cluster_robust_se(d: np.ndarray, cluster: np.ndarray | None = None) -> float:

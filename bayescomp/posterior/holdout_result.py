@@ -15,11 +15,13 @@ import numpy as np
 
 from bayescomp.core.checks import check_level
 from bayescomp.core.orientation import difference_label
+from bayescomp.core.regions import RegionProbabilities
 from bayescomp.core.rule import Decision, decide
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 #: what each ``method`` means, for the summary and the reader
 METHODS = {
@@ -138,15 +140,29 @@ class HoldoutResult:
         return None if self.design_effect is None else float(np.sqrt(self.design_effect))
 
     # ---------------------------------------------------------------- intervals
-    def interval(self, level: float = 0.95) -> tuple[float, float]:
+    def interval(self, confidence_level: float = 0.95) -> tuple[float, float]:
         """Equal-tailed credible interval of ``mu``."""
-        level = check_level(level)
+        level = check_level(confidence_level, "confidence_level")
         lo, hi = np.quantile(self.draws, [0.5 - level / 2, 0.5 + level / 2])
         return float(lo), float(hi)
 
-    def hdi(self, level: float = 0.95) -> tuple[float, float]:
+    def hdi(self, confidence_level: float = 0.95) -> tuple[float, float]:
         """Highest-density interval of ``mu`` (the shortest interval of the draws)."""
-        return shortest_interval(self.draws, check_level(level))
+        return shortest_interval(self.draws, check_level(confidence_level, "confidence_level"))
+
+    def probabilities(self) -> dict[str, RegionProbabilities]:
+        """The posterior masses of the three regions (the one kind this result reports)."""
+        return {"mu": RegionProbabilities(self.p_left, self.p_rope, self.p_right, "mu")}
+
+    def diagnostics_summary(self) -> dict[str, Any]:
+        """The draws are independent (no chain to converge): their number and the Monte
+        Carlo standard error of each region probability."""
+        n = int(self.draws.size)
+        out: dict[str, Any] = {"draws": n}
+        for name in ("p_left", "p_rope", "p_right"):
+            p = getattr(self, name)
+            out[f"mcse_{name}"] = float(np.sqrt(p * (1 - p) / n))
+        return out
 
     # ----------------------------------------------------------------- decision
     def decision(self, gamma: float = 0.95) -> Decision:
@@ -156,8 +172,9 @@ class HoldoutResult:
                       baseline=self.baseline_name, candidate=self.candidate_name)
 
     # ------------------------------------------------------------------ summary
-    def to_dict(self, level: float = 0.95, gamma: float = 0.95) -> dict[str, Any]:
-        """Every number of the result as plain Python values (JSON-ready)."""
+    def to_dict(self, *, confidence_level: float = 0.95, gamma: float = 0.95) -> dict[str, Any]:
+        """Every number of the result as plain Python values (JSON-ready; NaN as None)."""
+        level = confidence_level
         low, high = self.hdi(level)
         pct = f"{100 * level:g}"
         out: dict[str, Any] = {
@@ -178,13 +195,15 @@ class HoldoutResult:
         for name, comp in self.frequentist.items():
             values = comp.to_dict() if hasattr(comp, "to_dict") else {"value": comp}
             out.update({f"{name}_{k}": v for k, v in values.items()})
-        return out
+        return {k: _plain(v) for k, v in out.items()}
 
-    def summary(self, level: float = 0.95, gamma: float = 0.95) -> pd.DataFrame:
+    def summary(self, *, confidence_level: float | None = None, gamma: float = 0.95
+                ) -> pd.DataFrame:
         """One row: scores, posterior mean and HDI, region probabilities, decision, design."""
         import pandas as pd
 
-        return pd.DataFrame([self.to_dict(level, gamma)])
+        level = 0.95 if confidence_level is None else confidence_level
+        return pd.DataFrame([self.to_dict(confidence_level=level, gamma=gamma)])
 
     def __repr__(self) -> str:
         design = ("" if self.design_effect is None
@@ -201,14 +220,30 @@ class HoldoutResult:
 
         return result_html(self)
 
-    def plot(self, ax: Axes | None = None, level: float = 0.95) -> Axes:
+    def plot(self, *, ax: Axes | None = None, confidence_level: float = 0.95) -> Axes:
         """Posterior density of ``mu`` with the ROPE band and the three probabilities."""
         from bayescomp.report.holdout_plots import plot_draws_posterior
 
-        return plot_draws_posterior(self, ax=ax, level=level)
+        return plot_draws_posterior(self, ax=ax, level=confidence_level)
 
-    def plot_design_effect(self, ax: Axes | None = None, level: float = 0.95) -> Axes:
+    def plot_design_effect(self, *, ax: Axes | None = None, confidence_level: float = 0.95
+                           ) -> Axes:
         """The cluster posterior beside the cluster-blind one: what ignoring clusters hides."""
         from bayescomp.report.holdout_plots import plot_design_effect
 
-        return plot_design_effect(self, ax=ax, level=level)
+        return plot_design_effect(self, ax=ax, level=confidence_level)
+
+    def figures(self) -> dict[str, Figure]:
+        """The posterior, and with clusters the design effect, each on a new figure."""
+        from bayescomp.report.holdout_plots import holdout_figures
+
+        return holdout_figures(self)
+
+
+def _plain(v: Any) -> Any:
+    """A JSON-ready value: numpy scalars as Python numbers, NaN as None."""
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, float) and not np.isfinite(v):
+        return None
+    return v

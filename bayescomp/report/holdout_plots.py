@@ -104,6 +104,21 @@ def plot_design_effect(res: Any, ax: Axes | None = None, level: float = 0.95) ->
     return ax
 
 
+def holdout_figures(res: Any) -> dict[str, Any]:
+    """Every plot of a comparison on one test set, each on a new figure."""
+    import matplotlib.pyplot as plt
+
+    out = {}
+    kinds = [("posterior", plot_draws_posterior)]
+    if res.blind_draws is not None:
+        kinds.append(("design_effect", plot_design_effect))
+    for name, draw in kinds:
+        fig, ax = plt.subplots(figsize=(7, 3.6), layout="constrained")
+        draw(res, ax=ax)
+        out[name] = fig
+    return out
+
+
 def _blind_hdi(draws: np.ndarray, level: float) -> tuple[float, float]:
     from bayescomp.posterior.holdout_result import shortest_interval
 
