@@ -158,16 +158,12 @@ def _full_estimate(spec: MetricSpec, yt: Any, yp: Any, dask: bool) -> float | No
         if dask:
             import dask.array as da
 
-            labels = np.unique(da.unique(yt).compute())
-            if labels.size != 2:
-                raise ValueError(f"roc_auc needs binary y_true; it holds {labels.tolist()}")
-            if spec.pos_label is not None:
-                from bayescomp.metrics._metric import check_pos_label
-
-                check_pos_label(labels, spec.pos_label)
-            positive = yt == (labels[-1] if spec.pos_label is None else spec.pos_label)
-            # materialise the smaller class and stream the other, chunk by chunk
-            return _dask_auc(positive, yp)
+            labels = np.unique(da.unique(yt).compute()).tolist()
+            pos = labels[-1] if spec.pos_label is None else spec.pos_label
+            if len(labels) != 2 or pos not in labels:  # materialise the smaller class below
+                raise ValueError(f"roc_auc needs binary y_true holding pos_label={pos!r}; "
+                                 f"it holds {labels}")
+            return _dask_auc(yt == pos, yp)
         return _fast.auc_low_memory(spec.positive_mask(yt), np.asarray(yp))
     if dask:
         if spec.fast in ("accuracy", "error_rate") and np.ndim(yp) == 1:

@@ -198,7 +198,7 @@ def _to_scores(tasks: list[tuple[str, int]], results: list[dict], design: SplitD
                dataset: str) -> Scores:
     import pandas as pd
 
-    from bayescomp.scores.table import _ranges
+    from bayescomp.scores.cells import split_ranges
 
     rows = []
     failed: dict[str, list[tuple[int, str]]] = {}
@@ -218,7 +218,7 @@ def _to_scores(tasks: list[tuple[str, int]], results: list[dict], design: SplitD
         splits = sorted(k for k, _ in errors)
         warnings.warn(
             f"fit or scoring of {name!r} failed on {len(splits)} of {len(design)} splits "
-            f"({_ranges(splits)}); first error: {errors[0][1]}; recorded error_score",
+            f"({split_ranges(splits)}); first error: {errors[0][1]}; recorded error_score",
             FitFailedWarning, stacklevel=3,
         )
     frame = pd.DataFrame(rows)

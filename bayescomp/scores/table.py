@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from bayescomp.core.orientation import canonical_metric, resolve_direction
+from bayescomp.scores.cells import check_filled, check_numeric_cells, model_rows, split_ranges
 from bayescomp.splits.design import rho_from_sizes
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -27,74 +28,6 @@ SIZES = ("n_train", "n_test")
 META = frozenset({*KEY, *SIZES, "repeat", "fold", "fit_time", "score_time", "seed",
                   "time_ordered"})
 DEFAULT_DATASET = "data"
-
-
-def _model_rows(frame: pd.DataFrame, model: str, metric: str) -> dict[str, np.ndarray] | None:
-    """One model's split, sizes and score columns as arrays sorted by split (None if absent)."""
-    rows = frame[frame["model"] == model]
-    if rows.empty:
-        return None
-    split = rows["split"].to_numpy()
-    order = np.argsort(split, kind="stable")
-    score = pd.to_numeric(rows[metric], errors="coerce").to_numpy(dtype=float)
-    return {"split": split[order], "n_train": rows["n_train"].to_numpy()[order],
-            "n_test": rows["n_test"].to_numpy()[order], "score": score[order]}
-
-
-def _ranges(values: list[int]) -> str:
-    """Compact '0–9, 12' description of a sorted list of ints."""
-    if not values:
-        return "none"
-    out, start, prev = [], values[0], values[0]
-    for v in values[1:]:
-        if v == prev + 1:
-            prev = v
-            continue
-        out.append(f"{start}–{prev}" if prev != start else f"{start}")
-        start = prev = v
-    out.append(f"{start}–{prev}" if prev != start else f"{start}")
-    text = ", ".join(out[:6])
-    return text + (", …" if len(out) > 6 else "")
-
-
-def _check_filled(frame: pd.DataFrame, col: str) -> np.ndarray:
-    """Every row names its dataset, model and split (no empty cell); returns the column's
-    integer codes (``pd.factorize``), which the duplicate-key check reuses.  Blank text is
-    looked for among the distinct values only: stripping every cell of a million-row column
-    took seconds."""
-    codes, uniques = pd.factorize(frame[col], use_na_sentinel=True)
-    if pd.api.types.is_numeric_dtype(uniques.dtype):
-        blank = np.zeros(len(uniques), dtype=bool)
-    else:
-        blank = np.asarray(pd.Series(uniques, dtype=object).astype(str).str.strip() == "")
-    if not (codes < 0).any() and not blank.any():
-        return codes
-    empty = (codes < 0) | blank[np.maximum(codes, 0)]
-    if empty.any():
-        rows = [int(i) for i in np.flatnonzero(empty.to_numpy())[:5]]
-        raise ValueError(f"column {col!r} is empty on {int(empty.sum())} row(s) (rows {rows}); "
-                         f"give every row its {col}")
-
-
-def _check_numeric_cells(frame: pd.DataFrame, col: str, *, required: bool) -> pd.Series:
-    """Column ``col`` as numbers; text cells that are not numbers are refused, not NaN'd.
-
-    With ``required=False`` (columns that may be notes, not metrics) a column with no number
-    at all passes unchanged; one that mixes numbers and text is refused all the same.
-    """
-    values = frame[col]
-    if pd.api.types.is_bool_dtype(values):
-        return values.astype(float)
-    parsed = pd.to_numeric(values, errors="coerce")
-    bad = parsed.isna() & values.notna()
-    if not bad.any() or (not required and parsed.notna().sum() == 0):
-        return parsed if required else values
-    rows = frame.loc[bad, list(KEY)].assign(value=values[bad]).head(3).to_dict("records")
-    raise ValueError(
-        f"metric column {col!r} has {int(bad.sum())} cell(s) that are not numbers, e.g. {rows}; "
-        "fix or remove them (leave a failed fit's cell empty and drop its split for every model;"
-        " with ';' as the separator, pass decimal=',' to read_csv if commas are decimal marks)"
-    )
 
 
 def _check_unique(df: pd.DataFrame, key: list[str]) -> None:
@@ -148,14 +81,14 @@ class Scores:
                 "Scores.from_frame, which fills defaults and accepts test_fraction="
             )
         frame = frame.copy()
-        codes = [_check_filled(frame, col) for col in ("dataset", "model", "split")]
+        codes = [check_filled(frame, col) for col in ("dataset", "model", "split")]
         for col in ("dataset", "model"):
             if not pd.api.types.is_string_dtype(frame[col]):
                 frame[col] = frame[col].astype(str)
         if metrics is None:
             for c in frame.columns:
                 if c not in META and not pd.api.types.is_numeric_dtype(frame[c]):
-                    _check_numeric_cells(frame, c, required=False)
+                    check_numeric_cells(frame, c, required=False)
             metrics = [
                 c for c in frame.columns
                 if c not in META and pd.api.types.is_numeric_dtype(frame[c])
@@ -167,7 +100,7 @@ class Scores:
                 raise ValueError(f"metric column(s) {absent} not in the table; columns are "
                                  f"{list(frame.columns)}")
         for m in metrics:
-            frame[m] = _check_numeric_cells(frame, m, required=True)
+            frame[m] = check_numeric_cells(frame, m, required=True)
         if not metrics:
             raise ValueError(
                 "the scores table has no numeric metric column (besides dataset, model, split, "
@@ -463,7 +396,7 @@ class Scores:
         for ds in datasets:
             where = f" on dataset {ds!r}" if len(self.datasets) > 1 else ""
             fd = f if len(datasets) == 1 else f[f["dataset"] == ds]
-            bd, cd = _model_rows(fd, baseline, metric), _model_rows(fd, candidate, metric)
+            bd, cd = model_rows(fd, baseline, metric), model_rows(fd, candidate, metric)
             if bd is None or cd is None:
                 who = baseline if bd is None else candidate
                 raise ValueError(f"model {who!r} has no scores{where}; score both models on it "
@@ -474,7 +407,7 @@ class Scores:
                 bs, cs = set(bd["split"].tolist()), set(cd["split"].tolist())
                 raise ValueError(
                     f"unpaired splits{where}: {candidate!r} covers splits "
-                    f"{_ranges(sorted(cs))} but {baseline!r} covers {_ranges(sorted(bs))}; "
+                    f"{split_ranges(sorted(cs))} but {baseline!r} covers {split_ranges(sorted(bs))}; "
                     "compare on the same splits (pass the same cv object to both, or drop the "
                     "extra splits for both models)"
                 )
@@ -493,7 +426,7 @@ class Scores:
                     sp = rows["split"][bad].tolist()
                     raise ValueError(
                         f"{metric!r} of {who!r}{where} is NaN/inf on split(s) "
-                        f"{_ranges(sorted(sp))} (a failed fit?); fix the model or drop those "
+                        f"{split_ranges(sorted(sp))} (a failed fit?); fix the model or drop those "
                         "splits for both models"
                     )
             out.append(pd.DataFrame({
