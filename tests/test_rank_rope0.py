@@ -50,13 +50,25 @@ def test_signed_rank_at_rope_zero_reports_baycomps_numbers(name):
     assert res.p_rope == 0.0
 
 
-def test_next_dataset_at_rope_zero_is_the_probability_given_no_tie():
-    z = CASES["8 ties"]  # counts (left, tie, right) = (3, 8, 6), prior 1 on the tie
+def test_next_dataset_at_rope_zero_is_the_exact_dirichlet_mean():
+    # issue 23 item 2: the tie cell is kept; counts (3, 8, 6) plus the prior 1 on the tie
+    z = CASES["8 ties"]
     res = sign_test(z, rope=0, random_state=0, n_samples=100_000)
-    # theta_left / (theta_left + theta_right) ~ Beta(3, 6): mean 1/3
-    assert res.next_dataset.p_left == pytest.approx(3 / 9, abs=0.003)
-    assert res.next_dataset.p_rope == 0.0
-    assert res.next_dataset.p_right == pytest.approx(6 / 9, abs=0.003)
+    assert res.next_dataset.as_tuple() == pytest.approx((3 / 18, 9 / 18, 6 / 18), abs=1e-12)
+    # the draws agree with the exact mean
+    np.testing.assert_allclose(res.sample.mean(axis=0), (3 / 18, 9 / 18, 6 / 18), atol=0.003)
+    # theta_left / (theta_left + theta_right) ~ Beta(3, 6): mean 1/3, under its own name
+    assert res.next_dataset_given_no_tie.p_left == pytest.approx(3 / 9, abs=0.003)
+    assert res.next_dataset_given_no_tie.p_rope == 0.0
+    assert res.next_dataset_given_no_tie.p_right == pytest.approx(6 / 9, abs=0.003)
+
+
+def test_sign_test_next_dataset_matches_the_audit_reference_case():
+    # counts (left, rope, right) = (5, 2, 2) at rope 0 with the prior on the tie: the exact
+    # posterior mean is Dirichlet(5, 3, 2)'s (0.5, 0.3, 0.2), not (0.71, 0, 0.29)
+    z = np.array([-1, -1, -1, -1, -1, 0, 0, 1, 1.0])
+    res = sign_test(z, rope=0, random_state=0, n_samples=2000)
+    assert res.next_dataset.as_tuple() == pytest.approx((0.5, 0.3, 0.2), abs=1e-12)
 
 
 def test_twenty_ties_and_two_wins_is_inconclusive_not_equivalent():
@@ -84,5 +96,7 @@ def test_rope_zero_never_decides_equivalent(seed, test):
 def test_all_ties_give_nan_and_no_decision():
     res = sign_test(np.zeros(10), rope=0, random_state=0, n_samples=2000)
     assert res.kept_draws == 0
-    assert np.isnan(res.baycomp_convention.p_left) and np.isnan(res.next_dataset.p_right)
+    assert np.isnan(res.baycomp_convention.p_left)
+    assert np.isnan(res.next_dataset_given_no_tie.p_right)
+    assert res.next_dataset.as_tuple() == (0.0, 1.0, 0.0)
     assert res.decision().outcome == "inconclusive"

@@ -61,6 +61,17 @@ def t_region_masses(rope: float, nu: np.ndarray, loc: np.ndarray, scale: np.ndar
 
 def argmax_shares(sample: np.ndarray) -> np.ndarray:
     """Share of draws (rows of ``sample``, columns left/rope/right) in which each region is
-    the most probable: baycomp's summary of a posterior over region probabilities."""
-    winners = np.argmax(sample, axis=1)
-    return np.bincount(winners, minlength=3) / len(winners)
+    the most probable: baycomp's summary of a posterior over region probabilities.
+
+    A draw in which several regions are exactly equally probable counts equally for each
+    of them (not for the first one, which would favour "left"), so mirrored draws give
+    mirrored shares.
+
+    Examples
+    --------
+    >>> argmax_shares(np.array([[0.5, 0.0, 0.5], [0.2, 0.1, 0.7]])).tolist()
+    [0.25, 0.0, 0.75]
+    """
+    sample = np.asarray(sample, dtype=float)
+    top = sample == sample.max(axis=1, keepdims=True)
+    return (top / top.sum(axis=1, keepdims=True)).mean(axis=0)

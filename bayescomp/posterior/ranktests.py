@@ -29,12 +29,18 @@ hierarchical model; the posterior means of ``theta`` are
 *rope = 0.*  Like baycomp, a zero ROPE asks only "better or worse": for the sign
 test, whose ``theta_rope`` is then the probability of an exact tie, the draws in
 which the tie is the most probable region are dropped and ``p_left, p_right``
-rescaled to sum to 1 (``p_rope = 0``); ``next_dataset`` likewise reports
-``theta_left / (theta_left + theta_right)`` (the probabilities given no tie).  So a
-zero ROPE can never decide "equivalent".  When fewer than :data:`MIN_KEPT_DRAWS`
+rescaled to sum to 1 (``p_rope = 0``).  So a zero ROPE can never decide
+"equivalent" on the baycomp convention.  ``next_dataset`` stays the exact
+posterior-predictive mean of ``theta``, tie cell included (for the sign test the
+Dirichlet mean ``alpha / sum(alpha)``).  When fewer than :data:`MIN_KEPT_DRAWS`
 draws have a winner other than the tie, the decision is ``inconclusive`` (ask for
 equivalence with a ROPE > 0).  The signed-rank test counts a zero sum as one half
 each way (Heaviside ``H(0) = 1/2``), so its ``theta_rope`` is exactly 0 at rope 0.
+
+*Symmetry.*  Swapping baseline and candidate (negating the differences, and moving a
+``prior_place`` of ``"left"`` to ``"right"``) mirrors every draw exactly, so ``p_left``
+and ``p_right`` swap bit for bit; a draw in which two regions are exactly equally
+probable counts one half for each (identical models give ``p_left == p_right``).
 """
 
 from __future__ import annotations
@@ -131,6 +137,8 @@ class RankTestResult:
     gain_sample: np.ndarray | None = field(default=None, repr=False)
     #: orientation of the metric (labels only: the differences are already oriented)
     higher_is_better: bool = True
+    #: the sign test's Dirichlet parameters (left, rope, right); None for the signed-rank test
+    alpha: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def n_datasets(self) -> int:
@@ -164,21 +172,27 @@ class RankTestResult:
 
     @property
     def next_dataset(self) -> RegionProbabilities:
-        """Posterior mean of ``theta``: predictive probabilities of the regions.
+        """Posterior mean of ``theta``: predictive probabilities of the regions for a new
+        dataset (exact for the sign test: ``alpha / sum(alpha)``; the mean of the draws for
+        the signed-rank test).  At rope 0 the sign test's middle cell is the probability
+        of an exact tie."""
+        if self.alpha is not None:
+            return RegionProbabilities.of(self.alpha / self.alpha.sum(), "next_dataset")
+        return RegionProbabilities.of(self.sample.mean(axis=0), "next_dataset")
 
-        At ``rope=0``: the mean of ``theta_left / (theta_left + theta_right)`` and of
-        ``theta_right / (...)``, the probabilities for a new dataset given that it is
-        not a tie (``p_rope = 0``).
-        """
-        if not self._drops_ties:
-            return RegionProbabilities.of(self.sample.mean(axis=0), "next_dataset")
+    @property
+    def next_dataset_given_no_tie(self) -> RegionProbabilities:
+        """Posterior mean of ``theta_left / (theta_left + theta_right)`` and of
+        ``theta_right / (...)``: the probabilities for a new dataset *given that it is not a
+        tie* (``p_rope = 0``; NaN when every draw is a tie).  At rope 0 the decision
+        ``on="next_dataset"`` reads these, so a zero ROPE never decides "equivalent"."""
         lr = self.sample[:, [0, 2]]
         tot = lr.sum(axis=1, keepdims=True)
         ok = tot[:, 0] > 0
         if not ok.any():
-            return RegionProbabilities.of([np.nan, 0.0, np.nan], "next_dataset")
+            return RegionProbabilities.of([np.nan, 0.0, np.nan], "next_dataset_given_no_tie")
         left, right = (lr[ok] / tot[ok]).mean(axis=0)
-        return RegionProbabilities.of([left, 0.0, right], "next_dataset")
+        return RegionProbabilities.of([left, 0.0, right], "next_dataset_given_no_tie")
 
     @property
     def p_left(self) -> float:
@@ -225,7 +239,8 @@ class RankTestResult:
         return {"baycomp_convention": self.baycomp_convention, "next_dataset": self.next_dataset}
 
     def decision(self, gamma: float = 0.95, on: str = "baycomp_convention") -> Decision:
-        """Promotion rule on the baycomp-convention probabilities (or ``on="next_dataset"``).
+        """Promotion rule on the baycomp-convention probabilities (or ``on="next_dataset"``;
+        at rope 0 that reads :attr:`next_dataset_given_no_tie`).
 
         The rule reads ``p_right >= gamma`` as "in at least ``gamma`` of the posterior
         draws, *better beyond the ROPE* is the most probable region for a new dataset".
@@ -235,6 +250,8 @@ class RankTestResult:
         probs = self.probabilities()
         if on not in probs:
             raise ValueError(f"on must be one of {sorted(probs)}; got {on!r}")
+        if self._drops_ties and on == "next_dataset":  # "better or worse" only, as baycomp
+            probs[on] = self.next_dataset_given_no_tie
         kept = self.kept_draws
         trusted = kept >= min(MIN_KEPT_DRAWS, len(self.sample))
         reason = "" if trusted else (
@@ -342,8 +359,8 @@ def sign_test(
     >>> z = np.array([-5, -3, -2, 0, 4, 70, 70, 70]) / 100
     >>> res = sign_test(z, rope=0.01, random_state=0)
     >>> # counts (left, rope, right) = (3, 1, 4) plus the prior on the rope: Dirichlet(3, 2, 4)
-    >>> [round(p, 2) for p in res.next_dataset]
-    [0.33, 0.22, 0.44]
+    >>> [round(p, 3) for p in res.next_dataset]
+    [0.333, 0.222, 0.444]
     """
     rope_f = check_scalar_rope(rope)
     _check_common(prior_strength, prior_place, n_samples)
@@ -355,12 +372,7 @@ def sign_test(
     alpha = counts.copy()
     alpha[{"left": 0, "rope": 1, "right": 2}[prior_place]] += prior_strength
     rng = rng_from(random_state)
-    sample = np.zeros((int(n_samples), 3))
-    pos = alpha > 0  # regions with no observation and no prior have theta = 0 exactly
-    if pos.sum() == 1:
-        sample[:, pos] = 1.0
-    else:
-        sample[:, pos] = rng.dirichlet(alpha[pos], int(n_samples))
+    sample = _mirrored_dirichlet(alpha, int(n_samples), rng)
     # Dirichlet-process mean of the difference: sum_i w_i z_i with the pseudo-observation at 0
     w = rng.dirichlet(np.concatenate([[prior_strength], np.ones(len(z))]), int(n_samples))
     gain = w[:, 1:] @ z
@@ -368,8 +380,37 @@ def sign_test(
         sample=sample, test="sign", rope=rope_f, differences=z,
         prior_strength=float(prior_strength), prior_place=prior_place,
         baseline_name=baseline_name, candidate_name=candidate_name, metric=metric,
-        dataset_names=names, gain_sample=gain,
+        dataset_names=names, gain_sample=gain, alpha=alpha,
     )
+
+
+def _mirrored_dirichlet(alpha: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` draws of ``Dirichlet(alpha)`` (columns left, rope, right) that mirror exactly.
+
+    The gamma variates are drawn by role (the smaller and the larger side parameter), not
+    by column, so swapping ``alpha``'s left and right swaps the draws' columns bit for bit.
+    With equal side parameters the draws come in mirrored pairs (the distribution is then
+    symmetric), so the left and right shares are equal; an odd last draw is split evenly.
+    A region with parameter 0 has ``theta = 0`` exactly.
+    """
+    def gamma(shape: float, size: int) -> np.ndarray:
+        return rng.standard_gamma(shape, size) if shape > 0 else np.zeros(size)
+
+    g = np.zeros((n, 3))
+    g[:, 1] = gamma(alpha[1], n)
+    if alpha[0] == alpha[2]:
+        half = (n + 1) // 2
+        g1, g2 = gamma(alpha[0], half), gamma(alpha[2], half)
+        g[:half, 0], g[:half, 2] = g1, g2
+        g[half:, 0], g[half:, 2] = g2[: n - half], g1[: n - half]
+        g[half:, 1] = g[: n - half, 1]
+        if n % 2:
+            g[half - 1, 0] = g[half - 1, 2] = 0.5 * (g1[-1] + g2[-1])
+    else:
+        small, large = gamma(min(alpha[0], alpha[2]), n), gamma(max(alpha[0], alpha[2]), n)
+        g[:, 0], g[:, 2] = (small, large) if alpha[0] < alpha[2] else (large, small)
+    total = g[:, 1] + (g[:, 0] + g[:, 2])
+    return g / total[:, None]
 
 
 def _heaviside(x: np.ndarray) -> np.ndarray:
@@ -432,11 +473,13 @@ def signed_rank_test(
         sample[start:stop, 2] = np.einsum("si,ij,sj->s", w, a_right, w, optimize=True)
         sample[start:stop, 0] = np.einsum("si,ij,sj->s", w, a_left, w, optimize=True)
         gain[start:stop] = w @ z_gain
-    if rope_f == 0.0:  # H(x) + H(-x) = 1: no tie mass, left is exactly 1 - right (as baycomp)
-        sample[:, 0] = 1.0 - sample[:, 2]
+    if rope_f == 0.0:  # H(x) + H(-x) = 1: no tie mass; normalise both sides the same way
+        both = sample[:, 0] + sample[:, 2]  # (as baycomp's left = 1 - right, but symmetric)
+        sample[:, 0] /= both
+        sample[:, 2] /= both
         sample[:, 1] = 0.0
-    else:
-        sample[:, 1] = np.clip(1.0 - sample[:, 0] - sample[:, 2], 0.0, 1.0)
+    else:  # 1 - (left + right): the same float whichever side is which
+        sample[:, 1] = np.clip(1.0 - (sample[:, 0] + sample[:, 2]), 0.0, 1.0)
     return RankTestResult(
         sample=sample, test="signed_rank", rope=rope_f, differences=z,
         prior_strength=float(prior_strength), prior_place=prior_place,
