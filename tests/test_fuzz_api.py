@@ -78,7 +78,7 @@ def test_infinite_sizes_and_non_numeric_cells_are_refused():
     f = _frame()
     f["n_train"] = f["n_train"].astype(float)
     f.loc[3, "n_train"] = np.inf
-    with pytest.raises(ValueError, match="n_train must be a finite positive number"):
+    with pytest.raises(ValueError, match="n_train must be a positive whole number"):
         bc.Scores.from_frame(f)
     f = _frame()
     f["accuracy"] = f["accuracy"].astype(object)

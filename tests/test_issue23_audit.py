@@ -6,6 +6,8 @@ Run the big fuzz by hand: ``HYPOTHESIS_PROFILE=slow python -m pytest tests/test_
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -80,3 +82,241 @@ def test_sign_test_equal_counts_give_equal_shares():
                     n_samples=1001)
     assert res.p_left == res.p_right
     assert res.sample[:, 0].mean() == pytest.approx(2 / 5, abs=0.02)  # Dirichlet(2, 1, 2)
+
+
+# ------------------------------------------------------------------ items 3-10
+def _table(metric="accuracy", a=(.8, .81, .79, .8, .82), b=(.85, .86, .84, .83, .87), **cols):
+    import pandas as pd
+
+    return pd.DataFrame({"model": ["a"] * len(a) + ["b"] * len(b),
+                         "split": list(range(len(a))) * 2, metric: [*a, *b], **cols})
+
+
+def test_ttest_interval_of_an_accuracy_difference_stays_in_minus_one_one():
+    import bayescomp as bc
+
+    res = bc.correlated_ttest([0.5, 0.9, 0.1], [0.9, 0.2, 1.0], rho=0.1, metric="accuracy")
+    lo, hi = res.hdi(0.95)
+    assert (lo, hi) == (-1.0, 1.0)  # the t interval is [-2.15, 2.55]
+    # an unbounded metric is left alone: the interval is the t's own
+    raw = bc.correlated_ttest([0.5, 0.9, 0.1], [0.9, 0.2, 1.0], rho=0.1, metric="my_score")
+    from scipy import stats
+
+    half = stats.t.ppf(0.975, 2) * raw.scale
+    assert raw.hdi(0.95) == pytest.approx((raw.mean - half, raw.mean + half))
+
+
+@pytest.mark.parametrize("metric", ["accuracy", "roc_auc"])
+def test_basic_bootstrap_stays_in_the_metric_range(metric):
+    import bayescomp as bc
+
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 40)
+    pred = np.where(rng.random(40) < 0.97, y, 1 - y).astype(float)
+    if metric == "roc_auc":
+        pred = y + rng.normal(0, 0.15, 40)
+    res = bc.bootstrap_metric(y, pred, metric, method="basic", random_state=0)
+    assert 0.0 <= res.low <= res.high <= 1.0
+    # the raw basic interval (2 * estimate - quantile) passes 1: what used to be reported
+    if metric == "accuracy":
+        raw_high = 2 * res.estimate - np.quantile(res.distribution, 0.025)
+        assert raw_high > 1.0
+
+
+def test_basic_blb_stays_in_the_metric_range():
+    import bayescomp as bc
+
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 2, 600)
+    pred = np.where(rng.random(600) < 0.995, y, 1 - y)
+    res = bc.blb_metric(y, pred, "accuracy", method="basic", random_state=0)
+    assert res.high <= 1.0
+
+
+def test_learning_curve_bounds_of_a_negated_loss_stay_below_zero():
+    from bayescomp.core.orientation import clip_to_range, metric_bounds
+
+    assert metric_bounds("neg_root_mean_squared_error") == (-np.inf, 0.0)
+    assert clip_to_range(-0.2, 0.05, "neg_root_mean_squared_error") == (-0.2, 0.0, True)
+
+
+@pytest.mark.parametrize("metric,values,word", [
+    ("log_loss", (-.3, -.4, -.2, -.3, -.35), "neg_log_loss"),
+    ("rmse", (-1.0, -2.0, -1.5, -1.2, -1.1), "neg_rmse"),
+    ("accuracy", (.8, .9, 1.2, .85, .9), "[0, 1]"),
+    ("neg_log_loss", (.3, .4, .2, .3, .35), "'log_loss'"),
+])
+def test_scores_contradicting_the_metric_range_are_refused(metric, values, word):
+    import bayescomp as bc
+
+    with pytest.raises(ValueError, match=re.escape(word)):
+        bc.Scores.from_frame(_table(metric, values, values), test_fraction=0.1)
+
+
+def test_cross_validate_key_naming_a_loss_is_refused():
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import KFold, cross_validate
+    from sklearn.naive_bayes import GaussianNB
+
+    import bayescomp as bc
+
+    X, y = load_breast_cancer(return_X_y=True)
+    X = X[:200, :5]
+    y = y[:200]
+    cv = KFold(3, shuffle=True, random_state=0)
+    res = {name: cross_validate(est, X, y, cv=cv, scoring={"log_loss": "neg_log_loss"},
+                                return_indices=True)
+           for name, est in {"nb": GaussianNB(), "lr": LogisticRegression(max_iter=500)}.items()}
+    with pytest.raises(ValueError, match="neg_log_loss"):
+        bc.Scores.from_cross_validate(res)
+    with pytest.raises(ValueError, match="neg_log_loss"):  # a single scorer named a loss
+        bc.Scores.from_cross_validate(
+            {k: {"test_score": v["test_log_loss"], "indices": v["indices"]}
+             for k, v in res.items()}, metric="log_loss")
+
+
+@pytest.mark.parametrize("value", ["False", "True", 0, 1, "no"])
+def test_higher_is_better_must_be_a_boolean(value):
+    import bayescomp as bc
+    from bayescomp.decision.ranking import rank
+
+    scores = bc.Scores.from_frame(_table(), test_fraction=0.1)
+    y = np.array([0, 1] * 20)
+    p = np.linspace(0, 1, 40)
+    calls = [
+        lambda: bc.compare(scores, "a", "b", higher_is_better=value),
+        lambda: bc.correlated_ttest([.8, .81, .8], [.9, .91, .9], rho=.1,
+                                    higher_is_better=value),
+        lambda: rank(scores, higher_is_better=value),
+        lambda: bc.paired_bootstrap_metric(y, p, p[::-1], "roc_auc", n_resamples=100,
+                                           higher_is_better=value),
+    ]
+    for call in calls:
+        with pytest.raises(TypeError, match="higher_is_better must be True or False"):
+            call()
+
+
+def test_string_false_no_longer_reverses_compare():
+    import bayescomp as bc
+
+    scores = bc.Scores.from_frame(_table(), test_fraction=0.1)
+    with pytest.raises(TypeError, match='pass higher_is_better=False, not "False"'):
+        bc.compare(scores, "a", "b", higher_is_better="False")
+    assert bc.compare(scores, "a", "b", higher_is_better=False).p_left > 0.99
+
+
+@pytest.mark.parametrize("size", [1e308, 2.5, 2.0**60, -3])
+def test_absurd_or_fractional_split_sizes_are_refused(size):
+    import bayescomp as bc
+    from bayescomp.splits.design import rho_from_sizes
+
+    with pytest.raises(ValueError, match="whole number of rows"):
+        bc.Scores.from_frame(_table().assign(n_train=size, n_test=10))
+    with pytest.raises(ValueError, match="whole number of rows"):
+        rho_from_sizes([size, 90], [10, 10])
+
+
+def test_subnormal_scores_are_refused_not_silently_rescaled():
+    import bayescomp as bc
+
+    b, c = np.array([1, 2, 3, 4.0]), np.array([2, 2, 5, 4.5])
+    with pytest.raises(ValueError, match="subnormal"):
+        bc.correlated_ttest(b * 1e-320, c * 1e-320, rho=0.1)
+    # normal tiny scores still give the scale-free answer
+    ref = bc.correlated_ttest(b, c, rho=0.1)
+    assert bc.correlated_ttest(b * 1e-300, c * 1e-300, rho=0.1).p_left == pytest.approx(
+        ref.p_left, rel=1e-9)
+
+
+@pytest.mark.parametrize("kind", ["complex", "datetime", "timedelta"])
+def test_complex_and_datetime_scores_are_refused(kind):
+    import bayescomp as bc
+
+    x = {"complex": np.array([1 + 1j, 2, 3]),
+         "datetime": np.array(["2020-01-01", "2020-01-02", "2020-01-05"], dtype="datetime64[D]"),
+         "timedelta": np.array([1, 2, 4], dtype="timedelta64[s]")}[kind]
+    with pytest.raises(ValueError, match="real-valued scores"):
+        bc.correlated_ttest(x, x[::-1], rho=0.1)
+
+
+def test_printed_probability_never_contradicts_the_decision():
+    from bayescomp.core.rule import decide
+
+    d = decide(0.01, 0.04004, 0.94996, gamma=0.95, expected_gain=0.1, risk=0.01, rope=0.01,
+               baseline="a", candidate="b")
+    assert d.outcome == "inconclusive"
+    assert "0.950" not in d.reason and "0.94996" in d.reason
+
+
+def test_multimetric_summary_has_the_mean_scores():
+    import bayescomp as bc
+
+    t = _table()
+    t["f1"] = t["accuracy"] - 0.1
+    res = bc.compare(bc.Scores.from_frame(t, test_fraction=0.1), "a", "b",
+                     metric=["accuracy", "f1"])
+    s = res.summary()
+    assert s["baseline_score"].tolist() == pytest.approx([0.804, 0.704])
+    assert s["candidate_score"].tolist() == pytest.approx([0.85, 0.75])
+
+
+def test_compare_accepts_fit_time_as_the_guardrails_do(tmp_path):
+    import subprocess
+    import sys
+
+    import bayescomp as bc
+
+    t = _table(fit_time=[1, 2, 1, 2, 1, 3, 3, 3, 3, 3.0])
+    scores = bc.Scores.from_frame(t, test_fraction=0.1)
+    res = bc.compare(scores, "a", "b", metric="fit_time")
+    # lower is better: b is slower, so it is worse
+    ref = bc.correlated_ttest([1, 2, 1, 2, 1.0], [3.0] * 5, rho=0.1, higher_is_better=False)
+    assert res.p_left == pytest.approx(ref.p_left) and res.p_left > 0.9
+    path = tmp_path / "s.csv"
+    t.assign(n_train=9, n_test=1).to_csv(path, index=False)
+    out = subprocess.run([sys.executable, "-m", "bayescomp", "compare", str(path), "--baseline",
+                          "a", "--candidate", "b", "--metric", "fit_time", "--rope", "0", "--json"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "fit_time" in out.stdout
+
+
+# ------------------------------------------------------- silent acceptances, leaked errors
+@pytest.mark.parametrize("estimate", [float("nan"), float("inf"), 1.5])
+def test_blb_refuses_an_impossible_given_estimate(estimate):
+    import bayescomp as bc
+
+    y = np.array([0, 1] * 300)
+    with pytest.raises(ValueError, match="not a value 'accuracy' can take"):
+        bc.blb_metric(y, y, "accuracy", estimate=estimate, random_state=0)
+
+
+def test_n_jobs_zero_is_refused_in_our_words():
+    from sklearn.dummy import DummyClassifier
+
+    import bayescomp as bc
+
+    models = {"a": DummyClassifier(), "b": DummyClassifier(strategy="uniform")}
+    with pytest.raises(ValueError, match="n_jobs=0 runs no worker") as info:
+        bc.cross_validate_paired(models, np.zeros((20, 2)), np.array([0, 1] * 10), cv=2,
+                                 n_jobs=0, progress=False)
+    assert "Parallel" not in str(info.value)
+    with pytest.raises(ValueError, match="n_jobs=0 runs no worker"):
+        bc.blb_metric(np.array([0, 1] * 300), np.array([0, 1] * 300), "accuracy", n_jobs=0)
+
+
+@pytest.mark.parametrize("case", ["one class", "lengths"])
+def test_select_refuses_a_one_class_target_and_mismatched_lengths(case):
+    from sklearn.dummy import DummyClassifier
+    from sklearn.tree import DecisionTreeClassifier
+
+    import bayescomp as bc
+
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    y = np.zeros(40, int) if case == "one class" else np.array([0, 1] * 19)
+    models = {"dummy": DummyClassifier(), "tree": DecisionTreeClassifier(random_state=0)}
+    match = "single value" if case == "one class" else "y has 38 entries but X has 40 rows"
+    with pytest.raises(ValueError, match=match):
+        bc.select(models, X, y, baseline="dummy", rope=0.01, n_splits=2, n_repeats=1,
+                  progress=False, metric="accuracy")

@@ -178,7 +178,7 @@ def test_missing_columns_and_sizes_refused():
         bc.Scores(df.drop(columns=["split"]))
     bad = df.copy()
     bad.loc[2, "n_test"] = 0
-    with pytest.raises(ValueError, match="n_test must be a finite positive number"):
+    with pytest.raises(ValueError, match="n_test must be a positive whole number"):
         bc.Scores.from_frame(bad)
     with pytest.raises(ValueError, match="no numeric metric"):
         bc.Scores.from_frame(df[["dataset", "model", "split", "n_train", "n_test"]])

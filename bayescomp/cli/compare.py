@@ -17,6 +17,7 @@ from typing import Any
 from bayescomp.cli._text import ROPE_HELP, rope_note
 from bayescomp.cli.main import UserError
 from bayescomp.cli.predictions import add_arguments as add_prediction_arguments
+from bayescomp.core.regions import format_probability as _fp
 from bayescomp.core.rule import OUTCOMES
 from bayescomp.core.text import terminal_literal
 
@@ -246,8 +247,8 @@ def format_across(results: list[Any], decisions: list[Any], method: str,
     rows = []
     for r in results:
         for kind, p in r.probabilities().items():
-            rows.append([r.candidate_name, kind, f"{p.p_left:.3f}", f"{p.p_rope:.3f}",
-                         f"{p.p_right:.3f}"])
+            rows.append([r.candidate_name, kind, _fp(p.p_left), _fp(p.p_rope),
+                         _fp(p.p_right)])
     widths = [max(len(c), *(len(row[i]) for row in rows)) for i, c in enumerate(cols)]
     line = "  ".join(c.ljust(w) for c, w in zip(cols, widths, strict=True))
     lines += [line, "-" * len(line)]
@@ -281,8 +282,8 @@ def format_table(results: list[Any], decisions: list[Any]) -> str:
         lo, hi = r.hdi(0.95)
         rows.append([r.candidate_name, _score(r.candidate_score), f"{r.mean:+.4f}",
                      f"[{lo:+.4f}, {hi:+.4f}]",
-                     f"{r.p_left:.3f}", f"{r.p_rope:.3f}", f"{r.p_right:.3f}",
-                     f"{r.p_better:.3f}", d.outcome])
+                     _fp(r.p_left), _fp(r.p_rope), _fp(r.p_right),
+                     _fp(r.p_better), d.outcome])
     widths = [max(len(c), *(len(row[i]) for row in rows)) for i, c in enumerate(cols)]
     line = "  ".join(c.ljust(w) for c, w in zip(cols, widths, strict=True))
     body = ["  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)) for row in rows]

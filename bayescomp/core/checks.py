@@ -11,13 +11,73 @@ from typing import Any
 
 import numpy as np
 
+_NOT_SCORES = {"c": "complex numbers", "M": "dates (datetime64)", "m": "durations (timedelta64)"}
+
 
 def as_float_array(x: Any, name: str) -> np.ndarray:
+    """``x`` as a float array, refusing what is not a score: text, complex numbers (their
+    imaginary part would be dropped), dates and durations (read as nanosecond counts)."""
+    kind = getattr(x, "dtype", None)
+    kind = np.asarray(x).dtype.kind if kind is None else kind.kind
+    if kind in _NOT_SCORES:
+        raise ValueError(f"{name} must be real-valued scores, got {_NOT_SCORES[kind]}; pass the "
+                         "metric values themselves (floats)")
     try:
         arr = np.asarray(x, dtype=float)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{name} must be numeric scores; could not convert: {exc}") from None
     return arr
+
+
+def check_bool(value: Any, name: str, *, optional: bool = False) -> bool | None:
+    """A real boolean (``True``/``False``, numpy's too); None passes when ``optional``.
+
+    A string such as ``"False"`` is truthy in Python and would silently reverse a
+    comparison, so it is refused.
+
+    Examples
+    --------
+    >>> check_bool(False, "higher_is_better")
+    False
+    >>> check_bool("False", "higher_is_better")
+    Traceback (most recent call last):
+    ...
+    TypeError: higher_is_better must be True or False (a boolean); got the str 'False'. A string is always true in Python: pass higher_is_better=False, not "False"
+    """
+    if value is None and optional:
+        return None
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    hint = (f': pass {name}={value.strip().capitalize()}, not "{value}"'
+            if isinstance(value, str) and value.strip().lower() in ("true", "false") else "")
+    raise TypeError(f"{name} must be True or False (a boolean); got the "
+                    f"{type(value).__name__} {value!r}. A string is always true in Python"
+                    f"{hint}" if isinstance(value, str) else
+                    f"{name} must be True or False (a boolean); got the "
+                    f"{type(value).__name__} {value!r}")
+
+
+def check_n_jobs(n_jobs: Any) -> int | None:
+    """joblib's ``n_jobs``: None, a positive count of workers or a negative one (-1: all
+    cores, -2: all but one); 0 means nothing and is refused in these words.
+
+    Examples
+    --------
+    >>> check_n_jobs(-1), check_n_jobs(None)
+    (-1, None)
+    >>> check_n_jobs(0)
+    Traceback (most recent call last):
+    ...
+    ValueError: n_jobs=0 runs no worker: pass a positive number of parallel jobs (1 runs in this process), -1 for every core, or None for joblib's default
+    """
+    if n_jobs is None:
+        return None
+    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, (int, np.integer)) \
+            or n_jobs == 0:
+        raise ValueError(f"n_jobs={n_jobs!r} runs no worker: pass a positive number of "
+                         "parallel jobs (1 runs in this process), -1 for every core, or None "
+                         "for joblib's default")
+    return int(n_jobs)
 
 
 def check_rho(rho: Any) -> np.ndarray:

@@ -79,16 +79,20 @@ UNIT_INTERVAL = frozenset(
 def metric_bounds(metric: str | None) -> tuple[float, float]:
     """The range a metric's value can take: ``(0, 1)`` for proportions and AUCs,
     ``(-1, 1)`` for correlations (MCC, Cohen's kappa), ``(-inf, 1)`` for R² and
-    explained variance, ``(-inf, inf)`` for anything else (losses, unknown names).
+    explained variance, ``(0, inf)`` for the registered losses, errors and timings
+    (:data:`LOWER_IS_BETTER`), ``(-inf, inf)`` for anything else (unknown names).
 
-    Negated scorers (``neg_brier_score``) get the mirrored range.
+    Negated scorers (``neg_brier_score``, ``neg_root_mean_squared_error``) get the
+    mirrored range.
 
     Examples
     --------
     >>> metric_bounds("auc"), metric_bounds("f1_macro"), metric_bounds("r2")
     ((0.0, 1.0), (0.0, 1.0), (-inf, 1.0))
     >>> metric_bounds("neg_brier_score"), metric_bounds("rmse")
-    ((-1.0, 0.0), (-inf, inf))
+    ((-1.0, 0.0), (0.0, inf))
+    >>> metric_bounds("neg_root_mean_squared_error"), metric_bounds("my_metric")
+    ((-inf, 0.0), (-inf, inf))
     """
     inf = float("inf")
     if metric is None:
@@ -107,7 +111,100 @@ def metric_bounds(metric: str | None) -> tuple[float, float]:
         return -1.0, 1.0
     if key in ("r2", "explained_variance", "d2_absolute_error_score"):
         return -inf, 1.0
+    if key in LOWER_IS_BETTER:
+        return 0.0, inf
     return -inf, inf
+
+
+def clip_to_range(low: float, high: float, metric: str | None, *,
+                  difference: bool = False) -> tuple[float, float, bool]:
+    """An interval ``[low, high]`` clipped to the values ``metric`` can take.
+
+    With ``difference=True`` the range is that of a difference of two such values
+    (``[-1, 1]`` for accuracy).  Returns the bounds and whether anything was clipped:
+    a symmetric interval (a t posterior, a basic bootstrap) can reach values no score can
+    have (an accuracy of 1.005); clipping removes only impossible values.
+
+    Examples
+    --------
+    >>> clip_to_range(0.97, 1.005, "accuracy")
+    (0.97, 1.0, True)
+    >>> clip_to_range(-2.98, 3.65, "accuracy", difference=True)
+    (-1.0, 1.0, True)
+    """
+    lo, hi = metric_bounds(metric)
+    if difference:
+        width = hi - lo
+        lo, hi = -width, width
+    new_low, new_high = min(max(float(low), lo), hi), max(min(float(high), hi), lo)
+    return new_low, new_high, (new_low, new_high) != (float(low), float(high))
+
+
+def check_metric_range(values: Any, metric: str, *, where: str = "") -> None:
+    """Refuse scores that contradict the registered range of ``metric``.
+
+    A loss stored with scikit-learn's sign (``log_loss`` values that are negative, as a
+    ``neg_log_loss`` scorer returns them) or an accuracy of 1.2 would silently reverse
+    or distort a comparison; the message says which way the metric is oriented and how
+    to name the column.  NaN cells are left to the callers that refuse them.
+
+    Examples
+    --------
+    >>> check_metric_range([0.3, 0.4], "log_loss")
+    >>> check_metric_range([-0.3, -0.4], "log_loss")
+    Traceback (most recent call last):
+    ...
+    ValueError: 'log_loss' is a loss (lower is better, never negative) but holds negative values, e.g. -0.4; these look like scikit-learn's negated scorer: name the metric 'neg_log_loss' (higher is better), or negate the values
+    """
+    import numpy as np
+
+    arr = np.asarray(values, dtype=float).ravel()
+    arr = arr[np.isfinite(arr)]
+    lo, hi = metric_bounds(metric)
+    if arr.size == 0 or (arr.min() >= lo and arr.max() <= hi):
+        return
+    bad = float(arr[np.argmax(np.maximum(lo - arr, arr - hi))])
+    key = canonical_metric(metric).lower()
+    name = f"{metric!r}{where}"
+    if lo == 0.0 and hi == inf_ and bad < 0:
+        raise ValueError(
+            f"{name} is a loss (lower is better, never negative) but holds negative values, "
+            f"e.g. {bad:.4g}; these look like scikit-learn's negated scorer: name the metric "
+            f"'neg_{key}' (higher is better), or negate the values")
+    if key.startswith("neg_") and hi == 0.0 and bad > 0:
+        raise ValueError(
+            f"{name} is a negated loss (higher is better, never positive) but holds positive "
+            f"values, e.g. {bad:.4g}; these look like the loss itself: name the metric "
+            f"{key[4:]!r} (lower is better), or negate the values")
+    direction = "higher" if higher_is_better(key) else "lower"
+    raise ValueError(
+        f"{name} lies in [{lo:g}, {hi:g}] ({direction} is better) but holds {bad:.4g}; fix "
+        "the values (a percentage? divide by 100) or name the column after what it holds")
+
+
+inf_ = float("inf")
+
+
+def check_metric_value(value: Any, metric: str, name: str) -> float:
+    """``value`` as a float if ``metric`` can take it (finite, inside its range), else a
+    ``ValueError`` naming the argument ``name``.
+
+    Examples
+    --------
+    >>> check_metric_value(0.9, "accuracy", "estimate")
+    0.9
+    >>> check_metric_value(float("nan"), "accuracy", "estimate")
+    Traceback (most recent call last):
+    ...
+    ValueError: estimate=nan is not a value 'accuracy' can take (a finite number in [0, 1]); pass the value the metric has on the full data, 'full' to compute it, or 'subsets'
+    """
+    lo, hi = metric_bounds(metric)
+    v = float(value)
+    if not (v == v and abs(v) != inf_ and lo <= v <= hi):
+        raise ValueError(f"{name}={value!r} is not a value {metric!r} can take (a finite number "
+                         f"in [{lo:g}, {hi:g}]); pass the value the metric has on the full "
+                         "data, 'full' to compute it, or 'subsets'")
+    return v
 
 
 @cache
@@ -126,8 +223,10 @@ def resolve_direction(metric: str | None, higher_is_better: bool | None = None) 
     >>> resolve_direction("rmse"), resolve_direction("rmse", True), resolve_direction(None, False)
     (False, True, False)
     """
+    from bayescomp.core.checks import check_bool
+
     if higher_is_better is not None:
-        return bool(higher_is_better)
+        return bool(check_bool(higher_is_better, "higher_is_better"))
     return _registry(metric)
 
 

@@ -49,6 +49,38 @@ class RegionProbabilities:
         )
 
 
+#: decision thresholds a printed probability must never appear to cross
+COMMON_GAMMAS = (0.9, 0.95, 0.99)
+
+
+def format_probability(p: float, gamma: float | None = None, digits: int = 3) -> str:
+    """``p`` with ``digits`` decimals, more where rounding would cross a decision threshold.
+
+    The thresholds are ``gamma`` and :data:`COMMON_GAMMAS` (and ``1 - t`` for each): a
+    printed number never contradicts the comparison made with the unrounded one.  Where
+    six decimals are not enough the text says ``"< 0.95"``.
+
+    Examples
+    --------
+    >>> format_probability(0.94996, 0.95), format_probability(0.951), format_probability(0.2)
+    ('0.94996', '0.951', '0.200')
+    >>> format_probability(0.94999999, 0.95)
+    '< 0.95'
+    """
+    p = float(p)
+    if not np.isfinite(p):
+        return "nan"
+    cuts = {*COMMON_GAMMAS, *(1 - t for t in COMMON_GAMMAS)}
+    if gamma is not None:
+        cuts |= {float(gamma), 1 - float(gamma)}
+    for d in range(digits, 7):
+        text = f"{p:.{d}f}"
+        if all((float(text) >= t) == (p >= t) for t in cuts):
+            return text
+    t = min(cuts, key=lambda c: abs(c - p))
+    return f"< {t:g}" if p < t else f"≥ {t:g}"
+
+
 def t_region_masses(rope: float, nu: np.ndarray, loc: np.ndarray, scale: np.ndarray) -> np.ndarray:
     """Per-draw Student-t mass below -rope, inside, above +rope: shape (draws, 3)."""
     from scipy import stats

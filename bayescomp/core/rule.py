@@ -23,6 +23,7 @@ from typing import Any, Literal
 import numpy as np
 
 from bayescomp.core.checks import check_gamma
+from bayescomp.core.regions import format_probability
 
 Outcome = Literal["promote", "reject", "equivalent", "inconclusive"]
 OUTCOMES: tuple[Outcome, ...] = ("promote", "reject", "equivalent", "inconclusive")
@@ -158,6 +159,8 @@ def decide(
         expected_gain=float(expected_gain),
         risk=float(risk),
     )
+    pr = [format_probability(p, gamma) for p in probs]
+    risk_text = format_probability(risk, gamma)
     if not trusted:
         reason = untrusted_reason or "the posterior cannot be trusted"
         return Decision("inconclusive", f"no decision: {reason}", **common)
@@ -166,21 +169,21 @@ def decide(
     if outcome == "promote":
         return Decision(
             "promote",
-            f"P({candidate} better {region}) = {probs[2]:.3f} ≥ {gamma:g}; "
-            f"expected gain {expected_gain:+.4g}, risk P(worse) = {risk:.3f}",
+            f"P({candidate} better {region}) = {pr[2]} ≥ {gamma:g}; "
+            f"expected gain {expected_gain:+.4g}, risk P(worse) = {risk_text}",
             **common,
         )
     if outcome == "reject":
         return Decision(
             "reject",
-            f"P({candidate} worse {region}) = {probs[0]:.3f} ≥ {gamma:g}; "
+            f"P({candidate} worse {region}) = {pr[0]} ≥ {gamma:g}; "
             f"expected gain {expected_gain:+.4g}",
             **common,
         )
     if outcome == "equivalent":
         return Decision(
             "equivalent",
-            f"P(|difference| ≤ {rope:g}) = {probs[1]:.3f} ≥ {gamma:g}: "
+            f"P(|difference| ≤ {rope:g}) = {pr[1]} ≥ {gamma:g}: "
             f"{candidate} and {baseline} are practically equivalent",
             **common,
         )
@@ -191,8 +194,8 @@ def decide(
         name = ("worse", "equivalent", "better")[best]
     return Decision(
         "inconclusive",
-        f"no region reaches {gamma:g} (largest: P({name}) = {probs[best]:.3f}); "
-        f"expected gain {expected_gain:+.4g} with risk P(worse) = {risk:.3f} — "
+        f"no region reaches {gamma:g} (largest: P({name}) = {pr[best]}); "
+        f"expected gain {expected_gain:+.4g} with risk P(worse) = {risk_text} — "
         "collect more repetitions or accept the uncertainty",
         **common,
     )

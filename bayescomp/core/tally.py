@@ -55,6 +55,9 @@ def win_loss_tie(baseline: Any, candidate: Any, higher_is_better: bool = True,
     >>> win_loss_tie([0.3, 0.2], [0.1, 0.2], higher_is_better=False)
     Tally(wins=1, losses=0, ties=1)
     """
+    from bayescomp.core.checks import check_bool
+
+    higher_is_better = check_bool(higher_is_better, "higher_is_better")
     b = np.asarray(baseline, dtype=float)
     c = np.asarray(candidate, dtype=float)
     if b.shape != c.shape:

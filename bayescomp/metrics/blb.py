@@ -33,8 +33,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from bayescomp.core.checks import check_level
+from bayescomp.core.checks import check_level, check_n_jobs
 from bayescomp.core.exceptions import BLBCenterWarning
+from bayescomp.core.orientation import check_metric_value
 from bayescomp.metrics._metric import MetricSpec, check_predictions, resolve_metric, safe_call
 from bayescomp.metrics.bootstrap import MetricInterval
 
@@ -404,7 +405,7 @@ def _run_subsets(
     """
     from joblib import Parallel, delayed, effective_n_jobs
 
-    per_batch = max(1, effective_n_jobs(n_jobs))
+    per_batch = max(1, effective_n_jobs(check_n_jobs(n_jobs)))
     results: list[dict[str, Any]] = []
     history: list[float] = []
     converged = not adaptive
@@ -434,8 +435,8 @@ def _center(estimate: Any, spec: MetricSpec, yt_all: Any, yp_all: Any,
 
     The centre is None when it is the mean over subsets (computed by :func:`_offsets`).
     """
-    if isinstance(estimate, int | float) and not isinstance(estimate, bool):
-        return float(estimate), "given"
+    if isinstance(estimate, int | float | np.number) and not isinstance(estimate, bool):
+        return check_metric_value(estimate, spec.name, "estimate"), "given"
     est = None if estimate == "subsets" else _full_estimate(spec, yt_all, yp_all, dask)
     if est is None and estimate == "full":
         raise ValueError(
@@ -489,7 +490,7 @@ def _result(spec: MetricSpec, results: list[dict[str, Any]], history: list[float
         "sd": [r["sd"] for r in results],
     })
     dist = est + np.concatenate([r["dev"] for r in results])
-    return BLBInterval(
+    return BLBInterval(  # low/high are clipped to the metric's range (MetricInterval)
         metric=spec.name, estimate=est, low=est + off_lo, high=est + off_hi,
         standard_error=float(np.mean([r["sd"] for r in results])), distribution=dist,
         confidence_level=confidence_level, method=f"blb-{method}", n=n,

@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from bayescomp.core.checks import check_level
+from bayescomp.core.checks import check_bool, check_level
 from bayescomp.core.exceptions import DegenerateBootstrapWarning
+from bayescomp.core.orientation import clip_to_range
 from bayescomp.metrics._metric import MetricSpec, check_predictions, resolve_metric, safe_call
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -42,7 +43,8 @@ class MetricInterval:
     estimate : float
         The metric on the test set as given.
     low, high : float
-        Bounds of the interval with coverage ``confidence_level``.
+        Bounds of the interval with coverage ``confidence_level``, clipped to the
+        range the metric can take (a basic interval can pass it: accuracy 1.005).
     standard_error : float
         Standard deviation of the bootstrap (or BLB) distribution.
     distribution : ndarray
@@ -66,6 +68,12 @@ class MetricInterval:
     n: int = 0
     n_resamples: int = 0
     higher_is_better: bool | None = None
+
+    def __post_init__(self) -> None:
+        # a basic interval (2 * estimate - quantile) can pass the metric's range: clip it
+        low, high, _ = clip_to_range(self.low, self.high, self.metric)
+        object.__setattr__(self, "low", low)
+        object.__setattr__(self, "high", high)
 
     @property
     def width(self) -> float:
@@ -231,7 +239,7 @@ def _run_scipy(
 
 def _finish(
     res: Any, k: int, *, name: str, estimate: float, method: str, n: int, n_resamples: int,
-    confidence_level: float, higher_is_better: bool | None,
+    confidence_level: float, higher_is_better: bool | None, difference: bool = False,
 ) -> MetricInterval:
     dist = np.asarray(res.bootstrap_distribution)[k]
     n_bad = int(np.sum(~np.isfinite(dist)))
@@ -256,6 +264,9 @@ def _finish(
             f"scipy could not form the {method} interval for {name!r} (the jackknife is "
             "degenerate); use method='percentile'"
         )
+    # the basic interval (2 * estimate - quantile) can pass the metric's range: clip it
+    low, high, _ = clip_to_range(low, high, name.removesuffix(" difference"),
+                                 difference=difference)
     return MetricInterval(
         metric=name, estimate=float(estimate), low=low, high=high,
         standard_error=float(np.atleast_1d(res.standard_error)[k]), distribution=dist,
@@ -414,6 +425,7 @@ def paired_bootstrap_metric(
     (True, True)
     """
     method = _check_common(method, n_resamples, confidence_level)
+    check_bool(higher_is_better, "higher_is_better", optional=True)
     spec = resolve_metric(metric, pos_label=pos_label)
     yt, yb = check_predictions(y_true, baseline_pred, spec, threshold=threshold,
                                pos_label=pos_label, name="baseline_pred")
@@ -436,7 +448,8 @@ def paired_bootstrap_metric(
         warnings.simplefilter("ignore", DegenerateBootstrapWarning)
         base = _finish(res, 0, name=spec.name, estimate=est_b, **common)
         cand = _finish(res, 1, name=spec.name, estimate=est_c, **common)
-    diff = _finish(res, 2, name=f"{spec.name} difference", estimate=est_c - est_b, **common)
+    diff = _finish(res, 2, name=f"{spec.name} difference", estimate=est_c - est_b,
+                   difference=True, **common)
     p_better = None
     if direction is not None:
         d = diff.distribution if direction else -diff.distribution

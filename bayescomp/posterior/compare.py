@@ -230,6 +230,10 @@ def compare(
         return _compare_metrics(scores, baseline, candidate, metric, rope=rope, dataset=dataset,
                                 higher_is_better=higher_is_better, method=method,
                                 random_state=random_state, options=options)
+    if metric is not None:  # timings are metrics too (lower is better), as for guardrails
+        from bayescomp.posterior.metric_differences import with_timings
+
+        scores = with_timings(scores, [metric])
     metric = scores._check_metric(metric)
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of {METHODS}")
@@ -394,4 +398,10 @@ def _compare_metrics(scores: Scores, baseline: Any, candidate: str, metric: Any,
              "directions": directions}
     paired = Paired({datasets[0]: d}, {datasets[0]: rho}, resolve_ropes(metrics, rope),
                     random_state, names)
-    return REGISTRY["multivariate"].fit(paired, **options)
+    res = REGISTRY["multivariate"].fit(paired, **options)
+    f = scores.to_frame()
+    f = f[f["dataset"] == datasets[0]]
+    means = {who: tuple(float(f.loc[f["model"] == who, m].mean()) for m in metrics)
+             for who in (str(baseline), candidate)}
+    return dataclasses.replace(res, baseline_scores=means[str(baseline)],
+                               candidate_scores=means[candidate])

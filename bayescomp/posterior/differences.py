@@ -53,6 +53,7 @@ def paired_differences(baseline: Any, candidate: Any, axis: int = -1) -> np.ndar
             "candidate - baseline overflows to inf: the scores are too large for floating "
             "point (|score| near 1e308); rescale the metric (e.g. divide by a constant) first"
         )
+    check_not_subnormal(b, c)
     n = c.shape[-1]
     if n < 2:
         raise ValueError(
@@ -60,6 +61,24 @@ def paired_differences(baseline: Any, candidate: Any, axis: int = -1) -> np.ndar
             "use repeated cross-validation (e.g. RepeatedStratifiedKFold(n_splits=10, n_repeats=10))"
         )
     return d
+
+
+def check_not_subnormal(*arrays: np.ndarray) -> None:
+    """Refuse scores below the smallest normal float (about 2.2e-308) but not 0.
+
+    Subnormal floats keep fewer significant digits (1e-320 has three), so the answer would
+    change when the scores are rescaled; the message says to rescale them first.  (A
+    subnormal *difference* of two normal scores is exact, and is rescaled exactly.)
+    """
+    tiny = np.finfo(float).tiny
+    for arr in arrays:
+        small = np.abs(arr) < tiny
+        if small.any() and np.any(arr[small] != 0):
+            value = float(arr[small & (arr != 0)].flat[0])
+            raise ValueError(
+                f"scores as small as {value:.3g} are subnormal floats "
+                "(below 2.2e-308) and have lost precision; rescale the metric first (e.g. "
+                "multiply every score by 1e300) — the comparison does not depend on the unit")
 
 
 def _abs_max(x: np.ndarray) -> np.ndarray:

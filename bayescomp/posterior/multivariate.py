@@ -37,6 +37,7 @@ import numpy as np
 from scipy import stats
 
 from bayescomp.core.checks import check_gamma, check_rho, check_rope
+from bayescomp.core.regions import format_probability
 from bayescomp.core.rule import Decision
 from bayescomp.posterior.ttest import CorrelatedTTestResult
 
@@ -134,6 +135,9 @@ class MultiMetricResult:
     random_state: Any = 0
     gains: Mapping[str, float] | None = None
     switching_cost: float = 0.0
+    #: mean score of each model on each metric (raw, not oriented); None when unknown
+    baseline_scores: tuple[float, ...] | None = None
+    candidate_scores: tuple[float, ...] | None = None
 
     # ------------------------------------------------------------- the primary metric
     @property
@@ -153,7 +157,9 @@ class MultiMetricResult:
             mean=float(self.mean[j]), scale=math.sqrt(max(float(self.shape[j, j]), 0.0)),
             df=self.df, rho=float(self.rho), n=self.n, rope=float(self.rope[j]),
             baseline_name=self.baseline_name, candidate_name=self.candidate_name,
-            metric=self.metrics[j], differences=diffs, higher_is_better=self.directions[j])
+            metric=self.metrics[j], differences=diffs, higher_is_better=self.directions[j],
+            baseline_score=None if self.baseline_scores is None else self.baseline_scores[j],
+            candidate_score=None if self.candidate_scores is None else self.candidate_scores[j])
 
     def _index(self, metric: str | None) -> int:
         if metric is None:
@@ -325,12 +331,16 @@ class MultiMetricResult:
 
 def _guarded_outcome(res: MultiMetricResult, base: Decision, gamma: float) -> tuple[str, str]:
     primary = res.metric
+
+    def _fp(p: float, gamma: float) -> str:
+        return format_probability(p, gamma)
+
     region = f"beyond ±{res.rope[0]:g}" if res.rope[0] > 0 else "at all"
     if res.p_joint >= gamma:
         return "promote", (
             f"P({res.candidate_name} better on {primary} {region} and no guardrail worse "
-            f"beyond its ROPE) = {res.p_joint:.3f} ≥ {gamma:g}; expected gain "
-            f"{base.expected_gain:+.4g}, risk P(worse) = {base.risk:.3f}")
+            f"beyond its ROPE) = {_fp(res.p_joint, gamma)} ≥ {gamma:g}; expected gain "
+            f"{base.expected_gain:+.4g}, risk P(worse) = {_fp(base.risk, gamma)}")
     if base.outcome == "reject":
         return "reject", base.reason
     broken = [(m, res.p_guardrail_broken(m)) for m in res.guardrail_metrics]
@@ -338,13 +348,13 @@ def _guarded_outcome(res: MultiMetricResult, base: Decision, gamma: float) -> tu
     if worst_p >= gamma:
         r = res.rope[res.metrics.index(worst_m)]
         return "reject", (f"guardrail {worst_m} broken: P({res.candidate_name} worse on "
-                          f"{worst_m} beyond ±{r:g}) = {worst_p:.3f} ≥ {gamma:g}")
+                          f"{worst_m} beyond ±{r:g}) = {_fp(worst_p, gamma)} ≥ {gamma:g}")
     if base.outcome == "equivalent":
         return "equivalent", base.reason
     return "inconclusive", (
-        f"P(better on {primary} {region}) = {res.p_right:.3f} but P(that and every "
-        f"guardrail held) = {res.p_joint:.3f} < {gamma:g} (weakest guardrail {worst_m}: "
-        f"P(worse beyond its ROPE) = {worst_p:.3f})")
+        f"P(better on {primary} {region}) = {_fp(res.p_right, gamma)} but P(that and every "
+        f"guardrail held) = {_fp(res.p_joint, gamma)} < {gamma:g} (weakest guardrail {worst_m}: "
+        f"P(worse beyond its ROPE) = {_fp(worst_p, gamma)})")
 
 
 def _gain_vector(metrics: Sequence[str], gains: Mapping[str, float]) -> np.ndarray:

@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from scipy import special, stats
 
-from bayescomp.core.checks import check_level, check_rho, check_rope
+from bayescomp.core.checks import check_bool, check_level, check_rho, check_rope
 from bayescomp.core.exceptions import HeavyTailWarning, ZeroVarianceWarning
-from bayescomp.core.orientation import difference_label
+from bayescomp.core.orientation import clip_to_range, difference_label
 from bayescomp.core.rule import Decision, decide, decide_many
 from bayescomp.posterior.differences import as_output as _out
 from bayescomp.posterior.differences import corrected_scale, paired_differences, zero_variance
@@ -164,11 +164,19 @@ class CorrelatedTTestResult:
 
     # ---------------------------------------------------------------- intervals
     def interval(self, level: float = 0.95) -> tuple[Any, Any]:
-        """Equal-tailed credible interval with probability ``level``."""
+        """Equal-tailed credible interval with probability ``level``.
+
+        For a bounded metric the interval is clipped to the range a difference can take
+        (``[-1, 1]`` for accuracy or AUC, see
+        :func:`bayescomp.core.orientation.metric_bounds`): the Student-t posterior is
+        unbounded, and with few splits its interval reaches impossible values.
+        """
         level = check_level(level)
         q = stats.t.ppf(0.5 + level / 2, self.df)
         half = q * np.asarray(self.scale)
-        return _out(np.asarray(self.mean) - half), _out(np.asarray(self.mean) + half)
+        low, high = np.asarray(self.mean) - half, np.asarray(self.mean) + half
+        lo, hi = clip_to_range(-np.inf, np.inf, self.metric, difference=True)[:2]
+        return _out(np.clip(low, lo, hi)), _out(np.clip(high, lo, hi))
 
     def hdi(self, level: float = 0.95) -> tuple[Any, Any]:
         """Highest-density interval; the t posterior is symmetric and unimodal, so
@@ -384,6 +392,7 @@ def correlated_ttest(
     >>> res.decision(0.95).outcome
     'promote'
     """
+    higher_is_better = check_bool(higher_is_better, "higher_is_better")
     d = paired_differences(baseline, candidate, axis=axis)
     if not higher_is_better:
         d = -d

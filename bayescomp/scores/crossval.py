@@ -7,7 +7,7 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from bayescomp.core.checks import check_samples
+from bayescomp.core.checks import check_n_jobs, check_samples
 from bayescomp.core.exceptions import FitFailedWarning
 from bayescomp.core.orientation import canonical_metric
 from bayescomp.scores.engine import FitTask, Progress, multimetric, run_fits
@@ -167,6 +167,7 @@ def cross_validate_paired(
     from sklearn.utils import indexable
 
     models = _check_models(models)
+    n_jobs = check_n_jobs(n_jobs)
     if not (isinstance(error_score, str) and error_score == "raise") and not isinstance(
         error_score, numbers.Number
     ):
@@ -225,4 +226,5 @@ def _to_scores(tasks: list[tuple[str, int]], results: list[dict], design: SplitD
     if design.time_ordered:  # compare() then uses the time-ordered posterior
         frame["time_ordered"] = True
     metrics = list(dict.fromkeys(m for res in results for m in res["scores"]))
-    return Scores(frame, metrics=metrics, design=design)
+    # a failed split holds the user's numeric error_score, which may lie outside the range
+    return Scores(frame, metrics=metrics, design=design, check_ranges=not failed)

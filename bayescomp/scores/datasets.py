@@ -52,6 +52,30 @@ def task_of(y: Any) -> str:
     return "classification" if is_classification_target(y) else "regression"
 
 
+def check_classes(y: Any, dataset: str = "the data") -> None:
+    """Refuse a target with a single value (one class): every model would score the same
+    trivial predictor, and many cannot be fitted at all.
+
+    Examples
+    --------
+    >>> check_classes([1, 1, 1], "iris")
+    Traceback (most recent call last):
+    ...
+    ValueError: the target of iris has a single value (1) on all 3 rows: a classifier needs at least two classes and a regressor a target that varies; check the target column (or the rows you selected)
+    """
+    import numpy as np
+    import pandas as pd
+
+    if y is None:
+        return
+    values = pd.unique(np.asarray(y, dtype=object).ravel())
+    if len(values) == 1:
+        raise ValueError(
+            f"the target of {dataset} has a single value ({values[0]!r}) on all "
+            f"{np.asarray(y).shape[0]} rows: a classifier needs at least two classes and a "
+            "regressor a target that varies; check the target column (or the rows you selected)")
+
+
 def check_task(estimators: Mapping[str, Any], task: str, dataset: str = "the data") -> None:
     """Refuse classifiers on a regression dataset and regressors on a classification one.
 

@@ -194,6 +194,9 @@ def run_fits(tasks: Iterable[FitTask], on_result: Callable[[Hashable, dict[str, 
     """
     from joblib import Parallel, delayed
 
+    from bayescomp.core.checks import check_n_jobs
+
+    n_jobs = check_n_jobs(n_jobs)
     tasks = list(tasks)
     if not tasks:
         return

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from bayescomp.core.orientation import canonical_metric, resolve_direction
+from bayescomp.core.orientation import canonical_metric, check_metric_range, resolve_direction
 from bayescomp.scores.cells import check_filled, check_numeric_cells, model_rows, split_ranges
-from bayescomp.splits.design import rho_from_sizes
+from bayescomp.splits.design import MAX_ROWS, rho_from_sizes
 
 if TYPE_CHECKING:  # pragma: no cover
     from bayescomp.splits.design import SplitDesign
@@ -73,7 +73,7 @@ class Scores:
     """
 
     def __init__(self, frame: pd.DataFrame, *, metrics: list[str] | None = None,
-                 design: SplitDesign | None = None):
+                 design: SplitDesign | None = None, check_ranges: bool = True):
         missing = [c for c in (*KEY, *SIZES) if c not in frame.columns]
         if missing:
             raise ValueError(
@@ -101,6 +101,8 @@ class Scores:
                                  f"{list(frame.columns)}")
         for m in metrics:
             frame[m] = check_numeric_cells(frame, m, required=True)
+            if check_ranges:  # off only for an explicit numeric error_score sentinel
+                check_metric_range(frame[m].to_numpy(dtype=float), m, where=" (a column)")
         if not metrics:
             raise ValueError(
                 "the scores table has no numeric metric column (besides dataset, model, split, "
@@ -108,11 +110,12 @@ class Scores:
             )
         for col in SIZES:
             vals = pd.to_numeric(frame[col], errors="coerce")
-            bad_rows = vals.isna() | (vals <= 0) | ~np.isfinite(vals.fillna(0))
+            bad_rows = vals.isna() | (vals <= 0) | ~np.isfinite(vals.fillna(0)) | (
+                vals.fillna(1) % 1 != 0) | (vals.fillna(0) > MAX_ROWS)
             if bad_rows.any():
                 bad = frame.loc[bad_rows, [*KEY, col]].head(3).to_dict("records")
-                raise ValueError(f"{col} must be a finite positive number (a count of rows) on "
-                                 f"every row; bad rows: {bad}")
+                raise ValueError(f"{col} must be a positive whole number of rows (at most "
+                                 f"2**53) on every row; bad rows: {bad}")
             frame[col] = vals
         # one integer key per (dataset, model, split) from the codes computed above
         key = codes[0].astype(np.int64)

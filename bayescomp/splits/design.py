@@ -19,18 +19,31 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 
+#: the largest split size accepted: every whole number up to it is exact as a float
+MAX_ROWS = 2**53
+
+
 def rho_from_sizes(n_train: Any, n_test: Any) -> float:
     """Mean test fraction ``n_test / (n_train + n_test)`` over splits: the ``rho`` of the
     correlated t-test.  Exact (no summation noise) when every split has the same sizes.
+
+    Sizes must be positive whole numbers up to ``2**53`` (beyond that ``n_train + n_test``
+    loses precision, and at 1e308 overflows to inf, which would give ``rho = 0``).
 
     >>> rho_from_sizes([90, 90, 91], [10, 10, 9])
     0.09666666666666668
     >>> rho_from_sizes([9] * 6, [1] * 6)
     0.1
     """
-    frac = np.asarray(n_test, dtype=float) / (
-        np.asarray(n_train, dtype=float) + np.asarray(n_test, dtype=float)
-    )
+    sizes = {"n_train": np.atleast_1d(np.asarray(n_train, dtype=float)),
+             "n_test": np.atleast_1d(np.asarray(n_test, dtype=float))}
+    for name, arr in sizes.items():
+        ok = np.isfinite(arr) & (arr > 0) & (arr <= MAX_ROWS)
+        ok[ok] = arr[ok] % 1 == 0
+        if not ok.all():
+            raise ValueError(f"{name} must be a positive whole number of rows (at most 2**53); "
+                             f"got {arr[~ok].ravel()[:3].tolist()}: pass the real split sizes")
+    frac = sizes["n_test"] / (sizes["n_train"] + sizes["n_test"])
     if frac.size == 0:
         raise ValueError("no splits to compute the test fraction from")
     if np.all(frac == frac.flat[0]):

@@ -259,11 +259,15 @@ def prepare_datasets(X: Any, y: Any, groups: Any, dataset: str | None, cv: Any, 
     """Every dataset with its design materialised once (default design: :func:`default_cv`)."""
     from sklearn.utils import indexable
 
+    from bayescomp.core.checks import check_samples
+    from bayescomp.scores.datasets import check_classes
     from bayescomp.splits.design import materialise_splits
     from bayescomp.splits.repeats import default_cv
 
     datasets: dict[str, Dataset] = {}
     for name, (Xd, yd, gd) in _datasets_from(X, y, groups, dataset).items():
+        check_samples(Xd, yd, gd)
+        check_classes(yd, name)
         Xd, yd, gd = indexable(Xd, yd, gd)
         cv_d = cv if cv is not None else default_cv(yd, n_splits=n_splits, n_repeats=n_repeats,
                                                     random_state=random_state)

@@ -17,6 +17,7 @@ subsampled design at that size (it grows as the training sets shrink).
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -131,7 +132,7 @@ class LearningCurves:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", ZeroVarianceWarning)
                     post = self.posterior(model, size)
-                lo, hi, clipped = _clip(post.interval(level), bounds)
+                lo, hi, clipped = _clip(_raw_interval(post, level), bounds)
                 rows.append({**base, "kind": "model", "mean": post.mean, "sd": post.sd,
                              "low": lo, "high": hi, "clipped": clipped, "p_better": np.nan,
                              "p_left": np.nan, "p_rope": np.nan, "p_right": np.nan})
@@ -139,7 +140,7 @@ class LearningCurves:
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore", ZeroVarianceWarning)
                         d = self.posterior(model, size, versus=self.baseline)
-                    lo, hi, clipped = _clip(d.interval(level), diff_bounds)
+                    lo, hi, clipped = _clip(_raw_interval(d, level), diff_bounds)
                     rows.append({**base, "kind": "difference", "mean": d.mean, "sd": d.sd,
                                  "low": lo, "high": hi, "clipped": clipped,
                                  "p_better": d.p_better,
@@ -161,6 +162,11 @@ class LearningCurves:
         from bayescomp.report.metric_plots import plot_learning_difference
 
         return plot_learning_difference(self, ax=ax)
+
+
+def _raw_interval(post: Any, level: float) -> tuple[float, float]:
+    """The t interval before any clipping (``_clip`` clips it and reports whether it did)."""
+    return dataclasses.replace(post, metric=None).interval(level)
 
 
 def _clip(interval: tuple[float, float], bounds: tuple[float, float]
