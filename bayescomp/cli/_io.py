@@ -40,6 +40,22 @@ def column(frame: Any, name: str, path: str) -> np.ndarray:
     return col.to_numpy()
 
 
+def output_file(example: str) -> Any:
+    """argparse ``type=`` of a flag that names one output file (``--plot``, ``--out``,
+    ``--save-scores``): an existing directory is refused, naming a file ``example`` inside
+    it, instead of writing e.g. ``DIR.png`` beside it."""
+    import argparse
+
+    def check(value: str) -> str:
+        if Path(value).is_dir():
+            raise argparse.ArgumentTypeError(
+                f"{value!r} is a directory; give a file name inside it (e.g. "
+                f"{str(Path(value) / example)!r})")
+        return value
+
+    return check
+
+
 def parse_label(value: str | None, like: np.ndarray) -> Any:
     """Parse ``--pos-label`` to the dtype of the label column."""
     if value is None:

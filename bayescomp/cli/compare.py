@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from bayescomp.cli._io import output_file
 from bayescomp.cli._text import ROPE_HELP, rope_note
 from bayescomp.cli.main import UserError
 from bayescomp.cli.predictions import add_arguments as add_prediction_arguments
@@ -57,7 +58,7 @@ def register(sub: Any) -> None:
     p.add_argument("--n-repeats", type=int, default=10, help="repetitions (default 10)")
     p.add_argument("--seed", type=int, default=0, help="seed of the splits (default 0)")
     p.add_argument("--n-jobs", type=int, default=None, help="parallel fits (joblib)")
-    p.add_argument("--save-scores", metavar="CSV", help="write the per-split scores to a CSV")
+    p.add_argument("--save-scores", type=output_file("scores.csv"), metavar="CSV", help="write the per-split scores to a CSV")
     p.add_argument("--method", default="auto",
                    choices=("auto", "ttest", "hierarchical", "signed_rank", "sign"),
                    help="ttest on one dataset; hierarchical (default for several datasets), "
@@ -66,7 +67,7 @@ def register(sub: Any) -> None:
                    help="hierarchical model: kept MCMC draws per chain (default 2000)")
     p.add_argument("--chains", type=int, default=4,
                    help="hierarchical model: MCMC chains (default 4)")
-    p.add_argument("--plot", metavar="PNG", help="write the posterior plot (one candidate)")
+    p.add_argument("--plot", type=output_file("plot.png"), metavar="PNG", help="write the posterior plot (one candidate)")
     p.add_argument("--plots", metavar="DIR", help="write every plot of every comparison as PNG "
                    "files into DIR (posterior; across datasets also simplex, forest, trace)")
     p.add_argument("--json", action="store_true", help="machine-readable output")

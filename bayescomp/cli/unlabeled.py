@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from bayescomp.cli._io import column, parse_label, read_csv, write_outputs
+from bayescomp.cli._io import column, output_file, parse_label, read_csv, write_outputs
 
 
 def _class_size(text: str) -> Any:
@@ -67,6 +67,6 @@ def register(subparsers: Any) -> None:
     u.add_argument("--class-size", required=True,
                    help="members of the class in the pool: N or LOW:HIGH")
     u.add_argument("--positive-class", help="the class of interest (default 1)")
-    u.add_argument("--out", help="write the table indexed by k to this CSV")
-    u.add_argument("--plot", metavar="FILE.png", help="write the recall@k vs k plot")
+    u.add_argument("--out", type=output_file("table.csv"), help="write the table indexed by k to this CSV")
+    u.add_argument("--plot", type=output_file("plot.png"), metavar="FILE.png", help="write the recall@k vs k plot")
     u.set_defaults(func=run_unlabeled)
