@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from bayescomp.cli._backend import add_backend_args, fit_options, on_backend
 from bayescomp.cli._io import output_file
 from bayescomp.cli._text import ROPE_HELP, rope_note
 from bayescomp.cli.main import UserError
@@ -58,6 +59,7 @@ def register(sub: Any) -> None:
     p.add_argument("--n-repeats", type=int, default=10, help="repetitions (default 10)")
     p.add_argument("--seed", type=int, default=0, help="seed of the splits (default 0)")
     p.add_argument("--n-jobs", type=int, default=None, help="parallel fits (joblib)")
+    add_backend_args(p)
     p.add_argument("--save-scores", type=output_file("scores.csv"), metavar="CSV", help="write the per-split scores to a CSV")
     p.add_argument("--method", default="auto",
                    choices=("auto", "ttest", "hierarchical", "signed_rank", "sign"),
@@ -108,8 +110,10 @@ def _scores_from_models(args: argparse.Namespace) -> tuple[Any, str, list[str], 
     splitter = RepeatedStratifiedKFold if task == "classification" else RepeatedKFold
     cv = splitter(n_splits=args.n_splits, n_repeats=args.n_repeats, random_state=args.seed)
     models = {n: specs[n].estimator for n in [baseline, *candidates]}
-    scores = cross_validate_paired(models, X, y, cv=cv, scoring=metric, n_jobs=args.n_jobs,
-                                   progress=not args.quiet, dataset=args.dataset)
+    with on_backend(args):
+        scores = cross_validate_paired(models, X, y, cv=cv, scoring=metric, n_jobs=args.n_jobs,
+                                       progress=not args.quiet, dataset=args.dataset,
+                                       **fit_options(args))
     return scores, baseline, candidates, metric
 
 

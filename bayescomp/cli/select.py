@@ -20,6 +20,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from bayescomp.cli._backend import add_backend_args, fit_options, on_backend
 from bayescomp.cli._text import ROPE_HELP, rope_note
 
 
@@ -55,6 +56,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--n-repeats", type=int, default=10, help="repetitions of the design")
     p.add_argument("--seed", type=int, default=0, help="random_state of the design")
     p.add_argument("--n-jobs", type=int, default=None, help="parallel fits (joblib)")
+    add_backend_args(p)
     p.add_argument("--on-error", choices=("skip", "raise"), default="skip",
                    help="a broken model file or failing fit: skip that model, or stop")
     p.add_argument("--method", default="auto", help=argparse.SUPPRESS)
@@ -205,11 +207,13 @@ def _select_fitted(select: Any, sources: list[str], args: argparse.Namespace,
     y_arg = None if len(data) > 1 else next(iter(data.values()))[1]
     # scoring=None: every fit is scored on the decision metric and the task's standard
     # metrics, so a later run with another --metric reads them from --store
-    return select(_models_arg(sources, args), X_arg, y_arg, metric=metric,
-                  dataset=None if len(data) > 1 else next(iter(data)),
-                  store=args.store, max_repeats=args.max_repeats,
-                  n_splits=args.n_splits, n_repeats=args.n_repeats,
-                  random_state=args.seed, n_jobs=args.n_jobs, **common)
+    with on_backend(args):
+        return select(_models_arg(sources, args), X_arg, y_arg, metric=metric,
+                      dataset=None if len(data) > 1 else next(iter(data)),
+                      store=args.store, max_repeats=args.max_repeats,
+                      n_splits=args.n_splits, n_repeats=args.n_repeats,
+                      random_state=args.seed, n_jobs=args.n_jobs, **fit_options(args),
+                      **common)
 
 
 def _print(sel: Any, args: argparse.Namespace, csv_mode: bool, report: Any) -> None:
@@ -241,7 +245,9 @@ def _print(sel: Any, args: argparse.Namespace, csv_mode: bool, report: Any) -> N
     print(f"\nrecommendation: {terminal_literal(sel.recommendation['text'])}")
     if not csv_mode:
         print(f"fits: {sel.fits_total} needed, {sel.fits_performed} computed now, "
-              f"{sel.fits_loaded} read from the store" + (f" {sel.store}" if sel.store else ""))
+              f"{sel.fits_loaded} read from the store" + (f" {sel.store}" if sel.store else "")
+              + (f", {sel.fits_retried} sent again after a lost worker"
+                 if sel.fits_retried else ""))
     if report:
         print(f"report: {report}")
     if gate is not None:

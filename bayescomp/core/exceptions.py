@@ -72,3 +72,18 @@ class DesignChangedError(ValueError):
 
 class MissingExtraError(ImportError):
     """An optional dependency is missing; the message names the extra that installs it."""
+
+
+class WorkersLostError(RuntimeError):
+    """Fits could not finish because their workers died (no live worker within
+    ``worker_timeout``, or a fit lost more than ``retries`` times).
+
+    The message says how many fits finished and were kept and how to resume.
+    ``finished``/``total`` count the fits; ``results`` holds ``{key: result}`` of the
+    fits that finished, where the caller keeps them (a call without a store)."""
+
+    def __init__(self, message: str, *, finished: int = 0, total: int = 0,
+                 results: dict | None = None):
+        super().__init__(message)
+        self.finished, self.total = finished, total
+        self.results = dict(results or {})

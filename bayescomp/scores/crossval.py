@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from bayescomp.core.checks import check_n_jobs, check_samples
-from bayescomp.core.exceptions import FitFailedWarning
+from bayescomp.core.exceptions import FitFailedWarning, WorkersLostError
 from bayescomp.core.orientation import canonical_metric
 from bayescomp.scores.engine import FitTask, Progress, multimetric, run_fits
 from bayescomp.scores.table import Scores
@@ -112,6 +112,8 @@ def cross_validate_paired(
     progress: bool = True,
     error_score: Any = "raise",
     dataset: str = "data",
+    retries: int | None = None,
+    worker_timeout: float | None = None,
 ) -> Scores:
     """Cross-validate several models on exactly the same ``(train, test)`` splits.
 
@@ -133,8 +135,9 @@ def cross_validate_paired(
     groups : array-like, optional
         Group labels for group splitters.
     n_jobs : int, optional
-        Parallel fits through joblib; any joblib backend works
-        (``with joblib.parallel_config(backend="dask"): ...``).
+        Parallel fits through joblib, on the backend of the enclosing
+        ``joblib.parallel_config`` (loky by default; Dask, Ray and Spark are tested:
+        ``docs/scaling_out.md``).
     progress : bool, default True
         Progress bar over all fits (only when writing to a terminal).
     error_score : "raise" or float
@@ -143,12 +146,21 @@ def cross_validate_paired(
         splits.  NaN scores are refused later by ``compare``.
     dataset : str, default "data"
         Name of the dataset in the resulting table.
+    retries : int, optional
+        Times a fit lost with its worker (a killed process, a lost cluster node) is sent
+        again on a fresh task (default 2, or that of an enclosing
+        :func:`~bayescomp.scores.engine.fit_policy`).
+    worker_timeout : float, optional
+        Seconds a Dask or Ray cluster may have no live worker before the call stops with
+        a :class:`~bayescomp.core.exceptions.WorkersLostError` (default 180); the error's
+        ``results`` holds the fits that finished.
 
     Returns
     -------
     Scores
         Columns ``dataset, model, split, repeat, fold, n_train, n_test,
-        fit_time, score_time`` and one per scorer; ``.design`` holds the splits.
+        fit_time, score_time`` and one per scorer; ``.design`` holds the splits and
+        ``.fits_retried`` the number of fits sent again after a lost worker.
 
     Examples
     --------
@@ -183,16 +195,23 @@ def cross_validate_paired(
     results: dict[Any, dict[str, Any]] = {}
     try:
         with Progress(progress, "paired CV") as bar:
-            run_fits((FitTask((name, k), models[name], X, y, *design.splits[k], scorers[name],
-                              error_score, multi[name]) for name, k in tasks),
-                     results.__setitem__, n_jobs=n_jobs, progress=bar,
-                     describe=lambda key: f"{key[0]} split {key[1]}")
+            report = run_fits(
+                (FitTask((name, k), models[name], X, y, *design.splits[k], scorers[name],
+                         error_score, multi[name]) for name, k in tasks),
+                results.__setitem__, n_jobs=n_jobs, progress=bar,
+                describe=lambda key: f"{key[0]} split {key[1]}", retries=retries,
+                worker_timeout=worker_timeout)
+    except WorkersLostError as exc:  # the finished fits go back with the error
+        exc.results = dict(results)
+        raise
     except (ValueError, TypeError) as exc:  # the estimator refused the data: say so, and how
         raise (ValueError if isinstance(exc, ValueError) else TypeError)(
             f"a model could not be fitted or scored on these data: {exc}. Check that X and y "
             "suit every model (e.g. numeric features, or a pipeline that encodes them), or pass "
             "error_score=np.nan to record the failed splits and go on") from exc
-    return _to_scores(tasks, [results[t] for t in tasks], design, dataset)
+    out = _to_scores(tasks, [results[t] for t in tasks], design, dataset)
+    out.fits_retried = report.retried
+    return out
 
 
 def _to_scores(tasks: list[tuple[str, int]], results: list[dict], design: SplitDesign,

@@ -7,7 +7,8 @@ the fits of :func:`bayescomp.select` and the out-of-fold predictions of
 
 * :func:`fit_and_score` is one task (one estimator on one split); it catches the
   warnings of the fit and hands them back with the result;
-* :func:`run_fits` runs many :class:`FitTask` through joblib and calls
+* :func:`run_fits` runs many :class:`FitTask` through joblib (on any backend, by
+  :mod:`bayescomp.scores.dispatch`, which also retries fits lost with a worker) and calls
   ``on_result(key, result)`` in the calling process as results arrive (after raising
   the task's warnings again there, where the caller's filters apply);
 * :class:`Progress` is the one progress bar (on a terminal or in a Jupyter kernel).
@@ -18,11 +19,15 @@ from __future__ import annotations
 import sys
 import time
 import warnings
-from collections.abc import Callable, Hashable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from bayescomp.scores.dispatch import DispatchReport, dispatch
 
 
 def _take(data: Any, idx: np.ndarray) -> Any:
@@ -182,35 +187,92 @@ def _run_task(task: FitTask, single_thread: bool) -> tuple[Hashable, dict[str, A
         return task.key, fit_and_score(*args)
 
 
+#: default ``worker_timeout`` (seconds without any live worker before a call stops)
+WORKER_TIMEOUT = 180.0
+#: default ``retries`` (times a fit lost with its worker is sent again)
+RETRIES = 2
+
+
+@dataclass
+class FitPolicy:
+    """Worker-loss settings of the fits run under :func:`fit_policy`, and the number of
+    fits that had to be sent again (``retried``, summed over those calls)."""
+
+    retries: int = RETRIES
+    worker_timeout: float = WORKER_TIMEOUT
+    retried: int = 0
+
+
+_POLICY: ContextVar[FitPolicy | None] = ContextVar("bayescomp_fit_policy", default=None)
+
+
+@contextmanager
+def fit_policy(retries: int = RETRIES, worker_timeout: float = WORKER_TIMEOUT
+               ) -> Iterator[FitPolicy]:
+    """Every :func:`run_fits` inside uses these ``retries``/``worker_timeout`` (unless
+    given its own) and adds the fits it retried to the yielded :class:`FitPolicy`.
+
+    Examples
+    --------
+    >>> with fit_policy(retries=1, worker_timeout=30) as policy:
+    ...     policy.retries, policy.retried
+    (1, 0)
+    """
+    policy = FitPolicy(retries, float(worker_timeout))
+    token = _POLICY.set(policy)
+    try:
+        yield policy
+    finally:
+        _POLICY.reset(token)
+
+
 def run_fits(tasks: Iterable[FitTask], on_result: Callable[[Hashable, dict[str, Any]], None],
              *, n_jobs: int | None = None, progress: Progress | None = None,
-             describe: Callable[[Hashable], str] = str, single_thread: bool = False) -> None:
+             describe: Callable[[Hashable], str] = str, single_thread: bool = False,
+             retries: int | None = None, worker_timeout: float | None = None
+             ) -> DispatchReport:
     """Run ``tasks`` through joblib; ``on_result(key, result)`` in this process per result.
 
-    Results arrive in completion order (any joblib backend: ``with
-    joblib.parallel_config(backend=...)``); the warnings each task caught are raised
-    again here first.  ``progress`` (a :class:`Progress`) grows by the number of tasks
-    and ticks once per result, showing ``describe(key)``.
-    """
-    from joblib import Parallel, delayed
+    Any joblib backend (``with joblib.parallel_config(backend=...)``: loky, threading,
+    Dask, Ray, Spark).  Results are streamed in completion order where the backend can
+    (loky, Dask), otherwise returned one batch (one fit per worker) at a time (Ray,
+    Spark): each result reaches ``on_result`` as soon as its fit, or at the latest its
+    batch, is done.  The warnings each task caught are raised again here first.
+    ``progress`` (a :class:`Progress`) grows by the number of tasks and ticks once per
+    result, showing ``describe(key)``.
 
+    Fits in flight when a worker dies are sent again on a fresh task, at most ``retries``
+    times each; no live worker for ``worker_timeout`` seconds (Dask, Ray) raises
+    :class:`~bayescomp.core.exceptions.WorkersLostError` (see
+    :mod:`bayescomp.scores.dispatch`).  Both default to the enclosing :func:`fit_policy`
+    (else :data:`RETRIES`, :data:`WORKER_TIMEOUT`).  Returns the :class:`DispatchReport`
+    (fits finished and retried).
+    """
+    policy = _POLICY.get()
+    if retries is None:
+        retries = policy.retries if policy is not None else RETRIES
+    if worker_timeout is None:
+        worker_timeout = policy.worker_timeout if policy is not None else WORKER_TIMEOUT
     from bayescomp.core.checks import check_n_jobs
 
     n_jobs = check_n_jobs(n_jobs)
     tasks = list(tasks)
     if not tasks:
-        return
+        return DispatchReport()
     if progress is not None:
         progress.grow(len(tasks))
-    try:
-        parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-    except ValueError:  # pragma: no cover - joblib < 1.4
-        parallel = Parallel(n_jobs=n_jobs, return_as="generator")
-    for key, res in parallel(delayed(_run_task)(t, single_thread) for t in tasks):
+
+    def arrived(key: Hashable, res: dict[str, Any]) -> None:
         replay_warnings(res)
         on_result(key, res)
         if progress is not None:
             progress.tick(describe(key))
+
+    report = dispatch(tasks, _run_task, arrived, n_jobs=n_jobs, single_thread=single_thread,
+                      retries=retries, worker_timeout=worker_timeout)
+    if policy is not None:
+        policy.retried += report.retried
+    return report
 
 
 # --------------------------------------------------------------------------- progress

@@ -131,6 +131,7 @@ class Scores:
         self._frame = frame.reset_index(drop=True)
         self._metrics = metrics
         self.design = design
+        self.fits_retried = 0  # fits sent again after a lost worker (cross_validate_paired)
 
     # ------------------------------------------------------------ construction
     @classmethod

@@ -86,6 +86,8 @@ def select(
     compare_options: dict[str, Any] | None = None,
     guardrails: Mapping[str, float] | None = None,
     tracker: SelectionTracker | None = None,
+    retries: int = 2,
+    worker_timeout: float = 180.0,
 ) -> Selection:
     """Champion/challenger selection: promote only what is better beyond the ROPE.
 
@@ -166,6 +168,13 @@ def select(
         (e.g. :class:`bayescomp.integrations.mlflow.MlflowTracker`, which logs every
         step as an MLflow run and moves a registry alias on *promote*).  Its
         ``identity`` argument is the same for every rerun of the same selection.
+    retries : int, default 2
+        Times a fit lost with its worker (a killed process, a lost cluster node) is sent
+        again on a fresh task; ``Selection.fits_retried`` counts them.
+    worker_timeout : float, default 180
+        Seconds a Dask or Ray cluster may have no live worker before the call stops with
+        a :class:`~bayescomp.core.exceptions.WorkersLostError`; with ``store=`` every
+        finished fit is kept and the same call resumes from it.
 
     Returns
     -------
@@ -215,13 +224,19 @@ def select(
                                  metric=metric, order=order, dataset=dataset,
                                  higher_is_better=higher_is_better, settings=settings,
                                  tracker=tracker, **decide)
-    return _select_fitted(
-        models, X, y, groups, baseline=baseline, scoring=scoring, metric=metric,
-        higher_is_better=higher_is_better, on_error=on_error, order=order,
-        max_repeats=max_repeats, settings=settings, store=store, n_jobs=n_jobs,
-        progress=progress, design=dict(dataset=dataset, cv=cv, n_splits=n_splits,
-                                       n_repeats=n_repeats, random_state=random_state),
-        tracker=tracker, **decide)
+    import dataclasses
+
+    from bayescomp.scores.engine import fit_policy
+
+    with fit_policy(retries=retries, worker_timeout=worker_timeout) as policy:
+        out = _select_fitted(
+            models, X, y, groups, baseline=baseline, scoring=scoring, metric=metric,
+            higher_is_better=higher_is_better, on_error=on_error, order=order,
+            max_repeats=max_repeats, settings=settings, store=store, n_jobs=n_jobs,
+            progress=progress, design=dict(dataset=dataset, cv=cv, n_splits=n_splits,
+                                           n_repeats=n_repeats, random_state=random_state),
+            tracker=tracker, **decide)
+    return dataclasses.replace(out, fits_retried=policy.retried)
 
 
 def selection_identity(settings: Mapping[str, Any], models: Mapping[str, str]) -> str:

@@ -60,6 +60,8 @@ class Selection:
         Model files that could not be loaded, with the reason.
     fits_performed, fits_loaded : int
         Fits computed by this call and fits read back from the store.
+    fits_retried : int
+        Fits sent again because their worker died (``retries=`` of :func:`bayescomp.select`).
     """
 
     champion: str
@@ -80,6 +82,7 @@ class Selection:
     settings: dict[str, Any]
     store: str | None = None
     base_scores: Scores | None = None
+    fits_retried: int = 0
     _specs: dict[str, ModelSpec] = field(default_factory=dict, repr=False)
     _data: dict[str, tuple[Any, Any]] = field(default_factory=dict, repr=False)
 
@@ -107,7 +110,7 @@ class Selection:
                            for r in self.candidates.to_dict("records")],
             "skipped": self.skipped,
             "fits": {"performed": self.fits_performed, "loaded_from_store": self.fits_loaded,
-                     "total": self.fits_total},
+                     "total": self.fits_total, "retried": self.fits_retried},
             "settings": {k: _json_value(v) for k, v in self.settings.items()},
             "store": self.store,
         }
