@@ -1,3 +1,4 @@
 from bayescomp.cli.main import main
 
-raise SystemExit(main())
+if __name__ == "__main__":  # not when a spawned worker process (Dask, loky) imports it
+    raise SystemExit(main())

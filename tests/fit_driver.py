@@ -24,11 +24,15 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 class Slow(ClassifierMixin, BaseEstimator):
     """``inner``, fitted after sleeping ``delay`` seconds (a stand-in for a costly fit)."""
 
-    def __init__(self, inner=None, delay: float = 0.0):
+    def __init__(self, inner=None, delay: float = 0.0, log: str | None = None):
         self.inner = inner
         self.delay = delay
+        self.log = log  # a file that gets one line per fit started (bench/worker_loss.py)
 
     def fit(self, X, y):
+        if self.log:
+            with open(self.log, "a") as f:
+                f.write("start\n")
         time.sleep(self.delay)
         self.est_ = clone(self.inner).fit(X, y)
         self.classes_ = self.est_.classes_
@@ -41,16 +45,17 @@ class Slow(ClassifierMixin, BaseEstimator):
         return self.est_.predict_proba(X)
 
 
-def models(delay: float) -> dict:
+def models(delay: float, log: str | None = None) -> dict:
     from sklearn.linear_model import LogisticRegression
     from sklearn.naive_bayes import GaussianNB
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
     from sklearn.tree import DecisionTreeClassifier
 
-    return {"nb": Slow(GaussianNB(), delay),
-            "lr": Slow(make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000)), delay),
-            "tree": Slow(DecisionTreeClassifier(max_depth=3, random_state=0), delay)}
+    return {"nb": Slow(GaussianNB(), delay, log),
+            "lr": Slow(make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000)), delay,
+                       log),
+            "tree": Slow(DecisionTreeClassifier(max_depth=3, random_state=0), delay, log)}
 
 
 def run(args: argparse.Namespace) -> dict:
@@ -61,7 +66,7 @@ def run(args: argparse.Namespace) -> dict:
 
     X, y = load_breast_cancer(return_X_y=True)
     with use_backend(args.backend, args.scheduler, n_workers=2):
-        sel = bc.select(models(args.delay), X, y, baseline="nb", scoring="roc_auc",
+        sel = bc.select(models(args.delay, args.log), X, y, baseline="nb", scoring="roc_auc",
                         rope=0.005, n_splits=3, n_repeats=args.n_repeats, store=args.store,
                         n_jobs=2, progress=False, retries=args.retries,
                         worker_timeout=args.worker_timeout)
@@ -83,6 +88,7 @@ def main() -> int:
     p.add_argument("--n-repeats", type=int, default=2)
     p.add_argument("--retries", type=int, default=2)
     p.add_argument("--worker-timeout", type=float, default=180.0)
+    p.add_argument("--log", default=None, help="file getting one line per fit started")
     args = p.parse_args()
     from bayescomp.core.exceptions import WorkersLostError
 

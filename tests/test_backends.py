@@ -72,6 +72,7 @@ def spark_session():
     joblibspark = pytest.importorskip("joblibspark")
     from pyspark.sql import SparkSession
 
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # workers: this venv's python
     spark = (SparkSession.builder.master("local[2]").appName("bayescomp-tests")
              .config("spark.ui.enabled", "false")
              .config("spark.sql.shuffle.partitions", "4").getOrCreate())

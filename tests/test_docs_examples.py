@@ -3,15 +3,17 @@
 The blocks of one page run in order in one namespace (a page is one session), inside an
 empty temporary folder, so an example cannot lean on files of the repository (``models/``,
 ``../shared/data``) or on names it never defines.  A block that imports an optional
-package which is not installed (e.g. dask for the cluster example) is skipped, and only
-that block.  Pages whose examples take long (MCMC, a million-row bootstrap) are ``slow``.
+package which is not installed (e.g. dask for the cluster example, or pyspark where there
+is no Java to run it) is skipped, and only that block.  Pages whose examples take long (MCMC, a million-row bootstrap) are ``slow``.
 """
 
 from __future__ import annotations
 
 import ast
 import importlib.util
+import os
 import re
+import shutil
 import textwrap
 from pathlib import Path
 
@@ -43,7 +45,10 @@ def missing_modules(code: str) -> list[str]:
             roots |= {a.name.split(".")[0] for a in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             roots.add(node.module.split(".")[0])
-    return sorted(r for r in roots if importlib.util.find_spec(r) is None)
+    missing = {r for r in roots if importlib.util.find_spec(r) is None}
+    if "pyspark" in roots and shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        missing.add("pyspark")  # installed, but Spark cannot start without a JRE
+    return sorted(missing)
 
 
 def test_the_extractor_finds_indented_blocks_and_their_imports():

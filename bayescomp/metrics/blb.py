@@ -17,8 +17,8 @@ far more than the interval is wide.  When the full-data estimate cannot be
 computed (a Dask array and a metric without a streaming path), the mean of the
 subset values is used and the interval is widened by its standard error.
 
-Subsets run in parallel through joblib (``n_jobs``; any backend selected with
-``joblib.parallel_config``, including Dask's), and inputs may be Dask arrays:
+Subsets run in parallel through joblib (``n_jobs``; the backend selected with
+``joblib.parallel_config``: loky by default, Dask tested), and inputs may be Dask arrays:
 only the subsets are materialised.  Adaptive stopping follows Kleiner et al.:
 resamples within a subset and subsets themselves are added until the interval
 changes by less than ``tol`` (relative to its width) over ``window`` steps.

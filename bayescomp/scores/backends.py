@@ -101,6 +101,12 @@ def _spark(stack: ExitStack, scheduler: str | None, n_workers: int | None) -> st
 
     active = SparkSession.getActiveSession()
     if active is None:
+        import os
+        import sys
+
+        # Spark's Python workers: this interpreter (where scikit-learn and the models are)
+        # unless the user chose one
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         master = scheduler or (f"local[{n_workers}]" if n_workers else "local[*]")
         active = (SparkSession.builder.master(master).appName("bayescomp")
                   .config("spark.ui.enabled", "false").getOrCreate())

@@ -7,7 +7,7 @@ the fits of :func:`bayescomp.select` and the out-of-fold predictions of
 
 * :func:`fit_and_score` is one task (one estimator on one split); it catches the
   warnings of the fit and hands them back with the result;
-* :func:`run_fits` runs many :class:`FitTask` through joblib (on any backend, by
+* :func:`run_fits` runs many :class:`FitTask` through joblib (loky, Dask, Ray or Spark, by
   :mod:`bayescomp.scores.dispatch`, which also retries fits lost with a worker) and calls
   ``on_result(key, result)`` in the calling process as results arrive (after raising
   the task's warnings again there, where the caller's filters apply);
