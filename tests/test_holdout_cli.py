@@ -90,3 +90,31 @@ def test_cli_compare_predictions_table_and_errors(table, tmp_path):
     bad = _run("compare", "--predictions", "preds.csv", "--baseline", "A", "--rope", "0.01",
                "--cluster", "chapter", cwd=tmp_path)
     assert bad.returncode == 2 and "'chapter' is not in" in bad.stderr
+
+
+def test_select_over_predictions_walks_champion_challenger(table):
+    from bayescomp.studies.select_predictions import select_predictions
+
+    sel = select_predictions(table, baseline="A", rope=0.01, cluster="passage", random_state=0)
+    assert sel.steps["challenger"].tolist() == ["B", "C"]
+    for row, res in zip(sel.steps.to_dict("records"), sel.results, strict=True):
+        ref = compare_predictions(table, row["champion"], row["challenger"], rope=0.01,
+                                  cluster="passage", random_state=1)
+        assert row["p_right"] == pytest.approx(ref.p_right, abs=0.03)  # two seeds
+        assert row["p_right"] == pytest.approx(res.p_right)
+        assert row["challenger_score"] == pytest.approx(ref.candidate_score)
+    assert sel.champion == ("B" if sel.steps["decision"].iloc[0] == "promote" else "A")
+    assert sel.scores.models == ["A", "B", "C"] and len(sel.paired[0]) == len(table)
+
+
+def test_cli_select_predictions_matches_python(table, tmp_path):
+    from bayescomp.studies.select_predictions import select_predictions
+
+    table.to_csv(tmp_path / "preds.csv", index=False)
+    out = _run("select", "--predictions", "preds.csv", "--baseline", "A", "--rope", "0.01",
+               "--cluster", "passage", "--json", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout)
+    sel = select_predictions(table, baseline="A", rope=0.01, cluster="passage", random_state=0)
+    assert got["champion"] == sel.champion
+    assert [s["decision"] for s in got["steps"]] == sel.steps["decision"].tolist()

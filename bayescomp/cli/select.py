@@ -33,7 +33,8 @@ def register(subparsers: Any) -> None:
                     "files, or one scores CSV (then nothing is fitted).",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    p.add_argument("source", nargs="+", help="models/ folder, model .py files, or a scores .csv")
+    p.add_argument("source", nargs="*", help="models/ folder, model .py files, or a scores .csv "
+                   "(none with --predictions)")
     p.add_argument("--dataset", action="append", default=None,
                    help="built-in dataset to cross-validate on (breast_cancer, wine, iris, "
                         "digits, diabetes); repeat for several datasets; with a CSV: the dataset "
@@ -79,6 +80,9 @@ def register(subparsers: Any) -> None:
                    help="MLflow tracking/registry URI (default: MLflow's, e.g. "
                         "MLFLOW_TRACKING_URI)")
     g.add_argument("--alias", default="champion", help="registry alias that follows the champion")
+    from bayescomp.cli.predictions import add_arguments as add_prediction_arguments
+
+    add_prediction_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -154,6 +158,13 @@ def run(args: argparse.Namespace) -> int:
     from bayescomp.scores.model_files import ModelFileError
     from bayescomp.studies.select import FitError, select
 
+    if args.predictions:
+        sel = _select_predictions(args)
+        report = sel.report(args.report) if args.report else None
+        _print(sel, args, True, report)
+        return 0 if gate_met(sel, args.fail_unless) else 1
+    if not args.source:
+        raise UserError("give a models/ folder, model files, a scores CSV, or --predictions CSV")
     sources = list(args.source)
     csv_mode = len(sources) == 1 and Path(sources[0]).suffix.lower() == ".csv"
     common = dict(baseline=args.baseline, rope=args.rope, gamma=args.gamma, order=args.order,
@@ -182,6 +193,25 @@ def run(args: argparse.Namespace) -> int:
     report = sel.report(args.report) if args.report else None
     _print(sel, args, csv_mode, report)
     return 0 if gate_met(sel, args.fail_unless) else 1
+
+
+def _select_predictions(args: argparse.Namespace) -> Any:
+    """``select --predictions``: champion/challenger over the model columns of one test set."""
+    from bayescomp.cli.main import UserError
+    from bayescomp.cli.predictions import read_predictions
+    from bayescomp.studies.select_predictions import select_predictions
+
+    if args.source:
+        raise UserError("--predictions reads one CSV of item-level predictions; give no SOURCE")
+    table, columns, models = read_predictions(args)
+    if args.baseline not in models:
+        raise UserError(f"--baseline {args.baseline!r} is not a model column of "
+                        f"{args.predictions}; model columns: {models}")
+    metric = args.metric if args.metric is not None else (
+        "accuracy" if columns["y_true"] is not None else None)
+    return select_predictions(table, baseline=args.baseline, rope=args.rope, gamma=args.gamma,
+                              metric=metric, order=args.order, threshold=args.threshold,
+                              draws=args.posterior_draws, random_state=args.seed, **columns)
 
 
 def _select_fitted(select: Any, sources: list[str], args: argparse.Namespace,
