@@ -394,6 +394,12 @@ def paired_bootstrap_metric(
 ) -> PairedMetricInterval:
     """Bootstrap of the metric difference of two models scored on the same test rows.
 
+    .. deprecated::
+        Use :func:`bayescomp.holdout_posterior` (``bayescomp compare --predictions``):
+        the posterior of the same difference with ROPE regions, the decision rule,
+        clusters and repeated samples.  This frequentist interval stays until a later
+        release and warns (``FutureWarning``).
+
     Both models are evaluated on the *same* resampled rows, so the interval of
     ``candidate - baseline`` accounts for the correlation between them (it is
     usually much narrower than the two separate intervals suggest).
@@ -419,11 +425,18 @@ def paired_bootstrap_metric(
     >>> rng = np.random.default_rng(1)
     >>> y = rng.integers(0, 2, 300)
     >>> weak, strong = y + rng.normal(0, 2, 300), y + rng.normal(0, 0.7, 300)
+    >>> import warnings; warnings.simplefilter("ignore", FutureWarning)
     >>> res = paired_bootstrap_metric(y, weak, strong, "roc_auc", n_resamples=500,
     ...                               random_state=0)
     >>> bool(res.difference.low > 0), res.p_better > 0.99
     (True, True)
     """
+    warnings.warn(
+        "paired_bootstrap_metric is deprecated and will be removed: compare two models on one "
+        "test set with bayescomp.holdout_posterior(y_true, baseline_pred, candidate_pred, "
+        "metric=..., rope=...) (command line: bayescomp compare --predictions), which decides "
+        "by the ROPE rule and handles clusters and repeated samples",
+        FutureWarning, stacklevel=2)
     method = _check_common(method, n_resamples, confidence_level)
     check_bool(higher_is_better, "higher_is_better", optional=True)
     spec = resolve_metric(metric, pos_label=pos_label)
