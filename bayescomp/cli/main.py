@@ -117,6 +117,20 @@ def one_line(message: object) -> str:
     return terminal_literal(str(message))
 
 
+def model_failure(exc: BaseException) -> str | None:
+    """The fit engine's description of a candidate model's own failure (the mark it puts
+    on the exception, or on one that caused this one), None for any other error."""
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        mark = cur.__dict__.get("bayescomp_model_failure")
+        if mark:
+            return str(mark)
+        cur = cur.__cause__ or cur.__context__
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -125,9 +139,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         with collected_warnings() as counts, _quiet_samplers(getattr(args, "quiet", False)):
             try:
                 return int(args.func(args) or 0)
-            except Exception:
+            except Exception as exc:
                 counts.clear()  # a failed command says one thing (one line): its error
-                raise
+                failure = model_failure(exc)
+                if failure is None:
+                    raise
+                hint = (" (or --on-error skip to go on without it)"
+                        if "on_error" in vars(args) else "")
+                raise UserError(f"{failure}; fix the model file{hint}") from exc
     except BrokenPipeError:
         # the reader went away (``bayescomp ... --json | head``): stop quietly, as cat does;
         # point stdout at /dev/null so the interpreter's final flush cannot fail again

@@ -179,12 +179,22 @@ def _run_task(task: FitTask, single_thread: bool) -> tuple[Hashable, dict[str, A
     boosting ten times slower on a busy machine."""
     args = (task.estimator, task.X, task.y, task.train, task.test, task.scorers,
             task.error_score, task.multimetric, task.inspect, task.predict)
-    if not single_thread:
-        return task.key, fit_and_score(*args)
-    from threadpoolctl import threadpool_limits
+    try:
+        if not single_thread:
+            return task.key, fit_and_score(*args)
+        from threadpoolctl import threadpool_limits
 
-    with threadpool_limits(limits=1):
-        return task.key, fit_and_score(*args)
+        with threadpool_limits(limits=1):
+            return task.key, fit_and_score(*args)
+    except Exception as exc:  # the model's own failure (error_score="raise")
+        # re-raised as it is, like scikit-learn's cross_validate, but marked with the model
+        # (the mark is pickled with the exception): the command line reports it as the
+        # user's model failing, naming it, not as an internal error
+        key = task.key if isinstance(task.key, tuple) else (task.key,)
+        where = f" on split {key[-1]}" if len(key) > 1 else ""
+        exc.bayescomp_model_failure = (  # type: ignore[attr-defined]
+            f"model {key[0]!r} failed{where}: {type(exc).__name__}: {exc}")
+        raise
 
 
 #: default ``worker_timeout`` (seconds without any live worker before a call stops)

@@ -1,0 +1,61 @@
+"""A model file whose ``fit`` raises is the user's model failing: one line naming the model
+and exit 2 (it used to be 'internal error … please report it', exit 3); ``select`` with
+``--on-error skip`` goes on without it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+GOOD = (ROOT / "models" / "naive_bayes.py").read_text()
+BAD = '''
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+
+class Boom(BaseEstimator, ClassifierMixin):
+    def fit(self, X, y):
+        raise {exc}("boom in fit")
+
+    def predict(self, X):
+        return X[:, 0] > 0
+
+
+model = Boom()
+'''
+
+
+def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run([sys.executable, "-m", "bayescomp", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.parametrize("exc", ["RuntimeError", "TypeError", "ZeroDivisionError"])
+def test_compare_names_the_failing_model(tmp_path, exc):
+    (tmp_path / "nb.py").write_text(GOOD)
+    (tmp_path / "bad.py").write_text(BAD.format(exc=exc))
+    res = _run(["compare", "nb.py", "bad.py", "--dataset", "breast_cancer", "--metric",
+                "accuracy", "--rope", "0.01", "--n-splits", "2", "--n-repeats", "1"], tmp_path)
+    assert res.returncode == 2, res.stderr
+    assert "internal error" not in res.stderr
+    assert f"model 'bad' failed on split 0: {exc}: boom in fit; fix the model file" in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1
+
+
+def test_select_skips_the_failing_model(tmp_path):
+    (tmp_path / "nb.py").write_text(GOOD)
+    (tmp_path / "bad.py").write_text(BAD.format(exc="RuntimeError"))
+    args = ["select", ".", "--dataset", "breast_cancer", "--baseline", "nb", "--metric",
+            "accuracy", "--rope", "0.01", "--n-splits", "2", "--n-repeats", "2", "--quiet"]
+    res = _run([*args, "--on-error", "raise"], tmp_path)
+    assert res.returncode == 2, res.stderr
+    assert "'bad'" in res.stderr and "boom in fit" in res.stderr
+    assert "internal error" not in res.stderr
+    res = _run([*args, "--on-error", "skip"], tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert "bad" in res.stdout + res.stderr  # the skipped model is reported
