@@ -22,6 +22,10 @@ settings.register_profile("slow", max_examples=400, deadline=None,
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 REPO = Path(__file__).resolve().parents[1]
+
+# tests/plugins holds a compare-method plugin that tests install on purpose (entry points);
+# collecting it for doctests would register it in every test process
+collect_ignore = ["plugins"]
 SHARED_DATA = Path(os.environ.get("BAYESCOMP_SHARED_DATA", REPO.parent / "shared" / "data"))
 
 

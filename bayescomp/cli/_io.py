@@ -91,7 +91,9 @@ def save_plot(ax: Any, path: str | None) -> None:
     """Write the figure of ``ax`` (an axes or an array of axes) to ``path``, if given."""
     if not path:
         return
-    fig = ax.figure if hasattr(ax, "figure") else np.ravel(ax)[0].figure
+    from bayescomp.report.templating import figure_of
+
+    fig = figure_of(ax)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     print(f"plot written to {path}")

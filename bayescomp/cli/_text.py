@@ -80,3 +80,16 @@ def in_flags(message: str, parser: Any, command: str) -> str:
     return re.sub(r"(?<![\w.-])([a-z][a-z0-9_]*_[a-z0-9_]+|metric|threshold|rope|gamma)"
                   r"(?= must | is not | should )",
                   lambda m: flags.get(m.group(1), m.group(1)), message)
+
+
+def aligned(rows: list[list[str]], columns: list[str]) -> list[str]:
+    """A text table as lines: the header, a rule, then the rows, every column left-aligned
+    (laid out by pandas)."""
+    import pandas as pd
+
+    frame = pd.DataFrame(rows, columns=columns)
+    width = {c: max(len(c), *(len(v) for v in frame[c])) for c in columns}
+    text = frame.to_string(index=False, justify="left",
+                           formatters={c: f"{{:<{width[c]}}}".format for c in columns})
+    head, *body = text.splitlines()
+    return [head, "-" * len(head), *body]

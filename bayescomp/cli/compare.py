@@ -12,16 +12,21 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bayescomp.cli._backend import add_backend_args, fit_options, on_backend
 from bayescomp.cli._io import output_file
-from bayescomp.cli._text import ROPE_HELP, rope_note
+from bayescomp.cli._text import ROPE_HELP, aligned, rope_note
 from bayescomp.cli.main import UserError
 from bayescomp.cli.predictions import add_arguments as add_prediction_arguments
-from bayescomp.core.regions import format_probability as _fp
+from bayescomp.core.jsonable import jsonable
+from bayescomp.core.regions import format_probability
 from bayescomp.core.rule import OUTCOMES
 from bayescomp.core.text import terminal_literal
+
+if TYPE_CHECKING:  # pragma: no cover
+    from bayescomp.core.protocols import Posterior
+    from bayescomp.core.rule import Decision
 
 
 def register(sub: Any) -> None:
@@ -60,11 +65,12 @@ def register(sub: Any) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the splits (default 0)")
     p.add_argument("--n-jobs", type=int, default=None, help="parallel fits (joblib)")
     add_backend_args(p)
-    p.add_argument("--save-scores", type=output_file("scores.csv"), metavar="CSV", help="write the per-split scores to a CSV")
-    p.add_argument("--method", default="auto",
-                   choices=("auto", "ttest", "hierarchical", "signed_rank", "sign"),
-                   help="ttest on one dataset; hierarchical (default for several datasets), "
-                   "signed_rank or sign across datasets")
+    p.add_argument("--save-scores", type=output_file("scores.csv"), metavar="CSV",
+                   help="write the per-split scores to a CSV")
+    p.add_argument("--method", default="auto", choices=RegisteredMethods(),
+                   help="a registered comparison method: %(choices)s. Default auto: ttest "
+                   "on one dataset, hierarchical on several. A method on paired predictions "
+                   "reads a CSV with a y_true column and one column per model")
     p.add_argument("--draws", type=int, default=2000,
                    help="hierarchical model: kept MCMC draws per chain (default 2000)")
     p.add_argument("--chains", type=int, default=4,
@@ -134,9 +140,44 @@ def _scores_from_csv(args: argparse.Namespace) -> tuple[Any, Any, list[str], str
     return scores, baseline, candidates, args.metric
 
 
-def run(args: argparse.Namespace) -> int:
-    from bayescomp.posterior.compare import compare
+class RegisteredMethods:
+    """The ``--method`` choices: ``auto`` and every method of the compare registry, read
+    when argparse first needs them (so ``bayescomp --help`` does not load the library)."""
 
+    def __iter__(self) -> Any:
+        from bayescomp.posterior.registry import methods
+
+        return iter(("auto", *methods()))
+
+    def __contains__(self, name: object) -> bool:
+        return name in list(self)
+
+
+def _method(args: argparse.Namespace, *, many: bool) -> tuple[str, Any]:
+    """The method's name (``auto`` resolved) and its registration."""
+    from bayescomp.posterior.registry import lookup
+
+    name = args.method if args.method != "auto" else ("hierarchical" if many else "ttest")
+    return name, lookup(name)
+
+
+def _from_predictions(args: argparse.Namespace) -> tuple[Any, Any, list[str], str | None]:
+    """A CSV of paired predictions: ``y_true`` and one column of predictions per model."""
+    from bayescomp.cli._io import read_csv
+    from bayescomp.posterior.registry import TRUTH_COLUMN
+
+    if len(args.inputs) != 1:
+        raise UserError(f"--method {args.method} compares paired predictions: give one CSV with "
+                        f"a {TRUTH_COLUMN} column and one column of predictions per model")
+    table = read_csv(args.inputs[0])
+    models = [str(c) for c in table.columns if c != TRUTH_COLUMN]
+    if not args.baseline:
+        raise UserError(f"name the --baseline (model columns: {models})")
+    candidates = args.candidate or [m for m in models if m != args.baseline]
+    return table, args.baseline, candidates, args.metric
+
+
+def run(args: argparse.Namespace) -> int:
     if args.predictions:
         if args.inputs:
             raise UserError("--predictions reads one CSV of item-level predictions; give no "
@@ -144,6 +185,10 @@ def run(args: argparse.Namespace) -> int:
         from bayescomp.cli.predictions import run_predictions
 
         return run_predictions(args)
+    if args.method != "auto" and _method(args, many=False)[1].input == "predictions":
+        table, baseline, candidates, metric = _from_predictions(args)
+        return _run(args, table, baseline, candidates, metric, dataset=None, many=False,
+                    scope=f"items: {len(table)}")
     if not args.inputs:
         raise UserError("give a scores CSV, model files, or --predictions CSV")
     is_csv = len(args.inputs) == 1 and Path(args.inputs[0]).suffix.lower() in (".csv", ".txt")
@@ -153,17 +198,26 @@ def run(args: argparse.Namespace) -> int:
     else:
         scores, baseline, candidates, metric = _scores_from_models(args)
         dataset = None
-    if not candidates:
-        raise UserError("no candidate to compare with the baseline")
     if args.save_scores:
         scores.to_csv(args.save_scores)
+    n_datasets = len(scores.datasets) if dataset is None else 1
+    return _run(args, scores, baseline, candidates, metric, dataset=dataset,
+                many=n_datasets > 1, scope=f"datasets: {n_datasets}")
+
+
+def _run(args: argparse.Namespace, data: Any, baseline: Any, candidates: list[str],
+         metric: str | None, *, dataset: str | None, many: bool, scope: str) -> int:
+    """Compare every candidate with the baseline by the chosen method, and print it."""
+    from bayescomp.posterior.compare import compare
+
+    if not candidates:
+        raise UserError("no candidate to compare with the baseline")
+    method, spec = _method(args, many=many)
     options: dict[str, Any] = {}
-    many = dataset is None and len(scores.datasets) > 1
-    method = args.method if args.method != "auto" else ("hierarchical" if many else "ttest")
     if method == "hierarchical":
         options = {"draws": args.draws, "chains": args.chains}
     results = [
-        compare(scores, baseline, c, metric=metric, rope=args.rope, dataset=dataset,
+        compare(data, baseline, c, metric=metric, rope=args.rope, dataset=dataset,
                 higher_is_better=args.higher_is_better, method=method,
                 random_state=args.seed if method != "ttest" else None, **options)
         for c in candidates
@@ -172,53 +226,37 @@ def run(args: argparse.Namespace) -> int:
     if args.plot:
         if len(results) != 1:
             raise UserError("--plot draws one comparison; name one --candidate")
-        ax = results[0].plot()
-        ax.figure.savefig(args.plot, dpi=110)
+        fig = next(iter(results[0].figures().values()))  # the one plot() draws
+        fig.savefig(args.plot, dpi=110)
     if args.plots:
         written = write_plots(results, Path(args.plots))
         if not args.json:
             print(f"wrote {len(written)} plot(s) to {args.plots}", file=sys.stderr)
     if args.json:
-        out = [_json_record(r, d, args.gamma, method)
-               for r, d in zip(results, decisions, strict=True)]
+        out = [_json_record(r, d) for r, d in zip(results, decisions, strict=True)]
         json.dump(out if len(out) > 1 else out[0], sys.stdout, indent=2)
         print()
     elif method == "ttest":
         print(format_table(results, decisions))
     else:
-        means = scores.mean(results[0].metric).mean(axis=0)  # per model, over datasets
-        print(format_across(results, decisions, method, means.to_dict()))
+        means = None  # per model, its mean over datasets of the per-dataset mean scores
+        if spec.input == "scores":
+            means = data.mean(results[0].metric).mean(axis=0).to_dict()
+        print(format_across(results, decisions, method, means, scope=scope))
     if args.fail_unless and any(d.outcome != args.fail_unless for d in decisions):
         return 1
     return 0
 
 
-def _plain(v: Any) -> Any:
-    return v.item() if hasattr(v, "item") else v
+def _json_record(r: Posterior, d: Decision) -> dict[str, Any]:
+    """The result's record (:meth:`to_dict`) with the decision at the chosen gamma."""
+    row = r.to_dict()
+    row.update(decision=d.outcome, reason=d.reason, risk=d.risk,
+               expected_gain=d.expected_gain, gamma=d.gamma)
+    return jsonable(row)
 
 
-def _json_record(r: Any, d: Any, gamma: float, method: str) -> dict[str, Any]:
-    from bayescomp.posterior.ttest import CorrelatedTTestResult
-
-    if isinstance(r, CorrelatedTTestResult):
-        row = r.summary(gamma=gamma).iloc[0].to_dict()
-        row["method"] = method
-    else:
-        table = r.summary(gamma=gamma).set_index("quantity")
-        row = {"baseline": r.baseline_name, "candidate": r.candidate_name, "metric": r.metric,
-               "method": method, "rope": float(r.rope), "n_datasets": r.n_datasets,
-               "p_left": r.p_left, "p_rope": r.p_rope, "p_right": r.p_right,
-               "p_better": r.p_better,
-               "probabilities": {q: {k: _plain(table.loc[q, k]) for k in
-                                     ("p_left", "p_rope", "p_right")} for q in table.index}}
-        if hasattr(r, "diagnostics_summary"):
-            row["diagnostics"] = {k: _plain(v) for k, v in r.diagnostics_summary().items()}
-    row.update(decision=d.outcome, reason=d.reason, risk=d.risk, expected_gain=d.expected_gain,
-               gamma=d.gamma)
-    return {k: _plain(v) for k, v in row.items()}
-
-
-def write_plots(results: list[Any], folder: Path) -> list[Path]:
+def write_plots(results: list[Posterior], folder: Path) -> list[Path]:
     """Every plot of every result as PNG files named ``<candidate>_vs_<baseline>_<kind>.png``."""
     import matplotlib.pyplot as plt
 
@@ -226,78 +264,67 @@ def write_plots(results: list[Any], folder: Path) -> list[Path]:
     written = []
     for r in results:
         stem = f"{r.candidate_name}_vs_{r.baseline_name}".replace(" ", "_").replace("/", "_")
-        kinds = [k for k in ("plot_posterior", "plot_simplex", "plot_forest", "plot_trace")
-                 if hasattr(r, k)] or ["plot"]
-        for kind in kinds:
-            out = getattr(r, kind)()
-            fig = out.ravel()[0].figure if hasattr(out, "ravel") else out.figure
-            path = folder / f"{stem}_{kind.removeprefix('plot_') or 'posterior'}.png"
-            if kind == "plot":
-                path = folder / f"{stem}_posterior.png"
+        for kind, fig in r.figures().items():
+            path = folder / f"{stem}_{kind}.png"
             fig.savefig(path, dpi=110)
             plt.close(fig)
             written.append(path)
     return written
 
 
-def format_across(results: list[Any], decisions: list[Any], method: str,
-                  means: dict[str, float] | None = None) -> str:
-    """Table of a comparison across datasets: the three kinds of probability per candidate,
-    and (``means``: model -> mean of its per-dataset mean scores) each model's mean score."""
+def format_across(results: list[Posterior], decisions: list[Decision], method: str,
+                  means: dict[str, float] | None = None, *, scope: str = "") -> str:
+    """Table of a comparison by any method but the t-test: every kind of probability per
+    candidate, then each decision with its reason, the models' mean scores (``means``)
+    and the sampler's diagnostics."""
     r0 = results[0]
     head = (f"baseline: {r0.baseline_name}   metric: {r0.metric}   rope: ±{float(r0.rope):g}   "
-            f"datasets: {r0.n_datasets}   method: {method}")
-    lines = [head, rope_note(r0.rope), ""]
-    cols = ["candidate", "probabilities of", "P(left)", "P(rope)", "P(right)"]
-    rows = []
-    for r in results:
-        for kind, p in r.probabilities().items():
-            rows.append([r.candidate_name, kind, _fp(p.p_left), _fp(p.p_rope),
-                         _fp(p.p_right)])
-    widths = [max(len(c), *(len(row[i]) for row in rows)) for i, c in enumerate(cols)]
-    line = "  ".join(c.ljust(w) for c, w in zip(cols, widths, strict=True))
-    lines += [line, "-" * len(line)]
-    lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)) for row in rows]
-    lines.append("")
+            f"{scope}   method: {method}")
+    rows = [[r.candidate_name, kind, format_probability(p.p_left),
+             format_probability(p.p_rope), format_probability(p.p_right)]
+            for r in results for kind, p in r.probabilities().items()]
+    lines = [head, rope_note(r0.rope), "",
+             *aligned(rows, ["candidate", "probabilities of", "P(left)", "P(rope)", "P(right)"]),
+             ""]
     for r, d in zip(results, decisions, strict=True):
-        diag = ""
-        if hasattr(r, "diagnostics_summary"):
-            s = r.diagnostics_summary()
-            diag = (f" [max R-hat {s['max_r_hat']:.3f}, min bulk ESS {s['min_ess_bulk']:.0f}, "
-                    f"divergences {s['divergences']}]")
         score = ""
         if means:
             score = (f" [mean {r.metric} over datasets: {r.candidate_name} "
                      f"{_score(means.get(r.candidate_name))}, {r.baseline_name} "
                      f"{_score(means.get(r.baseline_name))}]")
-        lines.append(f"  {r.candidate_name}: {d.outcome}: {d.reason}{score}{diag}")
+        lines.append(f"  {r.candidate_name}: {d.outcome}: {d.reason}{score}"
+                     f"{_diagnostics(r.diagnostics_summary())}")
     return "\n".join(map(terminal_literal, lines))
 
 
-def format_table(results: list[Any], decisions: list[Any]) -> str:
-    """Readable fixed-width table, one line per candidate, then the reasons."""
-    r0 = results[0]
-    head = (f"baseline: {r0.baseline_name} (mean {r0.metric}: {_score(r0.baseline_score)})   "
-            f"metric: {r0.metric}   rope: ±{float(r0.rope):g}   rho: {float(r0.rho):.3g}   "
-            f"splits: {r0.n}")
-    cols = ["candidate", f"mean {r0.metric}", "mean diff", "95% HDI", "P(left)", "P(rope)",
-            "P(right)", "P(better)", "decision"]
-    rows = []
+def _diagnostics(s: dict[str, Any]) -> str:
+    """The worst-case MCMC diagnostics in brackets (empty for a posterior not sampled by MCMC)."""
+    if not {"max_r_hat", "min_ess_bulk", "divergences"} <= s.keys():
+        return ""
+    return (f" [max R-hat {s['max_r_hat']:.3f}, min bulk ESS {s['min_ess_bulk']:.0f}, "
+            f"divergences {s['divergences']}]")
+
+
+def format_table(results: list[Posterior], decisions: list[Decision]) -> str:
+    """The t-test's table, one line per candidate (read from each summary), then the reasons."""
+    rows, s0 = [], results[0].summary().iloc[0]
     for r, d in zip(results, decisions, strict=True):
-        lo, hi = r.hdi(0.95)
-        rows.append([r.candidate_name, _score(r.candidate_score), f"{r.mean:+.4f}",
-                     f"[{lo:+.4f}, {hi:+.4f}]",
-                     _fp(r.p_left), _fp(r.p_rope), _fp(r.p_right),
-                     _fp(r.p_better), d.outcome])
-    widths = [max(len(c), *(len(row[i]) for row in rows)) for i, c in enumerate(cols)]
-    line = "  ".join(c.ljust(w) for c, w in zip(cols, widths, strict=True))
-    body = ["  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)) for row in rows]
+        s = r.summary().iloc[0]
+        rows.append([r.candidate_name, _score(s["candidate_score"]), f"{s['mean']:+.4f}",
+                     f"[{s['hdi_95_low']:+.4f}, {s['hdi_95_high']:+.4f}]",
+                     format_probability(r.p_left), format_probability(r.p_rope),
+                     format_probability(r.p_right), format_probability(r.p_better), d.outcome])
+    head = (f"baseline: {s0['baseline']} (mean {s0['metric']}: {_score(s0['baseline_score'])})   "
+            f"metric: {s0['metric']}   rope: ±{float(s0['rope']):g}   rho: {s0['rho']:.3g}   "
+            f"splits: {s0['n']}")
+    cols = ["candidate", f"mean {s0['metric']}", "mean diff", "95% HDI", "P(left)", "P(rope)",
+            "P(right)", "P(better)", "decision"]
     reasons = [f"  {r.candidate_name}: {d.reason}" for r, d in zip(results, decisions,
                                                                    strict=True)]
     legend = (f"P(left/rope/right): candidate worse beyond, within, better beyond the ROPE "
-              f"±{float(r0.rope):g}; P(better): candidate better at all. Differences are "
-              f"{'candidate − baseline' if r0.higher_is_better else 'baseline − candidate (lower is better)'}.")
-    lines = [head, "", line, "-" * len(line), *body, "", legend, rope_note(r0.rope), "",
+              f"±{float(s0['rope']):g}; P(better): candidate better at all. Differences are "
+              f"{'candidate − baseline' if results[0].higher_is_better else 'baseline − candidate (lower is better)'}.")
+    lines = [head, "", *aligned(rows, cols), "", legend, rope_note(results[0].rope), "",
              *reasons]
     return "\n".join(map(terminal_literal, lines))  # a name with a newline stays on its line
 

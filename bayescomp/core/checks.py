@@ -126,6 +126,21 @@ def check_level(level: float, name: str = "level") -> float:
     return value
 
 
+def check_own_level(requested: float | None, own: float, what: str) -> float:
+    """The level of a result computed at one level (``own``): ``requested`` must be None or
+    that level, since the result cannot be read at another without computing it again."""
+    if requested is None or abs(float(requested) - own) < 1e-12:
+        return own
+    raise ValueError(f"this {what} was computed at confidence_level={own:g}, not "
+                     f"{requested:g}; compute it again with confidence_level={requested:g}")
+
+
+def check_no_level(confidence_level: float | None, what: str) -> None:
+    """``confidence_level`` of a result whose table has no interval: it must stay None."""
+    if confidence_level is not None:
+        raise ValueError(f"{what} has no interval at a level; leave confidence_level=None")
+
+
 def rng_from(random_state: Any) -> np.random.Generator:
     """A numpy Generator from ``random_state`` (None, a non-negative int or a Generator)."""
     if isinstance(random_state, np.random.Generator):

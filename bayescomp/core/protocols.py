@@ -1,11 +1,15 @@
 """The protocols the stages talk through (structural: nothing needs to inherit).
 
-* :class:`Posterior`: what every comparison result answers — the three region
-  probabilities, ``p_better``/``p_worse``, the expected gain, an HDI, the decision,
-  a summary table and a plot.
-  :class:`~bayescomp.posterior.ttest.CorrelatedTTestResult`,
-  :class:`~bayescomp.posterior.hierarchical.HierarchicalResult` and
-  :class:`~bayescomp.posterior.ranktests.RankTestResult` satisfy it, so the decision
+* :class:`Result`: what every result answers, with fixed signatures —
+  ``summary(*, confidence_level=None) -> DataFrame``, ``to_dict()``,
+  ``plot(*, ax=None) -> Axes`` and ``_repr_html_()``.
+* :class:`Posterior`: a :class:`Result` that compares two models — the three region
+  probabilities, ``p_better``/``p_worse``, the expected gain, an HDI, the decision
+  (``decision(gamma)``), every kind of probability it reports, its diagnostics and all
+  its figures.  :class:`~bayescomp.posterior.ttest.CorrelatedTTestResult`,
+  :class:`~bayescomp.posterior.hierarchical.HierarchicalResult`,
+  :class:`~bayescomp.posterior.ranktests.RankTestResult` and
+  :class:`~bayescomp.posterior.multivariate.MultiMetricResult` satisfy it, so the decision
   stage, the studies, the CLI and the report take any of them.
 * :class:`ScoresProvider`: per-split scores that can be paired —
   :class:`~bayescomp.scores.table.Scores` is the one implementation; the champion/challenger
@@ -35,18 +39,46 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
+    from bayescomp.core.regions import RegionProbabilities
     from bayescomp.core.rule import Decision
 
 
 @runtime_checkable
-class Posterior(Protocol):
+class Result(Protocol):
+    """What every result of bayescomp answers, with these exact signatures.
+
+    Every result type satisfies it (``tests/test_contract.py`` checks each one): the CLI,
+    the report and the notebook read results only through it.
+    """
+
+    def summary(self, *, confidence_level: float | None = None) -> pd.DataFrame:
+        """The result as a table; intervals in it have probability ``confidence_level``
+        (``None``: the result's own level, 0.95 for a posterior)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready record (numbers as Python floats, NaN as None)."""
+
+    def plot(self, *, ax: Axes | None = None) -> Any:
+        """The result's main figure, drawn on ``ax`` (or a new figure); returns the axes."""
+
+    def _repr_html_(self) -> str:
+        """Rich display in Jupyter."""
+
+
+@runtime_checkable
+class Posterior(Result, Protocol):
     """A posterior of ``mu``, the difference candidate − baseline oriented so that > 0 is better."""
 
     baseline_name: str
     candidate_name: str
     metric: str | None
     higher_is_better: bool
+
+    @property
+    def rope(self) -> Any: ...
 
     @property
     def p_left(self) -> Any: ...
@@ -68,14 +100,21 @@ class Posterior(Protocol):
     @property
     def expected_gain(self) -> Any: ...
 
-    def hdi(self, level: float = 0.95) -> tuple[Any, Any]:
-        """Highest-density interval of ``mu`` with probability ``level``."""
+    def hdi(self, confidence_level: float = 0.95) -> tuple[Any, Any]:
+        """Highest-density interval of ``mu`` with probability ``confidence_level``."""
+
+    def probabilities(self) -> dict[str, RegionProbabilities]:
+        """Every kind of (left, rope, right) probability the result reports, by name; the
+        first is the one :meth:`decision` reads by default."""
+
+    def diagnostics_summary(self) -> dict[str, Any]:
+        """Convergence figures of a sampled posterior (empty for a closed form)."""
 
     def decision(self, gamma: float = 0.95) -> Decision: ...
 
-    def summary(self, *args: Any, **kwargs: Any) -> pd.DataFrame: ...
-
-    def plot(self, ax: Any = None) -> Any: ...
+    def figures(self) -> dict[str, Figure]:
+        """Every plot of the result, by kind (the one :meth:`plot` draws first), each on a
+        new figure."""
 
 
 @runtime_checkable

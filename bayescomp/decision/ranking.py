@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bayescomp.core.checks import check_scalar_rope
+from bayescomp.core.checks import check_no_level, check_scalar_rope
+from bayescomp.core.jsonable import jsonable
 from bayescomp.core.orientation import resolve_direction
 from bayescomp.core.rule import decide_many
 from bayescomp.posterior import compare as comparison  # module: compare() looked up on use
@@ -72,10 +73,12 @@ class Ranking:
     def models(self) -> list[str]:
         return list(self.p_better.index)
 
-    def summary(self, gamma: float = 0.95) -> pd.DataFrame:
+    def summary(self, gamma: float = 0.95, *, confidence_level: float | None = None
+                ) -> pd.DataFrame:
         """Long table: one row per ordered pair with probabilities and the decision."""
         import pandas as pd
 
+        check_no_level(confidence_level, "a pairwise ranking")
         rows = [{"model": a, "versus": b, **{kind: getattr(self, kind).loc[a, b] for kind in
                                               ("p_better", "p_left", "p_rope", "p_right",
                                                "expected_gain")}}
@@ -97,12 +100,18 @@ class Ranking:
         return frame
 
 
+    def to_dict(self) -> dict[str, Any]:
+        """The metric, the ROPE, each model's mean and every ordered pair, JSON-ready."""
+        return jsonable({"metric": self.metric, "rope": self.rope, "mean": self.mean.to_dict(),
+                         "pairs": self.summary().to_dict("records")})
+
     def _repr_html_(self) -> str:
-        """Rich display in Jupyter: key numbers, decision and reason, a small plot."""
+        """Rich display in Jupyter: the pairs table and a small plot."""
         from bayescomp.report.notebook import result_html
 
         return result_html(self)
-    def plot(self, kind: str = "p_better", ax: Axes | None = None) -> Axes:
+
+    def plot(self, kind: str = "p_better", *, ax: Axes | None = None) -> Axes:
         """Heatmap of one matrix (``p_better``, ``p_right``, ``p_rope``, ``p_left``)."""
         from bayescomp.report.selection_plots import plot_ranking
 

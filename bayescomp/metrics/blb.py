@@ -2,7 +2,7 @@
 
 For a test set of ``n`` rows too large for a plain bootstrap:
 
-1. draw ``s`` subsets of ``b = n**gamma`` rows *without* replacement;
+1. draw ``s`` subsets of ``b = n**subset_exponent`` rows *without* replacement;
 2. on each subset draw ``r`` resamples of the *full* size ``n``, each stored as
    multinomial frequency weights over the ``b`` rows and passed to the metric
    as ``sample_weight`` (so a resample costs ``O(b)``, not ``O(n)``);
@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from bayescomp.core.checks import check_level, check_n_jobs
+from bayescomp.core.deprecation import renamed_arguments, renamed_attribute
 from bayescomp.core.exceptions import BLBCenterWarning
 from bayescomp.core.orientation import check_metric_value
 from bayescomp.metrics._metric import MetricSpec, check_predictions, resolve_metric, safe_call
@@ -51,7 +52,6 @@ if TYPE_CHECKING:  # pragma: no cover
 _QMETHOD = "normal_unbiased"
 
 
-
 @dataclass(frozen=True)
 class BLBInterval(MetricInterval):
     """A bag-of-little-bootstraps interval (a :class:`MetricInterval` with BLB details).
@@ -60,8 +60,8 @@ class BLBInterval(MetricInterval):
 
     Attributes
     ----------
-    gamma : float
-        Subset size exponent, ``b = n**gamma``.
+    subset_exponent : float
+        Subset size exponent, ``b = n**subset_exponent`` (``gamma`` is its deprecated name).
     b : int
         Rows per subset.
     n_subsets : int
@@ -76,7 +76,7 @@ class BLBInterval(MetricInterval):
         Averaged interval width after each subset (the quantity that must settle).
     """
 
-    gamma: float = 0.7
+    subset_exponent: float = 0.7
     b: int = 0
     n_subsets: int = 0
     converged: bool = True
@@ -90,8 +90,10 @@ class BLBInterval(MetricInterval):
 
         return plot_blb_convergence(self, ax=ax)
 
-    def summary(self) -> pd.DataFrame:
-        frame = super().summary()
+    gamma = renamed_attribute("gamma", "subset_exponent")
+
+    def summary(self, *, confidence_level: float | None = None) -> pd.DataFrame:
+        frame = super().summary(confidence_level=confidence_level)
         frame["b"] = self.b
         frame["n_subsets"] = self.n_subsets
         frame["converged"] = self.converged
@@ -142,7 +144,7 @@ def _subset_task(
     if bad or not np.isfinite(center):
         raise ValueError(
             f"metric {spec.name!r} was undefined on a subset of {b} rows or on {bad} of its "
-            "resamples (a subset without one of the classes?); increase gamma so subsets are "
+            "resamples (a subset without one of the classes?); increase subset_exponent so subsets are "
             "larger"
         )
     dev = done - center
@@ -198,12 +200,13 @@ def _dask_auc(positive: Any, score: Any) -> float:
     return total / (float(n1) * float(n0))
 
 
+@renamed_arguments(gamma="subset_exponent")
 def blb_metric(
     y_true: Any,
     y_pred_or_score: Any,
     metric: str | Callable[..., float] = "roc_auc",
     *,
-    gamma: float = 0.7,
+    subset_exponent: float = 0.7,
     n_subsets: int = 20,
     n_resamples: int = 100,
     confidence_level: float = 0.95,
@@ -230,9 +233,9 @@ def blb_metric(
         callable ``f(y_true, y_pred, sample_weight=None)``).  ROC AUC,
         accuracy and error rate use vectorised implementations equal to
         scikit-learn's.
-    gamma : float, default 0.7
-        Subset size ``b = n**gamma``, ``0.5 <= gamma <= 1`` (Kleiner et al.
-        recommend 0.6–0.8).
+    subset_exponent : float, default 0.7
+        Subset size ``b = n**subset_exponent``, between 0.5 and 1 (Kleiner et
+        al. recommend 0.6–0.8); ``gamma`` is its deprecated name.
     n_subsets : int, default 20
         Maximum number of subsets ``s``.
     n_resamples : int, default 100
@@ -275,13 +278,14 @@ def blb_metric(
     >>> round(ci.width, 3)
     0.006
     """
-    gamma = _check_blb_args(gamma, confidence_level, method, n_subsets, n_resamples, estimate)
+    exponent = _check_blb_args(subset_exponent, confidence_level, method, n_subsets,
+                               n_resamples, estimate)
     if not (isinstance(tol, (int, float)) and 0 < tol < np.inf):
         raise ValueError(f"tol must be a positive relative change (e.g. 0.05); got {tol!r}")
     spec = resolve_metric(metric, pos_label=pos_label)
     yt_all, yp_all, dask, threshold = _inputs(y_true, y_pred_or_score, spec, threshold, pos_label)
     n = int(yt_all.shape[0])
-    b = max(2, min(n, int(np.ceil(n**gamma))))
+    b = max(2, min(n, int(np.ceil(n**exponent))))
     if n < 1000:
         warnings.warn(
             f"only {n} rows: the bag of little bootstraps is meant for large test sets; "
@@ -302,15 +306,16 @@ def blb_metric(
     centers = np.array([r["center"] for r in results])
     est, off_lo, off_hi = _offsets(method, results, est, source, centers, alpha)
     return _result(spec, results, history, est, off_lo, off_hi, source, converged,
-                   confidence_level=float(confidence_level), method=method, n=n, gamma=gamma, b=b)
+                   confidence_level=float(confidence_level), method=method, n=n, exponent=exponent, b=b)
 
 
-def _check_blb_args(gamma: float, confidence_level: float, method: str, n_subsets: int,
+def _check_blb_args(exponent: float, confidence_level: float, method: str, n_subsets: int,
                     n_resamples: int, estimate: Any) -> float:
-    """Validate the arguments of :func:`blb_metric`; return ``gamma`` as a float."""
-    gamma = float(gamma)
-    if not 0.5 <= gamma <= 1.0:
-        raise ValueError(f"gamma must lie in [0.5, 1] (subset size b = n**gamma); got {gamma}")
+    """Validate the arguments of :func:`blb_metric`; return ``subset_exponent`` as a float."""
+    exponent = float(exponent)
+    if not 0.5 <= exponent <= 1.0:
+        raise ValueError("subset_exponent must lie in [0.5, 1] (subset size b = "
+                         f"n**subset_exponent); got {exponent}")
     check_level(confidence_level, "confidence_level")
     if method not in ("percentile", "basic"):
         raise ValueError(f"method must be 'percentile' or 'basic' for BLB; got {method!r}")
@@ -327,7 +332,7 @@ def _check_blb_args(gamma: float, confidence_level: float, method: str, n_subset
         raise ValueError(
             f"estimate must be 'auto', 'full', 'subsets' or a number; got {estimate!r}"
         )
-    return gamma
+    return exponent
 
 
 def _inputs(y_true: Any, y_pred: Any, spec: MetricSpec, threshold: float | None,
@@ -478,23 +483,18 @@ def _offsets(method: str, results: list[dict[str, Any]], est: float | None, sour
 
 def _result(spec: MetricSpec, results: list[dict[str, Any]], history: list[float], est: float,
             off_lo: float, off_hi: float, source: str, converged: bool, *,
-            confidence_level: float, method: str, n: int, gamma: float, b: int) -> BLBInterval:
+            confidence_level: float, method: str, n: int, exponent: float, b: int) -> BLBInterval:
     """Assemble the :class:`BLBInterval` with its per-subset table."""
     import pandas as pd
 
-    subsets = pd.DataFrame({
-        "value": [r["center"] for r in results],
-        "n_resamples": [r["r"] for r in results],
-        "offset_low": [r["lo"] for r in results],
-        "offset_high": [r["hi"] for r in results],
-        "sd": [r["sd"] for r in results],
-    })
+    subsets = pd.DataFrame([{"value": r["center"], "n_resamples": r["r"], "offset_low": r["lo"],
+                             "offset_high": r["hi"], "sd": r["sd"]} for r in results])
     dist = est + np.concatenate([r["dev"] for r in results])
     return BLBInterval(  # low/high are clipped to the metric's range (MetricInterval)
         metric=spec.name, estimate=est, low=est + off_lo, high=est + off_hi,
         standard_error=float(np.mean([r["sd"] for r in results])), distribution=dist,
         confidence_level=confidence_level, method=f"blb-{method}", n=n,
         n_resamples=int(subsets["n_resamples"].sum()), higher_is_better=spec.higher_is_better,
-        gamma=gamma, b=b, n_subsets=len(results), converged=converged, estimate_source=source,
-        subsets=subsets, history=np.asarray(history),
+        subset_exponent=exponent, b=b, n_subsets=len(results), converged=converged,
+        estimate_source=source, subsets=subsets, history=np.asarray(history),
     )

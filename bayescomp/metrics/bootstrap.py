@@ -16,8 +16,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from bayescomp.core.checks import check_bool, check_level
+from bayescomp.core.checks import check_bool, check_level, check_own_level
+from bayescomp.core.deprecation import renamed_attribute
 from bayescomp.core.exceptions import DegenerateBootstrapWarning
+from bayescomp.core.jsonable import jsonable
 from bayescomp.core.orientation import clip_to_range
 from bayescomp.metrics._metric import MetricSpec, check_predictions, resolve_metric, safe_call
 
@@ -84,10 +86,15 @@ class MetricInterval:
         """Whether ``value`` lies inside ``[low, high]``."""
         return bool(self.low <= value <= self.high)
 
-    def summary(self) -> pd.DataFrame:
-        """One row: metric, estimate, bounds, standard error, method, sizes."""
+    def summary(self, *, confidence_level: float | None = None) -> pd.DataFrame:
+        """One row: metric, estimate, bounds, standard error, method, sizes.
+
+        The interval was computed at :attr:`confidence_level`; asking for another level
+        raises (compute the interval again with that level).
+        """
         import pandas as pd
 
+        check_own_level(confidence_level, self.confidence_level, "interval")
         return pd.DataFrame(
             [{
                 "metric": self.metric, "estimate": self.estimate, "low": self.low,
@@ -98,12 +105,17 @@ class MetricInterval:
         )
 
 
+    def to_dict(self) -> dict[str, Any]:
+        """The summary's row, JSON-ready."""
+        return jsonable(self.summary().iloc[0].to_dict())
+
     def _repr_html_(self) -> str:
-        """Rich display in Jupyter: key numbers, decision and reason, a small plot."""
+        """Rich display in Jupyter: the interval in words, the summary, a small plot."""
         from bayescomp.report.notebook import result_html
 
-        return result_html(self)
-    def plot(self, ax: Axes | None = None) -> Axes:
+        return result_html(self, reason=str(self))
+
+    def plot(self, *, ax: Axes | None = None) -> Axes:
         """Histogram of the resampled metric with the estimate and the interval marked."""
         from bayescomp.report.metric_plots import plot_metric_interval
 
@@ -121,25 +133,28 @@ class PairedMetricInterval:
     """Bootstrap of two models' metric on the *same* test rows, and of their difference.
 
     ``difference`` is ``candidate - baseline`` on the metric's own scale.
-    ``p_better`` is the share of resamples in which the candidate was better
-    (using the metric's direction; ties count one half) — a bootstrap
-    proportion, not a posterior probability.
+    ``share_resamples_better`` is the share of resamples in which the candidate was
+    better (using the metric's direction; ties count one half) — a bootstrap
+    proportion, not a posterior probability (its old name ``p_better`` is deprecated).
     """
 
     metric: str
     baseline: MetricInterval
     candidate: MetricInterval
     difference: MetricInterval
-    p_better: float | None
+    share_resamples_better: float | None
     baseline_name: str = "baseline"
     candidate_name: str = "candidate"
 
-    def summary(self) -> pd.DataFrame:
+    p_better = renamed_attribute("p_better", "share_resamples_better")
+
+    def summary(self, *, confidence_level: float | None = None) -> pd.DataFrame:
         """Three rows: baseline, candidate and the difference."""
         import pandas as pd
 
         frame = pd.concat(
-            [self.baseline.summary(), self.candidate.summary(), self.difference.summary()],
+            [r.summary(confidence_level=confidence_level)
+             for r in (self.baseline, self.candidate, self.difference)],
             ignore_index=True,
         )
         frame.insert(0, "model", [self.baseline_name, self.candidate_name,
@@ -147,19 +162,28 @@ class PairedMetricInterval:
         return frame
 
 
+    def to_dict(self) -> dict[str, Any]:
+        """The three rows of the summary and the share of resamples better, JSON-ready."""
+        return jsonable({"metric": self.metric, "baseline": self.baseline_name,
+                         "candidate": self.candidate_name,
+                         "share_resamples_better": self.share_resamples_better,
+                         "intervals": self.summary().to_dict("records")})
+
     def _repr_html_(self) -> str:
         """Rich display in Jupyter: the interval of the difference and a small plot."""
         from bayescomp.report.notebook import result_html
 
-        return result_html(self)
-    def plot(self, ax: Axes | None = None) -> Axes:
+        return result_html(self, reason=str(self))
+
+    def plot(self, *, ax: Axes | None = None) -> Axes:
         """Histogram of the bootstrap differences with zero and the interval marked."""
         from bayescomp.report.metric_plots import plot_paired_interval
 
         return plot_paired_interval(self, ax=ax)
 
     def __str__(self) -> str:
-        pb = "" if self.p_better is None else f", share of resamples better = {self.p_better:.3f}"
+        share = self.share_resamples_better
+        pb = "" if share is None else f", share of resamples better = {share:.3f}"
         return (
             f"{self.metric}: {self.candidate_name} - {self.baseline_name} = "
             f"{self.difference.estimate:+.4g}, {100 * self.difference.confidence_level:g}% CI "
@@ -412,8 +436,8 @@ def paired_bootstrap_metric(
     metric, method, n_resamples, confidence_level, stratify, threshold, pos_label, random_state
         As in :func:`bootstrap_metric`.
     higher_is_better : bool, optional
-        Direction of the metric for ``p_better``; looked up in the registry
-        when omitted (``None`` there leaves ``p_better`` unset).
+        Direction of the metric for ``share_resamples_better``; looked up in the
+        registry when omitted (``None`` there leaves it unset).
 
     Returns
     -------
@@ -428,7 +452,7 @@ def paired_bootstrap_metric(
     >>> import warnings; warnings.simplefilter("ignore", FutureWarning)
     >>> res = paired_bootstrap_metric(y, weak, strong, "roc_auc", n_resamples=500,
     ...                               random_state=0)
-    >>> bool(res.difference.low > 0), res.p_better > 0.99
+    >>> bool(res.difference.low > 0), res.share_resamples_better > 0.99
     (True, True)
     """
     warnings.warn(
@@ -463,11 +487,11 @@ def paired_bootstrap_metric(
         cand = _finish(res, 1, name=spec.name, estimate=est_c, **common)
     diff = _finish(res, 2, name=f"{spec.name} difference", estimate=est_c - est_b,
                    difference=True, **common)
-    p_better = None
+    share = None
     if direction is not None:
         d = diff.distribution if direction else -diff.distribution
-        p_better = float(np.mean(d > 0) + 0.5 * np.mean(d == 0))
+        share = float(np.mean(d > 0) + 0.5 * np.mean(d == 0))
     return PairedMetricInterval(
-        metric=spec.name, baseline=base, candidate=cand, difference=diff, p_better=p_better,
+        metric=spec.name, baseline=base, candidate=cand, difference=diff, share_resamples_better=share,
         baseline_name=baseline_name, candidate_name=candidate_name,
     )

@@ -17,6 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bayescomp.core.checks import check_level
+from bayescomp.core.jsonable import jsonable
+
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     from matplotlib.axes import Axes
@@ -77,15 +80,20 @@ class ThresholdCurves:
             "value": self.values.ravel(),
         })
 
-    def summary(self, metric: str | None = None) -> pd.DataFrame:
+    def summary(self, metric: str | None = None, *, confidence_level: float | None = None
+                ) -> pd.DataFrame:
         """Per threshold: mean, std, quantiles, median, min, max over the repetitions in which
         the metric was defined, and ``n_defined`` out of ``n_repetitions``.
 
-        With ``metric=None`` the columns are a (metric, statistic) MultiIndex.
+        With ``metric=None`` the columns are a (metric, statistic) MultiIndex.  The
+        quantiles are :attr:`quantiles`, or the central ``confidence_level`` band.
         """
         import pandas as pd
 
         lo_q, hi_q = self.quantiles
+        if confidence_level is not None:
+            level = check_level(confidence_level, "confidence_level")
+            lo_q, hi_q = (1 - level) / 2, (1 + level) / 2
         frames = {}
         for name in ([metric] if metric else list(self.metrics)):
             v = self.metric_values(name)
@@ -108,9 +116,23 @@ class ThresholdCurves:
             return frames[metric]
         return pd.concat(frames, axis=1)
 
+    def to_dict(self) -> dict[str, Any]:
+        """Thresholds, metrics and the per-threshold mean and SD of each metric."""
+        s = self.summary()
+        return jsonable({"thresholds": self.thresholds, "metrics": list(self.metrics),
+                         "mean": {m: s[m]["mean"].to_numpy() for m in self.metrics},
+                         "std": {m: s[m]["std"].to_numpy() for m in self.metrics}})
+
+    def _repr_html_(self) -> str:
+        """Rich display in Jupyter: the summary and a small plot."""
+        from bayescomp.report.notebook import result_html
+
+        return result_html(self)
+
     def plot(
         self,
         kind: str = "pr",
+        *,
         ax: Axes | None = None,
         band: str = "std",
         annotate_every: int = 10,

@@ -28,8 +28,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bayescomp.core.checks import check_no_missing
+from bayescomp.core.checks import check_no_level, check_no_missing
 from bayescomp.core.exceptions import PrecisionAboveOneWarning
+from bayescomp.core.jsonable import jsonable
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -83,9 +84,23 @@ class UnlabeledPrecisionAtK:
     n_pool: int
     n_above_one_significant: int = 0
 
-    def summary(self) -> pd.DataFrame:
-        """The table indexed by ``k``."""
+    def summary(self, *, confidence_level: float | None = None) -> pd.DataFrame:
+        """The table indexed by ``k`` (it has no interval: ``confidence_level`` stays None)."""
+        check_no_level(confidence_level, "the precision@k table")
         return self.table
+
+    def to_dict(self) -> dict[str, Any]:
+        """The best ``k`` and its threshold, and the table's rows, JSON-ready."""
+        return jsonable({"positive_class": self.positive_class, "class_size": self.class_size,
+                         "best_k": self.best_k, "best_threshold": self.best_threshold,
+                         "best_f1": self.best_f1, "n_above_one": self.n_above_one,
+                         "table": self.table.reset_index().to_dict("records")})
+
+    def _repr_html_(self) -> str:
+        """Rich display in Jupyter: the best ``k`` in words, the table, a small plot."""
+        from bayescomp.report.notebook import result_html
+
+        return result_html(self, reason=str(self))
 
     def to_frame(self) -> pd.DataFrame:
         return self.table.reset_index()
@@ -98,7 +113,7 @@ class UnlabeledPrecisionAtK:
             raise ValueError(f"no unlabeled score reaches {threshold}; k would be 0")
         return self.table.loc[k]
 
-    def plot(self, ax: Axes | None = None) -> Axes:
+    def plot(self, *, ax: Axes | None = None) -> Axes:
         """recall@k against k, with the class-size line and the ideal (unbiased) diagonal."""
         from bayescomp.report.metric_plots import plot_recall_at_k
 

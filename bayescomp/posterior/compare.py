@@ -1,16 +1,17 @@
-"""``compare``: from a scores table to the right posterior.
+"""``compare``: from a scores table (or paired predictions) to the right posterior.
 
-Every method is a function registered in :data:`REGISTRY` under its name, taking the
-per-dataset oriented differences and test fractions (a :class:`Paired`) plus the
-method's own options and returning a :class:`~bayescomp.core.protocols.Posterior`.  A new
-test statistic lives in its own module and needs one registered adapter here.
+Every method is a function registered in :mod:`bayescomp.posterior.registry` under its
+name, declaring the input it takes: the per-dataset oriented differences and test
+fractions of a scores table (a :class:`Paired`), or one test set's paired predictions (a
+:class:`PairedPredictions`).  It returns a :class:`~bayescomp.core.protocols.Posterior`.
+The built-in methods are registered here; a new one lives in its own module
+(``docs/architecture.md``, "A new test statistic").
 """
 
 from __future__ import annotations
 
 import dataclasses
 import numbers
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -19,58 +20,24 @@ from bayescomp.core.orientation import resolve_direction
 from bayescomp.core.protocols import Posterior
 from bayescomp.posterior.differences import paired_differences
 from bayescomp.posterior.ranktests import sign_test, signed_rank_test
+from bayescomp.posterior.registry import (
+    REGISTRY,
+    TRUTH_COLUMN,
+    Method,
+    Paired,
+    PairedPredictions,
+    lookup,
+    methods,
+    register,
+)
 from bayescomp.posterior.time_ordered import TimeOrderedResult
 from bayescomp.posterior.ttest import CorrelatedTTestResult, correlated_ttest
 from bayescomp.scores.table import Scores
 
-
-@dataclasses.dataclass(frozen=True)
-class Paired:
-    """What a registered method receives.
-
-    Attributes
-    ----------
-    differences : dict of str to ndarray
-        Per dataset, the paired differences ``candidate - baseline`` oriented so that
-        positive means the candidate is better.
-    rho : dict of str to float
-        Per dataset, the test fraction of the splits.
-    rope : float or array_like
-    random_state : int, Generator or None
-    names : dict
-        ``baseline_name``, ``candidate_name`` and ``metric``, for labels.
-    """
-
-    differences: dict[str, np.ndarray]
-    rho: dict[str, float]
-    rope: Any
-    random_state: Any
-    names: dict[str, Any]
+__all__ = ["REGISTRY", "Method", "Paired", "PairedPredictions", "compare", "register"]
 
 
-@dataclasses.dataclass(frozen=True)
-class Method:
-    """A registered comparison: its function and whether it works across datasets."""
-
-    fit: Callable[..., Posterior]
-    across_datasets: bool
-
-
-#: method name -> Method; ``compare(method=name)`` looks it up here
-REGISTRY: dict[str, Method] = {}
-
-
-def register(name: str, *, across_datasets: bool) -> Callable[[Callable[..., Posterior]],
-                                                               Callable[..., Posterior]]:
-    """Decorator: make ``fit(paired: Paired, **options) -> Posterior`` available as
-    ``compare(method=name)``."""
-    def add(fit: Callable[..., Posterior]) -> Callable[..., Posterior]:
-        REGISTRY[name] = Method(fit, across_datasets)
-        return fit
-    return add
-
-
-@register("ttest", across_datasets=False)
+@register("ttest", description="Bayesian correlated t-test on one dataset's splits")
 def _ttest(data: Paired, **options: Any) -> Posterior:
     if options:
         raise ValueError(f"the correlated t-test takes no options {sorted(options)}")
@@ -79,7 +46,8 @@ def _ttest(data: Paired, **options: Any) -> Posterior:
                             **data.names)
 
 
-@register("time_ordered", across_datasets=False)
+@register("time_ordered",
+          description="AR(1) posterior of the per-window differences of a time-ordered design")
 def _time_ordered(data: Paired, **options: Any) -> Posterior:
     from bayescomp.posterior.time_ordered import time_ordered_test
 
@@ -87,7 +55,8 @@ def _time_ordered(data: Paired, **options: Any) -> Posterior:
     return time_ordered_test(np.zeros_like(d), d, rope=data.rope, **data.names, **options)
 
 
-@register("hierarchical", across_datasets=True)
+@register("hierarchical", across_datasets=True,
+          description="hierarchical model across datasets (default for several)")
 def _hierarchical(data: Paired, **options: Any) -> Posterior:
     pooled = np.concatenate([np.ravel(d) for d in data.differences.values()])
     if np.ptp(pooled) <= 64 * np.finfo(float).eps * max(1.0, float(np.max(np.abs(pooled)))):
@@ -103,19 +72,22 @@ def _hierarchical(data: Paired, **options: Any) -> Posterior:
                              random_state=data.random_state, **data.names, **options)
 
 
-@register("signed_rank", across_datasets=True)
+@register("signed_rank", across_datasets=True,
+          description="Bayesian signed-rank test on per-dataset mean differences")
 def _signed_rank(data: Paired, **options: Any) -> Posterior:
     return signed_rank_test(data.differences, rope=data.rope, random_state=data.random_state,
                             **data.names, **options)
 
 
-@register("sign", across_datasets=True)
+@register("sign", across_datasets=True,
+          description="Bayesian sign test on per-dataset mean differences")
 def _sign(data: Paired, **options: Any) -> Posterior:
     return sign_test(data.differences, rope=data.rope, random_state=data.random_state,
                      **data.names, **options)
 
 
-@register("multivariate", across_datasets=False)
+@register("multivariate",
+          description="joint correlated t of several metrics (a primary and guardrails)")
 def _multivariate(data: Paired, **options: Any) -> Posterior:
     from bayescomp.posterior.multivariate import multivariate_ttest
 
@@ -127,8 +99,14 @@ def _multivariate(data: Paired, **options: Any) -> Posterior:
                               directions=directions, random_state=seed, **names, **options)
 
 
-METHODS = ("auto", *REGISTRY)
-ACROSS_DATASETS = tuple(name for name, m in REGISTRY.items() if m.across_datasets)
+def __getattr__(name: str) -> Any:
+    """``METHODS`` and ``ACROSS_DATASETS``: read from the registry when asked, so a method
+    registered later (a plugin) is listed too."""
+    if name == "METHODS":
+        return ("auto", *methods())
+    if name == "ACROSS_DATASETS":
+        return tuple(n for n, m in methods().items() if m.across_datasets)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _as_scores(scores: Any) -> Scores:
@@ -161,7 +139,9 @@ def compare(
     Parameters
     ----------
     scores : Scores or DataFrame
-        Per-split scores (see :class:`bayescomp.Scores`).
+        Per-split scores (see :class:`bayescomp.Scores`); for a method on paired
+        predictions, a DataFrame with a ``y_true`` column and one column of predictions
+        per model (one row per test item).
     baseline : str or float
         The model to replace, or a performance goal ``p*`` (a number): then the
         question is whether ``candidate`` reaches ``p*`` in production.
@@ -183,8 +163,8 @@ def compare(
         (every scikit-learn scorer name, plus common metric names).  Differences
         are ``candidate - baseline``, negated for lower-is-better metrics, so
         ``p_right`` is always "candidate better".
-    method : {"auto", "ttest", "time_ordered", "hierarchical", "signed_rank", "sign", \
-"multivariate"}
+    method : str, default "auto"
+        Any registered method (:func:`bayescomp.posterior.registry.methods`); built in:
         ``"ttest"``: the Bayesian correlated t-test on one dataset.
         ``"time_ordered"``: an AR(1) model of the per-window differences of a
         time-ordered design (:func:`~bayescomp.posterior.time_ordered.time_ordered_test`).
@@ -195,7 +175,8 @@ def compare(
         ``"hierarchical"`` for several; on one dataset whose splits are time-ordered
         (the table's ``time_ordered`` column: every training row precedes every test
         row, e.g. ``TimeSeriesSplit``) it is ``"time_ordered"``, and an equicorrelated
-        method asked for there warns (``TimeOrderedDesignWarning``).
+        method asked for there warns (``TimeOrderedDesignWarning``).  A method registered
+        with ``input="predictions"`` reads ``scores`` as a predictions table.
     random_state : int, Generator or None
         Seed of the MCMC sampler or of the Dirichlet draws (ignored by the
         closed-form t-test).
@@ -203,9 +184,9 @@ def compare(
         Passed to :func:`bayescomp.hierarchical_test` (``chains``, ``draws``,
         ``tune``, ``sampler``, ``parameterization``, ...) or to
         :func:`bayescomp.sign_test` / :func:`bayescomp.signed_rank_test`
-        (``prior_strength``, ``prior_place``, ``n_samples``), or to
+        (``prior_strength``, ``prior_place``, ``draws``), or to
         :func:`~bayescomp.posterior.multivariate.multivariate_ttest` (``prior``,
-        ``n_samples``, ``gains``, ``switching_cost``).
+        ``draws``, ``gains``, ``switching_cost``), or to a registered method.
 
     Returns
     -------
@@ -225,6 +206,10 @@ def compare(
     >>> res.decision().outcome
     'promote'
     """
+    spec = None if method == "auto" else lookup(method)
+    if spec is not None and spec.input == "predictions":
+        return _compare_predictions(scores, baseline, candidate, spec, metric=metric, rope=rope,
+                                    random_state=random_state, options=options)
     scores = _as_scores(scores)
     if method == "multivariate" or (metric is not None and not isinstance(metric, str)):
         return _compare_metrics(scores, baseline, candidate, metric, rope=rope, dataset=dataset,
@@ -235,8 +220,6 @@ def compare(
 
         scores = with_timings(scores, [metric])
     metric = scores._check_metric(metric)
-    if method not in METHODS:
-        raise ValueError(f"unknown method {method!r}; choose one of {METHODS}")
     higher_is_better = resolve_direction(metric, higher_is_better)
     sign = 1.0 if higher_is_better else -1.0
     datasets = scores._check_dataset(dataset)
@@ -248,7 +231,9 @@ def compare(
             f"has a model named {str(baseline)!r}; pass baseline={str(baseline)!r} (a string) to "
             "compare with that model"
         )
-    spec = REGISTRY[method]
+    spec = lookup(method)
+    if spec.input != "scores":
+        raise ValueError(f"method={method!r} compares paired predictions, not a scores table")
     if spec.across_datasets:
         if len(datasets) < 2:
             raise ValueError(
@@ -309,6 +294,32 @@ def _time_order_method(scores: Scores, datasets: list[str], method: str) -> str:
             "method='time_ordered' (one dataset) or compare each dataset on its own",
             TimeOrderedDesignWarning, stacklevel=3)
     return method
+
+
+def _compare_predictions(table: Any, baseline: Any, candidate: str, spec: Method, *,
+                         metric: Any, rope: Any, random_state: Any, options: dict[str, Any]
+                         ) -> Posterior:
+    """One test set's paired predictions: a table with ``y_true`` and a column per model."""
+    import pandas as pd
+
+    if not isinstance(table, pd.DataFrame):
+        raise ValueError(f"this method compares paired predictions: pass a DataFrame with a "
+                         f"{TRUTH_COLUMN!r} column and one column of predictions per model, "
+                         f"not a {type(table).__name__}")
+    columns = [TRUTH_COLUMN, str(baseline), str(candidate)]
+    missing = [c for c in columns if c not in table.columns]
+    if missing:
+        raise ValueError(f"the predictions table has no column {missing}; it needs "
+                         f"{TRUTH_COLUMN!r} and one column per model (it has "
+                         f"{[str(c) for c in table.columns]})")
+    frame = table[columns]
+    if frame.isna().to_numpy().any():
+        raise ValueError(f"the columns {columns} have missing values; drop those items for "
+                         "every model so that the predictions stay paired")
+    names = {"baseline_name": str(baseline), "candidate_name": str(candidate), "metric": metric}
+    data = PairedPredictions(*(frame[c].to_numpy() for c in columns), rope=rope,
+                             random_state=random_state, names=names)
+    return spec.fit(data, **options)
 
 
 def _one_dataset(scores: Scores, baseline: str | float, candidate: str, metric: str,

@@ -8,13 +8,18 @@ p-value instead of a posterior.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from scipy import stats
 
 from bayescomp.core.checks import check_level, check_rho
+from bayescomp.core.jsonable import jsonable
 from bayescomp.posterior.differences import as_output, corrected_scale, paired_differences
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+    from matplotlib.axes import Axes
 
 __all__ = ["NadeauBengioResult", "nadeau_bengio_ttest"]
 
@@ -29,6 +34,41 @@ class NadeauBengioResult:
     mean: Any
     standard_error: Any
     alternative: str
+
+    def summary(self, *, confidence_level: float | None = None) -> pd.DataFrame:
+        """One row per comparison: mean difference, standard error, t, df, p-value and the
+        confidence interval (``confidence_level``, default 0.95)."""
+        import pandas as pd
+
+        level = 0.95 if confidence_level is None else confidence_level
+        low, high = self.confidence_interval(level)
+        cols = {"mean": self.mean, "standard_error": self.standard_error,
+                "statistic": self.statistic, "df": self.df, "pvalue": self.pvalue,
+                "ci_low": low, "ci_high": high, "confidence_level": level}
+        shape = np.shape(self.mean)
+        frame = pd.DataFrame({k: np.broadcast_to(np.asarray(v, dtype=float), shape).ravel()
+                              for k, v in cols.items()})
+        frame["alternative"] = self.alternative
+        return frame
+
+    def to_dict(self) -> dict[str, Any]:
+        """The summary's row (``{"comparisons": [...]}`` for a batch), JSON-ready."""
+        rows = self.summary().to_dict("records")
+        return jsonable(rows[0] if np.ndim(self.mean) == 0 else {"comparisons": rows})
+
+    def _repr_html_(self) -> str:
+        """Rich display in Jupyter: the summary and a small plot."""
+        from bayescomp.report.notebook import result_html
+
+        return result_html(self, title="Nadeau–Bengio corrected t-test")
+
+    def plot(self, *, ax: Axes | None = None) -> Axes:
+        """The t sampling distribution of the mean difference, its interval and zero."""
+        from bayescomp.report.plots import plot_frequentist
+
+        if np.ndim(self.mean) > 0:
+            raise ValueError("plot() draws a single comparison; run the test on one")
+        return plot_frequentist(self, ax=ax)
 
     def confidence_interval(self, confidence_level: float = 0.95) -> tuple[Any, Any]:
         level = check_level(confidence_level)

@@ -37,12 +37,15 @@ import numpy as np
 from scipy import stats
 
 from bayescomp.core.checks import check_gamma, check_rho, check_rope
-from bayescomp.core.regions import format_probability
+from bayescomp.core.deprecation import renamed_arguments, renamed_attribute
+from bayescomp.core.jsonable import jsonable
+from bayescomp.core.regions import RegionProbabilities, format_probability
 from bayescomp.core.rule import Decision
 from bayescomp.posterior.ttest import CorrelatedTTestResult
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
+    from matplotlib.figure import Figure
 
 #: prior name -> nu0 as a function of the number of metrics p
 PRIORS = {"marginal": lambda p: p - 1, "jeffreys": lambda p: 0}
@@ -131,7 +134,7 @@ class MultiMetricResult:
     candidate_name: str = "candidate"
     differences: np.ndarray | None = field(default=None, repr=False, compare=False)
     prior: str = "marginal"
-    n_samples: int = 100_000
+    draws: int = 100_000
     random_state: Any = 0
     gains: Mapping[str, float] | None = None
     switching_cost: float = 0.0
@@ -192,9 +195,19 @@ class MultiMetricResult:
     def expected_gain(self) -> float:
         return float(self.mean[0])
 
-    def hdi(self, level: float = 0.95) -> tuple[float, float]:
+    @renamed_arguments(level="confidence_level")
+    def hdi(self, confidence_level: float = 0.95) -> tuple[float, float]:
         """HDI of the primary metric's difference."""
-        return self.marginal().hdi(level)
+        return self.marginal().hdi(confidence_level)
+
+    def probabilities(self) -> dict[str, RegionProbabilities]:
+        """Each metric's marginal (left, rope, right) probabilities, the primary first."""
+        return {m: RegionProbabilities.of(self.marginal(m).probabilities()["mu"], m)
+                for m in self.metrics}
+
+    def diagnostics_summary(self) -> dict[str, Any]:
+        """The Monte Carlo error of :attr:`p_joint` (the marginals are in closed form)."""
+        return {"draws": self.draws, "p_joint_se": self.p_joint_se}
 
     # ----------------------------------------------------------------- the joint posterior
     def sample(self, size: int = 10_000, random_state: Any = None) -> np.ndarray:
@@ -206,7 +219,7 @@ class MultiMetricResult:
 
     @cached_property
     def _draws(self) -> np.ndarray:
-        return self.sample(self.n_samples, self.random_state)
+        return self.sample(self.draws, self.random_state)
 
     @property
     def guardrail_metrics(self) -> tuple[str, ...]:
@@ -217,7 +230,7 @@ class MultiMetricResult:
         """``P(mu_1 > rope_1 and mu_j >= -rope_j for every guardrail j)``.
 
         Exact for one metric; otherwise ``P(mu_1 > rope_1)`` (closed form) times the share
-        of the seeded Monte Carlo draws (``n_samples``) with ``mu_1 > rope_1`` in which
+        of the seeded Monte Carlo draws (``draws``) with ``mu_1 > rope_1`` in which
         every guardrail holds, so that ``p_joint <= p_right`` always."""
         return float(self.p_right) * self._guardrails_given_better[0]
 
@@ -298,14 +311,18 @@ class MultiMetricResult:
         return UtilityDecision(outcome, loc, p_pos, sd, dict(gains), cost, reason)
 
     # ------------------------------------------------------------------ tables and plots
-    def summary(self, level: float = 0.95, gamma: float = 0.95) -> pd.DataFrame:
+    n_samples = renamed_attribute("n_samples", "draws")
+
+    @renamed_arguments(level="confidence_level")
+    def summary(self, confidence_level: float | None = None, gamma: float = 0.95
+                ) -> pd.DataFrame:
         """One row per metric: its marginal posterior, ROPE, region probabilities and role;
         ``attrs`` carries ``p_joint``, its Monte Carlo error and the decision."""
         import pandas as pd
 
         rows = []
         for j, m in enumerate(self.metrics):
-            row = self.marginal(m).summary(level=level, gamma=gamma).iloc[0].to_dict()
+            row = self.marginal(m).summary(confidence_level, gamma=gamma).iloc[0].to_dict()
             row.pop("decision")
             row["role"] = "primary" if j == 0 else "guardrail"
             row["higher_is_better"] = self.directions[j]
@@ -321,12 +338,32 @@ class MultiMetricResult:
                 f"{self.metric}, guardrails {list(self.guardrail_metrics)}, n={self.n}, "
                 f"df={self.df}; p_right={self.p_right:.3f}, p_joint={self.p_joint:.3f})")
 
-    def plot(self, ax: Any = None) -> Any:
+    def to_dict(self) -> dict[str, Any]:
+        """Per metric its summary row, and the joint probability with its error."""
+        return jsonable({
+            "baseline": self.baseline_name, "candidate": self.candidate_name,
+            "metric": self.metric, "method": "multivariate", "p_left": self.p_left,
+            "p_rope": self.p_rope, "p_right": self.p_right, "p_better": self.p_better,
+            "p_joint": self.p_joint, "p_joint_se": self.p_joint_se,
+            "metrics": self.summary().to_dict("records"),
+        })
+
+    def _repr_html_(self) -> str:
+        """Rich display in Jupyter: key numbers, decision and reason, a small plot."""
+        from bayescomp.report.notebook import posterior_html
+
+        return posterior_html(self)
+
+    def plot(self, *, ax: Any = None) -> Any:
         """Posterior draws of the primary difference against each guardrail's, with the
         promotion region shaded (one panel per guardrail); returns the axes."""
         from bayescomp.report.guardrail_plots import plot_guardrails
 
         return plot_guardrails(self, ax=ax)
+
+    def figures(self) -> dict[str, Figure]:
+        """The guardrail panels, on a new figure."""
+        return {"posterior": np.ravel(self.plot())[0].figure}
 
 
 def _guarded_outcome(res: MultiMetricResult, base: Decision, gamma: float) -> tuple[str, str]:
@@ -367,6 +404,7 @@ def _gain_vector(metrics: Sequence[str], gains: Mapping[str, float]) -> np.ndarr
     return g
 
 
+@renamed_arguments(n_samples="draws")
 def multivariate_ttest(
     differences: Any,
     *,
@@ -375,7 +413,7 @@ def multivariate_ttest(
     metrics: Sequence[str] | None = None,
     directions: Sequence[bool] | None = None,
     prior: str = "marginal",
-    n_samples: int = 100_000,
+    draws: int = 100_000,
     random_state: Any = 0,
     gains: Mapping[str, float] | None = None,
     switching_cost: float = 0.0,
@@ -401,8 +439,9 @@ def multivariate_ttest(
     prior : {"marginal", "jeffreys"}
         ``"marginal"``: ``df = n - 1``, each marginal equals the univariate correlated
         t-test.  ``"jeffreys"``: ``df = n - p``.
-    n_samples, random_state
-        Monte Carlo draws for the joint probability, and their seed.
+    draws, random_state
+        Monte Carlo draws for the joint probability, and their seed (``n_samples`` is
+        the deprecated name of ``draws``).
     gains, switching_cost
         Optional cost-aware decision (:meth:`MultiMetricResult.utility`).
 
@@ -445,8 +484,8 @@ def multivariate_ttest(
     dirs = tuple(bool(x) for x in directions) if directions is not None else (True,) * p
     if len(names) != p or len(dirs) != p:
         raise ValueError(f"{p} metric columns but {len(names)} names / {len(dirs)} directions")
-    if int(n_samples) < 1000:
-        raise ValueError(f"n_samples must be at least 1000, got {n_samples}")
+    if int(draws) < 1000:
+        raise ValueError(f"draws must be at least 1000, got {draws}")
     centred = d - d.mean(axis=0)
     scatter = centred.T @ centred
     c = 1.0 / n + r / (1.0 - r)
@@ -455,6 +494,6 @@ def multivariate_ttest(
     return MultiMetricResult(
         mean=d.mean(axis=0), shape=c * scatter / df, df=int(df), rho=r, n=int(n), rope=ropes,
         metrics=names, directions=dirs, baseline_name=baseline_name,
-        candidate_name=candidate_name, differences=d, prior=prior, n_samples=int(n_samples),
+        candidate_name=candidate_name, differences=d, prior=prior, draws=int(draws),
         random_state=random_state, gains=dict(gains) if gains is not None else None,
         switching_cost=float(switching_cost))

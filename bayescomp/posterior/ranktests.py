@@ -52,6 +52,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from bayescomp.core.checks import check_level, check_scalar_rope, rng_from
+from bayescomp.core.deprecation import renamed_arguments
+from bayescomp.core.jsonable import jsonable
 from bayescomp.core.orientation import difference_label
 from bayescomp.core.regions import RegionProbabilities, argmax_shares
 from bayescomp.core.rule import Decision, decide
@@ -59,6 +61,7 @@ from bayescomp.core.rule import Decision, decide
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = ["MIN_KEPT_DRAWS", "RankTestResult", "sign_test", "signed_rank_test"]
 
@@ -96,7 +99,7 @@ def _per_dataset_means(differences: Any) -> tuple[np.ndarray, tuple[str, ...] | 
     return z, names
 
 
-def _check_common(prior_strength: float, prior_place: str, n_samples: int) -> None:
+def _check_common(prior_strength: float, prior_place: str, draws: int) -> None:
     if not (np.isfinite(prior_strength) and prior_strength > 0):
         raise ValueError(
             f"prior_strength must be a positive number (1 is the usual choice); got "
@@ -104,8 +107,8 @@ def _check_common(prior_strength: float, prior_place: str, n_samples: int) -> No
         )
     if prior_place not in _PLACES:
         raise ValueError(f"prior_place must be one of {_PLACES}; got {prior_place!r}")
-    if int(n_samples) != n_samples or n_samples < 1:
-        raise ValueError(f"n_samples must be a positive integer; got {n_samples!r}")
+    if int(draws) != draws or draws < 1:
+        raise ValueError(f"draws must be a positive integer; got {draws!r}")
 
 
 @dataclass(frozen=True, eq=False)
@@ -114,7 +117,7 @@ class RankTestResult:
 
     Attributes
     ----------
-    sample : ndarray, shape (n_samples, 3)
+    sample : ndarray, shape (draws, 3)
         Posterior draws of ``theta = (theta_left, theta_rope, theta_right)``.
     test : {"sign", "signed_rank"}
     rope : float
@@ -224,10 +227,11 @@ class RankTestResult:
             return float(np.mean(self.differences))
         return float(np.mean(self.gain_sample))
 
-    def hdi(self, level: float = 0.95) -> tuple[float, float]:
+    @renamed_arguments(level="confidence_level")
+    def hdi(self, confidence_level: float = 0.95) -> tuple[float, float]:
         """Highest-density interval of the Dirichlet-process mean difference (the posterior
         behind :attr:`expected_gain`); a point when the draws were not kept."""
-        level = check_level(level)
+        level = check_level(confidence_level, "confidence_level")
         if self.gain_sample is None:
             return self.expected_gain, self.expected_gain
         import arviz as az
@@ -265,10 +269,15 @@ class RankTestResult:
             candidate=self.candidate_name, trusted=trusted, untrusted_reason=reason,
         )
 
-    def summary(self, gamma: float = 0.95) -> pd.DataFrame:
-        """One row per kind of probability."""
+    def summary(self, gamma: float = 0.95, *, confidence_level: float | None = None
+                ) -> pd.DataFrame:
+        """One row per kind of probability, with the HDI (``confidence_level``, default
+        0.95) of the mean difference and the decision at ``gamma``."""
         import pandas as pd
 
+        level = 0.95 if confidence_level is None else confidence_level
+        lo, hi = self.hdi(level)
+        pct = f"{100 * level:g}"
         rows = []
         for kind, p in self.probabilities().items():
             rows.append(
@@ -283,6 +292,8 @@ class RankTestResult:
                     "p_right": p.p_right,
                     "p_better": self.p_better,
                     "expected_gain": self.expected_gain,
+                    f"hdi_{pct}_low": lo,
+                    f"hdi_{pct}_high": hi,
                     "rope": float(self.rope),
                     "n_datasets": self.n_datasets,
                     "prior_strength": self.prior_strength,
@@ -293,11 +304,27 @@ class RankTestResult:
         return pd.DataFrame(rows)
 
 
+    def diagnostics_summary(self) -> dict[str, Any]:
+        """Empty: independent Dirichlet draws need no convergence check."""
+        return {}
+
+    def to_dict(self) -> dict[str, Any]:
+        """The headline probabilities and every kind of probability."""
+        return jsonable({
+            "baseline": self.baseline_name, "candidate": self.candidate_name,
+            "metric": self.metric, "method": self.test, "rope": float(self.rope),
+            "n_datasets": self.n_datasets, "p_left": self.p_left, "p_rope": self.p_rope,
+            "p_right": self.p_right, "p_better": self.p_better,
+            "probabilities": {k: dict(zip(("p_left", "p_rope", "p_right"), p, strict=True))
+                              for k, p in self.probabilities().items()},
+        })
+
     def _repr_html_(self) -> str:
         """Rich display in Jupyter: key numbers, decision and reason, a small plot."""
-        from bayescomp.report.notebook import result_html
+        from bayescomp.report.notebook import posterior_html
 
-        return result_html(self)
+        return posterior_html(self)
+
     def plot_simplex(self, ax: Axes | None = None) -> Axes:
         """Posterior draws of ``theta`` in the probability triangle."""
         from bayescomp.report.hierarchical_plots import plot_simplex
@@ -308,8 +335,13 @@ class RankTestResult:
             probabilities=self.baycomp_convention, ax=ax, title=f"Bayesian {name}",
         )
 
-    def plot(self, ax: Axes | None = None) -> Axes:
+    def plot(self, *, ax: Axes | None = None) -> Axes:
+        """The posterior of ``theta`` in the probability triangle (:meth:`plot_simplex`)."""
         return self.plot_simplex(ax=ax)
+
+    def figures(self) -> dict[str, Figure]:
+        """The simplex plot (the posterior of this test), on a new figure."""
+        return {"simplex": self.plot_simplex().figure}
 
     def __repr__(self) -> str:
         return (
@@ -319,13 +351,14 @@ class RankTestResult:
         )
 
 
+@renamed_arguments(n_samples="draws")
 def sign_test(
     differences: Mapping[str, Any] | Any,
     *,
     rope: float = 0.0,
     prior_strength: float = 1.0,
     prior_place: str = "rope",
-    n_samples: int = 50_000,
+    draws: int = 50_000,
     random_state: Any = None,
     baseline_name: str = "baseline",
     candidate_name: str = "candidate",
@@ -344,8 +377,8 @@ def sign_test(
         Weight of the prior pseudo-observation.
     prior_place : {"rope", "left", "right"}, default "rope"
         Region that receives the pseudo-observation.
-    n_samples : int, default 50 000
-        Number of posterior draws.
+    draws : int, default 50 000
+        Number of posterior draws (``n_samples`` is its deprecated name).
     random_state : int, Generator or None
         Seed for the draws.
 
@@ -363,7 +396,7 @@ def sign_test(
     [0.333, 0.222, 0.444]
     """
     rope_f = check_scalar_rope(rope)
-    _check_common(prior_strength, prior_place, n_samples)
+    _check_common(prior_strength, prior_place, draws)
     z, names = _per_dataset_means(differences)
     counts = np.array(
         [np.sum(z < -rope_f), 0, np.sum(z > rope_f)], dtype=float
@@ -372,9 +405,9 @@ def sign_test(
     alpha = counts.copy()
     alpha[{"left": 0, "rope": 1, "right": 2}[prior_place]] += prior_strength
     rng = rng_from(random_state)
-    sample = _mirrored_dirichlet(alpha, int(n_samples), rng)
+    sample = _mirrored_dirichlet(alpha, int(draws), rng)
     # Dirichlet-process mean of the difference: sum_i w_i z_i with the pseudo-observation at 0
-    w = rng.dirichlet(np.concatenate([[prior_strength], np.ones(len(z))]), int(n_samples))
+    w = rng.dirichlet(np.concatenate([[prior_strength], np.ones(len(z))]), int(draws))
     gain = w[:, 1:] @ z
     return RankTestResult(
         sample=sample, test="sign", rope=rope_f, differences=z,
@@ -417,13 +450,14 @@ def _heaviside(x: np.ndarray) -> np.ndarray:
     return (x > 0).astype(float) + 0.5 * (x == 0)
 
 
+@renamed_arguments(n_samples="draws")
 def signed_rank_test(
     differences: Mapping[str, Any] | Any,
     *,
     rope: float = 0.0,
     prior_strength: float = 0.5,
     prior_place: str = "rope",
-    n_samples: int = 50_000,
+    draws: int = 50_000,
     random_state: Any = None,
     baseline_name: str = "baseline",
     candidate_name: str = "candidate",
@@ -445,12 +479,12 @@ def signed_rank_test(
     --------
     >>> import numpy as np
     >>> z = np.array([0.02, 0.03, 0.015, 0.04, -0.005, 0.025, 0.03, 0.01])
-    >>> res = signed_rank_test(z, rope=0.01, random_state=0, n_samples=5000)
+    >>> res = signed_rank_test(z, rope=0.01, random_state=0, draws=5000)
     >>> res.p_right > 0.8
     True
     """
     rope_f = check_scalar_rope(rope)
-    _check_common(prior_strength, prior_place, n_samples)
+    _check_common(prior_strength, prior_place, draws)
     z, names = _per_dataset_means(differences)
     z0 = {"rope": 0.0, "left": -np.inf, "right": np.inf}[prior_place]
     zz = np.concatenate([[z0], z])
@@ -460,7 +494,7 @@ def signed_rank_test(
     a_left = _heaviside(-sums - 2 * rope_f)
     alpha = np.concatenate([[prior_strength], np.ones(len(z))])
     rng = rng_from(random_state)
-    n_samples = int(n_samples)
+    n_samples = int(draws)
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer)) \
             or chunk_size < 1:
         raise ValueError(f"chunk_size must be a positive integer (e.g. 10000); got {chunk_size!r}")

@@ -25,8 +25,11 @@ import numpy as np
 from scipy import special, stats
 
 from bayescomp.core.checks import check_bool, check_level, check_rho, check_rope
+from bayescomp.core.deprecation import renamed_arguments
 from bayescomp.core.exceptions import HeavyTailWarning, ZeroVarianceWarning
+from bayescomp.core.jsonable import jsonable
 from bayescomp.core.orientation import clip_to_range, difference_label
+from bayescomp.core.regions import RegionProbabilities
 from bayescomp.core.rule import Decision, decide, decide_many
 from bayescomp.posterior.differences import as_output as _out
 from bayescomp.posterior.differences import corrected_scale, paired_differences, zero_variance
@@ -35,6 +38,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import arviz as az
     import pandas as pd
     from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 
 @dataclass(frozen=True)
@@ -163,25 +167,35 @@ class CorrelatedTTestResult:
         return _out(np.asarray(self.scale) * np.sqrt(self.df / (self.df - 2)))
 
     # ---------------------------------------------------------------- intervals
-    def interval(self, level: float = 0.95) -> tuple[Any, Any]:
-        """Equal-tailed credible interval with probability ``level``.
+    @renamed_arguments(level="confidence_level")
+    def interval(self, confidence_level: float = 0.95) -> tuple[Any, Any]:
+        """Equal-tailed credible interval with probability ``confidence_level``.
 
         For a bounded metric the interval is clipped to the range a difference can take
         (``[-1, 1]`` for accuracy or AUC, see
         :func:`bayescomp.core.orientation.metric_bounds`): the Student-t posterior is
         unbounded, and with few splits its interval reaches impossible values.
         """
-        level = check_level(level)
+        level = check_level(confidence_level, "confidence_level")
         q = stats.t.ppf(0.5 + level / 2, self.df)
         half = q * np.asarray(self.scale)
         low, high = np.asarray(self.mean) - half, np.asarray(self.mean) + half
         lo, hi = clip_to_range(-np.inf, np.inf, self.metric, difference=True)[:2]
         return _out(np.clip(low, lo, hi)), _out(np.clip(high, lo, hi))
 
-    def hdi(self, level: float = 0.95) -> tuple[Any, Any]:
+    @renamed_arguments(level="confidence_level")
+    def hdi(self, confidence_level: float = 0.95) -> tuple[Any, Any]:
         """Highest-density interval; the t posterior is symmetric and unimodal, so
         it coincides with the equal-tailed interval."""
-        return self.interval(level)
+        return self.interval(confidence_level)
+
+    def probabilities(self) -> dict[str, RegionProbabilities]:
+        """The one kind of region probability: the posterior masses of ``mu``."""
+        return {"mu": RegionProbabilities.of((self.p_left, self.p_rope, self.p_right), "mu")}
+
+    def diagnostics_summary(self) -> dict[str, Any]:
+        """Empty: the posterior is in closed form, nothing was sampled."""
+        return {}
 
     # ----------------------------------------------------------------- sampling
     def sample(self, size: int = 10_000, random_state: Any = None) -> np.ndarray:
@@ -254,10 +268,14 @@ class CorrelatedTTestResult:
         return decide_many(self.p_left, self.p_rope, self.p_right, gamma)
 
     # ------------------------------------------------------------------ summary
-    def summary(self, level: float = 0.95, gamma: float = 0.95) -> pd.DataFrame:
-        """One row per comparison: posterior moments, HDI, probabilities, decision."""
+    @renamed_arguments(level="confidence_level")
+    def summary(self, confidence_level: float | None = None, gamma: float = 0.95
+                ) -> pd.DataFrame:
+        """One row per comparison: posterior moments, HDI (``confidence_level``, default
+        0.95), probabilities, decision (at ``gamma``)."""
         import pandas as pd
 
+        level = 0.95 if confidence_level is None else confidence_level
         low, high = self.hdi(level)
         pct = f"{100 * level:g}"
         cols = {
@@ -306,18 +324,30 @@ class CorrelatedTTestResult:
 
     # --------------------------------------------------------------------- plot
 
+    def to_dict(self) -> dict[str, Any]:
+        """The summary's row (decision at gamma 0.95) and ``method: "ttest"``, JSON-ready;
+        a batch gives ``{"comparisons": [row, ...]}``."""
+        rows = [{**r, "method": "ttest"} for r in self.summary().to_dict("records")]
+        return jsonable(rows[0] if not self.is_batch else {"comparisons": rows})
+
     def _repr_html_(self) -> str:
         """Rich display in Jupyter: key numbers, decision and reason, a small plot."""
-        from bayescomp.report.notebook import result_html
+        from bayescomp.report.notebook import posterior_html
 
-        return result_html(self)
-    def plot(self, ax: Axes | None = None, level: float = 0.95) -> Axes:
+        return posterior_html(self)
+
+    @renamed_arguments(level="confidence_level")
+    def plot(self, *, ax: Axes | None = None, confidence_level: float = 0.95) -> Axes:
         """Posterior density with the ROPE band and the three probabilities annotated."""
         from bayescomp.report.plots import plot_t_posterior
 
         if self.is_batch:
             raise ValueError("plot() draws a single comparison; index the batch first")
-        return plot_t_posterior(self, ax=ax, level=level)
+        return plot_t_posterior(self, ax=ax, confidence_level=confidence_level)
+
+    def figures(self) -> dict[str, Figure]:
+        """The posterior plot, on a new figure."""
+        return {"posterior": self.plot().figure}
 
 
 def _label(res: Any) -> str:

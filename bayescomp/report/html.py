@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from bayescomp.core.tally import win_loss_tie
-from bayescomp.report.templating import png_b64, render
+from bayescomp.report.templating import figure_of, png_b64, render
 
 
 def write_selection_report(sel: Any, directory: str | Path) -> Path:
@@ -34,9 +34,7 @@ def write_selection_report(sel: Any, directory: str | Path) -> Path:
     record = sel.to_dict(include_scores=True)
     (out / "selection.json").write_text(json.dumps(record, indent=2, allow_nan=False))
 
-    axes = sel.plot()
-    fig = axes[0].figure if hasattr(axes, "__len__") else axes.figure
-    timeline_png = png_b64(fig, out / "timeline.png")
+    timeline_png = png_b64(figure_of(sel.plot()), out / "timeline.png")
     cv = sel.settings.get("cv", "")
     design = "; ".join(f"{k}: {v}" for k, v in cv.items()) if isinstance(cv, dict) else str(cv)
     timeline = [{"champion": t["champion"], "from step": t["from_step"],
@@ -67,7 +65,7 @@ def _step(sel: Any, i: int, step: dict[str, Any], out: Path) -> dict[str, Any]:
     ctx["columns"] = ["dataset", "split", champ, chall, "difference"]
     tally = win_loss_tie([r["champion"] for r in step["paired_scores"]],
                          [r["challenger"] for r in step["paired_scores"]],
-                         bool(getattr(sel.results[i - 1], "higher_is_better", True)))
+                         bool(sel.results[i - 1].higher_is_better))
     ctx["tally"] = tally.text(chall, champ)
     ctx["fmt"] = {"difference": "+.4f", champ: ".4f", chall: ".4f"}
     return ctx

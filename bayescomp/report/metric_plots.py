@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bayescomp.core.deprecation import renamed_arguments
 from bayescomp.report._literal import literal_text
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -51,8 +52,8 @@ def plot_paired_interval(res: Any, ax: Axes | None = None) -> Axes:
     ax = plot_metric_interval(res.difference, ax=ax, color="C2")
     ax.axvline(0.0, color="grey", lw=1)
     title = f"{res.metric}: {res.candidate_name} − {res.baseline_name}"
-    if res.p_better is not None:
-        title += f"  (better in {100 * res.p_better:.1f}% of resamples)"
+    if res.share_resamples_better is not None:
+        title += f"  (better in {100 * res.share_resamples_better:.1f}% of resamples)"
     ax.set_title(title, fontsize=10)
     ax.set_xlabel(f"difference in {res.metric}")
     return ax
@@ -196,17 +197,19 @@ def plot_metric_table(frame: pd.DataFrame, ax: Axes | None = None) -> Axes:
     return ax
 
 
+@renamed_arguments(level="confidence_level")
 @literal_text
-def plot_learning_curves(lc: Any, ax: Axes | None = None, level: float | None = None) -> Axes:
+def plot_learning_curves(lc: Any, ax: Axes | None = None,
+                         confidence_level: float | None = None) -> Axes:
     """Mean score per training size with credible bands, one line per model."""
     ax = _axes(ax)
-    s = lc.summary(level=level) if level is not None else lc.summary()
+    s = lc.summary(confidence_level=confidence_level)
     per_model = s[s["kind"] == "model"]
     for i, (model, g) in enumerate(per_model.groupby("model", sort=False)):
         g = g.sort_values("n_train")
         ax.plot(g["n_train"], g["mean"], marker="o", ms=3, color=f"C{i}", label=str(model))
         ax.fill_between(g["n_train"], g["low"], g["high"], color=f"C{i}", alpha=0.2)
-    lv = s["level"].iloc[0]
+    lv = s["confidence_level"].iloc[0]
     ax.set_xlabel("training rows")
     ax.set_ylabel(lc.metric)
     if lc.schedule == "geometric":

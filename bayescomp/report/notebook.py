@@ -7,63 +7,53 @@ names from user data are escaped the same way in both.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bayescomp.report.templating import png_b64, render
+from bayescomp.core.jsonable import jsonable
+from bayescomp.report.templating import figure_of, png_b64, render
+
+if TYPE_CHECKING:  # pragma: no cover
+    from bayescomp.core.protocols import Posterior, Result
 
 _DPI = 72  # a small inline plot
 
 
-def _figure(drawn: Any) -> Any:
-    """The figure of what a ``plot()`` method returned (an Axes or an array of them)."""
-    if hasattr(drawn, "figure"):
-        return drawn.figure
-    return next(iter(getattr(drawn, "flat", drawn))).figure
-
-
 def _plot(result: Any) -> str | None:
     try:
-        return png_b64(_figure(result.plot()), dpi=_DPI)
+        return png_b64(figure_of(result.plot()), dpi=_DPI)
     except Exception:  # a display must not fail because a plot cannot be drawn
         return None
 
 
 def _table(frame: Any) -> tuple[list[dict[str, Any]], list[str]]:
     """Rows and columns of a summary; a one-row summary is shown as ``quantity, value``."""
-    import numpy as np
-
-    def plain(v: Any) -> Any:
-        return v.item() if isinstance(v, np.generic) else v
-
     if len(frame) == 1:
-        rec = frame.iloc[0].to_dict()
-        return [{"quantity": k, "value": plain(v)} for k, v in rec.items()], ["quantity", "value"]
+        rec = jsonable(frame.iloc[0].to_dict())
+        return [{"quantity": k, "value": v} for k, v in rec.items()], ["quantity", "value"]
     frame = frame.reset_index() if frame.index.name or not frame.index.equals(
         frame.index.__class__(range(len(frame)))) else frame
-    rows = [{str(k): plain(v) for k, v in r.items()} for r in frame.to_dict("records")]
+    rows = [{str(k): v for k, v in jsonable(r).items()} for r in frame.to_dict("records")]
     return rows, [str(c) for c in frame.columns]
 
 
-def result_html(result: Any, gamma: float = 0.95) -> str:
-    """The notebook card of a posterior, a ranking or a metric interval."""
-    if hasattr(result, "candidate_name"):
-        title = f"{result.candidate_name} vs {result.baseline_name}"
-        metric = getattr(result, "metric", None)
-        subtitle = f"{type(result).__name__}" + (f" on {metric}" if metric else "")
-    else:
-        title, subtitle = type(result).__name__, ""
-    outcome = reason = None
-    try:
-        d = result.decision(gamma)
-        outcome, reason = d.outcome, d.reason
-    except (AttributeError, TypeError, ValueError):  # no decision (intervals, vectorised)
-        text = str(result)
-        reason = text if "\n" not in text and not text.startswith("<") else None
-    try:
-        summary = result.summary(gamma=gamma)
-    except TypeError:
-        summary = result.summary()
-    rows, columns = _table(summary)
+def posterior_html(res: Posterior, gamma: float = 0.95) -> str:
+    """The notebook card of a posterior (a :class:`~bayescomp.core.protocols.Posterior`):
+    the comparison, its decision at ``gamma`` with the reason, the summary, the plot."""
+    d = res.decision(gamma)
+    subtitle = type(res).__name__ + (f" on {res.metric}" if res.metric else "")
+    return _card(res, f"{res.candidate_name} vs {res.baseline_name}", subtitle,
+                 outcome=d.outcome, reason=d.reason)
+
+
+def result_html(result: Result, title: str | None = None, reason: str | None = None) -> str:
+    """The notebook card of any other :class:`~bayescomp.core.protocols.Result` (an
+    interval, curves, a ranking): the title, a one-line description, the summary, the plot."""
+    return _card(result, title or type(result).__name__, "", outcome=None, reason=reason)
+
+
+def _card(result: Result, title: str, subtitle: str, *, outcome: str | None,
+          reason: str | None) -> str:
+    rows, columns = _table(result.summary())
     return render("card.html.j2", title=title, subtitle=subtitle, outcome=outcome,
                   reason=reason, rows=rows, columns=columns, fmt={}, plot=_plot(result))
 

@@ -18,7 +18,7 @@ REGION_COLOURS = ("#c0392b", "#7f8c8d", "#27ae60")
 
 
 @literal_text
-def plot_t_posterior(res: Any, ax: Axes | None = None, level: float = 0.95) -> Axes:
+def plot_t_posterior(res: Any, ax: Axes | None = None, confidence_level: float = 0.95) -> Axes:
     """Density of the correlated t posterior, ROPE band, HDI and region probabilities.
 
     ``res`` is a single :class:`~bayescomp.posterior.ttest.CorrelatedTTestResult`.
@@ -51,9 +51,9 @@ def plot_t_posterior(res: Any, ax: Axes | None = None, level: float = 0.95) -> A
             sel = (x >= a) & (x <= b)
             ax.fill_between(x[sel], dens[sel], color=colour, alpha=0.35, lw=0)
         ax.plot(x, dens, color="k", lw=1.4)
-        h_lo, h_hi = res.hdi(level)
+        h_lo, h_hi = res.hdi(confidence_level)
         ax.plot([h_lo, h_hi], [ymax * 1.08] * 2, color="k", lw=3, solid_capstyle="butt")
-        ax.annotate(f"{100 * level:g}% HDI [{h_lo:+.4g}, {h_hi:+.4g}]",
+        ax.annotate(f"{100 * confidence_level:g}% HDI [{h_lo:+.4g}, {h_hi:+.4g}]",
                     xy=((h_lo + h_hi) / 2, ymax * 1.12), ha="center", va="bottom", fontsize=8)
         ax.set_ylim(0, ymax * 1.3)
     if rope > 0:
@@ -69,6 +69,30 @@ def plot_t_posterior(res: Any, ax: Axes | None = None, level: float = 0.95) -> A
     ax.set_title(text, fontsize=9)
     ax.set_xlabel(f"difference in {unit} ({label})" + (f", ROPE ±{rope:g}" if rope else ""))
     ax.set_ylabel("posterior density")
+    ax.spines[["top", "right"]].set_visible(False)
+    return ax
+
+
+@literal_text
+def plot_frequentist(res: Any, ax: Axes | None = None) -> Axes:
+    """The t sampling distribution of the mean paired difference (Nadeau–Bengio), with its
+    confidence interval shaded and zero marked; the title gives t and the p-value."""
+    import matplotlib.pyplot as plt
+    from scipy import stats
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7, 3.6), layout="constrained")
+    mean, se = float(res.mean), float(res.standard_error)
+    q = stats.t.ppf(0.999, res.df)
+    x = np.linspace(min(mean - q * se, 0.0), max(mean + q * se, 0.0), 600)
+    ax.plot(x, stats.t.pdf(x, res.df, loc=mean, scale=se), color="k", lw=1.4)
+    lo, hi = (float(np.clip(v, x[0], x[-1])) for v in res.confidence_interval(0.95))
+    ax.axvspan(lo, hi, color=REGION_COLOURS[1], alpha=0.15, lw=0, label="95% CI")
+    ax.axvline(0, color="k", ls="--", lw=0.8)
+    ax.set_title(f"t = {float(res.statistic):.3f}, df = {res.df}, p = {float(res.pvalue):.3g} "
+                 f"({res.alternative})", fontsize=9)
+    ax.set_xlabel("mean paired difference (candidate − baseline)")
+    ax.legend(loc="upper left", fontsize=8, frameon=False)
     ax.spines[["top", "right"]].set_visible(False)
     return ax
 

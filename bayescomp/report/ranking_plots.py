@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from bayescomp.core.deprecation import renamed_arguments
 from bayescomp.report._literal import literal_text
 from bayescomp.report.plots import REGION_COLOURS
 
@@ -19,14 +20,15 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
 
+@renamed_arguments(level="confidence_level")
 @literal_text
 def plot_rank_diagram(ranks: pd.DataFrame, groups: list[tuple[str, ...]], *,
-                      level: float = 0.95, gamma: float = 0.95,
+                      confidence_level: float = 0.95, gamma: float = 0.95,
                       ax: Axes | None = None) -> Axes:
     """Bayesian critical-difference diagram.
 
     One row per model, best at the top: its posterior mean expected rank (dot) and
-    ``level`` credible interval (line) on a rank axis.  A vertical bar to the right
+    ``confidence_level`` credible interval (line) on a rank axis.  A vertical bar to the right
     joins each group of models whose order the data do not resolve (no pair in the
     group has ``P(i beats j) >= gamma``), where a classic critical-difference
     diagram joins models whose mean ranks do not differ significantly.
@@ -59,7 +61,7 @@ def plot_rank_diagram(ranks: pd.DataFrame, groups: list[tuple[str, ...]], *,
     ax.set_ylim(-0.7, k - 0.3)
     ax.set_xlim(0.9, max(right + step * (len(groups) + 1.5), k + 0.1) if k else 1)
     ax.set_xlabel(f"expected rank on a new dataset (1 = best; dot: mean, line: "
-                  f"{100 * level:g}% interval)")
+                  f"{100 * confidence_level:g}% interval)")
     ax.set_title(f"bars join models whose order is uncertain (no pair with P(beats) ≥ {gamma:g})",
                  fontsize=9)
     ax.spines[["top", "right"]].set_visible(False)

@@ -16,6 +16,13 @@ from pathlib import Path
 from typing import Any
 
 
+def figure_of(drawn: Any) -> Any:
+    """The figure of what a plot method returned: an Axes, a Figure or an array of Axes."""
+    import numpy as np
+
+    return np.ravel(np.asarray(drawn, dtype=object))[0].figure
+
+
 def num(v: Any, spec: str = ".3f") -> Any:
     """Format a number for a table cell (``—`` for missing or NaN); other values unchanged.
 

@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from bayescomp.core.checks import check_level, check_samples, check_scalar_rope
+from bayescomp.core.deprecation import renamed_arguments, renamed_attribute
+from bayescomp.core.jsonable import jsonable
 from bayescomp.core.orientation import metric_bounds
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -49,8 +51,8 @@ class LearningCurves:
     baseline : str or None
     train_sizes : ndarray of int
     schedule : str
-    level : float
-        Default credible level.
+    confidence_level : float
+        Default credible level (``level`` is its deprecated name).
     rope : float
     """
 
@@ -60,8 +62,10 @@ class LearningCurves:
     baseline: str | None
     train_sizes: np.ndarray
     schedule: str
-    level: float = 0.95
+    confidence_level: float = 0.95
     rope: float = 0.0
+
+    level = renamed_attribute("level", "confidence_level")
 
     def _rows(self, model: str, size: int) -> pd.DataFrame:
         f = self.scores
@@ -93,12 +97,13 @@ class LearningCurves:
                                 baseline_name=versus or "0", candidate_name=model,
                                 metric=self.metric)
 
-    def summary(self, level: float | None = None) -> pd.DataFrame:
+    @renamed_arguments(level="confidence_level")
+    def summary(self, confidence_level: float | None = None) -> pd.DataFrame:
         """One row per (model, size) and per (candidate − baseline, size).
 
         Columns: ``kind`` ("model" or "difference"), ``model``, ``train_size``,
         ``n_train``, ``n_test``, ``rho``, ``n_splits``, ``mean``, ``sd``,
-        ``low``, ``high`` (equal-tailed credible interval), ``level``, and for
+        ``low``, ``high`` (equal-tailed credible interval), ``confidence_level``, and for
         differences ``p_better`` = P(candidate − baseline > 0) and the ROPE
         regions ``p_left`` = P(difference < −rope), ``p_rope``, ``p_right`` =
         P(difference > rope), as in :func:`bayescomp.correlated_ttest`.  On
@@ -116,7 +121,7 @@ class LearningCurves:
 
         from bayescomp.posterior.ttest import ZeroVarianceWarning
 
-        level = self.level if level is None else float(level)
+        level = self.confidence_level if confidence_level is None else float(confidence_level)
         bounds = metric_bounds(self.metric)
         width = bounds[1] - bounds[0]
         diff_bounds = (-width, width)
@@ -128,7 +133,7 @@ class LearningCurves:
                 g = self._rows(model, size)
                 base = dict(model=model, train_size=size, n_train=float(g["n_train"].mean()),
                             n_test=float(g["n_test"].mean()), rho=rho, n_splits=len(g),
-                            level=level)
+                            confidence_level=level)
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", ZeroVarianceWarning)
                     post = self.posterior(model, size)
@@ -147,15 +152,28 @@ class LearningCurves:
                                  "p_left": d.p_left, "p_rope": d.p_rope,
                                  "p_right": d.p_right})
         cols = ["kind", "model", "train_size", "n_train", "n_test", "rho", "n_splits", "mean",
-                "sd", "low", "high", "clipped", "level", "p_better", "p_left", "p_rope",
+                "sd", "low", "high", "clipped", "confidence_level", "p_better", "p_left", "p_rope",
                 "p_right"]
         return pd.DataFrame(rows)[cols]
 
-    def plot(self, ax: Axes | None = None, level: float | None = None) -> Axes:
+    def to_dict(self) -> dict[str, Any]:
+        """The metric, models, sizes and every row of the summary, JSON-ready."""
+        return jsonable({"metric": self.metric, "models": list(self.models),
+                         "baseline": self.baseline, "train_sizes": self.train_sizes,
+                         "rows": self.summary().to_dict("records")})
+
+    def _repr_html_(self) -> str:
+        """Rich display in Jupyter: the summary and a small plot."""
+        from bayescomp.report.notebook import result_html
+
+        return result_html(self)
+
+    @renamed_arguments(level="confidence_level")
+    def plot(self, *, ax: Axes | None = None, confidence_level: float | None = None) -> Axes:
         """Mean score per training size with credible bands, one line per model."""
         from bayescomp.report.metric_plots import plot_learning_curves
 
-        return plot_learning_curves(self, ax=ax, level=level)
+        return plot_learning_curves(self, ax=ax, confidence_level=confidence_level)
 
     def plot_difference(self, ax: Axes | None = None) -> Axes:
         """Candidate − baseline per size with its band, annotated with P(better)."""
@@ -210,6 +228,7 @@ def _schedule(
     return sizes
 
 
+@renamed_arguments(level="confidence_level")
 def learning_curves(
     models: Mapping[str, Any],
     X: Any,
@@ -222,7 +241,7 @@ def learning_curves(
     schedule: Literal["geometric", "arithmetic"] = "geometric",
     n_sizes: int = 6,
     groups: Any = None,
-    level: float = 0.95,
+    confidence_level: float = 0.95,
     rope: float = 0.0,
     n_jobs: int | None = None,
     random_state: Any = None,
@@ -252,8 +271,8 @@ def learning_curves(
     n_sizes : int, default 6
     groups : array_like, optional
         Passed to the outer splitter.
-    level : float, default 0.95
-        Credible level of the bands.
+    confidence_level : float, default 0.95
+        Credible level of the bands (``level`` is its deprecated name).
     rope : float, default 0
         Region of practical equivalence for the differences.
     n_jobs, random_state, progress
@@ -296,7 +315,7 @@ def learning_curves(
         raise ValueError(
             "scoring must be one scikit-learn scorer name (e.g. 'accuracy', 'roc_auc')"
         )
-    check_level(level)
+    check_level(confidence_level, "confidence_level")
     rope = check_scalar_rope(rope)
     if y is None:
         raise ValueError("learning curves need a target y: pass one target per row of X")
@@ -338,5 +357,5 @@ def learning_curves(
     table = pd.concat(frames, ignore_index=True)
     return LearningCurves(
         scores=table, metric=scoring, models=tuple(models), baseline=baseline,
-        train_sizes=sizes, schedule=schedule, level=float(level), rope=float(rope),
+        train_sizes=sizes, schedule=schedule, confidence_level=float(confidence_level), rope=float(rope),
     )

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bayescomp.core.checks import check_no_level
 from bayescomp.core.text import terminal_literal
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -87,8 +88,9 @@ class Selection:
     _data: dict[str, tuple[Any, Any]] = field(default_factory=dict, repr=False)
 
     # ------------------------------------------------------------------ output
-    def summary(self) -> pd.DataFrame:
+    def summary(self, *, confidence_level: float | None = None) -> pd.DataFrame:
         """The steps table (a copy), with each model's mean score beside the decision."""
+        check_no_level(confidence_level, "the steps table of a selection")
         return self.steps.copy()
 
     def to_dict(self, include_scores: bool = True) -> dict[str, Any]:
@@ -144,7 +146,7 @@ class Selection:
         from bayescomp.report.notebook import selection_html
 
         return selection_html(self)
-    def plot(self, ax: Any = None) -> Any:
+    def plot(self, *, ax: Any = None) -> Any:
         """Decision timeline: region probabilities and expected gain of every step.
 
         Returns the array of two Axes (probabilities, expected gain), or the

@@ -8,6 +8,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bayescomp.core.checks import check_level
+from bayescomp.core.deprecation import renamed_arguments
+from bayescomp.core.jsonable import jsonable
 from bayescomp.core.optional import require
 from bayescomp.core.orientation import difference_label
 from bayescomp.core.regions import RegionProbabilities, argmax_shares, t_region_masses
@@ -17,6 +20,7 @@ from bayescomp.posterior.hierarchical.diagnostics import check_convergence, diag
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = ["HierarchicalResult"]
 
@@ -156,11 +160,13 @@ class HierarchicalResult:
             "baycomp_convention": self.baycomp_convention,
         }
 
-    def hdi(self, level: float = 0.95) -> tuple[float, float]:
+    @renamed_arguments(level="confidence_level")
+    def hdi(self, confidence_level: float = 0.95) -> tuple[float, float]:
         """Highest-density interval of ``delta0``."""
         import arviz as az
 
-        lo, hi = az.hdi(self._delta0, hdi_prob=float(level))
+        level = check_level(confidence_level, "confidence_level")
+        lo, hi = az.hdi(self._delta0, hdi_prob=level)
         return float(lo), float(hi)
 
     # ---------------------------------------------------------- diagnostics
@@ -274,11 +280,15 @@ class HierarchicalResult:
         )
 
     # ---------------------------------------------------------------- summary
-    def summary(self, gamma: float = 0.95) -> pd.DataFrame:
-        """One row per kind of probability, with ``delta0``'s moments and the decision."""
+    def summary(self, gamma: float = 0.95, *, confidence_level: float | None = None
+                ) -> pd.DataFrame:
+        """One row per kind of probability, with ``delta0``'s moments, its HDI
+        (``confidence_level``, default 0.95) and the decision at ``gamma``."""
         import pandas as pd
 
-        lo, hi = self.hdi(0.95)
+        level = 0.95 if confidence_level is None else confidence_level
+        lo, hi = self.hdi(level)
+        pct = f"{100 * level:g}"
         sd = float(np.std(self._delta0, ddof=1))
         rows = []
         for kind, p in self.probabilities().items():
@@ -293,8 +303,8 @@ class HierarchicalResult:
                     "p_right": p.p_right,
                     "delta0_mean": self.expected_gain,
                     "delta0_sd": sd,
-                    "hdi_95_low": lo,
-                    "hdi_95_high": hi,
+                    f"hdi_{pct}_low": lo,
+                    f"hdi_{pct}_high": hi,
                     "rope": float(self.rope),
                     "n_datasets": self.n_datasets,
                     "converged": self.converged,
@@ -341,11 +351,24 @@ class HierarchicalResult:
 
     # ------------------------------------------------------------------ plots
 
+    def to_dict(self) -> dict[str, Any]:
+        """The headline probabilities, every kind of probability and the diagnostics."""
+        return jsonable({
+            "baseline": self.baseline_name, "candidate": self.candidate_name,
+            "metric": self.metric, "method": "hierarchical", "rope": float(self.rope),
+            "n_datasets": self.n_datasets, "p_left": self.p_left, "p_rope": self.p_rope,
+            "p_right": self.p_right, "p_better": self.p_better,
+            "probabilities": {k: dict(zip(("p_left", "p_rope", "p_right"), p, strict=True))
+                              for k, p in self.probabilities().items()},
+            "diagnostics": self.diagnostics_summary(),
+        })
+
     def _repr_html_(self) -> str:
         """Rich display in Jupyter: key numbers, decision and reason, a small plot."""
-        from bayescomp.report.notebook import result_html
+        from bayescomp.report.notebook import posterior_html
 
-        return result_html(self)
+        return posterior_html(self)
+
     def plot_simplex(self, ax: Axes | None = None) -> Axes:
         """Next-dataset (left, rope, right) probabilities of every draw in a triangle."""
         from bayescomp.report.hierarchical_plots import plot_simplex
@@ -367,9 +390,15 @@ class HierarchicalResult:
 
         return plot_delta0_posterior(self, ax=ax)
 
-    def plot(self, ax: Axes | None = None) -> Axes:
+    def plot(self, *, ax: Axes | None = None) -> Axes:
         """Same as :meth:`plot_posterior` (the plot every result type offers)."""
         return self.plot_posterior(ax=ax)
+
+    def figures(self) -> dict[str, Figure]:
+        """The posterior of ``delta0``, the simplex, the forest and the trace plots."""
+        return {"posterior": self.plot_posterior().figure,
+                "simplex": self.plot_simplex().figure, "forest": self.plot_forest().figure,
+                "trace": np.ravel(self.plot_trace())[0].figure}
 
     def plot_trace(self) -> np.ndarray:
         """Trace and rank plots of the hyper-parameters (array of Axes)."""

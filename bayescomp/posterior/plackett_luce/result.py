@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from bayescomp.core.checks import check_gamma, check_level
+from bayescomp.core.deprecation import renamed_arguments
+from bayescomp.core.jsonable import jsonable
 from bayescomp.posterior.hierarchical.diagnostics import check_convergence, diagnostics_table
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -148,26 +150,31 @@ class PlackettLuceResult:
         obs = self.idata.constant_data["rank"].values
         return self._series(obs.mean(axis=0), "mean_rank")
 
-    def expected_ranks(self, level: float = 0.95) -> pd.DataFrame:
-        """Posterior mean and equal-tailed ``level`` interval of each model's expected rank."""
+    @renamed_arguments(level="confidence_level")
+    def expected_ranks(self, confidence_level: float = 0.95) -> pd.DataFrame:
+        """Posterior mean and equal-tailed ``confidence_level`` interval of each model's
+        expected rank."""
         import pandas as pd
 
-        level = check_level(level)
+        level = check_level(confidence_level, "confidence_level")
         r = self.rank_draws
         lo, hi = np.quantile(r, [(1 - level) / 2, (1 + level) / 2], axis=0)
         return pd.DataFrame({"expected_rank": r.mean(axis=0), "rank_low": lo, "rank_high": hi},
                             index=pd.Index(self.models, name="model"))
 
-    def summary(self, level: float = 0.95) -> pd.DataFrame:
+    @renamed_arguments(level="confidence_level")
+    def summary(self, confidence_level: float | None = None) -> pd.DataFrame:
         """One row per model, best (lowest expected rank) first.
 
         Columns: ``worth`` (posterior mean) with ``worth_low``/``worth_high``,
         ``p_best``, ``p_first``, ``expected_rank`` with ``rank_low``/``rank_high``
-        (equal-tailed ``level`` intervals) and the observed ``mean_rank``.
+        (equal-tailed ``confidence_level`` intervals, default 0.95) and the observed
+        ``mean_rank``.
         """
         import pandas as pd
 
-        level = check_level(level)
+        level = check_level(0.95 if confidence_level is None else confidence_level,
+                            "confidence_level")
         w = self.worth_draws
         lo, hi = np.quantile(w, [(1 - level) / 2, (1 + level) / 2], axis=0)
         worth = pd.DataFrame({"worth": w.mean(axis=0), "worth_low": lo, "worth_high": hi},
@@ -250,7 +257,9 @@ class PlackettLuceResult:
         return [tuple(order[a:b + 1]) for a, b in groups]
 
     # ------------------------------------------------------------ export
-    def to_latex(self, level: float = 0.95, digits: int = 2, *, caption: str | None = None,
+    @renamed_arguments(level="confidence_level")
+    def to_latex(self, confidence_level: float = 0.95, digits: int = 2, *,
+                 caption: str | None = None,
                  label: str | None = None) -> str:
         """A booktabs LaTeX table of the ranking, best first (needs ``\\usepackage{booktabs}``).
 
@@ -258,8 +267,8 @@ class PlackettLuceResult:
         mean rank.  With ``caption`` or ``label`` the tabular is wrapped in a ``table``.
         A fit that failed the convergence checks gets a LaTeX comment saying so.
         """
-        s = self.summary(level)
-        pct = f"{100 * level:g}\\%"
+        s = self.summary(confidence_level)
+        pct = f"{100 * confidence_level:g}\\%"
         warn = ([f"% NOT CONVERGED ({self.convergence_problems}): do not report these numbers"]
                 if not self.converged else [])
         lines = [*warn, r"\begin{tabular}{lrrr}", r"\toprule",
@@ -288,17 +297,32 @@ class PlackettLuceResult:
         return f"{head}; {status}\n{self.summary().round(3).to_string()}"
 
     # ------------------------------------------------------------- plots
-    def plot(self, gamma: float = 0.95, ax: Axes | None = None) -> Axes:
+    def to_dict(self) -> dict[str, Any]:
+        """The summary's rows (best first), the order and the convergence, JSON-ready."""
+        return jsonable({"metric": self.metric, "order": self.order,
+                         "models": self.summary().reset_index().to_dict("records"),
+                         "converged": self.converged,
+                         "convergence_problems": self.convergence_problems})
+
+    def _repr_html_(self) -> str:
+        """Rich display in Jupyter: the summary and the rank diagram."""
+        from bayescomp.report.notebook import result_html
+
+        return result_html(self, title="Plackett–Luce ranking")
+
+    def plot(self, gamma: float = 0.95, *, ax: Axes | None = None) -> Axes:
         """The rank diagram (see :meth:`plot_ranks`)."""
         return self.plot_ranks(gamma=gamma, ax=ax)
 
-    def plot_ranks(self, gamma: float = 0.95, level: float = 0.95,
+    @renamed_arguments(level="confidence_level")
+    def plot_ranks(self, gamma: float = 0.95, confidence_level: float = 0.95,
                    ax: Axes | None = None) -> Axes:
         """Bayesian critical-difference diagram: expected ranks, intervals, uncertain bars."""
         from bayescomp.report.ranking_plots import plot_rank_diagram
 
-        return plot_rank_diagram(self.expected_ranks(level), self.uncertain_groups(gamma),
-                                 level=level, gamma=gamma, ax=ax)
+        return plot_rank_diagram(self.expected_ranks(confidence_level),
+                                 self.uncertain_groups(gamma),
+                                 confidence_level=confidence_level, gamma=gamma, ax=ax)
 
     def plot_p_best(self, ax: Axes | None = None) -> Axes:
         """Bar chart of ``P(model is best)``, with ``E[w]`` (wins a new dataset) beside it."""
