@@ -5,7 +5,7 @@ Run by hand:  python bench/blb.py [--rows 10000000] [--n-jobs 2]
 Prints wall time and peak extra memory (tracemalloc: every numpy allocation made during
 the call, beyond the data themselves) for
 
-* ``bc.blb_metric`` on all rows (gamma 0.6 and 0.7; sequential and with ``--n-jobs``
+* ``bc.blb_metric`` on all rows (subset_exponent 0.6 and 0.7; sequential and with ``--n-jobs``
   loky workers, whose memory tracemalloc cannot see), and
 * ``scipy.stats.bootstrap`` (percentile, 1000 resamples) on as many rows as it handles in
   the same wall time as BLB, once with scikit-learn's ``roc_auc_score`` as the statistic
@@ -76,8 +76,8 @@ def main() -> None:
     for gamma in (0.6, 0.7):
         for jobs in (None, args.n_jobs):
             res, wall, peak = measure(lambda g=gamma, j=jobs: bc.blb_metric(
-                y, s, "roc_auc", gamma=g, n_jobs=j, random_state=0))
-            label = f"BLB gamma={gamma} n_jobs={jobs or 1}"
+                y, s, "roc_auc", subset_exponent=g, n_jobs=j, random_state=0))
+            label = f"BLB subset_exponent={gamma} n_jobs={jobs or 1}"
             extra = f"(b={res.b:,}, s={res.n_subsets}, r_total={res.n_resamples})"
             if jobs:
                 extra += " [worker memory not traced]"

@@ -156,7 +156,7 @@ def test_given_estimate_is_used():
 
 @pytest.mark.parametrize(
     "kwargs, match",
-    [({"gamma": 0.3}, "gamma"), ({"n_subsets": 1}, "n_subsets"),
+    [({"subset_exponent": 0.3}, "subset_exponent"), ({"n_subsets": 1}, "n_subsets"),
      ({"method": "bca"}, "percentile"), ({"estimate": "mean"}, "estimate"),
      ({"confidence_level": 95}, "confidence_level")],
 )

@@ -11,9 +11,9 @@ A method is a function registered under a name with :func:`register`.  It receiv
 
 plus the method's own options, and returns a
 :class:`~bayescomp.core.protocols.Posterior`.  :func:`methods` lists every method:
-the built-in ones of :mod:`bayescomp.posterior.compare`, and those of installed
-packages that declare a module under the entry-point group ``bayescomp.methods``
-(importing the module registers them).  The list is read when first asked for, never
+the built-in ones of :mod:`bayescomp.posterior.compare`, one per module of
+:mod:`bayescomp.posterior.methods`, and those of installed packages that declare a module
+under the entry-point group ``bayescomp.methods`` (importing a module registers it).  The list is read when first asked for, never
 frozen at import, so ``bayescomp compare --method`` offers whatever is registered.
 """
 
@@ -119,8 +119,20 @@ def methods() -> dict[str, Method]:
         _loaded.append(True)
         import bayescomp.posterior.compare  # noqa: F401  (registers the built-in methods)
 
+        _load_builtin_modules()
         _load_plugins()
     return dict(REGISTRY)
+
+
+def _load_builtin_modules() -> None:
+    """Import every module of :mod:`bayescomp.posterior.methods` (each registers itself)."""
+    import importlib
+    import pkgutil
+
+    import bayescomp.posterior.methods as package
+
+    for module in pkgutil.iter_modules(package.__path__):
+        importlib.import_module(f"{package.__name__}.{module.name}")
 
 
 def _load_plugins() -> None:
