@@ -78,6 +78,17 @@ def test_correlated_ttest_keeps_the_contract(scores):
                                                                 res.scale))
 
 
+def test_time_ordered_result_keeps_the_contract():
+    from bayescomp.posterior.time_ordered import time_ordered_test
+
+    rng = np.random.default_rng(6)
+    b = rng.normal(0.8, 0.02, 30)
+    res = time_ordered_test(b, b + rng.normal(0.01, 0.01, 30), rope=0.005)
+    _check_contract(res, posterior=True)
+    row = res.summary(confidence_level=0.8).iloc[0]
+    assert res.cdf(row["hdi_80_low"]) == pytest.approx(0.1, abs=1e-6)
+
+
 @pytest.mark.parametrize("method", ["sign", "signed_rank"])
 def test_rank_tests_keep_the_contract(across, method):
     fn = bc.sign_test if method == "sign" else bc.signed_rank_test

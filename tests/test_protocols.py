@@ -61,6 +61,7 @@ def test_decide_many_is_the_scalar_rule():
 def test_compare_registry_lists_every_method():
     from bayescomp.posterior.compare import ACROSS_DATASETS, METHODS, REGISTRY
 
-    assert METHODS == ("auto", "ttest", "hierarchical", "signed_rank", "sign", "multivariate")
+    assert METHODS == ("auto", "ttest", "time_ordered", "hierarchical", "signed_rank", "sign",
+                       "multivariate")
     assert ACROSS_DATASETS == ("hierarchical", "signed_rank", "sign")
     assert not REGISTRY["ttest"].across_datasets

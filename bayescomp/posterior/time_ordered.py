@@ -38,14 +38,18 @@ import numpy as np
 from scipy import optimize, special, stats
 
 from bayescomp.core.checks import check_level, check_rope
+from bayescomp.core.deprecation import renamed_arguments
 from bayescomp.core.exceptions import ZeroVarianceWarning
+from bayescomp.core.jsonable import jsonable
 from bayescomp.core.orientation import difference_label
+from bayescomp.core.regions import RegionProbabilities
 from bayescomp.core.rule import Decision, decide
 from bayescomp.posterior.differences import paired_differences
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 #: Beta(a, b) prior on (phi + 1) / 2 (see the module docstring for why these values)
 PRIOR_PHI = (0.15, 0.65)
@@ -146,15 +150,25 @@ class TimeOrderedResult:
         hi = float(np.max(self.loc)) + spread
         return float(optimize.brentq(lambda x: self.cdf(x) - q, lo, hi, xtol=1e-12 * spread))
 
-    def interval(self, level: float = 0.95) -> tuple[float, float]:
-        """Equal-tailed credible interval with probability ``level``."""
-        level = check_level(level)
+    @renamed_arguments(level="confidence_level")
+    def interval(self, confidence_level: float = 0.95) -> tuple[float, float]:
+        """Equal-tailed credible interval with probability ``confidence_level``."""
+        level = check_level(confidence_level, "confidence_level")
         return self.quantile(0.5 - level / 2), self.quantile(0.5 + level / 2)
 
-    def hdi(self, level: float = 0.95) -> tuple[float, float]:
+    @renamed_arguments(level="confidence_level")
+    def hdi(self, confidence_level: float = 0.95) -> tuple[float, float]:
         """The equal-tailed interval (the mixture is unimodal and nearly symmetric: its
         highest-density interval differs from it only in the far tails)."""
-        return self.interval(level)
+        return self.interval(confidence_level)
+
+    def probabilities(self) -> dict[str, RegionProbabilities]:
+        """The one kind of region probability: the posterior masses of ``mu``."""
+        return {"mu": RegionProbabilities(self.p_left, self.p_rope, self.p_right, "mu")}
+
+    def diagnostics_summary(self) -> dict[str, Any]:
+        """The posterior mean of the AR(1) coefficient (the grid is exact: nothing sampled)."""
+        return {"phi": self.phi_mean}
 
     def sample(self, size: int = 10_000, random_state: Any = None) -> np.ndarray:
         """Draws of ``mu``: a grid cell by its weight, then its Student-t."""
@@ -169,10 +183,13 @@ class TimeOrderedResult:
                       expected_gain=self.expected_gain, risk=self.p_worse, rope=self.rope,
                       baseline=self.baseline_name, candidate=self.candidate_name)
 
-    def summary(self, level: float = 0.95, gamma: float = 0.95) -> pd.DataFrame:
+    @renamed_arguments(level="confidence_level")
+    def summary(self, confidence_level: float | None = None, gamma: float = 0.95
+                ) -> pd.DataFrame:
         """One row: posterior mean, interval, AR(1) coefficient, probabilities, decision."""
         import pandas as pd
 
+        level = 0.95 if confidence_level is None else confidence_level
         low, high = self.interval(level)
         pct = f"{100 * level:g}"
         nan = float("nan")
@@ -193,11 +210,26 @@ class TimeOrderedResult:
                 f"rope={self.rope:g}; p_left={self.p_left:.3f}, p_rope={self.p_rope:.3f}, "
                 f"p_right={self.p_right:.3f})")
 
-    def plot(self, ax: Axes | None = None, level: float = 0.95) -> Axes:
+    def to_dict(self) -> dict[str, Any]:
+        """The summary's row and ``method: "time_ordered"``, JSON-ready."""
+        return jsonable({**self.summary().iloc[0].to_dict(), "method": "time_ordered"})
+
+    def _repr_html_(self) -> str:
+        """Rich display in Jupyter: key numbers, decision and reason, a small plot."""
+        from bayescomp.report.notebook import posterior_html
+
+        return posterior_html(self)
+
+    @renamed_arguments(level="confidence_level")
+    def plot(self, *, ax: Axes | None = None, confidence_level: float = 0.95) -> Axes:
         """Posterior density of ``mu`` with the ROPE band and the region probabilities."""
         from bayescomp.report.time_ordered_plots import plot_mixture_posterior
 
-        return plot_mixture_posterior(self, ax=ax, level=level)
+        return plot_mixture_posterior(self, ax=ax, confidence_level=confidence_level)
+
+    def figures(self) -> dict[str, Figure]:
+        """The posterior plot, on a new figure."""
+        return {"posterior": self.plot().figure}
 
 
 def _components(z: np.ndarray, prior: tuple[float, float], cells: int

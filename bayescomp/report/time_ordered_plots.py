@@ -15,7 +15,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 @literal_text
-def plot_mixture_posterior(res: Any, ax: Axes | None = None, level: float = 0.95) -> Axes:
+def plot_mixture_posterior(res: Any, ax: Axes | None = None,
+                           confidence_level: float = 0.95) -> Axes:
     """Density of ``mu`` (a :class:`~bayescomp.posterior.time_ordered.TimeOrderedResult`),
     the ROPE band, the equal-tailed interval and the three region probabilities."""
     import matplotlib.pyplot as plt
@@ -37,9 +38,9 @@ def plot_mixture_posterior(res: Any, ax: Axes | None = None, level: float = 0.95
         ax.fill_between(x[sel], dens[sel], color=colour, alpha=0.35, lw=0)
     ax.plot(x, dens, color="k", lw=1.4)
     ymax = float(dens.max())
-    i_lo, i_hi = res.interval(level)
+    i_lo, i_hi = res.interval(confidence_level)
     ax.plot([i_lo, i_hi], [ymax * 1.08] * 2, color="k", lw=3, solid_capstyle="butt")
-    ax.annotate(f"{100 * level:g}% interval [{i_lo:+.4g}, {i_hi:+.4g}]",
+    ax.annotate(f"{100 * confidence_level:g}% interval [{i_lo:+.4g}, {i_hi:+.4g}]",
                 xy=((i_lo + i_hi) / 2, ymax * 1.12), ha="center", va="bottom", fontsize=8)
     ax.set_ylim(0, ymax * 1.3)
     ax.set_xlabel(f"{difference_label(res)} ({res.metric or 'score'})")
