@@ -78,6 +78,15 @@ def test_correlated_ttest_keeps_the_contract(scores):
                                                                 res.scale))
 
 
+def test_holdout_result_keeps_the_contract():
+    rng = np.random.default_rng(7)
+    y = rng.integers(0, 2, 300)
+    a = np.where(rng.random(300) < 0.8, y, 1 - y)
+    b = np.where(rng.random(300) < 0.85, y, 1 - y)
+    res = bc.holdout_posterior(y, a, b, metric="accuracy", rope=0.01, random_state=0)
+    _check_contract(res, posterior=True)
+
+
 def test_time_ordered_result_keeps_the_contract():
     from bayescomp.posterior.time_ordered import time_ordered_test
 

@@ -216,9 +216,9 @@ class HoldoutResult:
     # --------------------------------------------------------------------- plot
     def _repr_html_(self) -> str:
         """Rich display in Jupyter: key numbers, decision and reason, a small plot."""
-        from bayescomp.report.notebook import result_html
+        from bayescomp.report.notebook import posterior_html
 
-        return result_html(self)
+        return posterior_html(self)
 
     def plot(self, *, ax: Axes | None = None, confidence_level: float = 0.95) -> Axes:
         """Posterior density of ``mu`` with the ROPE band and the three probabilities."""
