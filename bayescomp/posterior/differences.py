@@ -9,6 +9,7 @@ from ``s^2 / n`` to ``s^2 (1/n + rho / (1 - rho))``, ``rho`` the test fraction.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -179,3 +180,33 @@ def zero_variance(sd: np.ndarray, baseline: Any, candidate: Any, axis: int = -1)
 def as_output(x: Any) -> Any:
     arr = np.asarray(x)
     return float(arr) if arr.ndim == 0 else arr
+
+
+def per_dataset_means(differences: Any) -> tuple[np.ndarray, tuple[str, ...] | None]:
+    """The mean paired difference of every dataset (from ``{dataset: differences}``, or
+    given as a 1-D array), validated, and the dataset names (None for an array)."""
+    if isinstance(differences, Mapping):
+        if len(differences) == 0:
+            raise ValueError("differences is empty; give at least one dataset")
+        names = tuple(str(k) for k in differences)
+        means = []
+        for k, v in differences.items():
+            arr = np.asarray(v, dtype=float).ravel()
+            if arr.size == 0:
+                raise ValueError(f"dataset {k!r} has no paired differences")
+            means.append(arr.mean())
+        z = np.asarray(means, dtype=float)
+    else:
+        try:
+            z = np.asarray(differences, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"differences must be numeric: {exc}") from None
+        if z.ndim != 1 or z.size == 0:
+            raise ValueError(
+                "differences must be a mapping {dataset: paired differences} or a 1-D array of "
+                f"per-dataset mean differences; got shape {z.shape}"
+            )
+        names = None
+    if not np.all(np.isfinite(z)):
+        raise ValueError("per-dataset differences contain NaN or inf; fix or drop those datasets")
+    return z, names

@@ -57,6 +57,7 @@ from bayescomp.core.jsonable import jsonable
 from bayescomp.core.orientation import difference_label
 from bayescomp.core.regions import RegionProbabilities, argmax_shares
 from bayescomp.core.rule import Decision, decide
+from bayescomp.posterior.differences import per_dataset_means
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -69,34 +70,6 @@ __all__ = ["MIN_KEPT_DRAWS", "RankTestResult", "sign_test", "signed_rank_test"]
 MIN_KEPT_DRAWS = 1000
 
 _PLACES = ("rope", "left", "right")
-
-
-def _per_dataset_means(differences: Any) -> tuple[np.ndarray, tuple[str, ...] | None]:
-    if isinstance(differences, Mapping):
-        if len(differences) == 0:
-            raise ValueError("differences is empty; give at least one dataset")
-        names = tuple(str(k) for k in differences)
-        means = []
-        for k, v in differences.items():
-            arr = np.asarray(v, dtype=float).ravel()
-            if arr.size == 0:
-                raise ValueError(f"dataset {k!r} has no paired differences")
-            means.append(arr.mean())
-        z = np.asarray(means, dtype=float)
-    else:
-        try:
-            z = np.asarray(differences, dtype=float)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"differences must be numeric: {exc}") from None
-        if z.ndim != 1 or z.size == 0:
-            raise ValueError(
-                "differences must be a mapping {dataset: paired differences} or a 1-D array of "
-                f"per-dataset mean differences; got shape {z.shape}"
-            )
-        names = None
-    if not np.all(np.isfinite(z)):
-        raise ValueError("per-dataset differences contain NaN or inf; fix or drop those datasets")
-    return z, names
 
 
 def _check_common(prior_strength: float, prior_place: str, draws: int) -> None:
@@ -397,7 +370,7 @@ def sign_test(
     """
     rope_f = check_scalar_rope(rope)
     _check_common(prior_strength, prior_place, draws)
-    z, names = _per_dataset_means(differences)
+    z, names = per_dataset_means(differences)
     counts = np.array(
         [np.sum(z < -rope_f), 0, np.sum(z > rope_f)], dtype=float
     )
@@ -485,7 +458,7 @@ def signed_rank_test(
     """
     rope_f = check_scalar_rope(rope)
     _check_common(prior_strength, prior_place, draws)
-    z, names = _per_dataset_means(differences)
+    z, names = per_dataset_means(differences)
     z0 = {"rope": 0.0, "left": -np.inf, "right": np.inf}[prior_place]
     zz = np.concatenate([[z0], z])
     with np.errstate(invalid="ignore"):
