@@ -86,10 +86,13 @@ _EXPORTS: dict[str, str] = {
     "Decision": "bayescomp.core.rule",
     "decide": "bayescomp.core.rule",
     "select": "bayescomp.studies.select",
+    "select_models": "bayescomp.studies.fitted",
     "Selection": "bayescomp.studies.selection",
     "rank": "bayescomp.decision.ranking",
     "Ranking": "bayescomp.decision.ranking",
     "ResultStore": "bayescomp.studies.store",
+    "MemoryStore": "bayescomp.studies.store",
+    "SqliteTracker": "bayescomp.studies.store",
     "DesignChangedError": "bayescomp.core.exceptions",
 }
 

@@ -156,6 +156,7 @@ def _tracker(args: argparse.Namespace) -> Any:
 def run(args: argparse.Namespace) -> int:
     from bayescomp.cli.main import UserError
     from bayescomp.scores.model_files import ModelFileError
+    from bayescomp.studies.fitted import select_models
     from bayescomp.studies.select import FitError, select
 
     if args.predictions:
@@ -168,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
     sources = list(args.source)
     csv_mode = len(sources) == 1 and Path(sources[0]).suffix.lower() == ".csv"
     common = dict(baseline=args.baseline, rope=args.rope, gamma=args.gamma, order=args.order,
-                  on_error=args.on_error, progress=not args.quiet, method=args.method)
+                  method=args.method)
     mcmc = {k: v for k, v in (("draws", args.draws), ("chains", args.chains)) if v is not None}
     if mcmc and (len(args.dataset or ()) == 1 or (not csv_mode and not args.dataset)):
         raise UserError("--draws/--chains set the hierarchical model across several datasets; "
@@ -181,11 +182,15 @@ def run(args: argparse.Namespace) -> int:
                 raise UserError("with a scores CSV give at most one --dataset")
             if args.store:
                 raise UserError("--store keeps fits; with a scores CSV nothing is fitted")
-            sel = select(scores=Path(sources[0]), scoring=args.metric,
-                         dataset=args.dataset[0] if args.dataset else None,
-                         max_repeats=args.max_repeats, **common)
+            if args.max_repeats:
+                raise UserError("--max-repeats adds repetitions by fitting; with a scores CSV "
+                                "nothing is fitted")
+            sel = select(Path(sources[0]), metric=args.metric,
+                         dataset=args.dataset[0] if args.dataset else None, **common)
         else:
-            sel = _select_fitted(select, sources, args, common)
+            sel = _select_fitted(select_models, sources, args,
+                                 {**common, "on_error": args.on_error,
+                                  "progress": not args.quiet})
     except (ModelFileError, FitError) as exc:
         raise UserError(str(exc)) from None
     except ImportError as exc:

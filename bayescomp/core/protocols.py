@@ -15,8 +15,9 @@
   :class:`~bayescomp.scores.table.Scores` is the one implementation; the champion/challenger
   walk and the ranking read only through this.
 * :class:`SelectionTracker`: what a selection reports to as it runs (experiment trackers).
-* :class:`FitStore`: where a study keeps each finished fit so that a run can resume —
-  :class:`~bayescomp.studies.store.ResultStore` (SQLite) is the one backend.
+* :class:`FitStore`: the fit engine's cache, where every finished fit is kept so that a
+  run resumes — :class:`~bayescomp.studies.store.ResultStore` (SQLite) is the package's
+  backend.
 
 What ``p_left``/``p_rope``/``p_right`` are, per result type (the decision rule applies to
 whichever triple a result reports):
@@ -34,7 +35,7 @@ sign / signed-rank test   baycomp's convention: the share of Dirichlet draws in
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -140,24 +141,40 @@ class ScoresProvider(Protocol):
 
 @runtime_checkable
 class FitStore(Protocol):
-    """Keeps every finished fit of a study, so that a rerun resumes instead of refitting."""
+    """The fit engine's cache: every finished fit of a study, so that a rerun resumes.
 
-    def check_design(self, *args: Any, **kwargs: Any) -> Any: ...
+    :func:`bayescomp.cross_validate_paired` (``cache=``) is the only code that talks to
+    it, in this order: ``check_design`` for each dataset and ``check_model`` for each
+    model before any fit (raise :class:`~bayescomp.core.exceptions.DesignChangedError`
+    to refuse a changed design, data or model), ``check_block`` before the splits of an
+    extra seeded repetition are fitted, ``load_fits`` to read what is already done and
+    ``write_fit`` as soon as each fit finishes (in the process that called).  A split
+    record is ``{"split", "block", "repeat", "fold", "train", "test", "seed"}``; a fit
+    result is ``{"scores": {metric: float}, "fit_time", "score_time", "error": str |
+    None, "best_params": dict | None}``.  :class:`~bayescomp.studies.store.ResultStore`
+    (SQLite) is the package's backend; a dict-backed one is a page of code
+    (``docs/selection.md``).
+    """
 
-    def check_block(self, dataset: str, block: int, **kwargs: Any) -> Any:
-        """Record (or check against the stored one) an extra repetition of the design."""
+    def check_design(self, dataset: str, *, fingerprint: str, data_hash: str, n_samples: int,
+                     n_splits: int, metric: str, scoring: list[str], cv: str,
+                     seed: int | None, splits: Sequence[Mapping[str, Any]]) -> bool:
+        """Record the base design of ``dataset`` (True when it was already recorded)."""
 
-    def check_model(self, model: str, **kwargs: Any) -> Any: ...
+    def check_block(self, dataset: str, block: int, *, fingerprint: str, seed: int | None,
+                    splits: Sequence[Mapping[str, Any]]) -> None:
+        """Record (or check against the stored one) extra repetition ``block`` >= 1."""
 
-    def load_fits(self, dataset: str, model: str) -> Mapping[int, Mapping[str, Any]]: ...
+    def check_model(self, model: str, *, params_hash: str, params: str, description: str = "",
+                    path: str | None = None, nested: bool = False) -> None:
+        """Record a model's parameters (refuse when its stored fits used other ones)."""
 
-    def write_fit(self, **kwargs: Any) -> Any: ...
+    def load_fits(self, dataset: str, model: str) -> Mapping[int, Mapping[str, Any]]:
+        """The successful stored fits of ``model`` on ``dataset``, keyed by split id."""
 
-    def start_run(self, config: Mapping[str, Any]) -> int: ...
-
-    def finish_run(self, run_id: int, champion: str, steps: pd.DataFrame) -> None: ...
-
-    def close(self) -> None: ...
+    def write_fit(self, *, dataset: str, model: str, split: int, seed: int | None,
+                  result: Mapping[str, Any], params_hash: str, params: str) -> Any:
+        """Keep one finished fit (a failed one too; a later fit of it replaces it)."""
 
 
 @runtime_checkable

@@ -65,6 +65,15 @@ class Decision:
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
 
+    def step_fields(self) -> dict[str, Any]:
+        """Extra columns of a selection step (none for one metric; see
+        :class:`~bayescomp.posterior.multivariate.GuardedDecision`)."""
+        return {}
+
+    def step_note(self) -> str:
+        """What a selection step's reason adds to :attr:`reason` (guardrails, costs)."""
+        return ""
+
 
 def decide_many(p_left: Any, p_rope: Any, p_right: Any, gamma: float = 0.95) -> np.ndarray:
     """The rule on arrays of region probabilities: an object array of outcome strings.

@@ -1,15 +1,37 @@
-"""The champion/challenger walk: one posterior per challenger, promote only what is better.
+"""The pure selection walk: decide over a table of scores, fit nothing.
 
-:func:`walk` runs the steps of :func:`bayescomp.select` over any :class:`StepSource` —
-:class:`TableSource` for a table of precomputed scores, the study's fitted runs (which
-fit on demand and add seeded repetitions of the design) otherwise.  Each step compares
-the challenger with the current champion through a ``compare`` callable (usually
-:func:`compare_step`) and decides with the rule of :func:`bayescomp.decide`.
+A *rule* takes a scores table, the baseline and the challengers and returns a
+:class:`Walk` (the steps table, each step's posterior and paired scores, the champion).
+:func:`champion_challenger` is the default rule (:data:`RULES`): each challenger is
+compared with the current champion through a ``compare`` callable (usually
+:func:`compare_step`) and becomes champion when the rule of :func:`bayescomp.decide`
+says *promote*.
+
+Sequential repetitions.  A fitted table may hold extra seeded repetitions of the
+design (column ``block``: 0 the design, k its k-th repetition; see
+:func:`bayescomp.cross_validate_paired`).  A rule decides on what the table holds and
+names in :attr:`Walk.pending` the models that need one more block before it can go
+on; :func:`bayescomp.select_models` fits that block and calls the rule again (a
+short loop), until nothing is pending.  A racing rule drops clear losers simply by
+leaving them out of ``pending``.
+
+Writing a rule (the interface a family-wise rule plugs into)::
+
+    def my_rule(scores, baseline, challengers, *, metric, compare, max_repeats) -> Walk: ...
+
+* ``scores`` is a :class:`~bayescomp.scores.table.Scores` table; models may cover
+  different numbers of blocks (use :func:`step_table` to compare two models on the
+  blocks both have);
+* ``compare(table, champion, challenger)`` returns ``(posterior, Decision)``;
+* ``max_repeats`` is the budget of extra blocks per comparison;
+* return rows built with :func:`step_row` (``fits`` is filled in by the caller),
+  ``pending`` = the models to fit one more block for (empty when final) and
+  ``final`` = how many leading steps will not change any more.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -21,6 +43,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
     from bayescomp.core.rule import Decision
+    from bayescomp.scores.table import Scores
 
 ORDERS = ("given", "name", "mean")
 STEP_COLUMNS = ["step", "champion", "challenger", "p_better", "p_left", "p_rope", "p_right",
@@ -34,47 +57,29 @@ PAIRED_COLUMNS = ["dataset", "split", "champion", "challenger"]
 Compare = Callable[[ScoresProvider, str, str], "tuple[Any, Decision]"]
 
 
-class StepSource(Protocol):
-    """Where the walk gets the scores of a step."""
-
-    def failure(self, model: str) -> str | None:
-        """Why ``model`` cannot be compared (e.g. its fits failed), or None."""
-
-    def step_scores(self, champion: str, challenger: str, repeats: int
-                    ) -> ScoresProvider | None:
-        """Scores of both models on the base design plus ``repeats`` extra repetitions
-        (computing what is missing); None when a fit of the last repetition failed."""
-
-    def charge(self, models: list[str], repeats: int) -> int:
-        """Number of fits of ``models`` on those repetitions not charged to an earlier step
-        (they are charged to this one)."""
-
-
-class TableSource:
-    """A table of precomputed scores: nothing to fit, no extra repetition."""
-
-    def __init__(self, table: ScoresProvider):
-        self.table = table
-
-    def failure(self, model: str) -> str | None:
-        return None
-
-    def step_scores(self, champion: str, challenger: str, repeats: int) -> ScoresProvider:
-        return self.table
-
-    def charge(self, models: list[str], repeats: int) -> int:
-        return 0
-
-
 @dataclass(frozen=True)
 class Walk:
-    """Outcome of :func:`walk`: the steps table, each step's posterior (None for a step
-    that could not be compared) and paired scores, and the final champion."""
+    """Outcome of a rule: the steps table, each step's posterior (None for a step that
+    could not be compared) and paired scores, and the champion.
+
+    ``pending``: models that need one more block of repetitions before the rule can go
+    on (empty: the walk is final); ``final``: how many leading steps are final (all
+    when None).
+    """
 
     steps: pd.DataFrame
     results: list[Any]
     paired: list[pd.DataFrame]
     champion: str
+    pending: tuple[str, ...] = ()
+    final: int | None = None
+
+
+class Rule(Protocol):
+    """A selection rule: a pure function of a scores table (module docstring)."""
+
+    def __call__(self, scores: Scores, baseline: str, challengers: Sequence[str], *,
+                 metric: str, compare: Compare, max_repeats: int) -> Walk: ...
 
 
 def order_challengers(challengers: list[str], order: str, means: Mapping[str, float],
@@ -124,13 +129,12 @@ def step_row(step: int, champion: str, challenger: str, res: Any, d: Decision | 
              means: tuple[float, float] = (float("nan"), float("nan"))) -> dict[str, Any]:
     """One row of the steps table (``d`` None: the step could not be compared);
     ``means`` are the mean scores of champion and challenger on the step's splits."""
-    p_better = getattr(res, "p_better", None) if res is not None else None
     nan = float("nan")
-    fields = d.step_fields() if hasattr(d, "step_fields") else {}  # guardrails, utility
+    fields = d.step_fields() if d is not None else {}  # guardrails, utility
     return fields | {
         "step": step, "champion": champion, "challenger": challenger,
         "champion_score": float(means[0]), "challenger_score": float(means[1]),
-        "p_better": float(p_better) if p_better is not None else (1 - d.risk if d else nan),
+        "p_better": float(res.p_better) if res is not None else nan,
         "p_left": d.p_left if d else nan, "p_rope": d.p_rope if d else nan,
         "p_right": d.p_right if d else nan, "risk": d.risk if d else nan,
         "expected_gain": d.expected_gain if d else nan,
@@ -139,29 +143,46 @@ def step_row(step: int, champion: str, challenger: str, res: Any, d: Decision | 
     }
 
 
-def _decide_step(source: StepSource, champion: str, challenger: str, compare: Compare,
-                 max_repeats: int) -> tuple[ScoresProvider, Any, Decision, int]:
-    """Compare, adding repetitions while inconclusive and the budget allows; a failed
-    fit on an extra repetition decides on the repetitions before it."""
-    extra = 0
-    while True:
-        sc = source.step_scores(champion, challenger, extra)
-        if sc is None:
-            extra = max(extra - 1, 0)
-            sc = source.step_scores(champion, challenger, extra)
-            res, d = compare(sc, champion, challenger)
-            return sc, res, d, extra
-        res, d = compare(sc, champion, challenger)
-        if d.outcome != "inconclusive" or extra >= max_repeats:
-            return sc, res, d, extra
-        extra += 1
+def _blocked(scores: Scores) -> pd.DataFrame:
+    f = scores.to_frame()
+    if "block" not in f.columns:
+        f["block"] = 0
+    return f
 
 
-def _guard_note(d: Decision) -> str:
-    """The guardrails' outcome (and the cost-aware decision), for a guarded step's reason."""
-    note = f" [guardrails: {d.guardrails}]" if getattr(d, "guardrails", "") else ""
-    utility = getattr(d, "utility", None)
-    return note + (f" [cost-aware: {utility}]" if utility is not None else "")
+def failure(frame: pd.DataFrame, model: str) -> str | None:
+    """Why ``model`` cannot be compared: the ``error`` of its failed fits on the design."""
+    if "error" not in frame.columns:
+        return None
+    bad = frame[(frame["model"] == model) & (frame["block"] == 0) & frame["error"].notna()]
+    if bad.empty:
+        return None
+    first = bad.iloc[0]
+    return f"its fit failed on {len(bad)} split(s) (split {first['split']}: {first['error']})"
+
+
+def usable_blocks(frame: pd.DataFrame, a: str, b: str, max_repeats: int) -> tuple[int, bool]:
+    """How many extra blocks (at most ``max_repeats``) both models have, complete and
+    without a failed fit; and whether the next block was already tried (it failed)."""
+    k = 0
+    while k < max_repeats:
+        nxt = frame[(frame["block"] == k + 1) & frame["model"].isin([a, b])]
+        if set(nxt["model"]) != {a, b}:
+            return k, False
+        if "error" in nxt.columns and nxt["error"].notna().any():
+            return k, True
+        k += 1
+    return k, False
+
+
+def step_table(scores: Scores, a: str, b: str, blocks: int) -> Scores:
+    """The scores of models ``a`` and ``b`` on the design and its first ``blocks`` extra
+    blocks (what a step between them compares)."""
+    from bayescomp.scores.table import Scores
+
+    f = _blocked(scores)
+    keep = f["model"].isin([a, b]) & (f["block"] <= blocks)
+    return Scores(scores.to_frame()[keep.to_numpy()], metrics=scores.metrics)
 
 
 def _repeat_note(d: Decision, extra: int, max_repeats: int, n_splits: int) -> str:
@@ -176,17 +197,15 @@ def _repeat_note(d: Decision, extra: int, max_repeats: int, n_splits: int) -> st
     return note
 
 
-def walk(source: StepSource, baseline: str, challengers: list[str], *, metric: str,
-         compare: Compare, max_repeats: int = 0,
-         on_step: Callable[[dict[str, Any], Any, pd.DataFrame], None] | None = None) -> Walk:
-    """Walk ``challengers`` against the champion (first ``baseline``); a challenger becomes
-    champion when its step decides *promote*.
+def champion_challenger(scores: Scores, baseline: str, challengers: Sequence[str], *,
+                        metric: str, compare: Compare, max_repeats: int = 0) -> Walk:
+    """The champion/challenger rule: walk ``challengers`` against the champion (first
+    ``baseline``); a challenger becomes champion when its step decides *promote*.
 
-    A challenger that ``source.failure`` reports is not compared (its step is *error*).
-    With ``max_repeats > 0`` an inconclusive step asks ``source`` for up to that many
-    extra repetitions of the design and decides again.  ``on_step(row, result, paired)``
-    is called as soon as each step is decided (e.g. a
-    :class:`~bayescomp.core.protocols.SelectionTracker`'s ``on_step``).
+    A challenger whose fits on the design failed (column ``error``) is not compared (its
+    step is *error*).  A step uses the extra blocks both its models have (at most
+    ``max_repeats``); an inconclusive step that could use one more is *pending*: the
+    walk names its two models in :attr:`Walk.pending` and goes on provisionally.
 
     Examples
     --------
@@ -200,44 +219,85 @@ def walk(source: StepSource, baseline: str, challengers: list[str], *, metric: s
     ...                   "acc": np.r_[base, base + 0.05 + 0.005 * rng.standard_normal(20)]})
     >>> cmp = partial(compare_step, metric="acc", rope=0.01, gamma=0.95, hib=True,
     ...               method="auto")
-    >>> w = walk(TableSource(Scores(f, metrics=["acc"])), "a", ["b"], metric="acc",
-    ...          compare=cmp)
-    >>> w.champion, w.steps["decision"].tolist()
-    ('b', ['promote'])
+    >>> w = champion_challenger(Scores(f, metrics=["acc"]), "a", ["b"], metric="acc",
+    ...                         compare=cmp)
+    >>> w.champion, w.steps["decision"].tolist(), w.pending
+    ('b', ['promote'], ())
     """
     import pandas as pd
 
+    frame = _blocked(scores)
     champion = baseline
     rows, results, paired = [], [], []
-    source.charge([baseline], 0)
+    pending: tuple[str, ...] = ()
+    final = None
     for step, challenger in enumerate(challengers, start=1):
-        why = source.failure(challenger)
+        why = failure(frame, challenger)
         if why is not None:
-            rows.append(step_row(step, champion, challenger, None, None,
-                                 source.charge([challenger], 0), 0, 0,
+            rows.append(step_row(step, champion, challenger, None, None, 0, 0, 0,
                                  f"{challenger} was not compared: {why}"))
             results.append(None)
             paired.append(pd.DataFrame(columns=PAIRED_COLUMNS))
-            if on_step is not None:
-                on_step(rows[-1], None, paired[-1])
             continue
-        sc, res, d, extra = _decide_step(source, champion, challenger, compare, max_repeats)
+        extra, tried = usable_blocks(frame, champion, challenger, max_repeats)
+        sc = step_table(scores, champion, challenger, extra)
+        res, d = compare(sc, champion, challenger)
+        if not pending and d.outcome == "inconclusive" and extra < max_repeats and not tried:
+            pending, final = (champion, challenger), step - 1
         pf = sc.paired(champion, challenger, metric)
-        fits = source.charge([champion, challenger], extra)
-        reason = d.reason + _guard_note(d) + _repeat_note(d, extra, max_repeats, len(pf))
+        reason = d.reason + d.step_note() + _repeat_note(d, extra, max_repeats, len(pf))
         means = (float(pf["baseline"].mean()), float(pf["candidate"].mean()))
-        rows.append(step_row(step, champion, challenger, res, d, fits, len(pf), extra, reason,
+        rows.append(step_row(step, champion, challenger, res, d, 0, len(pf), extra, reason,
                              means))
         results.append(res)
         paired.append(pf.rename(columns={"baseline": "champion", "candidate": "challenger"})
                       [PAIRED_COLUMNS])
-        if on_step is not None:
-            on_step(rows[-1], res, paired[-1])
         if d.outcome == "promote":
             champion = challenger
     columns = STEP_COLUMNS[:3] + SCORE_COLUMNS + STEP_COLUMNS[3:]
     extras = list(dict.fromkeys(k for r in rows for k in r if k not in columns))
-    return Walk(pd.DataFrame(rows, columns=columns + extras), results, paired, champion)
+    return Walk(pd.DataFrame(rows, columns=columns + extras), results, paired, champion,
+                pending, final)
+
+
+#: the selection rules by name (``select(..., rule=)`` also takes a callable)
+RULES: dict[str, Rule] = {"champion_challenger": champion_challenger}
+
+
+def charge_fits(steps: pd.DataFrame, table: Scores, baseline: str) -> pd.DataFrame:
+    """``steps`` with the ``fits`` column of a fitted selection: the fits (rows of
+    ``table``) each step needed that no earlier step used; the baseline's design is
+    charged before the first step."""
+    f = table.to_frame()
+    block = f["block"] if "block" in f.columns else f["split"] * 0
+    keys = list(zip(f["dataset"], f["model"], f["split"], strict=True))
+    charged = {k for k, b in zip(keys, block == 0, strict=True) if k[1] == baseline and b}
+    fits = []
+    for r in steps.to_dict("records"):
+        if r["decision"] == "error":
+            use = (f["model"] == r["challenger"]) & (block == 0)
+        else:
+            use = f["model"].isin([r["champion"], r["challenger"]]) & (block <= r["extra_repeats"])
+        new = {k for k, u in zip(keys, use, strict=True) if u} - charged
+        charged |= new
+        fits.append(len(new))
+    out = steps.copy()
+    out["fits"] = fits
+    return out
+
+
+def memoized(compare: Any) -> Any:
+    """``compare`` computed once per (champion, challenger, table size): the loop walks the
+    same steps again after each new block."""
+    seen: dict[tuple[Any, ...], Any] = {}
+
+    def cached(scores: Scores, champion: str, challenger: str) -> Any:
+        key = (champion, challenger, tuple(scores.models), len(scores))
+        if key not in seen:
+            seen[key] = compare(scores, champion, challenger)
+        return seen[key]
+
+    return cached
 
 
 def recommend(scores: ScoresProvider, baseline: str, champion: str, steps: pd.DataFrame, *,
@@ -256,11 +316,11 @@ def recommend(scores: ScoresProvider, baseline: str, champion: str, steps: pd.Da
                 "p_better": None, "p_left": None, "p_rope": None, "p_right": None,
                 "risk": None, "expected_gain": None}
     res, d = compare(scores, baseline, champion)
-    p_better = float(getattr(res, "p_better", 1 - d.risk))
+    p_better = float(res.p_better)
     text = (f"promote {champion} to replace {baseline}: against {baseline} on the base design "
             f"P(better) = {p_better:.3f}, P(better beyond ±{rope:g}) = {d.p_right:.3f}, "
             f"expected gain {d.expected_gain:+.4g} {metric}, risk P(worse) = {d.risk:.3f}")
-    extra = d.step_fields() if hasattr(d, "step_fields") else {}
+    extra = d.step_fields()
     if "p_joint" in extra:
         text += f", P(that and every guardrail held) = {extra['p_joint']:.3f}"
     return {"action": "promote", "champion": champion, "baseline": baseline, "text": text,

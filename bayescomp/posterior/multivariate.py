@@ -97,6 +97,11 @@ class GuardedDecision(Decision):
                        utility_decision=self.utility.outcome)
         return out
 
+    def step_note(self) -> str:
+        """The guardrails' outcome (and the cost-aware decision), for a step's reason."""
+        note = f" [guardrails: {self.guardrails}]" if self.guardrails else ""
+        return note + (f" [cost-aware: {self.utility}]" if self.utility is not None else "")
+
 
 @dataclass(frozen=True)
 class MultiMetricResult:

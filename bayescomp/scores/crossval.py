@@ -5,14 +5,18 @@ from __future__ import annotations
 import numbers
 import warnings
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bayescomp.core.checks import check_n_jobs, check_samples
 from bayescomp.core.exceptions import FitFailedWarning, WorkersLostError
 from bayescomp.core.orientation import canonical_metric
 from bayescomp.scores.engine import FitTask, Progress, multimetric, run_fits
+from bayescomp.scores.estimators import estimator_params, is_self_tuning, tuned_params
 from bayescomp.scores.table import Scores
 from bayescomp.splits.design import SplitDesign, materialise_splits
+
+if TYPE_CHECKING:  # pragma: no cover
+    from bayescomp.core.protocols import FitStore
 
 
 def resolve_scorers(scoring: Any, estimator: Any = None) -> dict[str, Callable]:
@@ -109,9 +113,11 @@ def cross_validate_paired(
     scoring: Any = None,
     groups: Any = None,
     n_jobs: int | None = None,
-    progress: bool = True,
+    progress: bool | Progress = True,
     error_score: Any = "raise",
     dataset: str = "data",
+    cache: FitStore | None = None,
+    extra_repeats: int = 0,
     retries: int | None = None,
     worker_timeout: float | None = None,
 ) -> Scores:
@@ -119,7 +125,9 @@ def cross_validate_paired(
 
     The splits are materialised once (:func:`bayescomp.materialise_splits`) and
     every model is fitted on the same pairs, so the per-split scores are paired
-    and the correlation between splits is known from their sizes.
+    and the correlation between splits is known from their sizes.  This is the
+    package's one fitter: :func:`bayescomp.select_models` and
+    :func:`bayescomp.learning_curves` fit through it.
 
     Parameters
     ----------
@@ -143,9 +151,21 @@ def cross_validate_paired(
     error_score : "raise" or float
         ``"raise"`` re-raises a failing fit or scorer; a number is recorded
         instead, with one :class:`FitFailedWarning` per model listing the failed
-        splits.  NaN scores are refused later by ``compare``.
+        splits, and the table gains a column ``error`` saying why.  NaN scores
+        are refused later by ``compare``.
     dataset : str, default "data"
-        Name of the dataset in the resulting table.
+        Name of the dataset in the resulting table (and in ``cache``).
+    cache : FitStore, optional
+        Where every fit is kept (:class:`bayescomp.ResultStore`, or any object with
+        the methods of :class:`~bayescomp.core.protocols.FitStore`): stored fits
+        are read instead of refitted, each new fit is written as soon as it
+        finishes, and a changed design, data or model is refused before any fit.
+        Native thread pools are limited to one thread per fit, so a fit gives the
+        same numbers whichever run computed it.
+    extra_repeats : int, default 0
+        Seeded repetitions of the design appended after it (``cv`` with
+        ``n_repeats=1`` and a seed derived from its own; sequential testing); the
+        table gains a column ``block`` (0 the design, k the k-th repetition).
     retries : int, optional
         Times a fit lost with its worker (a killed process, a lost cluster node) is sent
         again on a fresh task (default 2, or that of an enclosing
@@ -153,14 +173,16 @@ def cross_validate_paired(
     worker_timeout : float, optional
         Seconds a Dask or Ray cluster may have no live worker before the call stops with
         a :class:`~bayescomp.core.exceptions.WorkersLostError` (default 180); the error's
-        ``results`` holds the fits that finished.
+        ``results`` holds the fits that finished (with ``cache``, they are kept there).
 
     Returns
     -------
     Scores
         Columns ``dataset, model, split, repeat, fold, n_train, n_test,
-        fit_time, score_time`` and one per scorer; ``.design`` holds the splits and
-        ``.fits_retried`` the number of fits sent again after a lost worker.
+        fit_time, score_time`` and one per scorer; ``.design`` holds the splits
+        (without ``extra_repeats``); ``.attrs`` counts ``fits_performed`` and
+        ``fits_loaded`` (read from ``cache``); ``.fits_retried`` the number of fits sent
+        again after a lost worker.
 
     Examples
     --------
@@ -184,23 +206,42 @@ def cross_validate_paired(
         error_score, numbers.Number
     ):
         raise ValueError(f"error_score must be 'raise' or a number, got {error_score!r}")
+    if isinstance(extra_repeats, bool) or not isinstance(extra_repeats, numbers.Integral) \
+            or extra_repeats < 0:
+        raise ValueError(f"extra_repeats must be an integer >= 0, got {extra_repeats!r}")
     check_samples(X, y, groups,
                   need_y=any(is_classifier(m) or is_regressor(m) for m in models.values()))
     X, y, groups = indexable(X, y, groups)
     classifier = all(is_classifier(m) for m in models.values())
     design = materialise_splits(cv, X, y, groups, classifier=classifier)
+    splits, prints = _split_records(cv, design, X, y, groups, int(extra_repeats))
     scorers = {name: resolve_scorers(scoring, est) for name, est in models.items()}
     multi = {name: multimetric(scorers[name], est) for name, est in models.items()}
-    tasks = [(name, k) for name in models for k in range(len(design))]
+    tasks = [(name, k) for name in models for k in range(len(splits))]
     results: dict[Any, dict[str, Any]] = {}
+    params = _check_cache(cache, dataset, models, scorers, (X, y), cv, splits, prints,
+                          design.n_samples) if cache is not None else {}
+    bar = progress if isinstance(progress, Progress) else Progress(bool(progress), "paired CV")
+    loaded = (_load_cached(cache, dataset, scorers, len(splits), results, bar)
+              if cache is not None else 0)
+
+    def finished(key: tuple[str, int], res: dict[str, Any]) -> None:
+        res["best_params"] = res.pop("info")
+        res.pop("predictions", None)
+        results[key] = res
+        if cache is not None:
+            name, k = key
+            cache.write_fit(dataset=dataset, model=name, split=k, seed=splits[k]["seed"],
+                            result=res, params_hash=params[name][1], params=params[name][0])
+
     try:
-        with Progress(progress, "paired CV") as bar:
-            report = run_fits(
-                (FitTask((name, k), models[name], X, y, *design.splits[k], scorers[name],
-                         error_score, multi[name]) for name, k in tasks),
-                results.__setitem__, n_jobs=n_jobs, progress=bar,
-                describe=lambda key: f"{key[0]} split {key[1]}", retries=retries,
-                worker_timeout=worker_timeout)
+        report = run_fits(
+            (FitTask(t, models[t[0]], X, y, splits[t[1]]["train"], splits[t[1]]["test"],
+                     scorers[t[0]], error_score, multi[t[0]], inspect=tuned_params)
+             for t in tasks if t not in results),
+            finished, n_jobs=n_jobs, progress=bar, single_thread=cache is not None,
+            describe=lambda key: f"{key[0]} split {key[1]}", retries=retries,
+            worker_timeout=worker_timeout)
     except WorkersLostError as exc:  # the finished fits go back with the error
         exc.results = dict(results)
         raise
@@ -209,13 +250,84 @@ def cross_validate_paired(
             f"a model could not be fitted or scored on these data: {exc}. Check that X and y "
             "suit every model (e.g. numeric features, or a pipeline that encodes them), or pass "
             "error_score=np.nan to record the failed splits and go on") from exc
-    out = _to_scores(tasks, [results[t] for t in tasks], design, dataset)
+    finally:
+        if bar is not progress:
+            bar.close()
+    out = _to_scores(tasks, [results[t] for t in tasks], splits, dataset, design,
+                     blocks=extra_repeats > 0)
+    out.attrs.update(fits_performed=len(tasks) - loaded, fits_loaded=loaded)
     out.fits_retried = report.retried
     return out
 
 
-def _to_scores(tasks: list[tuple[str, int]], results: list[dict], design: SplitDesign,
-               dataset: str) -> Scores:
+def _split_records(cv: Any, design: SplitDesign, X: Any, y: Any, groups: Any,
+                   extra_repeats: int) -> tuple[list[dict[str, Any]], list[str]]:
+    """Every split of the design and of its ``extra_repeats`` seeded repetitions (numbered
+    on from the design's), and the fingerprint of each block."""
+    import numpy as np
+
+    from bayescomp.splits.repeats import block_cv
+
+    seed = getattr(cv, "random_state", None)
+    blocks = [(design, int(seed) if isinstance(seed, int | np.integer) else None)]
+    for b in range(1, extra_repeats + 1):
+        cv_b, seed_b = block_cv(cv, b)
+        blocks.append((materialise_splits(cv_b, X, y, groups), seed_b))
+    out: list[dict[str, Any]] = []
+    offset = 0
+    for b, (d, s) in enumerate(blocks):
+        for k, (train, test) in enumerate(d.splits):
+            out.append({"split": len(out), "block": b, "seed": s, "train": train, "test": test,
+                        "repeat": int(d.repeat[k]) + offset, "fold": int(d.fold[k])})
+        offset = 1 + max(r["repeat"] for r in out)
+    return out, [d.fingerprint() for d, _ in blocks]
+
+
+def _check_cache(cache: FitStore, dataset: str, models: Mapping[str, Any],
+                 scorers: Mapping[str, Mapping[str, Any]], data: tuple[Any, Any], cv: Any,
+                 splits: list[dict[str, Any]], prints: list[str], n_samples: int
+                 ) -> dict[str, tuple[str, str]]:
+    """Check that the cache holds this design, data and models (record them when new)
+    before any fit; return each model's ``(params, params_hash)``."""
+    import joblib
+
+    from bayescomp.splits.repeats import cv_text
+
+    names = list(next(iter(scorers.values())))
+    base = [s for s in splits if s["block"] == 0]
+    cache.check_design(dataset, fingerprint=prints[0], data_hash=joblib.hash(data),
+                       n_samples=int(n_samples), n_splits=len(base), metric=names[0],
+                       scoring=names, cv=cv_text(cv), seed=base[0]["seed"], splits=base)
+    for b in range(1, len(prints)):
+        block = [s for s in splits if s["block"] == b]
+        cache.check_block(dataset, b, fingerprint=prints[b], seed=block[0]["seed"],
+                          splits=block)
+    params = {name: estimator_params(est) for name, est in models.items()}
+    for name, est in models.items():
+        cache.check_model(name, params_hash=params[name][1], params=params[name][0],
+                          nested=is_self_tuning(est))
+    return params
+
+
+def _load_cached(cache: FitStore, dataset: str, scorers: Mapping[str, Mapping[str, Any]],
+                 n_splits: int, results: dict[Any, dict[str, Any]], bar: Progress) -> int:
+    """Take the stored fits that have a score for every scorer this call asks of their model
+    (one that lacks a metric is fitted again); return how many."""
+    found = {}
+    for name in scorers:
+        for k, res in cache.load_fits(dataset, name).items():
+            if int(k) < n_splits and set(scorers[name]) <= set(res["scores"]):
+                found[(name, int(k))] = {"error": None, "best_params": None, **res}
+    bar.grow(len(found))
+    for key, res in found.items():
+        results[key] = res
+        bar.skip(f"{key[0]} split {key[1]} (stored)")
+    return len(found)
+
+
+def _to_scores(tasks: list[tuple[str, int]], results: list[dict],
+               splits: list[dict[str, Any]], dataset: str, design: SplitDesign, *,
+               blocks: bool) -> Scores:
     import pandas as pd
 
     from bayescomp.scores.cells import split_ranges
@@ -225,25 +337,27 @@ def _to_scores(tasks: list[tuple[str, int]], results: list[dict], design: SplitD
     for (name, k), res in zip(tasks, results, strict=True):
         if res["error"] is not None:
             failed.setdefault(name, []).append((k, res["error"]))
-        train, test = design.splits[k]
+        s = splits[k]
         rows.append({
-            "dataset": dataset, "model": name, "split": k,
-            "repeat": int(design.repeat[k]), "fold": int(design.fold[k]),
-            "n_train": len(train), "n_test": len(test),
-            "fit_time": res["fit_time"], "score_time": res["score_time"],
-            **res["scores"],
+            "dataset": dataset, "model": name, "split": k, "repeat": s["repeat"],
+            "fold": s["fold"], "n_train": len(s["train"]), "n_test": len(s["test"]),
+            "fit_time": res["fit_time"], "score_time": res["score_time"], **res["scores"],
+            **({"block": s["block"]} if blocks else {}), "error": res["error"],
         })
     # one warning per model (not one per split: 100 identical warnings hide the message)
     for name, errors in failed.items():
-        splits = sorted(k for k, _ in errors)
+        bad = sorted(k for k, _ in errors)
         warnings.warn(
-            f"fit or scoring of {name!r} failed on {len(splits)} of {len(design)} splits "
-            f"({split_ranges(splits)}); first error: {errors[0][1]}; recorded error_score",
+            f"fit or scoring of {name!r} failed on {len(bad)} of {len(splits)} splits "
+            f"({split_ranges(bad)}); first error: {errors[0][1]}; recorded error_score",
             FitFailedWarning, stacklevel=3,
         )
     frame = pd.DataFrame(rows)
+    if not failed:  # the column "error" (why a fit failed) only when one did
+        frame = frame.drop(columns="error")
     if design.time_ordered:  # compare() then uses the time-ordered posterior
         frame["time_ordered"] = True
     metrics = list(dict.fromkeys(m for res in results for m in res["scores"]))
     # a failed split holds the user's numeric error_score, which may lie outside the range
-    return Scores(frame, metrics=metrics, design=design, check_ranges=not failed)
+    return Scores(frame, metrics=metrics, design=None if blocks else design,
+                  check_ranges=not failed)

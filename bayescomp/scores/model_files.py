@@ -129,3 +129,28 @@ def load_models(
     if not out:
         raise ModelFileError("no model could be loaded: " + "; ".join(why[:5]))
     return out
+
+
+def load_specs(models: Any, on_error: str) -> tuple[dict[str, ModelSpec], dict[str, str]]:
+    """:func:`load_models`, keeping the files that could not be loaded and why (skipped
+    with their :class:`ModelFileWarning` raised again for the caller)."""
+    if on_error not in ("skip", "raise"):
+        raise ValueError(f"on_error must be 'skip' or 'raise', got {on_error!r}")
+    skipped: dict[str, str] = {}
+    if isinstance(models, str | Path) or (isinstance(models, Iterable) and not isinstance(
+            models, Mapping)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ModelFileWarning)
+            specs = load_models(models, on_error=on_error)
+        for w in caught:
+            if issubclass(w.category, ModelFileWarning):
+                msg = str(w.message).removeprefix("skipped model file ")
+                skipped[Path(msg.split(":", 1)[0]).stem] = msg
+                # stacklevel: the caller of select()
+                warnings.warn(str(w.message), ModelFileWarning, stacklevel=5)
+            else:  # pragma: no cover - pass other warnings through
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        return specs, skipped
+    return load_models(models, on_error=on_error), skipped
+
+

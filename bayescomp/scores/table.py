@@ -24,9 +24,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 KEY = ("dataset", "model", "split")
 SIZES = ("n_train", "n_test")
-#: columns that are bookkeeping, never metrics
+#: columns that are bookkeeping, never metrics (block: extra repetition, error: failed fit)
 META = frozenset({*KEY, *SIZES, "repeat", "fold", "fit_time", "score_time", "seed",
-                  "time_ordered"})
+                  "time_ordered", "block", "error"})
 DEFAULT_DATASET = "data"
 
 
@@ -132,6 +132,7 @@ class Scores:
         self._metrics = metrics
         self.design = design
         self.fits_retried = 0  # fits sent again after a lost worker (cross_validate_paired)
+        self.attrs: dict[str, Any] = {}  # provenance, e.g. fits_performed/fits_loaded
 
     # ------------------------------------------------------------ construction
     @classmethod

@@ -1,218 +1,463 @@
-"""The fitted runs of a selection: datasets, their splits, every fit and the store.
+"""Fitting plus selecting in one call: :func:`select_models`.
 
-Each dataset's design is materialised once (:class:`Dataset`, extra seeded repetitions
-appended as blocks); :class:`FittedRuns` fits (model, split) pairs through the one fit
-engine (:func:`bayescomp.scores.engine.run_fits`), reuses what memory or the store
-(any :class:`~bayescomp.core.protocols.FitStore`) already holds, writes each fit as
-soon as it arrives, and serves the champion/challenger walk.
+It is a composition, with no statistics of its own: every model is cross-validated
+on the same design by the one fitter (:func:`bayescomp.cross_validate_paired`, with
+the store as its cache), then the pure walk (:func:`bayescomp.select`'s rule,
+:mod:`bayescomp.decision.walk`) decides over the table.  Sequential testing is a
+short loop: while the rule names models of an undecided step (``Walk.pending``), fit
+one more seeded block of repetitions for them and decide again.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from bayescomp.core.exceptions import FitError
-from bayescomp.scores.engine import FitTask, Progress, run_fits
-from bayescomp.scores.model_files import ModelFileWarning, ModelSpec, load_models
-from bayescomp.splits.repeats import block_cv
-from bayescomp.studies.estimators import estimator_params, tuned_params
+from bayescomp.scores.model_files import ModelSpec
+from bayescomp.studies.select import checked_settings, score_means, selection_identity
+from bayescomp.studies.selection import Selection
 
 if TYPE_CHECKING:  # pragma: no cover
-    from bayescomp.core.protocols import FitStore
+    import pandas as pd
+
+    from bayescomp.core.protocols import FitStore, SelectionTracker
+    from bayescomp.decision.walk import Rule
+    from bayescomp.scores.engine import Progress
     from bayescomp.scores.table import Scores
-    from bayescomp.splits.design import SplitDesign
-
-Key = tuple[str, str, int]  # (dataset, model, split)
 
 
-@dataclass
-class Dataset:
-    """One dataset, its design and every split of it (base design = block 0)."""
+@dataclass(frozen=True)
+class Data:
+    """One dataset of a fitted selection and its design (a splitter or index pairs)."""
 
-    name: str
     X: Any
     y: Any
     groups: Any
     cv: Any
-    design: SplitDesign
-    seed: int | None
-    data_hash: str
-    splits: list[dict[str, Any]] = field(default_factory=list)  # id -> split record
-    time_column: dict[str, bool] = field(default_factory=dict)  # {"time_ordered": True}
-    blocks: dict[int, list[int]] = field(default_factory=dict)  # block -> split ids
-
-    def add(self, design: SplitDesign, block: int, seed: int | None, repeat_offset: int) -> None:
-        ids = []
-        for k, (tr, te) in enumerate(design.splits):
-            sid = len(self.splits)
-            self.splits.append({"split": sid, "train": tr, "test": te, "block": block,
-                                "seed": seed, "repeat": int(design.repeat[k]) + repeat_offset,
-                                "fold": int(design.fold[k])})
-            ids.append(sid)
-        self.blocks[block] = ids
 
 
-class FittedRuns:
-    """Fits on demand, reuses every fit already in memory or in the store.
+def select_models(
+    models: Any,
+    X: Any,
+    y: Any = None,
+    *,
+    baseline: str,
+    rope: float,
+    gamma: float = 0.95,
+    scoring: Any = None,
+    metric: str | None = None,
+    cv: Any = None,
+    n_splits: int = 10,
+    n_repeats: int = 10,
+    random_state: int = 0,
+    groups: Any = None,
+    store: str | Path | FitStore | None = None,
+    order: str = "given",
+    max_repeats: int = 0,
+    n_jobs: int | None = None,
+    progress: bool = True,
+    on_error: str = "skip",
+    dataset: str | None = None,
+    higher_is_better: bool | None = None,
+    method: str = "auto",
+    compare_options: dict[str, Any] | None = None,
+    guardrails: Mapping[str, float] | None = None,
+    tracker: SelectionTracker | None = None,
+    rule: str | Rule = "champion_challenger",
+    retries: int = 2,
+    worker_timeout: float = 180.0,
+) -> Selection:
+    """Cross-validate the candidates on one design, then select: promote only what is better
+    beyond the ROPE.
 
-    It is the :class:`~bayescomp.decision.walk.StepSource` of a fitted selection: the
-    walk asks it for the scores of (champion, challenger) on the base design and on
-    extra seeded repetitions, which it materialises and fits when first asked.
+    :func:`bayescomp.cross_validate_paired` fits every model on the same splits (``store``
+    is its cache), then :func:`bayescomp.select` decides over the table: starting from
+    ``baseline``, each challenger (in ``order``) becomes champion when
+    ``P(challenger - champion > rope) >= gamma``.  Choosing among ``k`` candidates costs
+    ``k + 1`` cross-validations: the champion's scores are reused at every step.
+
+    Self-tuning candidates (searches) get nested cross-validation: fitted on the outer
+    training fold only; the production model is the winning *procedure* refitted on all
+    data (:meth:`Selection.refit_champion`).
+
+    Parameters
+    ----------
+    models : folder, list of model files, or dict of estimators
+        Candidates, including the baseline (a file that cannot be loaded: ``on_error``).
+    X, y : array-like, or X a dict ``{dataset: (X, y)}``
+    baseline : str
+        The model in production: the first champion.
+    rope, gamma
+        As for :func:`bayescomp.select`.
+    scoring : str, list or dict, optional
+        scikit-learn scoring spec for the fits (every scorer is stored).  Default (with
+        ``metric=``): the decision metric and the task's cheap standard scorers every
+        model supports, so that a store serves a later run on any of them.
+    metric : str, optional
+        Decision metric when ``scoring`` names several scorers or is omitted.
+    cv : splitter, int or index pairs, optional
+        The design; default ``Repeated(Stratified)KFold(n_splits, n_repeats,
+        random_state)``, materialised once per dataset and shared by every model.
+    n_splits, n_repeats, random_state : int
+        The default design (``random_state`` also seeds the posterior's sampler).
+    groups : array-like, optional
+        Group labels for group splitters.
+    store : path or FitStore, optional
+        Where every fit is kept: a path opens a :class:`~bayescomp.studies.store.ResultStore`
+        (SQLite; its runs and steps are recorded by a
+        :class:`~bayescomp.studies.store.SqliteTracker`); any object with the methods of
+        :class:`~bayescomp.core.protocols.FitStore` is used as is.  Rerunning resumes
+        without refitting; a changed design, data or model is refused.
+    order : {"given", "name", "mean"}
+        Challenger order: as given, by name, or by mean score (best first).
+    max_repeats : int, default 0
+        Sequential testing budget per step: while a step is inconclusive, fit up to this
+        many seeded repetitions of the design (the splitter with ``n_repeats=1``) for
+        both models and decide again.
+    n_jobs, progress
+        Parallel fits (joblib) and one progress bar over all fits (on a terminal).
+    on_error : {"skip", "raise"}
+        Broken model files and failing fits: skip the model (its step is ``error``), or
+        stop.  A failing baseline always stops.
+    dataset : str, optional
+        Name of the dataset (one dataset).
+    higher_is_better, method, compare_options, guardrails, rule
+        As for :func:`bayescomp.select`.
+    tracker : SelectionTracker, optional
+        Told about the selection as it runs (``on_step`` as each step is final).
+    retries, worker_timeout
+        Fits lost with their worker are sent again ``retries`` times
+        (``Selection.fits_retried``); a Dask or Ray cluster without a live worker for
+        ``worker_timeout`` seconds stops the call (every finished fit is in ``store``).
+
+    Returns
+    -------
+    Selection
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.naive_bayes import GaussianNB
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> models = {"nb": GaussianNB(),
+    ...           "lr": make_pipeline(StandardScaler(), LogisticRegression(max_iter=5000))}
+    >>> sel = select_models(models, X, y, baseline="nb", scoring="accuracy", rope=0.005,
+    ...                     n_splits=5, n_repeats=2, progress=False)
+    >>> sel.champion, sel.steps["decision"].tolist(), sel.fits_total
+    ('lr', ['promote'], 20)
     """
+    from bayescomp.scores.engine import Progress, fit_policy
 
-    def __init__(self, specs: dict[str, ModelSpec], datasets: dict[str, Dataset],
-                 scorers: dict[str, dict[str, Any]], store: FitStore | None,
-                 run_id: int | None, n_jobs: int | None, progress: Progress, on_error: str):
-        self.specs, self.datasets, self.scorers = specs, datasets, scorers
-        self.store, self.run_id, self.n_jobs = store, run_id, n_jobs
-        self.progress, self.on_error = progress, on_error
-        self.cache: dict[Key, dict[str, Any]] = {}
-        self.loaded_from_store: set[tuple[str, str]] = set()
-        self.stored: dict[Key, dict[str, Any]] = {}
-        self.params = {m: estimator_params(s.estimator) for m, s in specs.items()}
-        self.fits_performed = 0
-        self.fits_loaded = 0
-        self.charged: set[Key] = set()
-
-    def add_block(self, block: int) -> None:
-        """Materialise extra repetition ``block`` of every dataset's design (the store
-        checks it matches what an earlier run used)."""
-        from bayescomp.splits.design import materialise_splits
-
-        for ds in self.datasets.values():
-            if block in ds.blocks:
-                continue
-            cv, seed = block_cv(ds.cv, block)
-            design = materialise_splits(cv, ds.X, ds.y, ds.groups)
-            offset = 1 + max(s["repeat"] for s in ds.splits)
-            ds.add(design, block, seed, offset)
-            if self.store is not None:
-                self.store.check_block(ds.name, block, fingerprint=design.fingerprint(),
-                                       seed=seed, splits=[ds.splits[i] for i in ds.blocks[block]])
-
-    def keys(self, models: Iterable[str], blocks: Iterable[int]) -> list[Key]:
-        blocks = list(blocks)
-        return [(ds.name, m, sid) for ds in self.datasets.values() for m in models
-                for b in blocks for sid in ds.blocks[b]]
-
-    def _load(self, keys: list[Key]) -> None:
-        """Take the fits of ``keys`` that the store already holds (read once per model).
-
-        A stored fit is used only when it has a score for every scorer this run asks
-        of its model (a store written for roc_auc *and* accuracy serves a later run on
-        accuracy without refitting); one that lacks a metric is fitted again."""
-        if self.store is None:
-            return
-        for ds, m in dict.fromkeys((k[0], k[1]) for k in keys):
-            if (ds, m) not in self.loaded_from_store:
-                self.loaded_from_store.add((ds, m))
-                for split, res in self.store.load_fits(ds, m).items():
-                    self.stored[(ds, m, split)] = dict(res)
-        found = [k for k in dict.fromkeys(keys) if k not in self.cache and k in self.stored
-                 and set(self.scorers[k[1]]) <= set(self.stored[k]["scores"])]
-        if found:
-            self.progress.grow(len(found))
-        for k in found:
-            self.cache[k] = self.stored.pop(k)
-            self.fits_loaded += 1
-            self.progress.skip(f"{k[1]} split {k[2]} (stored)")
-
-    def ensure(self, keys: list[Key]) -> None:
-        """Make sure every (dataset, model, split) in ``keys`` has a result."""
-        self._load(keys)
-        todo = [k for k in dict.fromkeys(keys) if k not in self.cache]
-        run_fits((self._task(k) for k in todo), self._finished, n_jobs=self.n_jobs,
-                 progress=self.progress, describe=self._describe, single_thread=True)
-
-    def _task(self, key: Key) -> FitTask:
-        """Clone, fit on the outer training rows only, score on the test rows; a search's
-        chosen hyperparameters are kept for the audit trail."""
-        ds_name, m, sid = key
-        ds = self.datasets[ds_name]
-        s = ds.splits[sid]
-        return FitTask(key, self.specs[m].estimator, ds.X, ds.y, s["train"], s["test"],
-                       self.scorers[m], error_score=np.nan, inspect=tuned_params)
-
-    def _describe(self, key: Key) -> str:
-        ds_name, m, sid = key
-        return f"{m} split {sid}" + (f" [{ds_name}]" if len(self.datasets) > 1 else "")
-
-    def _finished(self, key: Key, res: dict[str, Any]) -> None:
-        """A fit arrived: write it to the store, keep it, stop on a failure if asked to."""
-        ds_name, m, sid = key
-        res["best_params"] = res.pop("info")
-        res.pop("predictions", None)
-        if self.store is not None:
-            text, digest = self.params[m]
-            res["fit_id"] = self.store.write_fit(
-                run_id=self.run_id, dataset=ds_name, model=m, split=sid,
-                seed=self.datasets[ds_name].splits[sid]["seed"], result=res,
-                params_hash=digest, params=text)
-        self.cache[key] = res
-        self.fits_performed += 1
-        if res["error"] is not None and self.on_error == "raise":
-            raise FitError(f"fit of model {m!r} on split {sid} of dataset {ds_name!r} "
-                           f"failed: {res['error']} (use on_error='skip' to go on without "
-                           "this model)")
-
-    def errors(self, model: str, keys: list[Key]) -> list[str]:
-        return [f"split {k[2]}: {self.cache[k]['error']}" for k in keys
-                if k[1] == model and self.cache[k]["error"] is not None]
-
-    def table(self, models: Sequence[str], blocks: Iterable[int], *, complete: bool = True
-              ) -> Scores:
-        """Scores table of ``models`` on the splits of ``blocks`` (``complete=False``: only
-        the fits that exist, e.g. extra repetitions fitted for some models only)."""
-        import pandas as pd
-
-        from bayescomp.scores.table import Scores
-
-        rows = []
-        for key in self.keys(models, blocks):
-            if not complete and key not in self.cache:
-                continue
-            ds_name, m, sid = key
-            ds = self.datasets[ds_name]
-            s = ds.splits[sid]
-            res = self.cache[key]
-            rows.append({"dataset": ds_name, "model": m, "split": sid, "repeat": s["repeat"],
-                         "fold": s["fold"], "n_train": len(s["train"]), "n_test": len(s["test"]),
-                         "fit_time": res["fit_time"], "score_time": res["score_time"],
-                         **res["scores"], **ds.time_column})
-        metrics = list(dict.fromkeys(n for m in models for n in self.scorers[m]))
-        return Scores(pd.DataFrame(rows), metrics=metrics)
-
-    # ----------------------------------------------------------- the walk's source
-    def failure(self, model: str) -> str | None:
-        errs = self.errors(model, self.keys([model], [0]))
-        return f"its fit failed on {len(errs)} split(s) ({errs[0]})" if errs else None
-
-    def step_scores(self, champion: str, challenger: str, repeats: int) -> Scores | None:
-        if repeats:
-            self.add_block(repeats)
-        blocks = range(repeats + 1)
-        use = self.keys([champion, challenger], blocks)
-        self.ensure(use)
-        if self.errors(challenger, use) + self.errors(champion, use):
-            return None
-        return self.table([champion, challenger], blocks)
-
-    def charge(self, models: list[str], repeats: int) -> int:
-        new = set(self.keys(models, range(repeats + 1))) - self.charged
-        self.charged |= new
-        return len(new)
+    settings, decide = checked_settings(baseline=baseline, rope=rope, gamma=gamma,
+                                        order=order, max_repeats=max_repeats, method=method,
+                                        random_state=random_state,
+                                        compare_options=compare_options,
+                                        guardrails=guardrails)
+    specs, skipped = _fitted_models(models, baseline, on_error)
+    data = _prepare(specs, X, y, groups, dataset, cv, n_splits, n_repeats, random_state)
+    if scoring is None:
+        scoring = _standard_scoring(specs, data, metric)
+    names, metric = _fitted_metric(specs, scoring, metric)
+    settings.update(_design_settings(data), metric=metric, scoring=names)
+    cache, trackers, close = _open_store(store, tracker)
+    bar = Progress(progress, "select")
+    try:
+        identity = selection_identity(settings, {m: _params_hash(s) for m, s in specs.items()})
+        for t in trackers:
+            t.on_start(identity, settings)
+        fit = partial(_fit, specs=specs, data=data, scoring=scoring, cache=cache,
+                      n_jobs=n_jobs, bar=bar, on_error=on_error)
+        with fit_policy(retries=retries, worker_timeout=worker_timeout) as policy:
+            sel = _decide(fit, specs, skipped, baseline, metric, higher_is_better, settings,
+                          decide, trackers, rule,
+                          str(Path(store)) if isinstance(store, str | Path) else None)
+        sel = dataclasses.replace(sel, fits_retried=policy.retried)
+        for t in trackers:
+            t.on_finish(sel)
+        return sel
+    finally:
+        bar.close()
+        close()
 
 
-def _data_hash(X: Any, y: Any) -> str:
+def _decide(fit: Any, specs: Mapping[str, ModelSpec], skipped: Mapping[str, str],
+            baseline: str, metric: str, higher_is_better: bool | None,
+            settings: dict[str, Any], decide: dict[str, Any], trackers: list[Any],
+            rule: Any, store: str | None) -> Selection:
+    """Fit the design, walk, and (sequential testing) fit one more block for the pending
+    models and walk again, until the rule is final."""
+    from bayescomp.core.orientation import resolve_direction
+    from bayescomp.decision.walk import (
+        RULES,
+        charge_fits,
+        compare_step,
+        memoized,
+        order_challengers,
+        recommend,
+    )
+
+    hib = resolve_direction(metric, higher_is_better)
+    table, counts = fit(list(specs), 0, None)
+    base_errors = _errors(table, baseline)
+    if base_errors:
+        raise FitError(f"the baseline {baseline!r} failed to fit: {base_errors[0]}")
+    means = score_means(table, list(specs), metric)
+    challengers = order_challengers([m for m in specs if m != baseline], settings["order"],
+                                    means, hib)
+    cmp = memoized(partial(compare_step, metric=metric, hib=hib, rope=decide["rope"],
+                        gamma=decide["gamma"], method=decide["method"],
+                        options=decide["options"]))
+    rule_fn = RULES[rule] if isinstance(rule, str) else rule
+    reported = 0
+    while True:
+        w = rule_fn(table, baseline, challengers, metric=metric, compare=cmp,
+                    max_repeats=settings["max_repeats"])
+        steps = charge_fits(w.steps, table, baseline)
+        final = len(steps) if not w.pending else int(w.final or 0)
+        for i in range(reported, final):
+            for t in trackers:
+                t.on_step(steps.iloc[i].to_dict(), w.results[i], w.paired[i])
+        reported = max(reported, final)
+        if not w.pending:
+            break
+        table, more = fit(list(w.pending), _next_block(table, w.pending), table)
+        if not more["fits_performed"] + more["fits_loaded"]:
+            break
+        counts = {k: counts[k] + more[k] for k in counts}
+    base = _base(table)
+    return Selection(
+        champion=w.champion, baseline=baseline, metric=metric, rope=decide["rope"],
+        gamma=decide["gamma"], steps=steps,
+        recommendation=recommend(base, baseline, w.champion, steps, compare=cmp,
+                                 metric=metric, rope=decide["rope"], gamma=decide["gamma"]),
+        scores=table, results=w.results, paired=w.paired,
+        candidates=_candidates_frame(specs, means, skipped), skipped=dict(skipped),
+        fits_performed=counts["fits_performed"], fits_loaded=counts["fits_loaded"],
+        fits_total=len(table), settings=settings, store=store, base_scores=base,
+        _specs=dict(specs),
+        _data={n: (d.X, d.y) for n, d in fit.keywords["data"].items()})
+
+
+def _fit(models: list[str], extra: int, table: Scores | None, *,
+         specs: Mapping[str, ModelSpec], data: Mapping[str, Data], scoring: Any,
+         cache: FitStore, n_jobs: int | None, bar: Progress, on_error: str
+         ) -> tuple[Scores, dict[str, int]]:
+    """Cross-validate ``models`` on every dataset, on the design and ``extra`` more blocks
+    (fits the cache already holds are read), merged into ``table``."""
+    import pandas as pd
+
+    from bayescomp.scores.crossval import cross_validate_paired
+    from bayescomp.scores.table import Scores
+
+    parts = []
+    with warnings.catch_warnings():
+        if on_error == "skip":  # a failed model becomes an error step, saying why
+            from bayescomp.core.exceptions import FitFailedWarning
+
+            warnings.simplefilter("ignore", FitFailedWarning)
+        for name, d in data.items():
+            parts.append(cross_validate_paired(
+                {m: specs[m].estimator for m in models}, d.X, d.y, cv=d.cv, scoring=scoring,
+                groups=d.groups, n_jobs=n_jobs, progress=bar, error_score=np.nan,
+                dataset=name, cache=cache, extra_repeats=extra))
+    frames = [p.to_frame() for p in parts]
+    if table is not None:
+        frames.insert(0, table.to_frame())
+    f = pd.concat(frames, ignore_index=True)
+    if extra or "block" in f.columns:
+        f["block"] = f["block"].fillna(0).astype(int) if "block" in f.columns else 0
+    key = ["dataset", "model", "split"]
+    before = 0 if table is None else len(table)
+    f = f.drop_duplicates(key, keep="first").reset_index(drop=True)
+    if "error" in f.columns:
+        f["error"] = f["error"].astype(object).where(f["error"].notna(), None)
+    performed = sum(p.attrs["fits_performed"] for p in parts)
+    new = len(f) - before
+    out = Scores(f, metrics=parts[0].metrics)
+    if on_error == "raise" and _errors(out, *models):
+        raise FitError(f"{_errors(out, *models)[0]} (use on_error='skip' to go on without "
+                       "this model)")
+    return out, {"fits_performed": performed, "fits_loaded": new - performed}
+
+
+def _errors(table: Scores, *models: str) -> list[str]:
+    f = table.to_frame()
+    if "error" not in f.columns:
+        return []
+    bad = f[f["model"].isin(models) & f["error"].notna()]
+    return [f"fit of model {r['model']!r} on split {r['split']} of dataset {r['dataset']!r} "
+            f"failed: {r['error']}" if len(models) > 1 else f"split {r['split']}: {r['error']}"
+            for r in bad.to_dict("records")]
+
+
+def _next_block(table: Scores, models: Iterable[str]) -> int:
+    f = table.to_frame()
+    if "block" not in f.columns:
+        return 1
+    return 1 + int(min(f.loc[f["model"] == m, "block"].max() for m in models))
+
+
+def _base(table: Scores) -> Scores:
+    """Every model on the design (block 0): complete and paired, ready for ``rank``."""
+    from bayescomp.scores.table import Scores
+
+    f = table.to_frame()
+    if "block" in f.columns:
+        f = f[f["block"] == 0].drop(columns="block")
+    return Scores(f, metrics=table.metrics)
+
+
+def _open_store(store: Any, tracker: SelectionTracker | None
+                ) -> tuple[FitStore, list[Any], Any]:
+    """The fit cache, the trackers and what closes them: a path opens a SQLite store whose
+    runs a :class:`SqliteTracker` records; a FitStore object is used as is; none: a
+    :class:`MemoryStore` (each fit once, also across extra repetitions)."""
+    from bayescomp.studies.store import MemoryStore, ResultStore, SqliteTracker
+
+    trackers = [tracker] if tracker is not None else []
+    if store is None:
+        return MemoryStore(), trackers, lambda: None
+    if isinstance(store, str | Path):
+        st = ResultStore(store)
+        return st, [SqliteTracker(st), *trackers], st.close
+    return store, trackers, lambda: None
+
+
+def _params_hash(spec: ModelSpec) -> str:
+    from bayescomp.scores.estimators import estimator_params
+
+    return estimator_params(spec.estimator)[1]
+
+
+def _prepare(specs: Mapping[str, ModelSpec], X: Any, y: Any, groups: Any,
+             dataset: str | None, cv: Any, n_splits: int, n_repeats: int,
+             random_state: int) -> dict[str, Data]:
+    """Every dataset with its design (default: :func:`default_cv`), after the checks that
+    come before any fit (a search's inner cv, classifiers on a regression target)."""
+    from sklearn.utils import indexable
+
+    from bayescomp.core.checks import check_samples
+    from bayescomp.scores.datasets import check_classes, check_task, task_of
+    from bayescomp.scores.estimators import check_inner_cv
+    from bayescomp.splits.repeats import default_cv
+
+    for m, s in specs.items():
+        check_inner_cv(m, s.estimator)
+    out = {}
+    for name, (Xd, yd, gd) in _datasets_from(X, y, groups, dataset).items():
+        check_samples(Xd, yd, gd)
+        check_classes(yd, name)
+        if yd is not None and task_of(yd) == "regression":  # classifiers on it: say so first
+            check_task({m: s.estimator for m, s in specs.items()}, "regression", name)
+        Xd, yd, gd = indexable(Xd, yd, gd)
+        cv_d = cv if cv is not None else default_cv(yd, n_splits=n_splits, n_repeats=n_repeats,
+                                                    random_state=random_state)
+        out[name] = Data(Xd, yd, gd, cv_d)
+    return out
+
+
+def _design_settings(data: Mapping[str, Data]) -> dict[str, Any]:
+    """How each dataset's design is named and fingerprinted in the selection's record."""
     import joblib
 
-    return joblib.hash((X, y))
+    from bayescomp.splits.design import materialise_splits
+    from bayescomp.splits.repeats import cv_text
+
+    return {"cv": {n: cv_text(d.cv) for n, d in data.items()},
+            "design_fingerprint": {n: materialise_splits(d.cv, d.X, d.y, d.groups).fingerprint()
+                                   for n, d in data.items()},
+            "data_hash": {n: joblib.hash((d.X, d.y)) for n, d in data.items()}}
+
+
+def _fitted_metric(specs: Mapping[str, ModelSpec], scoring: Any, metric: str | None
+                   ) -> tuple[list[str], str]:
+    """The scorers' names, and the decision metric among them."""
+    from bayescomp.core.orientation import canonical_metric
+    from bayescomp.scores.crossval import resolve_scorers
+
+    if scoring is None:
+        raise ValueError("pass scoring= (e.g. 'roc_auc'): the metric the decision is made on")
+    scorers = {m: resolve_scorers(scoring, s.estimator) for m, s in specs.items()}
+    names = list(next(iter(scorers.values())))
+    if metric is not None:
+        metric = canonical_metric(metric)
+    if metric is None:
+        if len(names) > 1:
+            raise ValueError(f"scoring has several scorers {names}; choose the decision metric "
+                             "with metric=")
+        metric = names[0]
+    if metric not in names:
+        raise ValueError(f"metric {metric!r} is not among the scorers {names}")
+    return names, metric
+
+
+def _standard_scoring(specs: Mapping[str, ModelSpec], datasets: Mapping[str, Data],
+                      metric: str | None) -> list[str]:
+    """``scoring=None``: the decision metric, then the task's cheap standard scorers that
+    every model supports (scored once per fit, so a store serves later runs on any of
+    them)."""
+    from bayescomp.core.orientation import canonical_metric
+    from bayescomp.scores.datasets import standard_scorers, task_of
+
+    if metric is None:
+        raise ValueError("pass metric= (e.g. 'roc_auc'): the metric the decision is made on "
+                         "(or scoring=, the scorers to fit with)")
+    from sklearn.base import is_regressor
+
+    estimators = {m: s.estimator for m, s in specs.items()}
+    common: list[str] | None = None
+    for d in datasets.values():
+        if d.y is None:
+            return [canonical_metric(metric)]
+        task = task_of(d.y)
+        if all(is_regressor(e) for e in estimators.values()):
+            task = "regression"  # e.g. counts: whole numbers, but a regression
+        found = standard_scorers(d.y, task, estimators)
+        common = found if common is None else [n for n in common if n in found]
+    metric = canonical_metric(metric)
+    return [metric, *(n for n in common or [] if n != metric)]
+
+
+def _fitted_models(models: Any, baseline: str, on_error: str
+                   ) -> tuple[dict[str, ModelSpec], dict[str, str]]:
+    from bayescomp.scores.model_files import load_specs
+
+    if models is None:
+        raise ValueError("pass the candidate models (a folder, model files or a dict)")
+    specs, skipped = load_specs(models, on_error)
+    if baseline not in specs:
+        why = f" ({skipped[baseline]})" if baseline in skipped else ""
+        raise ValueError(f"the baseline {baseline!r} is not among the loaded models "
+                         f"{list(specs)}{why}")
+    if len(specs) < 2:
+        raise ValueError(f"only the baseline {baseline!r} was loaded; there is no challenger")
+    return specs, skipped
+
+
+def _candidates_frame(specs: Mapping[str, ModelSpec], means: Mapping[str, float],
+                      skipped: Mapping[str, str]) -> pd.DataFrame:
+    import pandas as pd
+
+    from bayescomp.scores.estimators import is_self_tuning
+
+    rows = [{"model": m, "description": s.description, "path": s.path,
+             "nested": is_self_tuning(s.estimator) if s.estimator is not None else False,
+             "mean": means.get(m, float("nan")), "status": "loaded"}
+            for m, s in specs.items()]
+    rows += [{"model": m, "description": "", "path": None, "nested": False,
+              "mean": float("nan"), "status": f"skipped: {why}"} for m, why in skipped.items()]
+    return pd.DataFrame(rows)
 
 
 def _datasets_from(X: Any, y: Any, groups: Any, dataset: str | None) -> dict[str, tuple]:
@@ -231,69 +476,3 @@ def _datasets_from(X: Any, y: Any, groups: Any, dataset: str | None) -> dict[str
         raise ValueError("pass the data (X, y) to fit the models, or scores= (a Scores table or a "
                          "CSV path) to select on precomputed scores")
     return {str(dataset or "data"): (X, y, groups)}
-
-
-def load_specs(models: Any, on_error: str) -> tuple[dict[str, ModelSpec], dict[str, str]]:
-    if on_error not in ("skip", "raise"):
-        raise ValueError(f"on_error must be 'skip' or 'raise', got {on_error!r}")
-    skipped: dict[str, str] = {}
-    if isinstance(models, str | Path) or (isinstance(models, Iterable) and not isinstance(
-            models, Mapping)):
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", ModelFileWarning)
-            specs = load_models(models, on_error=on_error)
-        for w in caught:
-            if issubclass(w.category, ModelFileWarning):
-                msg = str(w.message).removeprefix("skipped model file ")
-                skipped[Path(msg.split(":", 1)[0]).stem] = msg
-                # stacklevel: the caller of select()
-                warnings.warn(str(w.message), ModelFileWarning, stacklevel=5)
-            else:  # pragma: no cover - pass other warnings through
-                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-        return specs, skipped
-    return load_models(models, on_error=on_error), skipped
-
-
-def prepare_datasets(X: Any, y: Any, groups: Any, dataset: str | None, cv: Any, *,
-                     n_splits: int, n_repeats: int, random_state: int) -> dict[str, Dataset]:
-    """Every dataset with its design materialised once (default design: :func:`default_cv`)."""
-    from sklearn.utils import indexable
-
-    from bayescomp.core.checks import check_samples
-    from bayescomp.scores.datasets import check_classes
-    from bayescomp.splits.design import materialise_splits
-    from bayescomp.splits.repeats import default_cv
-
-    datasets: dict[str, Dataset] = {}
-    for name, (Xd, yd, gd) in _datasets_from(X, y, groups, dataset).items():
-        check_samples(Xd, yd, gd)
-        check_classes(yd, name)
-        Xd, yd, gd = indexable(Xd, yd, gd)
-        cv_d = cv if cv is not None else default_cv(yd, n_splits=n_splits, n_repeats=n_repeats,
-                                                    random_state=random_state)
-        design = materialise_splits(cv_d, Xd, yd, gd)
-        seed = getattr(cv_d, "random_state", None)
-        seed = int(seed) if isinstance(seed, int | np.integer) else None
-        ds = Dataset(name, Xd, yd, gd, cv_d, design, seed, _data_hash(Xd, yd),
-                     time_column={"time_ordered": True} if design.time_ordered else {})
-        ds.add(design, 0, seed, 0)
-        datasets[name] = ds
-    return datasets
-
-
-def start_run(store: FitStore, datasets: Mapping[str, Dataset], specs: Mapping[str, ModelSpec],
-              settings: Mapping[str, Any], metric: str, scoring: list[str]) -> int:
-    """Check the store matches this study (designs, data, models), then open a run."""
-    from bayescomp.splits.repeats import cv_text
-    from bayescomp.studies.estimators import is_self_tuning
-
-    for ds in datasets.values():
-        store.check_design(ds.name, fingerprint=ds.design.fingerprint(),
-                           data_hash=ds.data_hash, n_samples=ds.design.n_samples,
-                           n_splits=len(ds.design), metric=metric, scoring=scoring,
-                           cv=cv_text(ds.cv), seed=ds.seed, splits=ds.splits)
-    for m, s in specs.items():
-        text, digest = estimator_params(s.estimator)
-        store.check_model(m, params_hash=digest, params=text, description=s.description,
-                          path=s.path, nested=is_self_tuning(s.estimator))
-    return store.start_run({**settings, "models": list(specs)})

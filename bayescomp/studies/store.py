@@ -37,7 +37,7 @@ import os
 import socket
 import sqlite3
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -143,6 +143,7 @@ class ResultStore:
                 f"{SCHEMA_VERSION}; use a new store file"
             )
         self._versions = json.dumps(package_versions(), sort_keys=True)
+        self.run_id: int | None = None  # the run a SqliteTracker opened, written on each fit
         self._host = socket.gethostname()
 
     # ---------------------------------------------------------------- plumbing
@@ -272,14 +273,16 @@ class ResultStore:
             out[int(split)]["scores"][metric] = float("nan") if value is None else float(value)
         return out
 
-    def write_fit(self, *, run_id: int | None, dataset: str, model: str, split: int,
-                  seed: int | None, result: Mapping[str, Any], params_hash: str,
-                  params: str) -> int:
+    def write_fit(self, *, dataset: str, model: str, split: int, seed: int | None,
+                  result: Mapping[str, Any], params_hash: str, params: str,
+                  run_id: int | None = None) -> int:
         """Write one finished fit (and its scores) in its own transaction; return its id.
 
         A failed fit (``result["error"]`` set) is recorded too, and replaced when
-        a later run fits it again.
+        a later run fits it again.  ``run_id`` defaults to the run a
+        :class:`SqliteTracker` on this store opened (None without one).
         """
+        run_id = self.run_id if run_id is None else run_id
         best = result.get("best_params")
         with self._tx():
             self._con.execute("DELETE FROM fits WHERE dataset=? AND model=? AND split=?",
@@ -302,26 +305,6 @@ class ResultStore:
     def count_fits(self, *, successful: bool = True) -> int:
         q = "SELECT COUNT(*) FROM fits" + (" WHERE error IS NULL" if successful else "")
         return int(self._con.execute(q).fetchone()[0])
-
-    # -------------------------------------------------------------------- runs
-    def start_run(self, config: Mapping[str, Any]) -> int:
-        """Record a new invocation; runs left ``running`` by a killed process become
-        ``interrupted`` (one selection runs on a store at a time)."""
-        with self._tx():
-            self._con.execute("UPDATE runs SET status='interrupted' WHERE status='running'")
-            cur = self._con.execute(
-                "INSERT INTO runs (started_at, config, status) VALUES (?,?,'running')",
-                (_now(), json.dumps(dict(config), default=repr, sort_keys=True)))
-        return int(cur.lastrowid)
-
-    def finish_run(self, run_id: int, champion: str, steps: pd.DataFrame) -> None:
-        from bayescomp.decision.walk import STEP_COLUMNS
-
-        rows = [(run_id, *(_plain(r[c]) for c in STEP_COLUMNS)) for r in steps.to_dict("records")]
-        with self._tx():
-            self._con.executemany(f"INSERT INTO steps VALUES ({','.join('?' * 15)})", rows)
-            self._con.execute("UPDATE runs SET finished_at=?, champion=?, status='finished' "
-                              "WHERE run_id=?", (_now(), champion, run_id))
 
     # ----------------------------------------------------------------- reading
     def fits_frame(self) -> pd.DataFrame:
@@ -365,6 +348,108 @@ class ResultStore:
             ) from None
         finally:
             con.close()
+
+
+class MemoryStore:
+    """A :class:`~bayescomp.core.protocols.FitStore` in a dict: resumes within a process.
+
+    :func:`bayescomp.select_models` uses one when no ``store=`` is given, so that each fit
+    is computed once even when sequential testing asks for more repetitions; it is also
+    the smallest complete backend (``docs/selection.md``).
+
+    Examples
+    --------
+    >>> st = MemoryStore()
+    >>> st.write_fit(dataset="d", model="m", split=0, seed=0, params_hash="h", params="{}",
+    ...              result={"scores": {"acc": 0.9}, "fit_time": 0.1, "score_time": 0.0,
+    ...                      "error": None, "best_params": None})
+    >>> st.load_fits("d", "m")[0]["scores"]
+    {'acc': 0.9}
+    """
+
+    def __init__(self) -> None:
+        self.designs: dict[tuple[str, int], str] = {}
+        self.models: dict[str, str] = {}
+        self.fits: dict[tuple[str, str, int], dict[str, Any]] = {}
+
+    def _check(self, key: tuple[str, int], fingerprint: str) -> bool:
+        old = self.designs.setdefault(key, fingerprint)
+        if old != fingerprint:
+            raise DesignChangedError(f"other splits for dataset {key[0]!r} (block {key[1]}) "
+                                     "than this store holds; use a new store")
+        return old is not fingerprint
+
+    def check_design(self, dataset: str, *, fingerprint: str, data_hash: str, n_samples: int,
+                     n_splits: int, metric: str, scoring: list[str], cv: str,
+                     seed: int | None, splits: Sequence[Mapping[str, Any]]) -> bool:
+        return self._check((dataset, 0), f"{fingerprint}/{data_hash}")
+
+    def check_block(self, dataset: str, block: int, *, fingerprint: str, seed: int | None,
+                    splits: Sequence[Mapping[str, Any]]) -> None:
+        self._check((dataset, block), fingerprint)
+
+    def check_model(self, model: str, *, params_hash: str, params: str, description: str = "",
+                    path: str | None = None, nested: bool = False) -> None:
+        if self.models.setdefault(model, params_hash) != params_hash:
+            raise DesignChangedError(f"model {model!r} changed since its fits were stored; "
+                                     "rename the model or use a new store")
+
+    def load_fits(self, dataset: str, model: str) -> dict[int, dict[str, Any]]:
+        return {k: dict(r) for (d, m, k), r in self.fits.items()
+                if d == dataset and m == model and r["error"] is None}
+
+    def write_fit(self, *, dataset: str, model: str, split: int, seed: int | None,
+                  result: Mapping[str, Any], params_hash: str, params: str) -> None:
+        self.fits[(dataset, model, int(split))] = {
+            k: result.get(k) for k in ("scores", "fit_time", "score_time", "error",
+                                       "best_params")}
+
+
+class SqliteTracker:
+    """Records each selection in the ``runs`` and ``steps`` tables of a :class:`ResultStore`.
+
+    A :class:`~bayescomp.core.protocols.SelectionTracker` (beside
+    :class:`~bayescomp.integrations.mlflow.MlflowTracker`): ``on_start`` opens a run (a run
+    left ``running`` by a killed process becomes ``interrupted``) whose id the store writes
+    on every fit, ``on_step`` writes each step as soon as it is decided, ``on_finish`` closes
+    the run with its champion.  :func:`bayescomp.select_models` adds one for ``store=``.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> st = ResultStore(os.path.join(tempfile.mkdtemp(), "s.sqlite"))
+    >>> tr = SqliteTracker(st)
+    >>> tr.on_start("abc", {"rope": 0.01})
+    >>> st.run_id, st.query("SELECT status FROM runs")["status"].tolist()
+    (1, ['running'])
+    >>> st.close()
+    """
+
+    def __init__(self, store: ResultStore):
+        self.store = store
+
+    def on_start(self, identity: str, settings: Mapping[str, Any]) -> None:
+        con = self.store._con
+        with self.store._tx():
+            con.execute("UPDATE runs SET status='interrupted' WHERE status='running'")
+            cur = con.execute(
+                "INSERT INTO runs (started_at, config, status) VALUES (?,?,'running')",
+                (_now(), json.dumps(dict(settings), default=repr, sort_keys=True)))
+        self.store.run_id = int(cur.lastrowid)
+
+    def on_step(self, step: Mapping[str, Any], result: Any, paired: pd.DataFrame) -> None:
+        from bayescomp.decision.walk import STEP_COLUMNS
+
+        with self.store._tx():
+            self.store._con.execute(
+                f"INSERT OR REPLACE INTO steps VALUES ({','.join('?' * 15)})",
+                (self.store.run_id, *(_plain(step[c]) for c in STEP_COLUMNS)))
+
+    def on_finish(self, selection: Any) -> None:
+        with self.store._tx():
+            self.store._con.execute(
+                "UPDATE runs SET finished_at=?, champion=?, status='finished' WHERE run_id=?",
+                (_now(), selection.champion, self.store.run_id))
 
 
 def _plain(v: Any) -> Any:
