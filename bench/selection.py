@@ -64,8 +64,8 @@ def main() -> None:
     rows = []
     for baseline in args.baseline:
         t0 = time.perf_counter()
-        sel = bc.select(specs, X, y, baseline=baseline, cv=cv, scoring=args.metric,
-                        rope=args.rope, progress=False)
+        sel = bc.select_models(specs, X, y, baseline=baseline, cv=cv, scoring=args.metric,
+                               rope=args.rope, progress=False)
         t_sel = time.perf_counter() - t0
         order = sel.steps["challenger"].tolist()
         t0 = time.perf_counter()

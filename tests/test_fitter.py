@@ -195,3 +195,22 @@ def test_pure_select_decides_over_a_table_without_fitting():
         bc.select(scores=scores, models=["a", "c"], baseline="a", rope=0.01, metric="accuracy")
     with pytest.raises(ValueError, match="max_repeats"):
         bc.select(scores, baseline="a", rope=0.01, metric="accuracy", max_repeats=1)
+
+
+def test_learning_curves_resume_from_the_cache(bc_data, tmp_path):
+    X, y = bc_data
+    models = {"nb": GaussianNB(), "lr": _lr()}
+    cv = RepeatedStratifiedKFold(n_splits=3, n_repeats=2, random_state=0)
+    kw = dict(baseline="nb", cv=cv, train_sizes=[0.3, 1.0], random_state=1)
+    with bc.ResultStore(tmp_path / "lc.sqlite") as st:
+        first = bc.learning_curves(models, X, y, cache=st, **kw)
+        assert st.count_fits() == 2 * 2 * 6
+    with bc.ResultStore(tmp_path / "lc.sqlite") as st:
+        again = bc.learning_curves(models, X, y, cache=st, **kw)
+        assert st.count_fits() == 24
+        stored = st.query("SELECT DISTINCT dataset FROM designs ORDER BY dataset")
+    plain = bc.learning_curves(models, X, y, **kw)
+    pd.testing.assert_frame_equal(again.summary(), first.summary())
+    pd.testing.assert_frame_equal(plain.summary(), first.summary())
+    assert stored["dataset"].tolist() == [f"train_size={n}" for n in sorted(first.train_sizes,
+                                                                           key=str)]

@@ -34,8 +34,8 @@ CELLS = [
     "from sklearn.tree import DecisionTreeClassifier\nX, y = load_iris(return_X_y=True)\n"
     "kw = dict(baseline='nb', scoring='accuracy', rope=0.01, n_splits=3, n_repeats=2)\n"
     "m = {'nb': GaussianNB(), 'tree': DecisionTreeClassifier(random_state=0)}\n"
-    "_ = bc.select(m, X, y, progress=True, **kw)",
-    "_ = bc.select(m, X, y, progress=False, **kw)",
+    "_ = bc.select_models(m, X, y, progress=True, **kw)",
+    "_ = bc.select_models(m, X, y, progress=False, **kw)",
 ]
 
 

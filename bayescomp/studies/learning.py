@@ -34,6 +34,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     from matplotlib.axes import Axes
 
+    from bayescomp.core.protocols import FitStore
     from bayescomp.posterior.ttest import CorrelatedTTestResult
 
 
@@ -246,6 +247,7 @@ def learning_curves(
     n_jobs: int | None = None,
     random_state: Any = None,
     progress: bool = False,
+    cache: FitStore | None = None,
 ) -> LearningCurves:
     """Learning curves of one or several models with correlated-t credible intervals.
 
@@ -277,6 +279,10 @@ def learning_curves(
         Region of practical equivalence for the differences.
     n_jobs, random_state, progress
         Parallel fits; seed of the subsampling (and of the default ``cv``).
+    cache : FitStore, optional
+        Where every fit is kept (e.g. :class:`bayescomp.ResultStore`): a rerun with the
+        same ``random_state`` reads the stored fits instead of refitting (each training
+        size is its own design in the cache, named ``train_size=<n>``).
 
     Returns
     -------
@@ -348,8 +354,9 @@ def learning_curves(
                 sub = rng.choice(train, size=int(size), replace=False)
             splits.append((np.sort(sub), np.asarray(test)))
         sc = cross_validate_paired(models, X, y, cv=splits, scoring=scoring, n_jobs=n_jobs,
-                                   progress=progress)
-        f = sc.to_frame()
+                                   progress=progress, cache=cache,
+                                   dataset=f"train_size={int(size)}")
+        f = sc.to_frame().assign(dataset="data")  # the sizes are columns of one dataset
         f["train_size"] = int(size)
         frames.append(f)
     import pandas as pd

@@ -175,8 +175,8 @@ try:
         models = {**registry_models(["models:/fraud@champion"], tracking_uri=uri),
                   "logreg": make_pipeline(StandardScaler(), LogisticRegression(max_iter=5000))}
         tracker = MlflowTracker("fraud", tracking_uri=uri)
-        sel = bc.select(models, X, y, baseline="fraud@champion", scoring="accuracy",
-                        rope=0.005, n_splits=5, n_repeats=2, progress=False, tracker=tracker)
+        sel = bc.select_models(models, X, y, baseline="fraud@champion", scoring="accuracy",
+                               rope=0.005, n_splits=5, n_repeats=2, progress=False, tracker=tracker)
         print(sel)
 
         parent = client.get_run(tracker.parent_id)
