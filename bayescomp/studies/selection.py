@@ -169,7 +169,7 @@ class Selection:
         row = self.steps.iloc[step - 1]
         return plot_paired_scores(self.paired[step - 1], row["champion"], row["challenger"],
                                   self.metric, self.rope, ax=ax,
-                                  higher_is_better=bool(getattr(res, "higher_is_better", True)))
+                                  higher_is_better=bool(res.higher_is_better))
 
     def _result(self, step: int) -> Any:
         if not 1 <= int(step) <= len(self.steps):
