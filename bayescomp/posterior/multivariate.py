@@ -75,12 +75,9 @@ class UtilityDecision:
 
 @dataclass(frozen=True)
 class GuardedDecision(Decision):
-    """:class:`~bayescomp.core.rule.Decision` of the primary metric under guardrails.
-
-    ``p_left``, ``p_rope``, ``p_right``, ``expected_gain`` and ``risk`` are the primary
-    metric's (as for one metric); ``p_joint`` is the probability the promotion needs:
-    primary better beyond its ROPE *and* no guardrail worse beyond its own ROPE.
-    """
+    """:class:`~bayescomp.core.rule.Decision` of the primary metric (its ``p_*``, gain, risk)
+    under guardrails; ``p_joint`` is the probability the promotion needs: primary better
+    beyond its ROPE *and* no guardrail worse beyond its own ROPE."""
 
     p_joint: float = float("nan")
     guardrails: str = ""
@@ -97,8 +94,7 @@ class GuardedDecision(Decision):
                        utility_decision=self.utility.outcome)
         return out
 
-    def step_note(self) -> str:
-        """The guardrails' outcome (and the cost-aware decision), for a step's reason."""
+    def step_note(self) -> str:  # a step's reason: the guardrails' and cost-aware outcomes
         note = f" [guardrails: {self.guardrails}]" if self.guardrails else ""
         return note + (f" [cost-aware: {self.utility}]" if self.utility is not None else "")
 
