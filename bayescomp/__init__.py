@@ -94,6 +94,22 @@ _EXPORTS: dict[str, str] = {
     "MemoryStore": "bayescomp.studies.store",
     "SqliteTracker": "bayescomp.studies.store",
     "DesignChangedError": "bayescomp.core.exceptions",
+    # every warning (one base class, BayescompWarning) and error
+    "BayescompWarning": "bayescomp.core.exceptions",
+    "ConvergenceWarning": "bayescomp.core.exceptions",
+    "FitFailedWarning": "bayescomp.core.exceptions",
+    "ZeroVarianceWarning": "bayescomp.core.exceptions",
+    "HeavyTailWarning": "bayescomp.core.exceptions",
+    "RowOrderPairingWarning": "bayescomp.core.exceptions",
+    "TimeOrderedDesignWarning": "bayescomp.core.exceptions",
+    "ModelFileWarning": "bayescomp.core.exceptions",
+    "DegenerateBootstrapWarning": "bayescomp.core.exceptions",
+    "BLBCenterWarning": "bayescomp.core.exceptions",
+    "PrecisionAboveOneWarning": "bayescomp.core.exceptions",
+    "ModelFileError": "bayescomp.core.exceptions",
+    "FitError": "bayescomp.core.exceptions",
+    "MissingExtraError": "bayescomp.core.exceptions",
+    "WorkersLostError": "bayescomp.core.exceptions",
 }
 
 __all__ = ["__version__", *sorted(_EXPORTS)]

@@ -86,3 +86,56 @@ def test_renamed_cli_flags_keep_working(tmp_path, capsys):
     assert capsys.readouterr().out == new and "90% CI" in new
     with pytest.warns(FutureWarning, match="'--gamma' is renamed '--subset-exponent'"):
         assert cli.main([*base, "--blb", "--gamma", "0.6"]) == 0
+
+
+def test_scores_select_is_now_subset():
+    frame = pd.DataFrame({"model": np.repeat(["a", "b", "c"], 4), "split": np.tile(range(4), 3),
+                          "acc": np.arange(12) / 12})
+    s = bc.Scores.from_frame(frame, test_fraction=0.1)
+    assert s.subset(models=["a", "c"]).models == ["a", "c"]
+    with pytest.warns(FutureWarning, match="'select' is renamed 'subset'"):
+        old = s.select(models=["a", "c"])
+    assert old.to_frame().equals(s.subset(models=["a", "c"]).to_frame())
+
+
+def test_one_plot_paired_scores():
+    from bayescomp.report import plots, selection_plots
+
+    paired = pd.DataFrame({"baseline": [0.8, 0.7, 0.9], "candidate": [0.85, 0.7, 0.8]})
+    with pytest.warns(FutureWarning, match="'plot_paired_scores' is renamed 'plot_paired_lines'"):
+        ax = plots.plot_paired_scores(paired)
+    assert ax.get_title() == plots.plot_paired_lines(paired).get_title()
+    sel = paired.rename(columns={"baseline": "champion", "candidate": "challenger"})
+    labels = [t.get_text() for t in selection_plots.plot_paired_scores(
+        sel, "a", "b", "acc").get_legend().get_texts()]
+    assert "b better (1)" in labels and "a better (1)" in labels and "tie (1)" in labels
+
+
+def test_compare_and_select_default_to_the_same_metric():
+    from bayescomp.scores.datasets import default_metric
+
+    assert default_metric([0, 1, 2, 1], "classification") == "accuracy"
+    assert default_metric([0, 1, 0], "classification") == "roc_auc"
+    assert default_metric([0.5, 1.2], "regression") == "r2"
+
+
+def test_every_warning_shares_one_exported_base_class():
+    import inspect
+    import warnings
+
+    import sklearn.exceptions
+
+    from bayescomp.core import exceptions
+
+    found = [c for _, c in inspect.getmembers(exceptions, inspect.isclass)
+             if issubclass(c, Warning) and c.__module__ == exceptions.__name__]
+    assert len(found) >= 10
+    for cls in found:
+        assert issubclass(cls, bc.BayescompWarning) and getattr(bc, cls.__name__) is cls
+    assert issubclass(bc.ConvergenceWarning, sklearn.exceptions.ConvergenceWarning)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warnings.filterwarnings("ignore", category=bc.BayescompWarning)
+        bc.correlated_ttest([0.8] * 5, [0.8] * 5, rho=0.1)  # ZeroVarianceWarning: filtered
+        warnings.warn("not ours", UserWarning, stacklevel=1)
+    assert [str(w.message) for w in caught] == ["not ours"]

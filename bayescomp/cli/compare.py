@@ -48,8 +48,8 @@ def register(sub: Any) -> None:
     p.add_argument("--candidate", action="append",
                    help="candidate model name (repeatable; default: every other model)")
     p.add_argument("--metric", help="metric (scikit-learn scorer name for model files; a column "
-                   "of the CSV); default roc_auc for classification, r2 for regression, or the "
-                   "CSV's only metric")
+                   "of the CSV); default roc_auc for two classes, accuracy for more, r2 for "
+                   "regression, or the CSV's only metric")
     p.add_argument("--rope", type=float, required=True, help=ROPE_HELP)
     p.add_argument("--gamma", type=float, default=0.95, help="posterior probability needed for "
                    "a decision (default 0.95)")
@@ -91,7 +91,7 @@ def _scores_from_models(args: argparse.Namespace) -> tuple[Any, str, list[str], 
     from sklearn.model_selection import RepeatedKFold, RepeatedStratifiedKFold
 
     from bayescomp.scores.crossval import cross_validate_paired
-    from bayescomp.scores.datasets import check_task, load_dataset
+    from bayescomp.scores.datasets import check_task, default_metric, load_dataset
     from bayescomp.scores.model_files import load_models
 
     if not args.dataset:
@@ -110,7 +110,7 @@ def _scores_from_models(args: argparse.Namespace) -> tuple[Any, str, list[str], 
     for c in candidates:
         if c not in specs:
             raise UserError(f"--candidate {c!r} is not one of the model files {names}")
-    metric = args.metric or ("roc_auc" if task == "classification" else "r2")
+    metric = args.metric or default_metric(y, task)
     if metric == "roc_auc" and task == "classification" and len(set(y)) > 2:
         metric = "roc_auc_ovr"
     splitter = RepeatedStratifiedKFold if task == "classification" else RepeatedKFold

@@ -98,14 +98,6 @@ def gate_met(sel: Any, gate: str | None) -> bool:
     return sel.recommendation["action"] == gate
 
 
-def _default_metric(y: Any, task: str) -> str:
-    import numpy as np
-
-    if task != "classification":
-        return "r2"
-    return "roc_auc" if len(np.unique(y)) == 2 else "accuracy"
-
-
 def _check_task(source: Any, tasks: set[str], datasets: list[str]) -> None:
     """Classifiers on a regression dataset (or the reverse): one clear line before any fit."""
     import warnings
@@ -234,7 +226,9 @@ def _select_fitted(select: Any, sources: list[str], args: argparse.Namespace,
         X, y, task = load_dataset(name)
         data[name] = (X, y)
         tasks.add(task)
-    metric = args.metric or _default_metric(next(iter(data.values()))[1], next(iter(tasks)))
+    from bayescomp.scores.datasets import default_metric
+
+    metric = args.metric or default_metric(next(iter(data.values()))[1], next(iter(tasks)))
     files = [s for s in sources if not s.startswith("models:/")]
     if files:
         _check_task(files[0] if len(files) == 1 else files, tasks, list(data))

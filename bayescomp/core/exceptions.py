@@ -1,7 +1,8 @@
 """Every warning and error class bayescomp raises, in one place.
 
-Warnings that mean the same thing as scikit-learn's subclass them, so filters written
-for scikit-learn catch bayescomp's too::
+Every warning subclasses :class:`BayescompWarning` (one filter silences them all), and
+those that mean the same thing as scikit-learn's subclass them too, so filters written for
+scikit-learn catch bayescomp's as well::
 
     warnings.filterwarnings("ignore", category=sklearn.exceptions.ConvergenceWarning)
 
@@ -15,45 +16,50 @@ from sklearn.exceptions import FitFailedWarning as _SklearnFitFailedWarning
 
 
 # ------------------------------------------------------------------ warnings
-class ConvergenceWarning(_SklearnConvergenceWarning):
+class BayescompWarning(UserWarning):
+    """The base of every warning bayescomp raises: ``warnings.filterwarnings("ignore",
+    category=bayescomp.BayescompWarning)`` silences them all, and only them."""
+
+
+class ConvergenceWarning(BayescompWarning, _SklearnConvergenceWarning):
     """The MCMC chains did not pass the convergence checks (R-hat, bulk ESS, divergences)."""
 
 
-class FitFailedWarning(_SklearnFitFailedWarning):
+class FitFailedWarning(BayescompWarning, _SklearnFitFailedWarning):
     """A fit raised and ``error_score`` was recorded instead of a score."""
 
 
-class ZeroVarianceWarning(UserWarning):
+class ZeroVarianceWarning(BayescompWarning):
     """The paired differences are identical on every split: the posterior is a point mass."""
 
 
-class HeavyTailWarning(UserWarning):
+class HeavyTailWarning(BayescompWarning):
     """Only two paired splits: the posterior is a Cauchy distribution with no mean."""
 
 
-class RowOrderPairingWarning(UserWarning):
+class RowOrderPairingWarning(BayescompWarning):
     """A scores table has no ``split`` column: models were paired by row order."""
 
 
-class TimeOrderedDesignWarning(UserWarning):
+class TimeOrderedDesignWarning(BayescompWarning):
     """A posterior that assumes equicorrelated splits was asked for on a time-ordered
     design (every training row before every test row), whose splits are serially
     correlated instead."""
 
 
-class ModelFileWarning(UserWarning):
+class ModelFileWarning(BayescompWarning):
     """A model file was skipped."""
 
 
-class DegenerateBootstrapWarning(UserWarning):
+class DegenerateBootstrapWarning(BayescompWarning):
     """Every resample gave the same metric value: the interval collapses to a point."""
 
 
-class BLBCenterWarning(UserWarning):
+class BLBCenterWarning(BayescompWarning):
     """The full-data estimate was not computed; the interval is centred on the subset mean."""
 
 
-class PrecisionAboveOneWarning(UserWarning):
+class PrecisionAboveOneWarning(BayescompWarning):
     """Estimated precision@k above 1: the labeled data do not represent the class."""
 
 

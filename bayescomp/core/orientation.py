@@ -235,7 +235,7 @@ def _registry(metric: str | None) -> bool:
     return higher_is_better(metric)
 
 
-def higher_is_better(metric: str) -> bool:
+def higher_is_better(metric: str | None) -> bool:
     """Return whether larger values of ``metric`` are better.
 
     Raises ``ValueError`` for a metric that is neither a scikit-learn scorer nor a

@@ -73,10 +73,17 @@ class Result(Protocol):
 class Posterior(Result, Protocol):
     """A posterior of ``mu``, the difference candidate − baseline oriented so that > 0 is better."""
 
-    baseline_name: str
-    candidate_name: str
-    metric: str | None
-    higher_is_better: bool
+    @property
+    def baseline_name(self) -> str: ...
+
+    @property
+    def candidate_name(self) -> str: ...
+
+    @property
+    def metric(self) -> str | None: ...
+
+    @property
+    def higher_is_better(self) -> bool: ...
 
     @property
     def rope(self) -> Any: ...

@@ -57,7 +57,7 @@ def win_loss_tie(baseline: Any, candidate: Any, higher_is_better: bool = True,
     """
     from bayescomp.core.checks import check_bool
 
-    higher_is_better = check_bool(higher_is_better, "higher_is_better")
+    higher_is_better = bool(check_bool(higher_is_better, "higher_is_better"))
     b = np.asarray(baseline, dtype=float)
     c = np.asarray(candidate, dtype=float)
     if b.shape != c.shape:

@@ -197,9 +197,9 @@ def rank(
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}; got {method!r}")
     if models is not None:
-        scores = scores.select(models=list(models))
+        scores = scores.subset(models=list(models))
     if dataset is not None:
-        scores = scores.select(datasets=[dataset])
+        scores = scores.subset(datasets=[dataset])
     names = scores.models
     if len(names) < 2:
         raise ValueError(f"rank needs at least two models, the table has {names}")
@@ -363,7 +363,7 @@ def _plackett_luce(scores: Scores, metric: str, rope: float, hib: bool, random_s
         raise ValueError(
             f"every model needs finite {metric!r} scores on every dataset for a joint ranking; "
             f"missing (dataset, model): {missing[:5]} — drop those datasets or models "
-            "(scores.select(...))"
+            "(scores.subset(...))"
         )
     table = table.loc[scores.datasets, scores.models]
     return plackett_luce(table, metric=metric, higher_is_better=hib, random_state=random_state,

@@ -220,6 +220,9 @@ def compare(
 
         scores = with_timings(scores, [metric])
     metric = scores._check_metric(metric)
+    if isinstance(higher_is_better, dict):
+        raise ValueError("higher_is_better={metric: bool} is for several metrics (metric=[...]); "
+                         "for one metric pass True or False")
     higher_is_better = resolve_direction(metric, higher_is_better)
     sign = 1.0 if higher_is_better else -1.0
     datasets = scores._check_dataset(dataset)
@@ -317,7 +320,8 @@ def _compare_predictions(table: Any, baseline: Any, candidate: str, spec: Method
         raise ValueError(f"the columns {columns} have missing values; drop those items for "
                          "every model so that the predictions stay paired")
     names = {"baseline_name": str(baseline), "candidate_name": str(candidate), "metric": metric}
-    data = PairedPredictions(*(frame[c].to_numpy() for c in columns), rope=rope,
+    data = PairedPredictions(frame[TRUTH_COLUMN].to_numpy(), frame[columns[1]].to_numpy(),
+                             frame[columns[2]].to_numpy(), rope=rope,
                              random_state=random_state, names=names)
     return spec.fit(data, **options)
 

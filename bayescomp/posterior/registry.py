@@ -139,12 +139,14 @@ def _load_plugins() -> None:
     import importlib.metadata
     import warnings
 
+    from bayescomp.core.exceptions import BayescompWarning
+
     for entry in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
         try:
             entry.load()
         except Exception as exc:  # a broken plugin must not break the built-in methods
             warnings.warn(f"the compare method plugin {entry.name!r} ({entry.value}) could "
-                          f"not be loaded: {exc}", RuntimeWarning, stacklevel=3)
+                          f"not be loaded: {exc}", BayescompWarning, stacklevel=3)
 
 
 def lookup(name: str) -> Method:

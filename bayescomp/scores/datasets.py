@@ -107,6 +107,23 @@ def check_task(estimators: Mapping[str, Any], task: str, dataset: str = "the dat
                          + f"; {fix}")
 
 
+def default_metric(y: Any, task: str) -> str:
+    """The metric ``compare`` and ``select`` decide on when none is named: ``r2`` for
+    regression, ``roc_auc`` for two classes, ``accuracy`` for more (every classifier has
+    it; a multiclass AUC needs ``predict_proba``).
+
+    Examples
+    --------
+    >>> default_metric([0, 1, 1], "classification"), default_metric([0, 1, 2], "classification")
+    ('roc_auc', 'accuracy')
+    """
+    import numpy as np
+
+    if task != "classification":
+        return "r2"
+    return "roc_auc" if len(np.unique(np.asarray(y))) == 2 else "accuracy"
+
+
 #: cheap standard scorers by task, scored on every fit of ``bayescomp select`` so that a
 #: store serves a later run on any of them; a scorer needs the response method named
 #: (``"proba"``: predict_proba; ``"ranking"``: decision_function or predict_proba)

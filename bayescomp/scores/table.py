@@ -360,6 +360,14 @@ class Scores:
 
     def select(self, *, models: list[str] | None = None, datasets: list[str] | None = None,
                ) -> Scores:
+        """Deprecated name of :meth:`subset` (``select`` is the champion/challenger walk)."""
+        from bayescomp.core.deprecation import warn_renamed
+
+        warn_renamed("Scores", "select", "subset")
+        return self.subset(models=models, datasets=datasets)
+
+    def subset(self, *, models: list[str] | None = None, datasets: list[str] | None = None,
+               ) -> Scores:
         """A sub-table with only the given models and/or datasets."""
         f = self._frame
         if models is not None:
@@ -455,9 +463,9 @@ class Scores:
         Splits are coloured by which model was better there; the orientation of the
         metric comes from the registry unless ``higher_is_better`` says it.
         """
-        from bayescomp.report.plots import plot_paired_scores
+        from bayescomp.report.plots import plot_paired_lines
 
         metric = self._check_metric(metric)
         hib = resolve_direction(metric, higher_is_better)
-        return plot_paired_scores(self.paired(baseline, candidate, metric, dataset), ax=ax,
+        return plot_paired_lines(self.paired(baseline, candidate, metric, dataset), ax=ax,
                                   metric=metric, higher_is_better=hib)

@@ -280,8 +280,8 @@ def _select_table(models: Any, scores: Any, *, metric: str | None, dataset: str 
     hib = resolve_direction(metric, higher_is_better)
     names = _table_models(models, scores, baseline := settings["baseline"])
     if dataset is not None:
-        scores = scores.select(datasets=[dataset])
-    scores = scores.select(models=names)
+        scores = scores.subset(datasets=[dataset])
+    scores = scores.subset(models=names)
     means = score_means(scores, names, metric)
     settings.update(metric=metric, scoring=[metric], cv="precomputed scores",
                     design_fingerprint=_table_digest(scores))
