@@ -13,7 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 GOOD = (ROOT / "models" / "naive_bayes.py").read_text()
-BAD = '''
+BAD = """
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 
@@ -26,21 +26,43 @@ class Boom(BaseEstimator, ClassifierMixin):
 
 
 model = Boom()
-'''
+"""
 
 
 def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "bayescomp", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "bayescomp", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 @pytest.mark.parametrize("exc", ["RuntimeError", "TypeError", "ZeroDivisionError"])
 def test_compare_names_the_failing_model(tmp_path, exc):
     (tmp_path / "nb.py").write_text(GOOD)
     (tmp_path / "bad.py").write_text(BAD.format(exc=exc))
-    res = _run(["compare", "nb.py", "bad.py", "--dataset", "breast_cancer", "--metric",
-                "accuracy", "--rope", "0.01", "--n-splits", "2", "--n-repeats", "1"], tmp_path)
+    res = _run(
+        [
+            "compare",
+            "nb.py",
+            "bad.py",
+            "--dataset",
+            "breast_cancer",
+            "--metric",
+            "accuracy",
+            "--rope",
+            "0.01",
+            "--n-splits",
+            "2",
+            "--n-repeats",
+            "1",
+        ],
+        tmp_path,
+    )
     assert res.returncode == 2, res.stderr
     assert "internal error" not in res.stderr
     assert f"model 'bad' failed on split 0: {exc}: boom in fit; fix the model file" in res.stderr
@@ -50,8 +72,23 @@ def test_compare_names_the_failing_model(tmp_path, exc):
 def test_select_skips_the_failing_model(tmp_path):
     (tmp_path / "nb.py").write_text(GOOD)
     (tmp_path / "bad.py").write_text(BAD.format(exc="RuntimeError"))
-    args = ["select", ".", "--dataset", "breast_cancer", "--baseline", "nb", "--metric",
-            "accuracy", "--rope", "0.01", "--n-splits", "2", "--n-repeats", "2", "--quiet"]
+    args = [
+        "select",
+        ".",
+        "--dataset",
+        "breast_cancer",
+        "--baseline",
+        "nb",
+        "--metric",
+        "accuracy",
+        "--rope",
+        "0.01",
+        "--n-splits",
+        "2",
+        "--n-repeats",
+        "2",
+        "--quiet",
+    ]
     res = _run([*args, "--on-error", "raise"], tmp_path)
     assert res.returncode == 2, res.stderr
     assert "'bad'" in res.stderr and "boom in fit" in res.stderr

@@ -17,8 +17,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "bayescomp", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "bayescomp", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 @pytest.fixture
@@ -26,24 +32,54 @@ def files(tmp_path):
     rng = np.random.default_rng(0)
     y = rng.integers(0, 2, 200)
     pd.DataFrame({"y": y, "p": np.clip(y * 0.3 + rng.random(200) * 0.7, 0, 1)}).to_csv(
-        tmp_path / "preds.csv", index=False)
+        tmp_path / "preds.csv", index=False
+    )
     n = 20
-    pd.DataFrame({"model": np.repeat(["a", "b"], n), "split": np.tile(np.arange(n), 2),
-                  "accuracy": rng.normal(0.8, 0.02, 2 * n), "n_train": 90,
-                  "n_test": 10}).to_csv(tmp_path / "scores.csv", index=False)
+    pd.DataFrame(
+        {
+            "model": np.repeat(["a", "b"], n),
+            "split": np.tile(np.arange(n), 2),
+            "accuracy": rng.normal(0.8, 0.02, 2 * n),
+            "n_train": 90,
+            "n_test": 10,
+        }
+    ).to_csv(tmp_path / "scores.csv", index=False)
     (tmp_path / "out").mkdir()
     return tmp_path
 
 
-@pytest.mark.parametrize("args", [
-    ["compare", "scores.csv", "--baseline", "a", "--candidate", "b", "--rope", "0.01",
-     "--plot", "out"],
-    ["compare", "scores.csv", "--baseline", "a", "--candidate", "b", "--rope", "0.01",
-     "--save-scores", "out"],
-    ["interval", "preds.csv", "--y-true", "y", "--pred", "p", "--plot", "out"],
-    ["interval", "preds.csv", "--y-true", "y", "--pred", "p", "--out", "out"],
-    ["curves", "preds.csv", "--y-true", "y", "--score", "p", "--plot", "out"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        [
+            "compare",
+            "scores.csv",
+            "--baseline",
+            "a",
+            "--candidate",
+            "b",
+            "--rope",
+            "0.01",
+            "--plot",
+            "out",
+        ],
+        [
+            "compare",
+            "scores.csv",
+            "--baseline",
+            "a",
+            "--candidate",
+            "b",
+            "--rope",
+            "0.01",
+            "--save-scores",
+            "out",
+        ],
+        ["interval", "preds.csv", "--y-true", "y", "--pred", "p", "--plot", "out"],
+        ["interval", "preds.csv", "--y-true", "y", "--pred", "p", "--out", "out"],
+        ["curves", "preds.csv", "--y-true", "y", "--score", "p", "--plot", "out"],
+    ],
+)
 def test_a_directory_is_not_an_output_file(files, args):
     res = _run(args, files)
     flag = args[-2]
@@ -55,7 +91,20 @@ def test_a_directory_is_not_an_output_file(files, args):
 
 
 def test_a_file_name_still_works(files):
-    res = _run(["compare", "scores.csv", "--baseline", "a", "--candidate", "b", "--rope",
-                "0.01", "--plot", "out/post.png"], files)
+    res = _run(
+        [
+            "compare",
+            "scores.csv",
+            "--baseline",
+            "a",
+            "--candidate",
+            "b",
+            "--rope",
+            "0.01",
+            "--plot",
+            "out/post.png",
+        ],
+        files,
+    )
     assert res.returncode == 0, res.stderr
     assert (files / "out" / "post.png").stat().st_size > 1000
