@@ -118,3 +118,15 @@ def test_cli_select_predictions_matches_python(table, tmp_path):
     sel = select_predictions(table, baseline="A", rope=0.01, cluster="passage", random_state=0)
     assert got["champion"] == sel.champion
     assert [s["decision"] for s in got["steps"]] == sel.steps["decision"].tolist()
+
+
+def test_bc_compare_reads_a_predictions_table(table):
+    import bayescomp as bc
+
+    res = bc.compare(table, "A", "B", metric="accuracy", rope=0.01, cluster="passage",
+                     random_state=5)
+    ref = compare_predictions(table, "A", "B", metric="accuracy", rope=0.01, cluster="passage",
+                              random_state=5)
+    np.testing.assert_array_equal(res.draws, ref.draws)
+    same = bc.compare(table, "A", "B", method="holdout", rope=0.01, random_state=5)
+    assert same.method == "dirichlet_multinomial" and same.metric == "accuracy"

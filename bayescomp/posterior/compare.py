@@ -19,6 +19,7 @@ import numpy as np
 from bayescomp.core.orientation import resolve_direction
 from bayescomp.core.protocols import Posterior
 from bayescomp.posterior.differences import paired_differences
+from bayescomp.posterior.predictions import is_predictions, row_columns
 from bayescomp.posterior.ranktests import sign_test, signed_rank_test
 from bayescomp.posterior.registry import (
     REGISTRY,
@@ -207,7 +208,11 @@ def compare(
     'promote'
     """
     spec = None if method == "auto" else lookup(method)
+    if spec is None and is_predictions(scores):  # y_true and a column per model: one test set
+        spec = lookup("holdout")
     if spec is not None and spec.input == "predictions":
+        if higher_is_better is not None:
+            options = {**options, "higher_is_better": higher_is_better}
         return _compare_predictions(scores, baseline, candidate, spec, metric=metric, rope=rope,
                                     random_state=random_state, options=options)
     scores = _as_scores(scores)
@@ -320,6 +325,7 @@ def _compare_predictions(table: Any, baseline: Any, candidate: str, spec: Method
         raise ValueError(f"the columns {columns} have missing values; drop those items for "
                          "every model so that the predictions stay paired")
     names = {"baseline_name": str(baseline), "candidate_name": str(candidate), "metric": metric}
+    options = row_columns(table, options)
     data = PairedPredictions(frame[TRUTH_COLUMN].to_numpy(), frame[columns[1]].to_numpy(),
                              frame[columns[2]].to_numpy(), rope=rope,
                              random_state=random_state, names=names)

@@ -63,6 +63,20 @@ def _item_ids(frame: pd.DataFrame, item: str | None, sample: str | None) -> Any:
     return ids
 
 
+def row_columns(table: pd.DataFrame, options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` of a method on predictions with the ``cluster``/``item`` column names read
+    from ``table`` (one value per row); a ``sample`` column is checked and dropped."""
+    out = dict(options)
+    sample = out.pop("sample", None)
+    item = out.get("item")
+    if sample is not None:
+        _item_ids(table, item if isinstance(item, str) else None, sample)
+    for key in ("cluster", "item"):
+        if isinstance(out.get(key), str):
+            out[key] = _column(table, out[key], key)
+    return out
+
+
 def compare_predictions(
     predictions: pd.DataFrame,
     baseline: str,

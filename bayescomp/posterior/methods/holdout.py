@@ -1,0 +1,31 @@
+"""``compare(method="holdout")``: two models' item-level predictions on one test set
+(:func:`~bayescomp.posterior.holdout.holdout_posterior`; docs "One test set").
+
+``compare`` picks it on its own (``method="auto"``) for a DataFrame with a ``y_true``
+column and no ``model`` column.  Options: ``cluster=`` and ``item=`` (column names of the
+table, or one value per row), ``sample=`` (a column numbering repeated samples, checked),
+``threshold=``, ``draws=``, ``prior=``, ``higher_is_better=``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bayescomp.core.protocols import Posterior
+from bayescomp.posterior.holdout import holdout_posterior
+from bayescomp.posterior.registry import PairedPredictions, register
+
+
+@register("holdout", input="predictions",
+          description="one test set: item-level paired predictions (Dirichlet–multinomial, "
+          "Bayesian bootstrap; clusters, repeated samples)")
+def _holdout(data: PairedPredictions, **options: Any) -> Posterior:
+    names = dict(data.names)
+    metric = names.pop("metric", None) or "accuracy"
+    unknown = set(options) - {"cluster", "item", "threshold", "draws", "prior",
+                              "higher_is_better"}
+    if unknown:
+        raise ValueError(f"method='holdout' takes the options cluster, item, sample, threshold, "
+                         f"draws, prior and higher_is_better; not {sorted(unknown)}")
+    return holdout_posterior(data.y_true, data.baseline, data.candidate, metric=metric,
+                             rope=data.rope, random_state=data.random_state, **names, **options)
