@@ -42,7 +42,7 @@ def run_curves(args: argparse.Namespace) -> int:
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
     needed = {"pr": ("precision", "recall"), "roc": ("recall", "fpr")}.get(args.kind, (args.kind,))
     metrics += [m for m in needed if m not in metrics]
-    from bayescomp.metrics._metric import check_pos_label
+    from bayescomp.metrics import check_pos_label
 
     pos = parse_label(args.pos_label, y)
     check_pos_label(y, pos, flag="--pos-label")

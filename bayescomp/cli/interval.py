@@ -26,7 +26,7 @@ def run_interval(args: argparse.Namespace) -> int:
     pred = column(frame, args.pred, args.file)
     pos = parse_label(args.pos_label, y)
     if args.threshold is not None:
-        from bayescomp.metrics._metric import check_pos_label
+        from bayescomp.metrics import check_pos_label
 
         check_pos_label(y, pos, flag="--pos-label", single_class_ok=True)
     if args.candidate:

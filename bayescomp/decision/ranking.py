@@ -26,7 +26,7 @@ from bayescomp.core.jsonable import jsonable
 from bayescomp.core.orientation import resolve_direction
 from bayescomp.core.rule import decide_many
 from bayescomp.posterior import compare as comparison  # module: compare() looked up on use
-from bayescomp.posterior.compare import _as_scores
+from bayescomp.posterior.compare import as_scores
 from bayescomp.posterior.ttest import correlated_ttest
 from bayescomp.splits.design import rho_from_sizes
 
@@ -189,7 +189,7 @@ def rank(
     """
     import pandas as pd
 
-    scores = _as_scores(scores)
+    scores = as_scores(scores)
     metric = scores._check_metric(metric)
     rope = check_scalar_rope(rope)
     hib = resolve_direction(metric, higher_is_better)

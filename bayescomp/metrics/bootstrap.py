@@ -191,7 +191,7 @@ class PairedMetricInterval:
         )
 
 
-def _check_common(method: str, n_resamples: int, confidence_level: float) -> str:
+def check_bootstrap_args(method: str, n_resamples: int, confidence_level: float) -> str:
     key = str(method).lower()
     if key not in _SCIPY_METHOD:
         raise ValueError(f"method must be 'bca', 'percentile' or 'basic'; got {method!r}")
@@ -204,7 +204,7 @@ def _check_common(method: str, n_resamples: int, confidence_level: float) -> str
     return key
 
 
-def _index_samples(y_true: np.ndarray, stratify: bool) -> tuple[np.ndarray, ...]:
+def index_samples(y_true: np.ndarray, stratify: bool) -> tuple[np.ndarray, ...]:
     n = y_true.shape[0]
     if not stratify:
         return (np.arange(n),)
@@ -224,7 +224,7 @@ def _index_samples(y_true: np.ndarray, stratify: bool) -> tuple[np.ndarray, ...]
     return groups
 
 
-def _run_scipy(
+def run_scipy_bootstrap(
     samples: tuple[np.ndarray, ...],
     rows: Callable[[np.ndarray], np.ndarray],
     n: int,
@@ -261,7 +261,7 @@ def _run_scipy(
         )
 
 
-def _finish(
+def finish_interval(
     res: Any, k: int, *, name: str, estimate: float, method: str, n: int, n_resamples: int,
     confidence_level: float, higher_is_better: bool | None, difference: bool = False,
 ) -> MetricInterval:
@@ -382,19 +382,19 @@ def bootstrap_metric(
     >>> ci.metric, ci.method
     ('roc_auc', 'bca')
     """
-    method = _check_common(method, n_resamples, confidence_level)
+    method = check_bootstrap_args(method, n_resamples, confidence_level)
     spec = resolve_metric(metric, pos_label=pos_label)
     yt, yp = check_predictions(y_true, y_pred_or_score, spec, threshold=threshold,
                                pos_label=pos_label, name="y_pred_or_score")
     estimate = _estimate(spec, yt, yp)
-    samples = _index_samples(yt, stratify)
+    samples = index_samples(yt, stratify)
 
     def rows(r: np.ndarray) -> np.ndarray:
         return spec.batch_rows(yt, yp, r)[None, :]
 
-    res = _run_scipy(samples, rows, yt.shape[0], method=method, n_resamples=n_resamples,
+    res = run_scipy_bootstrap(samples, rows, yt.shape[0], method=method, n_resamples=n_resamples,
                      confidence_level=confidence_level, random_state=random_state)
-    return _finish(res, 0, name=spec.name, estimate=estimate, method=method, n=yt.shape[0],
+    return finish_interval(res, 0, name=spec.name, estimate=estimate, method=method, n=yt.shape[0],
                    n_resamples=n_resamples, confidence_level=confidence_level,
                    higher_is_better=spec.higher_is_better)
 
@@ -461,7 +461,7 @@ def paired_bootstrap_metric(
         "metric=..., rope=...) (command line: bayescomp compare --predictions), which decides "
         "by the ROPE rule and handles clusters and repeated samples",
         FutureWarning, stacklevel=2)
-    method = _check_common(method, n_resamples, confidence_level)
+    method = check_bootstrap_args(method, n_resamples, confidence_level)
     check_bool(higher_is_better, "higher_is_better", optional=True)
     spec = resolve_metric(metric, pos_label=pos_label)
     yt, yb = check_predictions(y_true, baseline_pred, spec, threshold=threshold,
@@ -469,23 +469,23 @@ def paired_bootstrap_metric(
     _, yc = check_predictions(y_true, candidate_pred, spec, threshold=threshold,
                               pos_label=pos_label, name="candidate_pred")
     est_b, est_c = _estimate(spec, yt, yb), _estimate(spec, yt, yc)
-    samples = _index_samples(yt, stratify)
+    samples = index_samples(yt, stratify)
 
     def rows(r: np.ndarray) -> np.ndarray:
         b = spec.batch_rows(yt, yb, r)
         c = spec.batch_rows(yt, yc, r)
         return np.stack([b, c, c - b])
 
-    res = _run_scipy(samples, rows, yt.shape[0], method=method, n_resamples=n_resamples,
+    res = run_scipy_bootstrap(samples, rows, yt.shape[0], method=method, n_resamples=n_resamples,
                      confidence_level=confidence_level, random_state=random_state)
     direction = spec.higher_is_better if higher_is_better is None else bool(higher_is_better)
     common = dict(method=method, n=yt.shape[0], n_resamples=n_resamples,
                   confidence_level=confidence_level, higher_is_better=direction)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateBootstrapWarning)
-        base = _finish(res, 0, name=spec.name, estimate=est_b, **common)
-        cand = _finish(res, 1, name=spec.name, estimate=est_c, **common)
-    diff = _finish(res, 2, name=f"{spec.name} difference", estimate=est_c - est_b,
+        base = finish_interval(res, 0, name=spec.name, estimate=est_b, **common)
+        cand = finish_interval(res, 1, name=spec.name, estimate=est_c, **common)
+    diff = finish_interval(res, 2, name=f"{spec.name} difference", estimate=est_c - est_b,
                    difference=True, **common)
     share = None
     if direction is not None:

@@ -18,10 +18,10 @@ from bayescomp.core.checks import check_no_missing
 from bayescomp.metrics._metric import MetricSpec, check_predictions, resolve_metric, safe_call
 from bayescomp.metrics.bootstrap import (
     DegenerateBootstrapWarning,
-    _check_common,
-    _finish,
-    _index_samples,
-    _run_scipy,
+    check_bootstrap_args,
+    finish_interval,
+    index_samples,
+    run_scipy_bootstrap,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -117,7 +117,7 @@ def metric_table(
     yp = np.asarray(y_pred)
     task, multiclass = _resolve_task(task, yt, yp)
     if interval:
-        method = _check_common(method, n_resamples, confidence_level)
+        method = check_bootstrap_args(method, n_resamples, confidence_level)
     names = _metric_names(metrics, task, multiclass, y_score)
     specs, preds, labels, yt = _resolve_specs(names, yt, yp, y_score, multiclass=multiclass,
                                               average=average, pos_label=pos_label, beta=beta)
@@ -212,12 +212,12 @@ def _add_intervals(frame: pd.DataFrame, specs: list[MetricSpec], preds: list[np.
                    estimates: list[float], yt: np.ndarray, *, method: str, n_resamples: int,
                    confidence_level: float, stratify: bool, random_state: Any) -> None:
     """Fill ``low``, ``high`` and ``standard_error`` in place from one shared set of resamples."""
-    samples = _index_samples(yt, stratify)
+    samples = index_samples(yt, stratify)
 
     def rows(r: np.ndarray) -> np.ndarray:
         return np.stack([s.batch_rows(yt, p, r) for s, p in zip(specs, preds, strict=True)])
 
-    res = _run_scipy(samples, rows, yt.shape[0], method=method, n_resamples=n_resamples,
+    res = run_scipy_bootstrap(samples, rows, yt.shape[0], method=method, n_resamples=n_resamples,
                      confidence_level=confidence_level, random_state=random_state)
     for i, spec in enumerate(specs):
         if not np.isfinite(estimates[i]):
@@ -225,7 +225,7 @@ def _add_intervals(frame: pd.DataFrame, specs: list[MetricSpec], preds: list[np.
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", DegenerateBootstrapWarning)
-                iv = _finish(res, i, name=spec.name, estimate=estimates[i], method=method,
+                iv = finish_interval(res, i, name=spec.name, estimate=estimates[i], method=method,
                              n=yt.shape[0], n_resamples=n_resamples,
                              confidence_level=confidence_level,
                              higher_is_better=spec.higher_is_better)

@@ -110,7 +110,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _as_scores(scores: Any) -> Scores:
+def as_scores(scores: Any) -> Scores:
     if isinstance(scores, Scores):
         return scores
     import pandas as pd
@@ -215,7 +215,7 @@ def compare(
             options = {**options, "higher_is_better": higher_is_better}
         return _compare_predictions(scores, baseline, candidate, spec, metric=metric, rope=rope,
                                     random_state=random_state, options=options)
-    scores = _as_scores(scores)
+    scores = as_scores(scores)
     if method == "multivariate" or (metric is not None and not isinstance(metric, str)):
         return _compare_metrics(scores, baseline, candidate, metric, rope=rope, dataset=dataset,
                                 higher_is_better=higher_is_better, method=method,

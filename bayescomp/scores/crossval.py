@@ -87,7 +87,7 @@ def _check_scorer_key(key: str) -> None:
         )
 
 
-def _check_models(models: Any) -> dict[str, Any]:
+def check_models(models: Any) -> dict[str, Any]:
     if not isinstance(models, Mapping) or not models:
         raise ValueError(
             "models must be a non-empty dict {name: unfitted estimator}, e.g. "
@@ -200,7 +200,7 @@ def cross_validate_paired(
     from sklearn.base import is_classifier, is_regressor
     from sklearn.utils import indexable
 
-    models = _check_models(models)
+    models = check_models(models)
     n_jobs = check_n_jobs(n_jobs)
     if not (isinstance(error_score, str) and error_score == "raise") and not isinstance(
         error_score, numbers.Number

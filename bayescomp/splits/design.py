@@ -190,8 +190,6 @@ def is_classification_target(y: Any) -> bool:
     return True
 
 
-_is_classification_target = is_classification_target
-
 
 def materialise_splits(
     cv: Any,
@@ -238,7 +236,7 @@ def materialise_splits(
         raise ValueError("X is empty or None: the splits need at least one row per fold")
     n_samples = len(X) if not hasattr(X, "shape") else X.shape[0]
     if classifier is None:
-        classifier = _is_classification_target(y)
+        classifier = is_classification_target(y)
     if isinstance(cv, int | np.integer) or cv is None or hasattr(cv, "split"):
         try:
             splitter = check_cv(cv, y, classifier=classifier)

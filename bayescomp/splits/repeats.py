@@ -24,11 +24,11 @@ def default_cv(y: Any, *, n_splits: int = 10, n_repeats: int = 10, random_state:
     """
     from sklearn.model_selection import RepeatedKFold, RepeatedStratifiedKFold
 
-    from bayescomp.splits.design import _is_classification_target
+    from bayescomp.splits.design import is_classification_target
 
     if int(n_splits) < 2 or int(n_repeats) < 1:
         raise ValueError(f"need n_splits >= 2 and n_repeats >= 1, got {n_splits} and {n_repeats}")
-    cls = RepeatedStratifiedKFold if _is_classification_target(y) else RepeatedKFold
+    cls = RepeatedStratifiedKFold if is_classification_target(y) else RepeatedKFold
     return cls(n_splits=int(n_splits), n_repeats=int(n_repeats), random_state=int(random_state))
 
 

@@ -311,10 +311,10 @@ def learning_curves(
     from sklearn.model_selection import RepeatedKFold, RepeatedStratifiedKFold, train_test_split
     from sklearn.utils import indexable
 
-    from bayescomp.scores.crossval import _check_models, cross_validate_paired
+    from bayescomp.scores.crossval import check_models, cross_validate_paired
     from bayescomp.splits.design import materialise_splits
 
-    models = _check_models(models)
+    models = check_models(models)
     if baseline is not None and baseline not in models:
         raise ValueError(f"baseline {baseline!r} is not among the models {list(models)}")
     if not isinstance(scoring, str):

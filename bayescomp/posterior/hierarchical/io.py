@@ -17,7 +17,7 @@ from bayescomp.posterior.hierarchical.result import HierarchicalResult
 if TYPE_CHECKING:  # pragma: no cover
     import arviz as az
 
-    from bayescomp.posterior.hierarchical.model import _Prepared
+    from bayescomp.posterior.hierarchical.model import Prepared
 
 __all__ = ["load"]
 
@@ -45,7 +45,7 @@ def _attrs_of(res_kwargs: dict[str, Any]) -> dict[str, Any]:
 
 
 
-def _to_result_idata(raw: az.InferenceData, prep: _Prepared, attrs: dict[str, Any]) -> Any:
+def _to_result_idata(raw: az.InferenceData, prep: Prepared, attrs: dict[str, Any]) -> Any:
     """Posterior on the metric's scale, named dataset coords, data and settings attached."""
     import arviz as az
     import xarray as xr
@@ -98,7 +98,7 @@ def _to_result_idata(raw: az.InferenceData, prep: _Prepared, attrs: dict[str, An
     return idata
 
 
-def from_draws(raw: az.InferenceData, prep: _Prepared, **settings: Any) -> HierarchicalResult:
+def from_draws(raw: az.InferenceData, prep: Prepared, **settings: Any) -> HierarchicalResult:
     """The result of one fit: its draws on the metric's scale with every setting attached.
 
     ``settings`` are the fields of :class:`HierarchicalResult` other than ``idata``.

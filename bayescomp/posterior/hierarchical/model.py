@@ -105,7 +105,7 @@ def hierarchical_loglik(
 
 # ------------------------------------------------------------------ data prep
 @dataclass(frozen=True)
-class _Prepared:
+class Prepared:
     names: tuple[str, ...]
     n: np.ndarray
     mean: np.ndarray          # metric units
@@ -207,14 +207,14 @@ def _floor_zero_variance(
         f"deviation is set deterministically to the smallest one observed on the other "
         f"datasets ({floor:.4g}), keeping their mean difference",
         ZeroVarianceWarning,
-        stacklevel=4,  # here -> _prepare -> hierarchical_test -> the caller
+        stacklevel=4,  # here -> prepare_datasets -> hierarchical_test -> the caller
     )
     return np.where(zero, n * floor**2, ss), np.where(zero, floor, sd)
 
 
-def _prepare(
+def prepare_datasets(
     differences: Mapping[str, Any], rho: Any, std_upper: float
-) -> _Prepared:
+) -> Prepared:
     """Sufficient statistics, standardisation scale and prior bounds of the data."""
     names, arrays = _as_arrays(differences)
     r = _rho_per_dataset(rho, differences, names)
@@ -238,7 +238,7 @@ def _prepare(
     std_among = float(np.std(mean / scale))
     if not std_among > 0:
         std_among = std_within
-    return _Prepared(
+    return Prepared(
         names=names,
         n=n,
         mean=mean,
@@ -252,7 +252,7 @@ def _prepare(
     )
 
 
-def _choose_parameterization(prep: _Prepared) -> str:
+def choose_parameterization(prep: Prepared) -> str:
     """Centred when the datasets disagree more than their own noise, else non-centred.
 
     Compares the spread of the dataset means with the typical squared standard
@@ -320,7 +320,7 @@ def _build_model(q: int, parameterization: str) -> Any:
     return model
 
 
-def _get_model(q: int, parameterization: str, backend: str) -> Any:
+def get_model(q: int, parameterization: str, backend: str) -> Any:
     """Return the cached (model, compiled) pair for this shape, building it on a miss."""
     key = (q, parameterization, backend)
     with _CACHE_LOCK:

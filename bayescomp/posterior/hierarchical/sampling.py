@@ -24,15 +24,15 @@ from bayescomp.posterior.hierarchical.diagnostics import ESS_BULK_MIN
 from bayescomp.posterior.hierarchical.io import from_draws
 from bayescomp.posterior.hierarchical.model import (
     PARAMETERIZATIONS,
-    _choose_parameterization,
-    _get_model,
-    _prepare,
+    choose_parameterization,
+    get_model,
+    prepare_datasets,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
     import arviz as az
 
-    from bayescomp.posterior.hierarchical.model import _Prepared
+    from bayescomp.posterior.hierarchical.model import Prepared
     from bayescomp.posterior.hierarchical.result import HierarchicalResult
 
 __all__ = ["RETRY_TARGET_ACCEPT", "hierarchical_test", "retry_schedule"]
@@ -44,7 +44,7 @@ RETRY_TARGET_ACCEPT = 0.99
 _SAMPLERS = ("auto", "nutpie", "pymc", "numpyro")
 
 
-def _resolve_sampler(sampler: str) -> str:
+def resolve_sampler(sampler: str) -> str:
     if sampler not in _SAMPLERS:
         raise ValueError(f"sampler must be one of {_SAMPLERS}; got {sampler!r}")
     if sampler == "numpyro":
@@ -71,7 +71,7 @@ def _resolve_sampler(sampler: str) -> str:
     return "pymc"
 
 def _sample(
-    prep: _Prepared,
+    prep: Prepared,
     parameterization: str,
     backend: str,
     *,
@@ -90,7 +90,7 @@ def _sample(
         warnings.filterwarnings(
             "ignore", message=".*could not link to a BLAS", category=UserWarning
         )
-        model, compiled = _get_model(prep.q, parameterization, backend)
+        model, compiled = get_model(prep.q, parameterization, backend)
         if backend == "nutpie":
             import nutpie
 
@@ -182,7 +182,7 @@ def _attempt_record(
 
 
 def _fit(
-    prep: _Prepared, first: str, draw: Any, settings: dict[str, Any], refit: bool,
+    prep: Prepared, first: str, draw: Any, settings: dict[str, Any], refit: bool,
     *, target_accept: float = 0.9, tune: int = 1000, draws: int = 2000,
 ) -> HierarchicalResult:
     """Fit along :func:`retry_schedule` until one attempt converges (or none is left).
@@ -307,9 +307,9 @@ def hierarchical_test(
     """
     rope_f = float(check_rope(rope))
     _check_options(chains, draws, tune, target_accept, parameterization, std_upper)
-    backend = _resolve_sampler(sampler)
-    prep = _prepare(differences, rho, float(std_upper))
-    first = _choose_parameterization(prep) if parameterization == "auto" else parameterization
+    backend = resolve_sampler(sampler)
+    prep = prepare_datasets(differences, rho, float(std_upper))
+    first = choose_parameterization(prep) if parameterization == "auto" else parameterization
     sample = partial(
         _sample, prep, backend=backend, seed=seed_from(random_state), chains=int(chains),
         progressbar=progressbar,

@@ -15,7 +15,7 @@ import numpy as np
 
 from bayescomp.core.checks import check_bool, seed_from
 from bayescomp.core.exceptions import ConvergenceWarning
-from bayescomp.posterior.hierarchical.sampling import _resolve_sampler
+from bayescomp.posterior.hierarchical.sampling import resolve_sampler
 from bayescomp.posterior.plackett_luce.model import Rankings, get_model, rankings_from_scores
 from bayescomp.posterior.plackett_luce.result import PlackettLuceResult, expected_rank
 
@@ -160,7 +160,7 @@ def plackett_luce(
     """
     _check_options(chains, draws, tune, target_accept, concentration)
     higher_is_better = check_bool(higher_is_better, "higher_is_better")
-    backend = _resolve_sampler(sampler)
+    backend = resolve_sampler(sampler)
     oriented = scores if higher_is_better else -_numeric(scores)
     rankings = rankings_from_scores(_numeric(oriented), tie_tol=float(tie_tol))
     seed = seed_from(random_state)
