@@ -227,3 +227,51 @@ def test_killed_run_resumes_from_the_store(backend, tmp_path, reference):
     assert res["decisions"] == ref.steps["decision"].tolist()
     want = ref.base_scores.to_frame().sort_values(["model", "split"])
     assert [s[2] for s in res["scores"]] == want["roc_auc"].tolist()
+
+
+# ------------------------------------------------------------------ metrics in Spark
+@pytest.mark.xdist_group("spark")
+def test_threshold_curves_on_a_spark_dataframe_equal_in_memory(spark_session):
+    """The per-threshold counts computed in Spark equal the in-memory ones exactly."""
+    from sklearn.metrics import confusion_matrix
+
+    rng = np.random.default_rng(0)
+    n = 6000
+    frame = pd.DataFrame({"rep": np.repeat([0, 1, 2], n // 3),
+                          "label": rng.choice(["fraud", "ok"], n, p=[0.2, 0.8])})
+    frame["p"] = np.clip(rng.beta(2, 5, n) + 0.3 * (frame["label"] == "fraud"), 0, 1)
+    frame.loc[::97, "p"] = 0.5  # ties at a threshold
+    thr = np.linspace(0, 1, 41)
+    metrics = ("precision", "recall", "fpr", "f1", "accuracy", "positive_rate")
+    memory = bc.threshold_curves(
+        predictions=frame.rename(columns={"rep": "repetition", "label": "y_true",
+                                          "p": "y_score"}),
+        thresholds=thr, metrics=metrics, pos_label="fraud")
+    sdf = spark_session.createDataFrame(frame).repartition(3)
+    spark = bc.threshold_curves(predictions=sdf, thresholds=thr, metrics=metrics,
+                                pos_label="fraud",
+                                columns={"label": "label", "score": "p", "repetition": "rep"})
+    np.testing.assert_array_equal(spark.values, memory.values)
+    np.testing.assert_array_equal(spark.n_test, [n // 3] * 3)
+    # one threshold of one repetition against scikit-learn's confusion matrix
+    rep1 = frame[frame["rep"] == 1]
+    tn, fp, _fn, tp = confusion_matrix(rep1["label"] == "fraud", rep1["p"] >= 0.5).ravel()
+    k = int(np.flatnonzero(np.isclose(thr, 0.5))[0])
+    assert spark.values[metrics.index("precision"), 1, k] == tp / (tp + fp)
+    assert spark.values[metrics.index("fpr"), 1, k] == fp / (fp + tn)
+    # no repetition column: the whole frame is one repetition
+    whole = bc.threshold_curves(predictions=sdf.drop("rep"), thresholds=thr, metrics=metrics,
+                                pos_label="fraud", columns={"label": "label", "score": "p"})
+    assert whole.values.shape == (len(metrics), 1, len(thr)) and whole.n_test[0] == n
+
+
+@pytest.mark.xdist_group("spark")
+def test_threshold_curves_spark_bad_input(spark_session):
+    sdf = spark_session.createDataFrame(
+        pd.DataFrame({"y_true": [0, 1, 1, 0], "y_score": [0.1, 0.8, float("nan"), 0.3]}))
+    with pytest.raises(ValueError, match="no label column 'target'"):
+        bc.threshold_curves(predictions=sdf, columns={"label": "target"})
+    with pytest.raises(ValueError, match="1 rows have a missing, NaN or infinite"):
+        bc.threshold_curves(predictions=sdf)
+    with pytest.raises(ValueError, match="pos_label='yes' is not one of the labels"):
+        bc.threshold_curves(predictions=sdf.dropna(), pos_label="yes")

@@ -19,6 +19,7 @@ import numpy as np
 
 from bayescomp.core.checks import check_level
 from bayescomp.core.jsonable import jsonable
+from bayescomp.metrics.spark import is_spark_frame
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -174,8 +175,15 @@ def _curve_values(
     n_pos, n_neg = pos_sorted.size, neg_sorted.size
     tp = (n_pos - np.searchsorted(pos_sorted, thresholds, side="left")).astype(float)
     fp = (n_neg - np.searchsorted(neg_sorted, thresholds, side="left")).astype(float)
+    return _from_counts(tp, fp, n_pos, n_neg, metrics)
+
+
+def _from_counts(tp: np.ndarray, fp: np.ndarray, n_pos: int, n_neg: int,
+                 metrics: Sequence[str]) -> np.ndarray:
+    """Every metric at every threshold from the confusion counts (rows: metrics)."""
     fn, tn = n_pos - tp, n_neg - fp
-    nan = np.full(thresholds.shape, np.nan)
+    n = n_pos + n_neg
+    nan = np.full(tp.shape, np.nan)
 
     def ratio(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -194,10 +202,50 @@ def _curve_values(
         elif m == "f1":
             out.append(ratio(2 * tp, 2 * tp + fp + fn))
         elif m == "accuracy":
-            out.append((tp + tn) / positive.size)
+            out.append((tp + tn) / n)
         elif m == "positive_rate":
-            out.append((tp + fp) / positive.size)
+            out.append((tp + fp) / n)
     return np.asarray(out)
+
+
+def _spark_curves(df: Any, thresholds: Any, metrics: tuple[str, ...], pos_label: Any,
+                  quantiles: tuple[float, float], columns: dict[str, Any]) -> ThresholdCurves:
+    """:func:`threshold_curves` on a Spark DataFrame: the counts are computed in Spark."""
+    from bayescomp.metrics.spark import score_checks, threshold_counts
+
+    rep = columns.get("repetition", "repetition")
+    if rep is not None and rep not in df.columns:
+        rep = None  # one repetition: the whole frame
+    cols = dict(label=columns.get("label", "y_true"), score=columns.get("score", "y_score"),
+                repetition=rep)
+    proba, _ = score_checks(df, pos_label=pos_label, **cols)
+    thr = _check_thresholds(thresholds, proba)
+    counts = threshold_counts(df, thr, pos_label=pos_label, **cols)
+    values = np.stack([_from_counts(c.tp, c.fp, c.n_pos, c.n_neg, metrics) for c in counts],
+                      axis=1)
+    return ThresholdCurves(thresholds=thr, metrics=metrics, values=values,
+                           n_test=np.array([c.n_pos + c.n_neg for c in counts]),
+                           quantiles=quantiles)
+
+
+def _check_thresholds(thresholds: Any, proba: bool) -> np.ndarray:
+    """The thresholds, checked (finite; in [0, 1] for probabilities), sorted, unique."""
+    if thresholds is None:
+        if not proba:
+            raise ValueError(
+                "the scores are not probabilities (they leave [0, 1]); pass thresholds on "
+                "the scores' own scale"
+            )
+        thresholds = np.linspace(0.0, 1.0, 101)
+    thr = np.asarray(thresholds, dtype=float).ravel()
+    if thr.size == 0 or not np.all(np.isfinite(thr)):
+        raise ValueError("thresholds must be a non-empty array of finite numbers")
+    if proba and (thr.min() < 0 or thr.max() > 1):
+        raise ValueError(
+            f"thresholds must lie in [0, 1] for probability scores; got range "
+            f"[{thr.min():g}, {thr.max():g}]"
+        )
+    return np.unique(np.round(thr, 12))
 
 
 def _oof_predictions(
@@ -286,6 +334,7 @@ def threshold_curves(
     response_method: str = "auto",
     quantiles: tuple[float, float] = (0.05, 0.95),
     n_jobs: int | None = None,
+    columns: dict[str, Any] | None = None,
 ) -> ThresholdCurves:
     """Evaluate precision, recall, FPR... at the same fixed thresholds in every repetition.
 
@@ -303,9 +352,11 @@ def threshold_curves(
         partitions) or ``RepeatedStratifiedKFold``.
     groups : array_like, optional
         Passed to ``cv.split``.
-    predictions : DataFrame or sequence of (y_true, y_score), optional
+    predictions : DataFrame, Spark DataFrame or sequence of (y_true, y_score), optional
         Stored out-of-sample predictions instead of an estimator: a table with
-        columns ``repetition, y_true, y_score`` or one pair per repetition.
+        columns ``repetition, y_true, y_score`` or one pair per repetition.  A Spark
+        DataFrame stays in Spark: the confusion counts at every threshold are computed
+        there and only they reach the driver (``docs/scaling_out.md``).
     thresholds : array_like, optional
         Default ``np.linspace(0, 1, 101)`` for probabilities; must be given
         for other scores.  Probabilities refuse thresholds outside [0, 1].
@@ -319,6 +370,10 @@ def threshold_curves(
     quantiles : (float, float), default (0.05, 0.95)
     n_jobs : int, optional
         Splits fitted in parallel.
+    columns : dict, optional
+        Column names of a Spark DataFrame ``predictions``: ``{"label": ..., "score": ...,
+        "repetition": ...}`` (defaults ``y_true``, ``y_score``, ``repetition``; without a
+        repetition column the whole frame is one repetition).
 
     Returns
     -------
@@ -351,6 +406,9 @@ def threshold_curves(
     lo_q, hi_q = (float(q) for q in quantiles)
     if not 0 <= lo_q < hi_q <= 1:
         raise ValueError(f"quantiles must satisfy 0 <= low < high <= 1; got {quantiles}")
+    if predictions is not None and estimator is None and is_spark_frame(predictions):
+        return _spark_curves(predictions, thresholds, metrics, pos_label, (lo_q, hi_q),
+                             dict(columns or {}))
     if estimator is not None:
         if X is None or y is None or cv is None:
             raise ValueError("fitting an estimator needs X, y and cv")
@@ -376,22 +434,7 @@ def threshold_curves(
     from bayescomp.metrics._metric import check_pos_label
 
     check_pos_label(np.concatenate([np.asarray(t).ravel() for t, _ in pairs]), pos_label)
-    if thresholds is None:
-        if not proba:
-            raise ValueError(
-                "the scores are not probabilities (they leave [0, 1]); pass thresholds on "
-                "the scores' own scale"
-            )
-        thresholds = np.linspace(0.0, 1.0, 101)
-    thr = np.asarray(thresholds, dtype=float).ravel()
-    if thr.size == 0 or not np.all(np.isfinite(thr)):
-        raise ValueError("thresholds must be a non-empty array of finite numbers")
-    if proba and (thr.min() < 0 or thr.max() > 1):
-        raise ValueError(
-            f"thresholds must lie in [0, 1] for probability scores; got range "
-            f"[{thr.min():g}, {thr.max():g}]"
-        )
-    thr = np.unique(np.round(thr, 12))
+    thr = _check_thresholds(thresholds, proba)
     values = np.stack([
         _curve_values(np.asarray(t) == pos_label, s, thr, metrics) for t, s in pairs
     ], axis=1)

@@ -1,0 +1,100 @@
+"""Metric computations that run inside Spark: only small aggregates reach the driver.
+
+A Databricks user's predictions live in a Spark DataFrame.  Here the per-threshold
+confusion counts of :func:`bayescomp.threshold_curves` are computed by Spark (one
+aggregation pass: two sums per threshold and repetition), so the driver receives
+``repetitions x thresholds x 2`` numbers, never the rows.  ``pyspark`` is imported only
+when a Spark DataFrame is passed (``pip install 'bayescomp[spark]'``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+
+def is_spark_frame(obj: Any) -> bool:
+    """True for a Spark (classic or Connect) DataFrame, without importing pyspark."""
+    return type(obj).__module__.startswith("pyspark.sql") and type(obj).__name__ == "DataFrame"
+
+
+@dataclass(frozen=True)
+class Counts:
+    """Confusion counts of one repetition at every threshold (``score >= threshold``)."""
+
+    tp: np.ndarray
+    fp: np.ndarray
+    n_pos: int
+    n_neg: int
+
+
+def _check_columns(df: Any, columns: dict[str, str | None]) -> None:
+    have = list(df.columns)
+    for role, name in columns.items():
+        if name is not None and name not in have:
+            raise ValueError(f"the Spark DataFrame has no {role} column {name!r}; its columns "
+                             f"are {have} (name them with label=, score=, repetition=)")
+
+
+def score_checks(df: Any, *, label: str, score: str, repetition: str | None,
+                 pos_label: Any) -> tuple[bool, int]:
+    """Check the columns in Spark; return (all scores in [0, 1], number of rows).
+
+    Refuses missing or non-finite scores, missing labels, more than two classes and a
+    ``pos_label`` that is not one of the labels — each with what to do."""
+    from pyspark.sql import functions as F
+
+    _check_columns(df, {"label": label, "score": score, "repetition": repetition})
+    s = F.col(score).cast("double")
+    row = df.agg(
+        F.count(F.lit(1)).alias("n"),
+        F.sum((F.col(score).isNull() | F.isnan(s) | (F.abs(s) == float("inf")))
+              .cast("long")).alias("bad"),
+        F.sum(F.col(label).isNull().cast("long")).alias("no_label"),
+        F.min(s).alias("lo"), F.max(s).alias("hi")).collect()[0]
+    if row["n"] == 0:
+        raise ValueError("the Spark DataFrame has no rows")
+    if row["bad"]:
+        raise ValueError(f"{row['bad']} rows have a missing, NaN or infinite {score!r}; drop "
+                         "or fix them first (e.g. df.dropna(subset=[...]))")
+    if row["no_label"]:
+        raise ValueError(f"{row['no_label']} rows have no {label!r}; drop them first")
+    labels = [r[0] for r in df.select(label).distinct().limit(3).collect()]
+    if len(labels) > 2:
+        raise ValueError(f"threshold curves need two classes; {label!r} has more "
+                         f"(e.g. {labels})")
+    if pos_label not in labels:
+        raise ValueError(f"pos_label={pos_label!r} is not one of the labels {sorted(labels)} "
+                         f"of {label!r}; pass pos_label= with the positive class")
+    return bool(row["lo"] >= 0 and row["hi"] <= 1), int(row["n"])
+
+
+def threshold_counts(df: Any, thresholds: np.ndarray, *, label: str, score: str,
+                     repetition: str | None, pos_label: Any) -> list[Counts]:
+    """Confusion counts per repetition (in its sorted order) at every threshold, in Spark.
+
+    One ``groupBy(repetition).agg(...)`` pass with two conditional sums per threshold:
+    exact integer counts, equal to counting the same rows in memory."""
+    from pyspark.sql import functions as F
+
+    pos = F.col(label) == F.lit(pos_label)
+    s = F.col(score).cast("double")
+    aggs = [F.sum(pos.cast("long")).alias("n_pos"), F.count(F.lit(1)).alias("n")]
+    for i, t in enumerate(thresholds):
+        above = s >= F.lit(float(t))
+        aggs += [F.sum((pos & above).cast("long")).alias(f"tp{i}"),
+                 F.sum((~pos & above).cast("long")).alias(f"fp{i}")]
+    grouped = df.groupBy(repetition) if repetition is not None else df.groupBy()
+    rows = grouped.agg(*aggs).collect()
+    if repetition is not None:
+        rows = sorted(rows, key=lambda r: r[repetition])
+    out = []
+    for r in rows:
+        k = len(thresholds)
+        tp = np.array([r[f"tp{i}"] or 0 for i in range(k)], dtype=float)
+        fp = np.array([r[f"fp{i}"] or 0 for i in range(k)], dtype=float)
+        n_pos = int(r["n_pos"] or 0)
+        out.append(Counts(tp, fp, n_pos, int(r["n"]) - n_pos))
+    return out
