@@ -275,3 +275,36 @@ def test_threshold_curves_spark_bad_input(spark_session):
         bc.threshold_curves(predictions=sdf)
     with pytest.raises(ValueError, match="pos_label='yes' is not one of the labels"):
         bc.threshold_curves(predictions=sdf.dropna(), pos_label="yes")
+
+
+@pytest.mark.xdist_group("spark")
+def test_poisson_bootstrap_in_spark_matches_in_memory(spark_session):
+    """Seeded: the Spark Poisson bootstrap agrees with the in-memory bootstrap and with the
+    binomial standard error within Monte-Carlo error; the estimate is exact."""
+    rng = np.random.default_rng(1)
+    n = 20_000
+    y = rng.integers(0, 2, n)
+    p = np.clip(0.5 * y + rng.normal(0.25, 0.25, n), 0, 1)
+    frame = pd.DataFrame({"label": y, "p": p})
+    sdf = spark_session.createDataFrame(frame).repartition(4)
+    cols = {"label": "label", "score": "p"}
+    memory = bc.bootstrap_metric(y, p, "accuracy", threshold=0.5, method="percentile",
+                                 n_resamples=1000, random_state=0)
+    spark = bc.bootstrap_metric(sdf, None, "accuracy", threshold=0.5, method="percentile",
+                                n_resamples=400, random_state=0, columns=cols)
+    acc = np.mean((p >= 0.5) == y)
+    assert spark.estimate == acc == memory.estimate
+    assert spark.n == n and spark.distribution.shape == (400,)
+    binomial_se = np.sqrt(acc * (1 - acc) / n)
+    assert abs(spark.standard_error / binomial_se - 1) < 0.15
+    assert abs(spark.standard_error / memory.standard_error - 1) < 0.15
+    width = memory.high - memory.low
+    assert abs(spark.low - memory.low) < 0.2 * width
+    assert abs(spark.high - memory.high) < 0.2 * width
+    again = bc.bootstrap_metric(sdf, None, "accuracy", threshold=0.5, method="percentile",
+                                n_resamples=400, random_state=0, columns=cols)
+    np.testing.assert_array_equal(again.distribution, spark.distribution)  # seeded
+    with pytest.raises(ValueError, match="'percentile' or 'basic'"):
+        bc.bootstrap_metric(sdf, None, "accuracy", threshold=0.5, columns=cols)
+    with pytest.raises(ValueError, match=r"computes .* in Spark"):
+        bc.bootstrap_metric(sdf, None, "roc_auc", method="percentile", columns=cols)

@@ -98,3 +98,68 @@ def threshold_counts(df: Any, thresholds: np.ndarray, *, label: str, score: str,
         n_pos = int(r["n_pos"] or 0)
         out.append(Counts(tp, fp, n_pos, int(r["n"]) - n_pos))
     return out
+
+
+#: metrics of :func:`poisson_bootstrap`, each a function of weighted confusion counts
+CONFUSION_METRICS = ("accuracy", "error_rate", "precision", "recall", "specificity", "f1",
+                     "balanced_accuracy")
+
+
+def _from_confusion(name: str, tp: np.ndarray, fp: np.ndarray, fn: np.ndarray,
+                    tn: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        n = tp + fp + fn + tn
+        return {"accuracy": lambda: (tp + tn) / n, "error_rate": lambda: (fp + fn) / n,
+                "precision": lambda: tp / (tp + fp), "recall": lambda: tp / (tp + fn),
+                "specificity": lambda: tn / (tn + fp),
+                "f1": lambda: 2 * tp / (2 * tp + fp + fn),
+                "balanced_accuracy": lambda: (tp / (tp + fn) + tn / (tn + fp)) / 2}[name]()
+
+
+def poisson_bootstrap(df: Any, metric: str, *, label: str, score: str, pos_label: Any,
+                      threshold: float | None, n_resamples: int, seed: int
+                      ) -> tuple[float, np.ndarray, int]:
+    """Poisson bootstrap of a confusion-count metric, computed in Spark.
+
+    Every row gets an independent Poisson(1) weight in every resample (the standard
+    distributed bootstrap: no global resampling step); each partition returns the
+    weighted ``tp, fp, fn, tn`` of every resample (``4 x n_resamples`` numbers), which the
+    driver adds up.  Weights come from a generator seeded by ``seed`` and the partition
+    index, so a run is reproducible for a given partitioning.  Returns the full-data
+    value, the resampled values and the number of rows."""
+    if metric not in CONFUSION_METRICS:
+        raise ValueError(
+            f"on a Spark DataFrame bootstrap_metric computes {CONFUSION_METRICS} in Spark "
+            f"(from weighted confusion counts); got {metric!r}. For roc_auc on a Spark "
+            "DataFrame collect a sample, or use the in-memory functions on its rows")
+    from pyspark.sql import functions as F
+
+    _check_columns(df, {"label": label, "score": score})
+    s = F.col(score).cast("double")
+    pred = (s >= F.lit(float(threshold))) if threshold is not None else (
+        F.col(score) == F.lit(pos_label))
+    pos = F.col(label) == F.lit(pos_label)
+    bad = df.agg(F.sum((F.col(score).isNull() | F.col(label).isNull() | (
+        F.isnan(s) if threshold is not None else F.lit(False))).cast("long"))).collect()[0][0]
+    if bad:
+        raise ValueError(f"{bad} rows have a missing label or {score!r} (or a NaN score); "
+                         "drop or fix them first")
+    rows = df.select(pos.cast("int").alias("p"), pred.cast("int").alias("q")).rdd
+    r = int(n_resamples)
+
+    def per_partition(index: int, it: Any) -> Any:
+        pq = np.array([(row[0], row[1]) for row in it], dtype=np.int8).reshape(-1, 2)
+        rng = np.random.default_rng([seed, index])
+        cell = pq[:, 0] * 2 + pq[:, 1]  # 3 tp, 2 fn, 1 fp, 0 tn
+        full = np.bincount(cell, minlength=4).astype(float)
+        out = np.zeros((r, 4))
+        for k in range(r):
+            out[k] = np.bincount(cell, weights=rng.poisson(1.0, cell.size), minlength=4)
+        yield np.concatenate([full[None, :], out])
+
+    total = rows.mapPartitionsWithIndex(per_partition).reduce(np.add)
+    if total[0].sum() == 0:
+        raise ValueError("the Spark DataFrame has no rows")
+    tn, fp, fn, tp = (total[:, i] for i in range(4))
+    values = _from_confusion(metric, tp, fp, fn, tn)
+    return float(values[0]), values[1:], int(total[0].sum())
