@@ -22,7 +22,7 @@ from bayescomp.core.exceptions import DegenerateBootstrapWarning
 from bayescomp.core.jsonable import jsonable
 from bayescomp.core.orientation import clip_to_range
 from bayescomp.metrics._metric import MetricSpec, check_predictions, resolve_metric, safe_call
-from bayescomp.metrics.spark import is_spark_frame
+from bayescomp.metrics.spark import is_spark_frame, spark_bootstrap
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -300,33 +300,6 @@ def finish_interval(
     )
 
 
-def _spark_bootstrap(df: Any, spec: MetricSpec, method: str, n_resamples: int,
-                     confidence_level: float, threshold: float | None, pos_label: Any,
-                     random_state: Any, columns: dict[str, str]) -> MetricInterval:
-    """:func:`bootstrap_metric` on a Spark DataFrame: a Poisson bootstrap run in Spark."""
-    from bayescomp.metrics.spark import poisson_bootstrap
-
-    if method not in ("percentile", "basic"):
-        raise ValueError(f"method={method!r} needs a jackknife over all rows; the Poisson "
-                         "bootstrap in Spark forms method='percentile' or 'basic' intervals")
-    seed = int(np.random.default_rng(random_state).integers(2**31 - 1))
-    est, dist, n = poisson_bootstrap(
-        df, spec.name, label=columns.get("label", "y_true"),
-        score=columns.get("score", "y_score"), pos_label=pos_label, threshold=threshold,
-        n_resamples=n_resamples, seed=seed)
-    if not np.all(np.isfinite(dist)):
-        raise ValueError(f"metric {spec.name!r} was undefined on some resamples (no "
-                         "positive, or no predicted positive); use a larger test set")
-    alpha = 1 - float(confidence_level)
-    q_lo, q_hi = np.quantile(dist, [alpha / 2, 1 - alpha / 2])
-    low, high = (q_lo, q_hi) if method == "percentile" else (2 * est - q_hi, 2 * est - q_lo)
-    low, high, _ = clip_to_range(float(low), float(high), spec.name)
-    return MetricInterval(metric=spec.name, estimate=est, low=low, high=high,
-                          standard_error=float(np.std(dist, ddof=1)), distribution=dist,
-                          confidence_level=float(confidence_level), method=method, n=n,
-                          n_resamples=int(n_resamples), higher_is_better=spec.higher_is_better)
-
-
 def _estimate(spec: MetricSpec, yt: np.ndarray, yp: np.ndarray) -> float:
     value = safe_call(spec, yt, yp)
     if not np.isfinite(value):
@@ -420,8 +393,8 @@ def bootstrap_metric(
     method = check_bootstrap_args(method, n_resamples, confidence_level)
     spec = resolve_metric(metric, pos_label=pos_label)
     if is_spark_frame(y_true):
-        return _spark_bootstrap(y_true, spec, method, n_resamples, confidence_level,
-                                threshold, pos_label, random_state, dict(columns or {}))
+        return spark_bootstrap(y_true, spec, method, n_resamples, confidence_level,
+                               threshold, pos_label, random_state, dict(columns or {}))
     yt, yp = check_predictions(y_true, y_pred_or_score, spec, threshold=threshold,
                                pos_label=pos_label, name="y_pred_or_score")
     estimate = _estimate(spec, yt, yp)

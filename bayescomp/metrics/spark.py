@@ -163,3 +163,32 @@ def poisson_bootstrap(df: Any, metric: str, *, label: str, score: str, pos_label
     tn, fp, fn, tp = (total[:, i] for i in range(4))
     values = _from_confusion(metric, tp, fp, fn, tn)
     return float(values[0]), values[1:], int(total[0].sum())
+
+
+def spark_bootstrap(df: Any, spec: Any, method: str, n_resamples: int,
+                     confidence_level: float, threshold: float | None, pos_label: Any,
+                     random_state: Any, columns: dict[str, str]) -> Any:
+    """:func:`bayescomp.bootstrap_metric` on a Spark DataFrame: a Poisson bootstrap run in
+    Spark (:func:`poisson_bootstrap`), as a :class:`~bayescomp.metrics.bootstrap.MetricInterval`."""
+    from bayescomp.core.orientation import clip_to_range
+    from bayescomp.metrics.bootstrap import MetricInterval
+
+    if method not in ("percentile", "basic"):
+        raise ValueError(f"method={method!r} needs a jackknife over all rows; the Poisson "
+                         "bootstrap in Spark forms method='percentile' or 'basic' intervals")
+    seed = int(np.random.default_rng(random_state).integers(2**31 - 1))
+    est, dist, n = poisson_bootstrap(
+        df, spec.name, label=columns.get("label", "y_true"),
+        score=columns.get("score", "y_score"), pos_label=pos_label, threshold=threshold,
+        n_resamples=n_resamples, seed=seed)
+    if not np.all(np.isfinite(dist)):
+        raise ValueError(f"metric {spec.name!r} was undefined on some resamples (no "
+                         "positive, or no predicted positive); use a larger test set")
+    alpha = 1 - float(confidence_level)
+    q_lo, q_hi = np.quantile(dist, [alpha / 2, 1 - alpha / 2])
+    low, high = (q_lo, q_hi) if method == "percentile" else (2 * est - q_hi, 2 * est - q_lo)
+    low, high, _ = clip_to_range(float(low), float(high), spec.name)
+    return MetricInterval(metric=spec.name, estimate=est, low=low, high=high,
+                          standard_error=float(np.std(dist, ddof=1)), distribution=dist,
+                          confidence_level=float(confidence_level), method=method, n=n,
+                          n_resamples=int(n_resamples), higher_is_better=spec.higher_is_better)
