@@ -326,11 +326,10 @@ def bootstrap_metric(
 ) -> MetricInterval:
     """Bootstrap confidence interval of a metric on one test set.
 
-    The test rows are resampled with replacement and the metric recomputed on
-    each resample by :func:`scipy.stats.bootstrap`, which forms the interval
-    (BCa by default).  The interval describes how much the metric would move
-    with another test set of the same size from the same population; it does
-    not cover the variability due to training.
+    The test rows are resampled with replacement and the metric recomputed on each resample
+    by :func:`scipy.stats.bootstrap`, which forms the interval (BCa by default).  The
+    interval describes how much the metric would move with another test set of the same
+    size from the same population; it does not cover the variability due to training.
 
     Parameters
     ----------
@@ -340,9 +339,9 @@ def bootstrap_metric(
         Predicted labels, or scores/probabilities for score metrics such as
         ``"roc_auc"``.
     metric : str or callable, default "roc_auc"
-        A scikit-learn metric name (``"accuracy"``, ``"f1"``, ``"f1_macro"``,
-        ``"precision"``, ``"specificity"``, ``"r2"``, ``"rmse"``, a function
-        name of :mod:`sklearn.metrics`...) or a callable ``f(y_true, y_pred)``.
+        A scikit-learn metric name (``"accuracy"``, ``"f1"``, ``"f1_macro"``, ``"precision"``,
+        ``"specificity"``, ``"r2"``, ``"rmse"``, a function name of :mod:`sklearn.metrics`...)
+        or a callable ``f(y_true, y_pred)``.
     method : {"bca", "percentile", "basic"}, default "bca"
         scipy's interval method.  BCa is refused above ``BCA_MAX_ROWS`` rows
         (its jackknife needs one evaluation per row).
@@ -361,11 +360,7 @@ def bootstrap_metric(
         text labels).
     random_state : int or Generator, optional
     columns : dict, optional
-        With a Spark DataFrame as ``y_true`` (and ``y_pred_or_score=None``): its column
-        names ``{"label": ..., "score": ...}``.  The Poisson bootstrap then runs in Spark
-        (confusion-count metrics such as accuracy, precision, recall, F1; method
-        ``"percentile"`` or ``"basic"``) and only ``4 x n_resamples`` sums per partition
-        reach the driver (``docs/scaling_out.md``).
+        ``{"label", "score"}`` names of a Spark DataFrame ``y_true`` (Poisson bootstrap in Spark).
 
     Returns
     -------
@@ -374,9 +369,8 @@ def bootstrap_metric(
     Raises
     ------
     ValueError
-        For empty or mismatched arrays, NaN scores, a single class for a score
-        metric, scores passed to a label metric without ``threshold``, or a
-        metric undefined on some resamples.
+        For empty or mismatched arrays, NaN scores, a single class for a score metric, scores
+        passed to a label metric without ``threshold``, or a metric undefined on some resamples.
 
     Examples
     --------
@@ -385,16 +379,14 @@ def bootstrap_metric(
     >>> y = rng.integers(0, 2, 200)
     >>> score = y + rng.normal(0, 1, 200)
     >>> ci = bootstrap_metric(y, score, "roc_auc", n_resamples=500, random_state=0)
-    >>> bool(ci.low < ci.estimate < ci.high)
-    True
-    >>> ci.metric, ci.method
-    ('roc_auc', 'bca')
+    >>> bool(ci.low < ci.estimate < ci.high), ci.metric, ci.method
+    (True, 'roc_auc', 'bca')
     """
     method = check_bootstrap_args(method, n_resamples, confidence_level)
     spec = resolve_metric(metric, pos_label=pos_label)
-    if is_spark_frame(y_true):
-        return spark_bootstrap(y_true, spec, method, n_resamples, confidence_level,
-                               threshold, pos_label, random_state, dict(columns or {}))
+    if is_spark_frame(y_true):  # in Spark: bayescomp.metrics.spark
+        return spark_bootstrap(y_true, spec, method, n_resamples, confidence_level, threshold,
+                               pos_label, random_state, dict(columns or {}))
     yt, yp = check_predictions(y_true, y_pred_or_score, spec, threshold=threshold,
                                pos_label=pos_label, name="y_pred_or_score")
     estimate = _estimate(spec, yt, yp)
