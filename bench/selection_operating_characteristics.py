@@ -14,9 +14,10 @@ training sets overlap); ROPE 0.01, gamma 0.95.  Two ways the scores can be relat
     every challenger is compared with its own, independent copy of the baseline (the
     steps' posteriors are independent).
 
-Rules: ``per-step`` (today's walk: promote when P(challenger - champion > rope) >= gamma),
-``bonferroni`` (the same walk with gamma adjusted to 1 - (1 - gamma) / k) and ``family``
-(the default: the winner's hybrid selective test, :mod:`bayescomp.decision.family`).
+Rules: ``champion_challenger`` (the former default walk: promote when
+P(challenger - champion > rope) >= gamma), ``bonferroni`` (the same walk with gamma
+adjusted to 1 - (1 - gamma) / k) and ``family`` (the default: the winner's hybrid
+selective test, :mod:`bayescomp.decision.family`).
 Looks: up to ``L`` looks = the base design plus up to ``L - 1`` extra repetitions (10
 splits each) while a step is undecided; ``family`` spends ``1 - gamma`` across looks.
 
@@ -136,7 +137,7 @@ def bonferroni(scores, own_base, looks, gamma, rope=ROPE, rho=RHO):
     return per_step(scores, own_base, looks, 1 - (1 - gamma) / k, rope, rho)
 
 
-RULES = {"per-step": per_step, "bonferroni": bonferroni, "family": family}
+RULES = {"champion_challenger": per_step, "bonferroni": bonferroni, "family": family}
 
 
 def cell(rule, k, gain, n_looks, mode, runs, seed, power_case=False):

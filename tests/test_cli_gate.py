@@ -19,7 +19,7 @@ def scores_csv(tmp_path_factory):
 
 def _args(csv, *more):
     return ["select", str(csv), "--baseline", "logreg", "--metric", "accuracy", "--rope",
-            "0.01", *more]
+            "0.01", "--rule", "champion_challenger", *more]
 
 
 @pytest.mark.parametrize(("gate", "status"), [(None, 0), ("promote", 0), ("keep", 1),

@@ -115,7 +115,8 @@ def test_select_across_datasets_with_a_warning_hierarchical_fit(tmp_path):
     csv = tmp_path / "many.csv"
     pd.DataFrame(rows).to_csv(csv, index=False)
     proc, peak, err = run_cli(["select", csv, "--baseline", "a", "--metric", "accuracy",
-                               "--rope", "0.01", "--draws", "60", "--chains", "2", "--quiet"],
+                               "--rope", "0.01", "--draws", "60", "--chains", "2", "--quiet",
+                               "--rule", "champion_challenger"],
                               timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "recommendation:" in proc.stdout

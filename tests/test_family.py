@@ -1,12 +1,24 @@
 """The family-wise promotion rule (issue 18): its maths against independent computations,
+<<<<<<< HEAD
 and a small version of the operating-characteristics simulation."""
+=======
+a small version of the operating-characteristics simulation, and ``select(rule=...)``."""
+>>>>>>> 0a919d0 (Issue 18 on the pure walk: the family rule is select's default (library, select_models, CLI --rule, MLflow), looks and racing through Walk.pending, the corrected gain in the recommendation and reports; docs page and gallery figure, racing bench, CHANGELOG)
 
 from __future__ import annotations
 
 import sys
+<<<<<<< HEAD
 from pathlib import Path
 
 import numpy as np
+=======
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+>>>>>>> 0a919d0 (Issue 18 on the pure walk: the family rule is select's default (library, select_models, CLI --rule, MLflow), looks and racing through Walk.pending, the corrected gain in the recommendation and reports; docs page and gallery figure, racing bench, CHANGELOG)
 import pytest
 from scipy import integrate, stats
 
@@ -18,6 +30,10 @@ from bayescomp.decision.family import (
     spent_gammas,
     winner_test,
 )
+<<<<<<< HEAD
+=======
+from bayescomp.decision.family_walk import family
+>>>>>>> 0a919d0 (Issue 18 on the pure walk: the family rule is select's default (library, select_models, CLI --rule, MLflow), looks and racing through Walk.pending, the corrected gain in the recommendation and reports; docs page and gallery figure, racing bench, CHANGELOG)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import selection_operating_characteristics as oc
@@ -82,7 +98,11 @@ def test_family_wise_false_promotion_at_the_edge_with_ten_challengers(mode):
     per-step rule promotes a non-improvement in about a quarter of the selections."""
     runs = 600
     fam, _ = oc.cell("family", 10, oc.ROPE, 1, mode, runs, seed=11)
+<<<<<<< HEAD
     old, _ = oc.cell("per-step", 10, oc.ROPE, 1, mode, runs, seed=11)
+=======
+    old, _ = oc.cell("champion_challenger", 10, oc.ROPE, 1, mode, runs, seed=11)
+>>>>>>> 0a919d0 (Issue 18 on the pure walk: the family rule is select's default (library, select_models, CLI --rule, MLflow), looks and racing through Walk.pending, the corrected gain in the recommendation and reports; docs page and gallery figure, racing bench, CHANGELOG)
     # one-sided binomial tolerance: fail only when the count is above the 99.9 % quantile
     assert fam * runs <= stats.binom.ppf(0.999, runs, 0.05)
     assert old * runs >= stats.binom.ppf(0.001, runs, 0.15)
@@ -90,7 +110,11 @@ def test_family_wise_false_promotion_at_the_edge_with_ten_challengers(mode):
 
 def test_family_keeps_the_power_of_a_real_improvement():
     fam_fp, fam_power = oc.cell("family", 10, 0.0, 1, "shared", 400, seed=12, power_case=True)
+<<<<<<< HEAD
     old_fp, old_power = oc.cell("per-step", 10, 0.0, 1, "shared", 400, seed=12,
+=======
+    old_fp, old_power = oc.cell("champion_challenger", 10, 0.0, 1, "shared", 400, seed=12,
+>>>>>>> 0a919d0 (Issue 18 on the pure walk: the family rule is select's default (library, select_models, CLI --rule, MLflow), looks and racing through Walk.pending, the corrected gain in the recommendation and reports; docs page and gallery figure, racing bench, CHANGELOG)
                                 power_case=True)
     assert old_power - fam_power <= 0.10
     assert fam_fp <= old_fp
@@ -100,3 +124,95 @@ def test_sequential_looks_keep_the_family_wise_rate():
     runs = 500
     fam, _ = oc.cell("family", 5, oc.ROPE, 10, "shared", runs, seed=13)
     assert fam * runs <= stats.binom.ppf(0.999, runs, 0.05)
+<<<<<<< HEAD
+=======
+
+
+def _scores(gains: dict[str, float], n: int = 100, seed: int = 0) -> bc.Scores:
+    """One table of the simulation's model (shared split difficulty, rho = 0.1)."""
+    sim, _ = oc.simulate(np.random.default_rng(seed), 1, np.array(list(gains.values())), n,
+                         "shared")
+    names = ["base", *gains]
+    f = pd.DataFrame([{"dataset": "d", "model": m, "split": j, "n_train": 90, "n_test": 10,
+                       "accuracy": 0.8 + sim[0, i, j]} for i, m in enumerate(names)
+                      for j in range(n)])
+    return bc.Scores(f, metrics=["accuracy"])
+
+
+def test_select_family_promotes_the_winner_with_a_corrected_gain():
+    scores = _scores({"a": 0.0, "b": 0.05, "c": -0.03, "d": 0.0}, seed=1)
+    sel = bc.select(scores, baseline="base", metric="accuracy", rope=0.01)
+    assert sel.champion == "b" and sel.settings["rule"] == "family"
+    assert sel.steps["champion"].tolist() == ["base"] * 4
+    assert sel.steps["decision"].tolist()[1] == "promote"
+    assert sel.steps["looks"].tolist() == [1, 1, 1, 1]
+    rec = sel.recommendation
+    assert rec["rule"] == "family" and rec["family_winner"] == "b"
+    assert "rule 'family'" in rec["text"] and "winner's-curse-corrected gain" in rec["text"]
+    # the winner is far ahead: the correction is small and never increases the gain much
+    assert rec["corrected_gain"] == pytest.approx(rec["expected_gain"], abs=0.005)
+
+
+def test_select_family_with_one_challenger_decides_like_today():
+    for seed in range(5):
+        scores = _scores({"a": 0.012}, seed=seed)
+        fam = bc.select(scores, baseline="base", metric="accuracy", rope=0.01)
+        old = bc.select(scores, baseline="base", metric="accuracy", rope=0.01,
+                        rule="champion_challenger")
+        assert fam.champion == old.champion
+        assert fam.steps["decision"].tolist() == old.steps["decision"].tolist()
+
+
+def test_select_family_refuses_a_per_step_promotion_it_cannot_trust():
+    """Ten challengers all at the ROPE edge (seed 5 of the simulation's model): the
+    per-step walk promotes one; the family rule keeps the baseline and says why."""
+    scores = _scores({f"m{i}": 0.01 for i in range(10)}, seed=5)
+    old = bc.select(scores, baseline="base", metric="accuracy", rope=0.01,
+                    rule="champion_challenger")
+    fam = bc.select(scores, baseline="base", metric="accuracy", rope=0.01)
+    assert old.champion != "base" and old.recommendation["rule"] == "champion_challenger"
+    assert fam.champion == "base"
+    assert "not better beyond the ROPE once its selection as the best" in fam.recommendation["text"]
+    promoted_alone = fam.steps[fam.steps["p_right"] >= 0.95]
+    assert not promoted_alone.empty  # better on their own, refused as a family
+    assert (promoted_alone["decision"] == "inconclusive").all()
+    assert promoted_alone["reason"].str.contains("challenger").all()
+
+
+def test_rule_is_checked():
+    with pytest.raises(ValueError, match="rule must be one of"):
+        bc.select(_scores({"a": 0.0}), baseline="base", metric="accuracy", rope=0.01,
+                  rule="bonferroni")
+
+
+def test_racing_skips_clear_losers_and_keeps_the_decisions(tmp_path):
+    """A seeded check on real fits: a dummy classifier is worse beyond the ROPE after the
+    first look, so racing does not fit it on the extra repetitions; the selection decides
+    as with every challenger fitted on every look (which reads the shared store back)."""
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.dummy import DummyClassifier
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_breast_cancer(return_X_y=True)
+
+    def lr(c):
+        return make_pipeline(StandardScaler(), LogisticRegression(C=c, max_iter=5000))
+
+    models = {"lr": lr(1.0), "lr_c05": lr(0.5), "dummy": DummyClassifier(),
+              "lr_c2": lr(2.0)}
+    kw = dict(baseline="lr", scoring="accuracy", rope=0.005, n_splits=5, n_repeats=1,
+              max_repeats=2, progress=False, store=tmp_path / "race.sqlite")
+    fast = bc.select_models(models, X, y, **kw)
+    full = bc.select_models(models, X, y, rule=partial(family, racing=False), **kw)
+    f, g = fast.steps.set_index("challenger"), full.steps.set_index("challenger")
+    assert f.loc["dummy", "decision"] == "reject" and f.loc["dummy", "looks"] == 1
+    assert (f["looks"].max(), g.loc["dummy", "looks"]) == (3, 3)  # the others went on
+    assert fast.champion == full.champion
+    assert f.drop(index="dummy")["decision"].tolist() == g.drop(index="dummy")[
+        "decision"].tolist()
+    assert g.loc["dummy", "decision"] == "reject"
+    assert fast.fits_total == full.fits_total - 2 * 5  # two repetitions of 5 splits saved
+    assert full.fits_performed == 10 and full.fits_loaded == fast.fits_total
+>>>>>>> 0a919d0 (Issue 18 on the pure walk: the family rule is select's default (library, select_models, CLI --rule, MLflow), looks and racing through Walk.pending, the corrected gain in the recommendation and reports; docs page and gallery figure, racing bench, CHANGELOG)

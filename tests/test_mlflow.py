@@ -123,6 +123,12 @@ def test_registry_champion_to_gated_promotion(server, data):
     parent = client.get_run(tracker.parent_id)
     assert parent.info.status == "FINISHED"
     assert parent.data.tags["bayescomp.action"] == "promote"
+    # the default family rule decided; one challenger: its corrected gain is its gain
+    assert parent.data.tags["bayescomp.rule"] == "family" == sel.recommendation["rule"]
+    assert parent.data.metrics["corrected_gain"] == pytest.approx(
+        sel.recommendation["corrected_gain"])
+    assert sel.recommendation["corrected_gain"] == pytest.approx(
+        float(sel.steps.iloc[0]["expected_gain"]), rel=1e-6)
     steps = [r for r in _runs(client, "step") if r.data.tags["mlflow.parentRunId"]
              == tracker.parent_id]
     assert len(steps) == 1

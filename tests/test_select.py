@@ -84,7 +84,8 @@ def test_champion_changes_and_later_steps_compare_against_new_champion():
     b = 0.03 + rng.normal(0, 0.003, N)
     # c is clearly better than base, but practically equivalent to b
     scores = _table({"b": b, "c": b + rng.normal(0.0005, 0.001, N), "w": b - 0.04 + rng.normal(0, 0.003, N)}, seed=3)
-    sel = bc.select(scores=scores, baseline="base", scoring="accuracy", rope=0.01)
+    sel = bc.select(scores=scores, baseline="base", scoring="accuracy", rope=0.01,
+                    rule="champion_challenger")
     assert sel.steps["challenger"].tolist() == ["b", "c", "w"]
     assert sel.steps["champion"].tolist() == ["base", "b", "b"]
     assert sel.steps["decision"].tolist() == ["promote", "equivalent", "reject"]
@@ -213,7 +214,7 @@ def test_sequential_testing_adds_seeded_repetitions_to_both_models(bc_data, tmp_
     models = {"lr": _lr(), "nb": GaussianNB()}
     cv = RepeatedStratifiedKFold(n_splits=5, n_repeats=2, random_state=0)
     kw = dict(baseline="lr", cv=cv, scoring="accuracy", rope=0.02, gamma=0.99, max_repeats=2,
-              progress=False, store=tmp_path / "seq.sqlite")
+              rule="champion_challenger", progress=False, store=tmp_path / "seq.sqlite")
     sel = bc.select(models, X, y, **kw)
     again = bc.select(models, X, y, **kw)  # the extra repetitions are resumed too
     assert (again.fits_performed, again.fits_loaded) == (0, 40)

@@ -23,7 +23,8 @@ def scores_csv(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def report_dir(scores_csv, tmp_path_factory):
-    sel = bc.select(scores=scores_csv, baseline="logreg", scoring="accuracy", rope=0.01)
+    sel = bc.select(scores=scores_csv, baseline="logreg", scoring="accuracy", rope=0.01,
+                    rule="champion_challenger")
     out = tmp_path_factory.mktemp("report")
     path = sel.report(out)
     return sel, out, path

@@ -51,6 +51,10 @@ def register(subparsers: Any) -> None:
     p.add_argument("--order", choices=("given", "name", "mean"), default="given",
                    help="challenger order: as given (folder: by file name), by name, or by mean "
                         "score, best first")
+    p.add_argument("--rule", choices=("family", "champion_challenger"), default="family",
+                   help="promotion rule: 'family' (default) keeps the false-promotion rate of "
+                        "the whole selection at 1 - gamma; 'champion_challenger' decides each "
+                        "step at gamma (the former default)")
     p.add_argument("--max-repeats", type=int, default=0,
                    help="sequential testing: extra seeded repetitions per inconclusive step")
     p.add_argument("--n-splits", type=int, default=10, help="folds of the repeated k-fold design")
@@ -161,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
     sources = list(args.source)
     csv_mode = len(sources) == 1 and Path(sources[0]).suffix.lower() == ".csv"
     common = dict(baseline=args.baseline, rope=args.rope, gamma=args.gamma, order=args.order,
-                  method=args.method)
+                  method=args.method, rule=args.rule)
     mcmc = {k: v for k, v in (("draws", args.draws), ("chains", args.chains)) if v is not None}
     if mcmc and (len(args.dataset or ()) == 1 or (not csv_mode and not args.dataset)):
         raise UserError("--draws/--chains set the hierarchical model across several datasets; "
@@ -268,7 +272,8 @@ def _print(sel: Any, args: argparse.Namespace, csv_mode: bool, report: Any) -> N
     from bayescomp.core.text import terminal_literal
 
     print(f"champion/challenger selection on {terminal_literal(sel.metric)} (ROPE "
-          f"±{sel.rope:g}, γ = {sel.gamma:g}), baseline {terminal_literal(sel.baseline)}\n")
+          f"±{sel.rope:g}, γ = {sel.gamma:g}, rule {sel.recommendation.get('rule', '?')}), "
+          f"baseline {terminal_literal(sel.baseline)}\n")
     print(format_steps(sel.steps))
     print("\n" + rope_note(sel.rope))
     print(f"\nrecommendation: {terminal_literal(sel.recommendation['text'])}")

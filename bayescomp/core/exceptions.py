@@ -63,6 +63,10 @@ class PrecisionAboveOneWarning(BayescompWarning):
     """Estimated precision@k above 1: the labeled data do not represent the class."""
 
 
+class FamilyRuleWarning(UserWarning):
+    """``rule="family"`` could not be applied (several datasets): decided per step."""
+
+
 # -------------------------------------------------------------------- errors
 class ModelFileError(ValueError):
     """A model file could not be loaded; the message names the file and the cause."""

@@ -7,7 +7,7 @@ edge, ``python bench/selection_operating_characteristics.py``), and the promoted
 expected gain is biased upward: it was promoted *because* its estimate came out high
 (the winner's curse).
 
-Rules (:data:`RULES`):
+Rules (chosen with ``select(rule=...)``, :data:`bayescomp.decision.family_walk.RULES`):
 
 ``"family"`` (default)
     All challengers are compared with the baseline on the same splits.  Their mean
@@ -22,8 +22,8 @@ Rules (:data:`RULES`):
     which is not better beyond the ROPE is at most ``1 - gamma`` whatever ``k``, and
     with a single challenger the rule is today's.  The promoted model's gain is the
     hybrid median-unbiased estimate (the winner's-curse-corrected gain).
-``"per-step"``
-    Today's rule: each challenger against the current champion, promote when
+``"champion_challenger"``
+    The former default: each challenger against the current champion, promote when
     ``P(difference > rope) >= gamma``.  Each step keeps its rate; the selection does not.
 
 Sequential looks spend ``1 - gamma`` across looks with the O'Brien–Fleming-type
@@ -44,25 +44,8 @@ from typing import Any
 import numpy as np
 from scipy import special, stats
 
-RULES = ("family", "per-step")
-DEFAULT_RULE = "family"
 #: share of ``1 - gamma`` given to the projection bound of the hybrid test (AKM's choice)
 BETA_SHARE = 0.1
-
-
-def check_rule(rule: Any) -> str:
-    """The rule's name, or a ValueError naming the choices.
-
-    Examples
-    --------
-    >>> check_rule("family")
-    'family'
-    """
-    if not isinstance(rule, str) or rule not in RULES:
-        raise ValueError(f"rule must be one of {RULES} ('family' keeps the false-promotion "
-                         f"rate of the whole selection, 'per-step' only each step's); "
-                         f"got {rule!r}")
-    return rule
 
 
 @dataclass(frozen=True)

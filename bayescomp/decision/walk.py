@@ -2,7 +2,8 @@
 
 A *rule* takes a scores table, the baseline and the challengers and returns a
 :class:`Walk` (the steps table, each step's posterior and paired scores, the champion).
-:func:`champion_challenger` is the default rule (:data:`RULES`): each challenger is
+:func:`champion_challenger` is the per-step rule (the rules by name:
+:data:`bayescomp.decision.family_walk.RULES`): each challenger is
 compared with the current champion through a ``compare`` callable (usually
 :func:`compare_step`) and becomes champion when the rule of :func:`bayescomp.decide`
 says *promote*.
@@ -258,10 +259,6 @@ def champion_challenger(scores: Scores, baseline: str, challengers: Sequence[str
     extras = list(dict.fromkeys(k for r in rows for k in r if k not in columns))
     return Walk(pd.DataFrame(rows, columns=columns + extras), results, paired, champion,
                 pending, final)
-
-
-#: the selection rules by name (``select(..., rule=)`` also takes a callable)
-RULES: dict[str, Rule] = {"champion_challenger": champion_challenger}
 
 
 def charge_fits(steps: pd.DataFrame, table: Scores, baseline: str) -> pd.DataFrame:

@@ -238,8 +238,10 @@ class MlflowTracker:
             with tempfile.TemporaryDirectory() as tmp:
                 selection.report(tmp)
                 self.client.log_artifacts(pid, tmp, "report")
+        self.client.set_tag(pid, f"{TAG}rule", str(rec.get("rule", "champion_challenger")))
         self._log_metrics(pid, {k: rec.get(k) for k in ("p_better", "p_left", "p_rope",
-                                                        "p_right", "risk", "expected_gain")})
+                                                        "p_right", "risk", "expected_gain",
+                                                        "corrected_gain", "p_selective")})
         if self.model_name is not None:
             self._alias(selection)
         self._terminate(pid)
@@ -275,7 +277,7 @@ class MlflowTracker:
                 "rope": s.get("rope"), "gamma": s.get("gamma"), "metric": s.get("metric"),
                 "seed": s.get("random_state"), "champion": step["champion"],
                 "challenger": step["challenger"], "n_splits": step["n_splits"],
-                "extra_repeats": step["extra_repeats"],
+                "extra_repeats": step["extra_repeats"], "looks": step.get("looks"),
                 "method": type(result).__name__ if result is not None else None}
 
     @staticmethod

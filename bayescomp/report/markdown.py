@@ -29,8 +29,8 @@ def selection_markdown(sel: Any) -> str:
     head = "promote" if rec["action"] == "promote" else "keep"
     lines = [f"## bayescomp selection: **{head} {_cell(sel.champion)}**", "",
              f"{_cell(rec['text'])}", "",
-             f"metric `{sel.metric}` · ROPE ±{sel.rope:g} · γ = {sel.gamma:g} · baseline "
-             f"{_cell(sel.baseline)}", ""]
+             f"metric `{sel.metric}` · ROPE ±{sel.rope:g} · γ = {sel.gamma:g} · rule "
+             f"{_cell(str(rec.get('rule', 'champion_challenger')))} · baseline {_cell(sel.baseline)}", ""]
     cols = ["step", "champion", "challenger", "p_better", "p_left", "p_rope", "p_right", "risk",
             "expected_gain", "decision"]
     lines += ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]

@@ -71,7 +71,7 @@ def select_models(
     compare_options: dict[str, Any] | None = None,
     guardrails: Mapping[str, float] | None = None,
     tracker: SelectionTracker | None = None,
-    rule: str | Rule = "champion_challenger",
+    rule: str | Rule = "family",
     retries: int = 2,
     worker_timeout: float = 180.0,
 ) -> Selection:
@@ -166,6 +166,9 @@ def select_models(
                                         guardrails=guardrails)
     specs, skipped = _fitted_models(models, baseline, on_error)
     data = _prepare(specs, X, y, groups, dataset, cv, n_splits, n_repeats, random_state)
+    from bayescomp.decision.family_walk import resolve_rule
+
+    rule, settings["rule"] = resolve_rule(rule, len(data))
     if scoring is None:
         scoring = _standard_scoring(specs, data, metric)
     names, metric = _fitted_metric(specs, scoring, metric)
@@ -198,8 +201,8 @@ def _decide(fit: Any, specs: Mapping[str, ModelSpec], skipped: Mapping[str, str]
     """Fit the design, walk, and (sequential testing) fit one more block for the pending
     models and walk again, until the rule is final."""
     from bayescomp.core.orientation import resolve_direction
+    from bayescomp.decision.family_walk import family_note
     from bayescomp.decision.walk import (
-        RULES,
         charge_fits,
         compare_step,
         memoized,
@@ -218,7 +221,7 @@ def _decide(fit: Any, specs: Mapping[str, ModelSpec], skipped: Mapping[str, str]
     cmp = memoized(partial(compare_step, metric=metric, hib=hib, rope=decide["rope"],
                         gamma=decide["gamma"], method=decide["method"],
                         options=decide["options"]))
-    rule_fn = RULES[rule] if isinstance(rule, str) else rule
+    rule_fn = rule
     reported = 0
     while True:
         w = rule_fn(table, baseline, challengers, metric=metric, compare=cmp,
@@ -239,8 +242,10 @@ def _decide(fit: Any, specs: Mapping[str, ModelSpec], skipped: Mapping[str, str]
     return Selection(
         champion=w.champion, baseline=baseline, metric=metric, rope=decide["rope"],
         gamma=decide["gamma"], steps=steps,
-        recommendation=recommend(base, baseline, w.champion, steps, compare=cmp,
-                                 metric=metric, rope=decide["rope"], gamma=decide["gamma"]),
+        recommendation=family_note(
+            recommend(base, baseline, w.champion, steps, compare=cmp, metric=metric,
+                      rope=decide["rope"], gamma=decide["gamma"]), steps, settings["rule"],
+            decide["gamma"]),
         scores=table, results=w.results, paired=w.paired,
         candidates=_candidates_frame(specs, means, skipped), skipped=dict(skipped),
         fits_performed=counts["fits_performed"], fits_loaded=counts["fits_loaded"],

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bayescomp.core.exceptions import FitError
-from bayescomp.decision.walk import ORDERS, RULES, STEP_COLUMNS, Rule
+from bayescomp.decision.family_walk import RULES
+from bayescomp.decision.walk import ORDERS, STEP_COLUMNS, Rule
 from bayescomp.scores.estimators import estimator_params, is_self_tuning
 from bayescomp.splits.repeats import default_cv
 from bayescomp.studies.selection import Selection, format_steps
@@ -45,7 +46,7 @@ def select(
     baseline: str,
     rope: float,
     gamma: float = 0.95,
-    rule: str | Rule = "champion_challenger",
+    rule: str | Rule = "family",
     metric: str | None = None,
     models: Iterable[str] | None = None,
     dataset: str | None = None,
@@ -62,10 +63,15 @@ def select(
     """Champion/challenger selection over a scores table: promote only what is better
     beyond the ROPE.
 
-    Starting from ``baseline`` as champion, each challenger (in ``order``) is compared
-    with the current champion on their paired splits; it becomes champion when
-    ``P(challenger - champion > rope) >= gamma`` (the rule of :func:`bayescomp.decide`).
-    Otherwise the champion stays (the step is *reject*, *equivalent* or *inconclusive*).
+With ``rule="family"`` (the default) every challenger is compared with the baseline
+    and only the best of them can be promoted, when it is better beyond the ROPE *given
+    that it was selected as the best* (:mod:`bayescomp.decision.family`): the probability
+    of promoting a model that is not better beyond the ROPE stays at most ``1 - gamma``
+    for the whole selection, whatever the number of challengers (``docs/family.md``).
+    With ``rule="champion_challenger"``, starting from ``baseline`` as champion, each
+    challenger (in ``order``) is compared with the current champion; it becomes champion
+    when ``P(challenger - champion > rope) >= gamma`` (:func:`bayescomp.decide`): each
+    step keeps its rate, the selection does not.
     Nothing is fitted: to cross-validate candidates and select in one call, use
     :func:`bayescomp.select_models`.
 
@@ -79,8 +85,9 @@ def select(
         Half-width of the region of practical equivalence on the metric's scale.
     gamma : float, default 0.95
         Posterior probability needed to decide, in (0.5, 1).
-    rule : str or callable, default "champion_challenger"
-        The selection rule: a name in :data:`bayescomp.decision.walk.RULES` or a callable
+    rule : str or callable, default "family"
+        The selection rule: a name in :data:`bayescomp.decision.family_walk.RULES` (with
+        several datasets ``"family"`` decides per step, with a warning) or a callable
         ``rule(scores, baseline, challengers, *, metric, compare, max_repeats) -> Walk``
         (the interface is documented in :mod:`bayescomp.decision.walk`).
     metric : str, optional
@@ -283,6 +290,9 @@ def _select_table(models: Any, scores: Any, *, metric: str | None, dataset: str 
         scores = scores.subset(datasets=[dataset])
     scores = scores.subset(models=names)
     means = score_means(scores, names, metric)
+    from bayescomp.decision.family_walk import family_note, resolve_rule
+
+    rule_fn, settings["rule"] = resolve_rule(rule, len(scores.datasets))
     settings.update(metric=metric, scoring=[metric], cv="precomputed scores",
                     design_fingerprint=_table_digest(scores))
     if tracker is not None:
@@ -292,8 +302,7 @@ def _select_table(models: Any, scores: Any, *, metric: str | None, dataset: str 
                                     means, hib)
     cmp = partial(compare_step, metric=metric, rope=rope, gamma=gamma, hib=hib, method=method,
                   options=options)
-    w = (RULES[rule] if isinstance(rule, str) else rule)(
-        scores, baseline, challengers, metric=metric, compare=cmp, max_repeats=0)
+    w = rule_fn(scores, baseline, challengers, metric=metric, compare=cmp, max_repeats=0)
     if tracker is not None:
         for i, row in enumerate(w.steps.to_dict("records")):
             tracker.on_step(row, w.results[i], w.paired[i])
@@ -301,9 +310,10 @@ def _select_table(models: Any, scores: Any, *, metric: str | None, dataset: str 
                          "mean": [means[m] for m in names], "status": "precomputed"})
     sel = Selection(champion=w.champion, baseline=baseline, metric=metric, rope=rope,
                     gamma=gamma, steps=w.steps,
-                    recommendation=recommend(scores, baseline, w.champion, w.steps,
-                                             compare=cmp, metric=metric, rope=rope,
-                                             gamma=gamma),
+                    recommendation=family_note(
+                        recommend(scores, baseline, w.champion, w.steps, compare=cmp,
+                                  metric=metric, rope=rope, gamma=gamma), w.steps,
+                        settings["rule"], gamma),
                     scores=scores, results=w.results, paired=w.paired, candidates=cand,
                     skipped={}, fits_performed=0, fits_loaded=0, fits_total=0,
                     settings=settings, base_scores=scores)

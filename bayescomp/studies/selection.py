@@ -130,7 +130,8 @@ class Selection:
 
     def __str__(self) -> str:
         lines = [f"champion/challenger selection on {self.metric} (ROPE ±{self.rope:g}, "
-                 f"gamma {self.gamma:g})", ""]
+                 f"gamma {self.gamma:g}, rule {self.recommendation.get('rule', 'champion_challenger')})",
+                 ""]
         lines.append(format_steps(self.steps))
         lines += ["", "recommendation: " + self.recommendation["text"],
                   f"fits: {self.fits_total} needed, {self.fits_performed} computed now, "
@@ -232,7 +233,7 @@ def format_steps(steps: pd.DataFrame) -> str:
     if steps.empty:
         return "(no challenger)"
     cols = ["step", "champion", "challenger", "champion_score", "challenger_score", "p_better",
-            "p_left", "p_rope", "p_right", "risk", "expected_gain", "decision", "fits"]
+            "p_left", "p_rope", "p_right", "risk", "expected_gain", "decision", "looks", "fits"]
     f = steps[[c for c in cols if c in steps.columns]].copy()
     for c in ("champion_score", "challenger_score"):
         if c in f.columns:
