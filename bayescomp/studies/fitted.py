@@ -198,8 +198,7 @@ def _decide(fit: Any, specs: Mapping[str, ModelSpec], skipped: Mapping[str, str]
             baseline: str, metric: str, higher_is_better: bool | None,
             settings: dict[str, Any], decide: dict[str, Any], trackers: list[Any],
             rule: Any, store: str | None) -> Selection:
-    """Fit the design, walk, and (sequential testing) fit one more block for the pending
-    models and walk again, until the rule is final."""
+    """Fit the design and walk; fit one more block for the pending models, walk again."""
     from bayescomp.core.orientation import resolve_direction
     from bayescomp.decision.family_walk import family_note
     from bayescomp.decision.walk import (
