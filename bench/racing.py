@@ -3,8 +3,9 @@ the decisions are those of the full design.
 
 Racing: after each look, a challenger already worse than the baseline beyond the ROPE
 with probability >= gamma is not fitted on the further repetitions.  Each scenario runs
-``select`` twice on one store (racing first, then every challenger on every look, which
-reads the racing run's fits back) and compares the fits each needed and the decisions.
+``select_models`` twice on one store (racing first, then every challenger on every look —
+``rule=partial(family, racing=False)`` —, which reads the racing run's fits back) and
+compares the fits each needed and the decisions.
 
 Scenarios:
 
@@ -26,6 +27,7 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+from functools import partial
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -59,6 +61,7 @@ def half_models() -> dict:
 
 def run(scenario: str) -> dict:
     import bayescomp as bc
+    from bayescomp.decision.family_walk import family
     from bayescomp.scores.datasets import load_dataset
 
     X, y, _ = load_dataset("breast_cancer")
@@ -71,8 +74,9 @@ def run(scenario: str) -> dict:
                                          n_splits=10, n_repeats=1, max_repeats=9)
     with tempfile.TemporaryDirectory() as tmp:
         store = Path(tmp) / "racing.sqlite"
-        fast = bc.select(models, X, y, store=store, progress=False, racing=True, **kw)
-        full = bc.select(models, X, y, store=store, progress=False, racing=False, **kw)
+        fast = bc.select_models(models, X, y, store=store, progress=False, **kw)
+        full = bc.select_models(models, X, y, store=store, progress=False,
+                                rule=partial(family, racing=False), **kw)
     same = (fast.champion == full.champion
             and fast.recommendation["action"] == full.recommendation["action"])
     return {"scenario": scenario, "racing": fast.fits_total, "full": full.fits_total,
