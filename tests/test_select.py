@@ -243,7 +243,7 @@ def test_sequential_testing_adds_seeded_repetitions_to_both_models(bc_data, tmp_
     assert row["p_left"] == pytest.approx(res.p_left, abs=1e-12)
     # a step already decided on the design needs no repetition
     sel2 = bc.select(models, X, y, baseline="nb", cv=cv, scoring="accuracy", rope=0.001,
-                     max_repeats=3, progress=False)
+                     max_repeats=3, rule="champion_challenger", progress=False)
     assert sel2.steps.iloc[0]["decision"] == "promote"
     assert sel2.steps.iloc[0]["extra_repeats"] == 0
     assert "no extra repetition needed" in sel2.steps.iloc[0]["reason"]
