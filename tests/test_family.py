@@ -1,24 +1,14 @@
 """The family-wise promotion rule (issue 18): its maths against independent computations,
-<<<<<<< HEAD
-and a small version of the operating-characteristics simulation."""
-=======
 a small version of the operating-characteristics simulation, and ``select(rule=...)``."""
->>>>>>> 0a919d0 (Issue 18 on the pure walk: the family rule is select's default (library, select_models, CLI --rule, MLflow), looks and racing through Walk.pending, the corrected gain in the recommendation and reports; docs page and gallery figure, racing bench, CHANGELOG)
 
 from __future__ import annotations
 
 import sys
-<<<<<<< HEAD
-from pathlib import Path
-
-import numpy as np
-=======
 from functools import partial
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
->>>>>>> 0a919d0 (Issue 18 on the pure walk: the family rule is select's default (library, select_models, CLI --rule, MLflow), looks and racing through Walk.pending, the corrected gain in the recommendation and reports; docs page and gallery figure, racing bench, CHANGELOG)
 import pytest
 from scipy import integrate, stats
 
@@ -30,10 +20,7 @@ from bayescomp.decision.family import (
     spent_gammas,
     winner_test,
 )
-<<<<<<< HEAD
-=======
 from bayescomp.decision.family_walk import family
->>>>>>> 0a919d0 (Issue 18 on the pure walk: the family rule is select's default (library, select_models, CLI --rule, MLflow), looks and racing through Walk.pending, the corrected gain in the recommendation and reports; docs page and gallery figure, racing bench, CHANGELOG)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import selection_operating_characteristics as oc
@@ -98,11 +85,7 @@ def test_family_wise_false_promotion_at_the_edge_with_ten_challengers(mode):
     per-step rule promotes a non-improvement in about a quarter of the selections."""
     runs = 600
     fam, _ = oc.cell("family", 10, oc.ROPE, 1, mode, runs, seed=11)
-<<<<<<< HEAD
-    old, _ = oc.cell("per-step", 10, oc.ROPE, 1, mode, runs, seed=11)
-=======
     old, _ = oc.cell("champion_challenger", 10, oc.ROPE, 1, mode, runs, seed=11)
->>>>>>> 0a919d0 (Issue 18 on the pure walk: the family rule is select's default (library, select_models, CLI --rule, MLflow), looks and racing through Walk.pending, the corrected gain in the recommendation and reports; docs page and gallery figure, racing bench, CHANGELOG)
     # one-sided binomial tolerance: fail only when the count is above the 99.9 % quantile
     assert fam * runs <= stats.binom.ppf(0.999, runs, 0.05)
     assert old * runs >= stats.binom.ppf(0.001, runs, 0.15)
@@ -110,11 +93,7 @@ def test_family_wise_false_promotion_at_the_edge_with_ten_challengers(mode):
 
 def test_family_keeps_the_power_of_a_real_improvement():
     fam_fp, fam_power = oc.cell("family", 10, 0.0, 1, "shared", 400, seed=12, power_case=True)
-<<<<<<< HEAD
-    old_fp, old_power = oc.cell("per-step", 10, 0.0, 1, "shared", 400, seed=12,
-=======
     old_fp, old_power = oc.cell("champion_challenger", 10, 0.0, 1, "shared", 400, seed=12,
->>>>>>> 0a919d0 (Issue 18 on the pure walk: the family rule is select's default (library, select_models, CLI --rule, MLflow), looks and racing through Walk.pending, the corrected gain in the recommendation and reports; docs page and gallery figure, racing bench, CHANGELOG)
                                 power_case=True)
     assert old_power - fam_power <= 0.10
     assert fam_fp <= old_fp
@@ -124,8 +103,6 @@ def test_sequential_looks_keep_the_family_wise_rate():
     runs = 500
     fam, _ = oc.cell("family", 5, oc.ROPE, 10, "shared", runs, seed=13)
     assert fam * runs <= stats.binom.ppf(0.999, runs, 0.05)
-<<<<<<< HEAD
-=======
 
 
 def _scores(gains: dict[str, float], n: int = 100, seed: int = 0) -> bc.Scores:
@@ -215,4 +192,3 @@ def test_racing_skips_clear_losers_and_keeps_the_decisions(tmp_path):
     assert g.loc["dummy", "decision"] == "reject"
     assert fast.fits_total == full.fits_total - 2 * 5  # two repetitions of 5 splits saved
     assert full.fits_performed == 10 and full.fits_loaded == fast.fits_total
->>>>>>> 0a919d0 (Issue 18 on the pure walk: the family rule is select's default (library, select_models, CLI --rule, MLflow), looks and racing through Walk.pending, the corrected gain in the recommendation and reports; docs page and gallery figure, racing bench, CHANGELOG)
