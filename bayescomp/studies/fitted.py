@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from bayescomp.core.exceptions import FitError
+from bayescomp.decision.family_walk import family_note, resolve_rule
 from bayescomp.scores.model_files import ModelSpec
 from bayescomp.studies.select import checked_settings, score_means, selection_identity
 from bayescomp.studies.selection import Selection
@@ -166,8 +167,6 @@ def select_models(
                                         guardrails=guardrails)
     specs, skipped = _fitted_models(models, baseline, on_error)
     data = _prepare(specs, X, y, groups, dataset, cv, n_splits, n_repeats, random_state)
-    from bayescomp.decision.family_walk import resolve_rule
-
     rule, settings["rule"] = resolve_rule(rule, len(data))
     if scoring is None:
         scoring = _standard_scoring(specs, data, metric)
@@ -200,7 +199,6 @@ def _decide(fit: Any, specs: Mapping[str, ModelSpec], skipped: Mapping[str, str]
             rule: Any, store: str | None) -> Selection:
     """Fit the design and walk; fit one more block for the pending models, walk again."""
     from bayescomp.core.orientation import resolve_direction
-    from bayescomp.decision.family_walk import family_note
     from bayescomp.decision.walk import (
         charge_fits,
         compare_step,
@@ -220,10 +218,9 @@ def _decide(fit: Any, specs: Mapping[str, ModelSpec], skipped: Mapping[str, str]
     cmp = memoized(partial(compare_step, metric=metric, hib=hib, rope=decide["rope"],
                         gamma=decide["gamma"], method=decide["method"],
                         options=decide["options"]))
-    rule_fn = rule
     reported = 0
     while True:
-        w = rule_fn(table, baseline, challengers, metric=metric, compare=cmp,
+        w = rule(table, baseline, challengers, metric=metric, compare=cmp,
                     max_repeats=settings["max_repeats"])
         steps = charge_fits(w.steps, table, baseline)
         final = len(steps) if not w.pending else int(w.final or 0)
@@ -241,10 +238,9 @@ def _decide(fit: Any, specs: Mapping[str, ModelSpec], skipped: Mapping[str, str]
     return Selection(
         champion=w.champion, baseline=baseline, metric=metric, rope=decide["rope"],
         gamma=decide["gamma"], steps=steps,
-        recommendation=family_note(
-            recommend(base, baseline, w.champion, steps, compare=cmp, metric=metric,
-                      rope=decide["rope"], gamma=decide["gamma"]), steps, settings["rule"],
-            decide["gamma"]),
+        recommendation=family_note(recommend(
+            base, baseline, w.champion, steps, compare=cmp, metric=metric, rope=decide["rope"],
+            gamma=decide["gamma"]), steps, settings["rule"], decide["gamma"]),
         scores=table, results=w.results, paired=w.paired,
         candidates=_candidates_frame(specs, means, skipped), skipped=dict(skipped),
         fits_performed=counts["fits_performed"], fits_loaded=counts["fits_loaded"],
