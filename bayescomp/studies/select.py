@@ -63,7 +63,7 @@ def select(
     """Champion/challenger selection over a scores table: promote only what is better
     beyond the ROPE.
 
-With ``rule="family"`` (the default) every challenger is compared with the baseline
+    With ``rule="family"`` (the default) every challenger is compared with the baseline
     and only the best of them can be promoted, when it is better beyond the ROPE *given
     that it was selected as the best* (:mod:`bayescomp.decision.family`): the probability
     of promoting a model that is not better beyond the ROPE stays at most ``1 - gamma``
