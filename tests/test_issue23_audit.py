@@ -320,3 +320,172 @@ def test_select_refuses_a_one_class_target_and_mismatched_lengths(case):
     with pytest.raises(ValueError, match=match):
         bc.select(models, X, y, baseline="dummy", rope=0.01, n_splits=2, n_repeats=1,
                   progress=False, metric="accuracy")
+
+
+def test_semicolon_csv_with_a_comma_in_a_quoted_header_is_read_right(tmp_path):
+    import bayescomp as bc
+
+    path = tmp_path / "scores.csv"
+    path.write_text('model;split;"acc, test";n_train;n_test\nlr;0;0.81;90;10\nlr;1;0.82;90;10\n'
+                    "rf;0;0.85;90;10\nrf;1;0.86;90;10\n", encoding="utf-8")
+    s = bc.Scores.read_csv(path)
+    assert s.metrics == ["acc, test"] and s.models == ["lr", "rf"]
+    one = tmp_path / "one.csv"  # a header without any separator is one column, not sniffed
+    one.write_text("accuracy\n0.9\n0.8\n", encoding="utf-8")
+    from bayescomp.scores.csvio import read_frame
+
+    assert list(read_frame(one).columns) == ["accuracy"]
+
+
+def test_bad_axis_is_said_in_our_words():
+    import bayescomp as bc
+
+    with pytest.raises(ValueError, match="axis=5 does not exist") as info:
+        bc.correlated_ttest(np.ones((3, 4)), np.ones((3, 4)) + np.arange(4), rho=0.1, axis=5)
+    assert "AxisError" not in type(info.value).__name__
+
+
+def test_load_on_a_text_file_or_a_folder_says_what_it_needs(tmp_path):
+    pytest.importorskip("h5py")
+    import bayescomp as bc
+
+    text = tmp_path / "scores.nc"
+    text.write_text("model,split\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="not a netCDF file written by"):
+        bc.load(text)
+    with pytest.raises(IsADirectoryError, match="is a folder"):
+        bc.load(tmp_path)
+
+
+# ----------------------------------------------------------------------------- the CLI
+def _cli(*args, cwd=None, timeout=300):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": os.getcwd()}
+    return subprocess.run([sys.executable, "-m", "bayescomp", *map(str, args)], cwd=cwd,
+                          env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def _two_dataset_csv(path):
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    rows = []
+    for ds in ("d1", "d2", "d3"):
+        base = rng.normal(0.8, 0.02, 10)
+        for model, shift in (("a", 0.0), ("b", 0.01)):
+            for k in range(10):
+                rows.append({"dataset": ds, "model": model, "split": k, "n_train": 90,
+                             "n_test": 10, "accuracy": base[k] + shift + rng.normal(0, 0.005),
+                             "f1": base[k] - 0.1 + shift})
+    pd.DataFrame(rows).to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize("flag,values", [("--metric", ("accuracy", "f1")),
+                                         ("--dataset", ("d1", "d2")),
+                                         ("--rope", ("0", "0.01"))])
+def test_a_repeated_single_valued_flag_is_an_error(tmp_path, flag, values):
+    csv = _two_dataset_csv(tmp_path / "s.csv")
+    out = _cli("compare", csv, "--baseline", "a", "--rope", "0", *(
+        x for v in values for x in (flag, v)) if flag != "--rope" else ("--rope", "0.01"))
+    assert out.returncode == 2
+    assert f"{flag} was given 2 times but takes one value" in out.stderr
+
+
+def test_repeatable_flags_are_used_whole(tmp_path):
+    csv = _two_dataset_csv(tmp_path / "s.csv")
+    out = _cli("select", csv, "--baseline", "a", "--rope", "0.01", "--dataset", "d1",
+               "--dataset", "d2")
+    assert out.returncode == 2 and "at most one --dataset" in out.stderr  # said, not dropped
+
+
+def test_missing_file_is_reported_before_the_heavy_imports(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    code = ("import sys; from bayescomp.cli.main import main; rc = main(['compare', "
+            "'missing.csv', '--baseline', 'a', '--rope', '0']); "
+            "print(sorted(m for m in ('scipy.stats', 'pandas', 'sklearn', 'pymc') "
+            "if m in sys.modules)); sys.exit(rc)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=120, env={**os.environ, "PYTHONPATH": os.getcwd()})
+    assert out.returncode == 2 and "no such file or folder: missing.csv" in out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+def test_n_jobs_zero_on_the_command_line(tmp_path):
+    out = _cli("compare", "--dataset", "iris", "--rope", "0.01", "--n-jobs", "0",
+               *_two_model_files(tmp_path))
+    assert out.returncode == 2
+    assert "--n-jobs" in out.stderr and "runs no worker" in out.stderr
+    assert "Parallel" not in out.stderr
+
+
+def _two_model_files(tmp_path):
+    a, b = tmp_path / "nb.py", tmp_path / "tree.py"
+    a.write_text("from sklearn.naive_bayes import GaussianNB\nmodel = GaussianNB()\n")
+    b.write_text("from sklearn.tree import DecisionTreeClassifier\n"
+                 "model = DecisionTreeClassifier(random_state=0)\n")
+    return a, b
+
+
+def test_unlabeled_says_pos_label_and_still_reads_the_old_spelling(tmp_path):
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    y = np.array(["fraud", "ok"] * 50)
+    score = np.where(y == "fraud", rng.normal(1, 1, 100), rng.normal(0, 1, 100))
+    pd.DataFrame({"y": y, "p": score}).to_csv(tmp_path / "test.csv", index=False)
+    pd.DataFrame({"p": rng.normal(0.3, 1, 400)}).to_csv(tmp_path / "pool.csv", index=False)
+    common = ("unlabeled", "--test", tmp_path / "test.csv", "--pool", tmp_path / "pool.csv",
+              "--score", "p", "--label", "y", "--class-size", "100")
+    new = _cli(*common, "--pos-label", "fraud")
+    old = _cli(*common, "--positive-class", "fraud")
+    assert new.returncode == 0 and old.returncode == 0, new.stderr + old.stderr
+    assert new.stdout == old.stdout
+    assert "--positive-class is deprecated" in old.stderr and "--pos-label" in old.stderr
+    assert "deprecated" not in new.stderr
+
+
+def test_missing_mcmc_extra_is_said_before_any_fit(monkeypatch):
+    import sys
+
+    from sklearn.base import BaseEstimator, ClassifierMixin
+
+    import bayescomp as bc
+    from bayescomp.core.exceptions import MissingExtraError
+
+    fits = []
+
+    class Counting(ClassifierMixin, BaseEstimator):
+        def fit(self, X, y):
+            fits.append(1)
+            self.classes_ = np.unique(y)
+            return self
+
+        def predict(self, X):
+            return np.full(len(X), self.classes_[0])
+
+    monkeypatch.setitem(sys.modules, "pymc", None)  # as if the [mcmc] extra were not installed
+    rng = np.random.default_rng(0)
+    data = {f"d{i}": (rng.normal(size=(30, 2)), np.array([0, 1] * 15)) for i in range(2)}
+    with pytest.raises(MissingExtraError, match=r"bayescomp\[mcmc\]"):
+        bc.select({"a": Counting(), "b": Counting()}, data, baseline="a", rope=0.01,
+                  n_splits=2, n_repeats=1, progress=False, metric="accuracy")
+    assert fits == []
+
+
+@pytest.mark.slow  # a real MCMC fit in a subprocess (about 30 s on an idle machine)
+def test_quiet_silences_the_sampler_lines_in_a_subprocess(tmp_path):
+    pytest.importorskip("pymc")
+    csv = _two_dataset_csv(tmp_path / "s.csv")
+    out = _cli("compare", csv, "--baseline", "a", "--candidate", "b", "--metric", "accuracy",
+               "--rope", "0.01", "--method", "hierarchical", "--draws", "200", "--chains", "2",
+               "--quiet", timeout=600)
+    assert out.returncode == 0, out.stderr
+    for noise in ("Initializing NUTS", "Sampling", "Auto-assigning", "Multiprocess"):
+        assert noise not in out.stderr, out.stderr

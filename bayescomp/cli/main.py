@@ -39,6 +39,25 @@ class UserError(Exception):
 class _Parser(argparse.ArgumentParser):
     """argparse, with a usage error on one line (pointing to ``--help``) instead of three."""
 
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        self._refuse_repeats(sys.argv[1:] if args is None else list(args))
+        return super().parse_known_args(args, namespace)
+
+    def _refuse_repeats(self, argv: list[str]) -> None:
+        """A single-valued flag given twice is an error, not "the last one wins" (a second
+        ``--dataset`` or ``--metric`` would otherwise be dropped silently)."""
+        seen: Counter = Counter()
+        for token in argv:
+            if token == "--":
+                break
+            action = self._option_string_actions.get(token.split("=", 1)[0])
+            if type(action) is argparse._StoreAction and action.nargs is None:
+                seen[action] += 1
+        for action, n in seen.items():
+            if n > 1:
+                flag = "/".join(action.option_strings)
+                self.error(f"{flag} was given {n} times but takes one value; give it once")
+
     def error(self, message: str) -> NoReturn:
         if "expected one argument" in message:  # e.g. --baseline -2 (a name starting with -)
             message += "; a value starting with '-' is written with '=', e.g. --baseline=-2"
@@ -95,7 +114,12 @@ def format_warnings(counts: Counter, command: str) -> list[str]:
 
 @contextlib.contextmanager
 def _quiet_samplers(quiet: bool) -> Iterator[None]:
-    """Silence the MCMC stack's log lines while the command runs (``--quiet``)."""
+    """Silence the MCMC stack's log lines while the command runs (``--quiet``).
+
+    Setting the loggers' levels is not enough: PyMC sets its own logger to INFO when it is
+    imported, which happens during the command.  ``logging.disable`` holds whatever the
+    libraries do, for every record below ERROR.
+    """
     if not quiet:
         yield
         return
@@ -103,9 +127,12 @@ def _quiet_samplers(quiet: bool) -> Iterator[None]:
     levels = [lg.level for lg in loggers]
     for lg in loggers:
         lg.setLevel(logging.ERROR)
+    previous = logging.root.manager.disable
+    logging.disable(logging.WARNING)
     try:
         yield
     finally:
+        logging.disable(previous)
         for lg, level in zip(loggers, levels, strict=True):
             lg.setLevel(level)
 
@@ -131,9 +158,27 @@ def model_failure(exc: BaseException) -> str | None:
     return None
 
 
+#: positional arguments that name input files or folders (checked before any heavy import)
+INPUT_ARGUMENTS: tuple[str, ...] = ("inputs", "file", "source")
+
+
+def missing_inputs(args: argparse.Namespace) -> list[str]:
+    """The input paths on the command line that do not exist."""
+    paths: list[str] = []
+    for name in INPUT_ARGUMENTS:
+        value = getattr(args, name, None)
+        paths += [value] if isinstance(value, str) else list(value or [])
+    return [p for p in paths if p != "-" and not os.path.exists(p)]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    missing = missing_inputs(args)
+    if missing:  # said at once: the statistics stack takes seconds to import
+        print(f"bayescomp {args.command}: error: no such file or folder: "
+              f"{one_line(', '.join(missing))}", file=sys.stderr)
+        return 2
     counts: Counter = Counter()
     try:
         with collected_warnings() as counts, _quiet_samplers(getattr(args, "quiet", False)):

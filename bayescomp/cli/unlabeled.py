@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 import numpy as np
@@ -28,6 +29,16 @@ def _class_size(text: str) -> Any:
         raise UserError(f"--class-size must be a number or LOW:HIGH; got {text!r}") from None
 
 
+class _DeprecatedFlag(argparse.Action):
+    """``--positive-class``: the old spelling of ``--pos-label``, still read, with a note."""
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option_string: Any = None
+                 ) -> None:
+        print(f"{parser.prog}: warning: {option_string} is deprecated and will be removed; "
+              "use --pos-label, as the other commands do", file=sys.stderr)
+        setattr(namespace, self.dest, values)
+
+
 def run_unlabeled(args: argparse.Namespace) -> int:
     import pandas as pd
 
@@ -39,7 +50,7 @@ def run_unlabeled(args: argparse.Namespace) -> int:
     ts = column(test, args.score, args.test).astype(float)
     ps = column(pool, args.pool_score or args.score, args.pool).astype(float)
     res = bc.precision_at_k_unlabeled(ts, y, ps, _class_size(args.class_size),
-                                      positive_class=parse_label(args.positive_class, y))
+                                      positive_class=parse_label(args.pos_label, y))
     print(res)
     if res.best_threshold_range is not None:
         lo, hi = res.best_threshold_range
@@ -66,7 +77,12 @@ def register(subparsers: Any) -> None:
     u.add_argument("--label", required=True, help="label column of the test file")
     u.add_argument("--class-size", required=True,
                    help="members of the class in the pool: N or LOW:HIGH")
-    u.add_argument("--positive-class", help="the class of interest (default 1)")
-    u.add_argument("--out", type=output_file("table.csv"), help="write the table indexed by k to this CSV")
-    u.add_argument("--plot", type=output_file("plot.png"), metavar="FILE.png", help="write the recall@k vs k plot")
+    u.add_argument("--pos-label", help="the class of interest (default 1), as in the other "
+                   "commands")
+    u.add_argument("--positive-class", dest="pos_label", action=_DeprecatedFlag,
+                   help=argparse.SUPPRESS)
+    u.add_argument("--out", type=output_file("table.csv"),
+                   help="write the table indexed by k to this CSV")
+    u.add_argument("--plot", type=output_file("plot.png"), metavar="FILE.png",
+                   help="write the recall@k vs k plot")
     u.set_defaults(func=run_unlabeled)

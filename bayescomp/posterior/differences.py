@@ -27,6 +27,11 @@ def paired_differences(baseline: Any, candidate: Any, axis: int = -1) -> np.ndar
     c = as_float_array(candidate, "candidate")
     if c.ndim == 0:
         raise ValueError("candidate must hold one score per split, got a single number")
+    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)) \
+            or not -c.ndim <= axis < c.ndim:
+        raise ValueError(f"axis={axis!r} does not exist: the scores have {c.ndim} dimension(s); "
+                         f"pass the axis that holds the splits (0 to {c.ndim - 1}, or -1 for "
+                         "the last)")
     if b.ndim == 0:
         b = np.full(np.moveaxis(c, axis, -1).shape, float(b))
     else:

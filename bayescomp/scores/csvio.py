@@ -2,7 +2,8 @@
 
 Reading (:func:`read_frame`) accepts what spreadsheets and other tools write: UTF-8 with
 or without a byte-order mark, UTF-16 with one, and ``,``, ``;``, tab or ``|`` as the
-separator (found from the header line).  Any other encoding is refused with a message
+separator (sniffed by pandas, ``sep=None, engine="python"``, which respects quotes: a ``;``
+file whose quoted header names contain commas is read right).  Any other encoding is refused with a message
 saying how to re-save the file, instead of decoding the names wrongly.
 
 Writing (:func:`write_frame`) makes text cells safe to open in a spreadsheet: a cell
@@ -14,6 +15,7 @@ removes it, so names survive the round trip unchanged.
 from __future__ import annotations
 
 import codecs
+import csv
 from pathlib import Path
 from typing import Any
 
@@ -39,9 +41,13 @@ def _encoding(path: Path, head: bytes) -> str:
     return "utf-8"
 
 
-def _separator(head_text: str) -> str:
+def _separator(head_text: str) -> dict[str, Any]:
+    """pandas' separator sniffing (quote-aware), unless the header has no separator at all:
+    a one-column file is read with ``","`` (the sniffer would split on a letter)."""
     header = head_text.lstrip("\ufeff").splitlines()[0] if head_text.strip() else ""
-    return next((s for s in SEPARATORS if s in header), ",")
+    if any(s in header for s in SEPARATORS):
+        return {"sep": None, "engine": "python"}
+    return {"sep": ","}
 
 
 def read_frame(path: str | Path, *, spreadsheet: bool = False, **kwargs: Any) -> Any:
@@ -67,10 +73,11 @@ def read_frame(path: str | Path, *, spreadsheet: bool = False, **kwargs: Any) ->
                             f"to detect it from the header line); got {kwargs[key]!r}")
     encoding = kwargs.pop("encoding", None) or _encoding(path, head)
     if "sep" not in kwargs and "delimiter" not in kwargs:
-        kwargs["sep"] = _separator(head.decode(encoding, errors="replace"))
+        kwargs.update(_separator(head.decode(encoding, errors="replace")))
     try:
         frame = pd.read_csv(path, encoding=encoding, **kwargs)
-    except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+    except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError,
+            csv.Error) as exc:
         raise ValueError(f"could not read {path} as CSV ({type(exc).__name__}: "
                          f"{str(exc).splitlines()[0] if str(exc) else exc!r}); check the "
                          "separator and that every row has the header's number of fields"
@@ -112,8 +119,6 @@ def write_frame(frame: Any, path: str | Path | None, **kwargs: Any) -> str | Non
     A text cell holding a carriage return is quoted (pandas quotes only its own line
     terminator, and readers split lines at a bare ``\r``).  ``path=None`` returns the text.
     """
-    import csv
-
     safe = spreadsheet_safe(frame)
     cells = [*map(str, safe.columns), *(str(v) for c in _text_columns(safe) for v in safe[c])]
     if "quoting" not in kwargs and any("\r" in v for v in cells):

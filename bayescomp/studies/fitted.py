@@ -168,6 +168,10 @@ def select_models(
     specs, skipped = _fitted_models(models, baseline, on_error)
     data = _prepare(specs, X, y, groups, dataset, cv, n_splits, n_repeats, random_state)
     rule, settings["rule"] = resolve_rule(rule, len(data))
+    if len(data) > 1 and method in ("auto", "hierarchical"):  # say it before any fit
+        from bayescomp.core.optional import require
+
+        require("pymc", "mcmc", "the hierarchical model across several datasets")
     if scoring is None:
         scoring = _standard_scoring(specs, data, metric)
     names, metric = _fitted_metric(specs, scoring, metric)

@@ -152,8 +152,16 @@ def load(path: Any) -> HierarchicalResult:
     path = str(path)
     if not os.path.exists(path):
         raise FileNotFoundError(f"no such file: {path}")
+    if os.path.isdir(path):
+        raise IsADirectoryError(f"{path} is a folder; pass the .nc file that "
+                                "HierarchicalResult.to_netcdf wrote")
     require("h5py", "mcmc", "reading a hierarchical result (bayescomp.load)")
-    idata = az.from_netcdf(path)  # lazy: nothing is read until .load()
+    try:
+        idata = az.from_netcdf(path)  # lazy: nothing is read until .load()
+    except (OSError, ValueError) as exc:  # h5py/netCDF: "file signature not found", ...
+        raise ValueError(f"{path} is not a netCDF file written by HierarchicalResult.to_netcdf "
+                         f"({type(exc).__name__}); pass such a file, or write the result "
+                         "again with to_netcdf") from None
     _check_declared_size(idata, path)
     if "posterior" not in idata.groups():
         raise ValueError(f"{path} holds no posterior group; it was not written by to_netcdf")
