@@ -87,6 +87,7 @@ def cases(draw: Any, corruptions: tuple[str, ...] = tuple(CORRUPTIONS)) -> Case:
 def table(case: Case, scale: float | None = None) -> pd.DataFrame:
     """The score table of ``case`` (scores multiplied by ``scale``), before corruption."""
     rng = np.random.default_rng(case.seed)
+    # the metric is "score": unbounded, so the scale-free cases (x 1e150) are valid scores
     base = rng.normal(0.8, 0.02, case.n)
     rows = []
     for i, m in enumerate(case.models):
@@ -94,10 +95,10 @@ def table(case: Case, scale: float | None = None) -> pd.DataFrame:
         if case.corruption == "constant":
             vals = np.full(case.n, 0.8)
         for s in range(case.n):
-            rows.append({"model": m, "split": s, "accuracy": vals[s], "n_train": 90,
+            rows.append({"model": m, "split": s, "score": vals[s], "n_train": 90,
                          "n_test": 10})
     frame = pd.DataFrame(rows)
-    frame["accuracy"] *= case.scale if scale is None else scale
+    frame["score"] *= case.scale if scale is None else scale
     return frame
 
 
@@ -108,13 +109,13 @@ def csv_bytes(case: Case, frame: pd.DataFrame) -> bytes:
     if c == "duplicate_row":
         frame = pd.concat([frame, frame.iloc[[1]]], ignore_index=True)
     elif c == "non_numeric_cell":
-        frame["accuracy"] = frame["accuracy"].astype(object)
-        frame.loc[1, "accuracy"] = "n/a-oops"
+        frame["score"] = frame["score"].astype(object)
+        frame.loc[1, "score"] = "n/a-oops"
     elif c == "inf_n_train":
         frame["n_train"] = frame["n_train"].astype(float)
         frame.loc[0, "n_train"] = np.inf
     elif c in ("nan_score", "inf_score"):
-        frame.loc[2, "accuracy"] = np.nan if c == "nan_score" else np.inf
+        frame.loc[2, "score"] = np.nan if c == "nan_score" else np.inf
     elif c == "empty_name":
         frame["model"] = frame["model"].astype(object)
         frame.loc[0, "model"] = ""
@@ -152,7 +153,7 @@ def _probabilities(path: Path, case: Case) -> np.ndarray:
     rope = case.rope * case.scale
     out = []
     for cand in scores.models[1:]:
-        res = bc.compare(scores, baseline=base, candidate=cand, metric="accuracy", rope=rope)
+        res = bc.compare(scores, baseline=base, candidate=cand, metric="score", rope=rope)
         out.append([res.p_left, res.p_rope, res.p_right, res.p_better])
     return np.asarray(out, dtype=float)
 
@@ -204,7 +205,7 @@ def time_limit(seconds: float):
 
 def cli_argv(case: Case, path: Path, command: str, extra: list[str]) -> list[str]:
     # --flag=VALUE: a name starting with '-' is a value, not an option
-    base = [f"--baseline={case.models[0]}", "--metric", "accuracy"]
+    base = [f"--baseline={case.models[0]}", "--metric", "score"]
     rope = [f"--rope={case.rope * case.scale:g}"]
     return [command, str(path), *base, *rope, *extra]
 

@@ -102,6 +102,14 @@ def _frame_mutations() -> dict[str, tuple[Callable[[pd.DataFrame], Any], bool | 
         "not_a_frame": (lambda df: "scores.csv-that-does-not-exist", R),
         "one_model": (lambda df: df[df["model"] == "a"], E),
         "neg_size": (lambda df: df.assign(n_train=-5), R),
+        # issue 23: sizes that overflow or are not row counts, values against the metric's
+        # range (a negated loss under the loss's name, an accuracy of 1.2), subnormals
+        "huge_size": (lambda df: df.assign(n_train=1e308, n_test=1e308), R),
+        "fractional_size": (lambda df: df.assign(n_train=89.5), R),
+        "negated_loss": (lambda df: df.rename(columns={"accuracy": "log_loss"}).assign(
+            log_loss=lambda d: -d["log_loss"]), R),
+        "above_range": (scale(1.5), R),
+        "subnormal": (scale(1e-320), None),
     }
 
 
@@ -382,9 +390,36 @@ OPEN: set[tuple[str, str]] = set()
 _CACHE: dict[str, Entry] = {}
 
 
+#: issue 23: arrays that are not real scores, refused where scores are read
+SCORE_KINDS: dict[str, tuple[Callable[[Any], Any], bool | None]] = {
+    "complex": (lambda a: np.asarray(a, dtype=float) + 1j, R),
+    "datetime": (lambda a: np.datetime64("2024-01-01") + np.arange(len(a)).astype(
+        "timedelta64[D]"), R),
+    "subnormal": (lambda a: np.asarray(a, dtype=float) * 1e-320, R),
+}
+#: issue 23: a string (or a number) where a boolean belongs is refused
+STRING_BOOLS = (["False", "True", "no", 0, 1], [R] * 5)
+
+
+def _issue23(found: dict[str, Entry]) -> dict[str, Entry]:
+    """String booleans, complex/datetime/subnormal scores and loss-named scorer keys."""
+    for name in ("correlated_ttest", "nadeau_bengio_ttest"):
+        for arg in ("baseline", "candidate"):
+            found[name].arrays[arg] = {**found[name].arrays[arg], **SCORE_KINDS}
+    for name in ("compare", "correlated_ttest", "rank", "paired_bootstrap_metric"):
+        found[name].scalars["higher_is_better"] = STRING_BOOLS
+    values, refuse = found["Scores.from_cross_validate"].scalars["results_by_model"]
+    b, c = (found["Scores.from_cross_validate"].base()["results_by_model"][m]["test_score"]
+            for m in ("a", "b"))
+    loss_named = {"a": {"test_log_loss": -b}, "b": {"test_log_loss": -c}}  # neg_log_loss values
+    found["Scores.from_cross_validate"].scalars["results_by_model"] = (
+        [*values, loss_named], [*refuse, R])
+    return found
+
+
 def entries() -> dict[str, Entry]:
     if not _CACHE:
-        _CACHE.update(_entries())
+        _CACHE.update(_issue23(_entries()))
     return _CACHE
 
 

@@ -87,15 +87,18 @@ def test_compare_against_goal(model_run, capsys):
 @pytest.mark.parametrize(
     ("argv", "fragment"),
     [
-        (["compare", "missing.csv", "--baseline", "a", "--rope", "0.01"], "no scores file"),
-        (["compare", "--dataset", "nope", "a.py", "b.py", "--rope", "0.01"],
-         "unknown built-in dataset"),
-        (["compare", "a.py", "b.py", "--rope", "0.01"], "need --dataset"),
+        (["compare", "missing.csv", "--baseline", "a", "--rope", "0.01"],
+         "no such file or folder: missing.csv"),
+        (["compare", "--dataset", "nope", str(MODELS / "knn.py"), str(MODELS / "svm_rbf.py"),
+          "--rope", "0.01"], "unknown built-in dataset"),
+        (["compare", str(MODELS / "knn.py"), str(MODELS / "svm_rbf.py"), "--rope", "0.01"],
+         "need --dataset"),
+        (["compare", "a.py", "b.py", "--rope", "0.01"], "no such file or folder: a.py, b.py"),
         (["compare", "--dataset", "iris", str(MODELS / "knn.py"), "--rope", "0.01"],
          "at least two model files"),
         (["compare", "--dataset", "iris", str(MODELS / "knn.py"), "missing_model.py",
           "--rope", "0.01"],
-         "no such model file"),
+         "no such file or folder: missing_model.py"),
     ],
 )
 def test_bad_arguments_give_one_line(argv, fragment, capsys):

@@ -59,7 +59,7 @@ def test_save_scores_writes_no_formula(tmp_path):
                 scale=1.0, corruption="none", encoding="utf-8", sep=",", seed=3)
     src, saved = tmp_path / "in.csv", tmp_path / "saved.csv"
     src.write_bytes(csv_bytes(case, table(case)))
-    outcome, _, err = run_cli(["compare", str(src), "--baseline", "base", "--metric", "accuracy",
+    outcome, _, err = run_cli(["compare", str(src), "--baseline", "base", "--metric", "score",
                                "--rope", "0.01", "--save-scores", str(saved)], False)
     assert outcome == "ok", err
     cells = pd.read_csv(saved, dtype=str, keep_default_na=False)["model"]
@@ -92,7 +92,7 @@ def test_subprocess_entry_point_ends_with_one_line(tmp_path, corruption):
     path = tmp_path / "s.csv"
     path.write_bytes(csv_bytes(case, table(case)))
     proc = subprocess.run([sys.executable, "-m", "bayescomp", "select", str(path), "--baseline",
-                           "base", "--metric", "accuracy", "--rope", "0.01", "--quiet"],
+                           "base", "--metric", "score", "--rope", "0.01", "--quiet"],
                           capture_output=True, text=True, timeout=120)
     assert "Traceback" not in proc.stderr
     if case.must_refuse:

@@ -489,3 +489,25 @@ def test_quiet_silences_the_sampler_lines_in_a_subprocess(tmp_path):
     assert out.returncode == 0, out.stderr
     for noise in ("Initializing NUTS", "Sampling", "Auto-assigning", "Multiprocess"):
         assert noise not in out.stderr, out.stderr
+
+
+def test_hierarchical_probabilities_carry_their_monte_carlo_standard_error():
+    import arviz as az
+
+    from bayescomp.posterior.hierarchical.result import HierarchicalResult
+
+    rng = np.random.default_rng(0)
+    delta0 = rng.normal(0.012, 0.01, size=(4, 2500))  # independent draws
+    idata = az.from_dict(posterior={"delta0": delta0, "nu": np.full((4, 2500), 5.0),
+                                    "std0": np.full((4, 2500), 0.01)})
+    res = HierarchicalResult(idata=idata, rope=0.01)
+    se = res.mcse()
+    # independent draws: the binomial standard error sqrt(p (1 - p) / N), within 10 %
+    for key, p in (("p_right", res.p_right), ("p_left", res.p_left), ("p_better", res.p_better)):
+        assert se[key] == pytest.approx(np.sqrt(p * (1 - p) / delta0.size), rel=0.1)
+    # autocorrelated draws (each repeated 10 times) have a larger error, as they should
+    sticky = np.repeat(delta0[:, :250], 10, axis=1)
+    slow = HierarchicalResult(idata=az.from_dict(posterior={
+        "delta0": sticky, "nu": np.full((4, 2500), 5.0), "std0": np.full((4, 2500), 0.01)}),
+        rope=0.01)
+    assert slow.mcse()["p_right"] > 2 * se["p_right"]

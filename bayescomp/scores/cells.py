@@ -51,7 +51,7 @@ def check_filled(frame: pd.DataFrame, col: str) -> np.ndarray:
         return codes
     empty = (codes < 0) | blank[np.maximum(codes, 0)]
     if empty.any():
-        rows = [int(i) for i in np.flatnonzero(empty.to_numpy())[:5]]
+        rows = [int(i) for i in np.flatnonzero(np.asarray(empty))[:5]]
         raise ValueError(f"column {col!r} is empty on {int(empty.sum())} row(s) (rows {rows}); "
                          f"give every row its {col}")
 

@@ -199,10 +199,27 @@ class HierarchicalResult:
         """Which checks failed (empty when converged)."""
         return self._check[1]
 
+    def mcse(self) -> dict[str, float]:
+        """Monte-Carlo standard error of each probability (``p_left``, ``p_rope``,
+        ``p_right``, ``p_better``): the MCSE of the mean of its indicator over the chains
+        (ArviZ's ``mcse(method="mean")``, autocorrelation included).  Two fits that differ
+        only in the seed or the dataset order differ by about this much.
+        """
+        import arviz as az
+
+        d = self.idata.posterior["delta0"].values.reshape(-1, self.idata.posterior.sizes["draw"])
+        rope = float(self.rope)
+        indicators = {"p_left": d < -rope, "p_rope": np.abs(d) <= rope, "p_right": d > rope,
+                      "p_better": d > 0}
+        return {k: float(np.ravel(az.mcse(v.astype(float), method="mean"))[0])
+                for k, v in indicators.items()}
+
     def diagnostics_summary(self) -> dict[str, Any]:
-        """Worst-case diagnostics in one dict."""
+        """Worst-case diagnostics in one dict (with the Monte-Carlo standard errors of the
+        probabilities under ``"mcse"``)."""
         d = self.diagnostics
         return {
+            "mcse": self.mcse(),
             "max_r_hat": float(d["r_hat"].max()),
             "min_ess_bulk": float(d["ess_bulk"].min()),
             "min_ess_tail": float(d["ess_tail"].min()),
