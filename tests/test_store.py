@@ -168,7 +168,7 @@ def test_sigkill_then_resume_equals_uninterrupted_run(tmp_path):
     after = _fits(store)
     assert len(after) == total  # every fit once, nothing duplicated
     assert out["fits"] == {"performed": total - len(before), "loaded_from_store": len(before),
-                           "total": total}
+                           "total": total, "retried": 0}
     # the fits finished before the kill were not redone: same rows, same ids, same times
     assert set(before) <= set(after)
     assert sum(1 for r in after if r[1] == before[0][1]) == len(before)

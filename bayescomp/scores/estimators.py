@@ -11,26 +11,99 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
+#: parameters that cannot change a fit's scores: a change of them keeps the stored fits
+NO_EFFECT = frozenset({"n_jobs", "verbose", "verbosity", "pre_dispatch"})
+
+
+def no_effect(param: str) -> bool:
+    """Whether a (deep) parameter name, e.g. ``"forest__n_jobs"``, cannot change scores."""
+    return param.rsplit("__", 1)[-1] in NO_EFFECT
+
+
+def _library(obj: Any) -> bool:
+    """Code of an installed package or the standard library (its version is recorded
+    with each fit), as opposed to the user's own code (a model file, a notebook)."""
+    import sysconfig
+
+    name = getattr(obj, "__module__", None) or ""
+    if name == "__main__":
+        return False  # a script, `python -c` or a notebook
+    module = sys.modules.get(name)
+    path = getattr(module, "__file__", None)
+    if module is None or path is None:
+        return module is not None  # built-in modules
+    roots = {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+    return any(str(path).startswith(r) for r in roots) or "site-packages" in str(path)
+
+
+def _code_digest(code: Any, h: Any) -> None:
+    h.update(code.co_code)
+    h.update(repr((code.co_names, code.co_varnames)).encode())
+    for const in code.co_consts:
+        if hasattr(const, "co_code"):
+            _code_digest(const, h)
+        else:
+            h.update(repr(const).encode())
+
+
+def code_identity(obj: Any) -> str:
+    """`` code=<digest>`` of the user's own function or class (its bytecode and constants,
+    so an edited body changes it and a comment does not); empty for library code."""
+    import functools
+    import hashlib
+
+    if isinstance(obj, functools.partial):
+        return code_identity(obj.func)
+    if _library(obj):
+        return ""
+    h = hashlib.sha256()
+    if hasattr(obj, "__code__"):
+        _code_digest(obj.__code__, h)
+    elif isinstance(obj, type):
+        for cls in obj.__mro__:
+            if _library(cls):
+                continue
+            for name, member in sorted(vars(cls).items()):
+                func = getattr(member, "__func__", member)
+                if hasattr(func, "__code__"):
+                    h.update(name.encode())
+                    _code_digest(func.__code__, h)
+    else:
+        return ""
+    return f" code={h.hexdigest()[:16]}"
+
 
 def _param_text(value: Any) -> str:
     if callable(value) and hasattr(value, "__qualname__") and not hasattr(value, "get_params"):
-        return f"<callable {value.__qualname__}>"
+        return f"<callable {value.__qualname__}{code_identity(value)}>"
     if hasattr(value, "get_params"):
-        return type(value).__name__
-    return re.sub(r" at 0x[0-9a-fA-F]+", "", repr(value))
+        return type(value).__name__ + code_identity(type(value))
+    text = re.sub(r" at 0x[0-9a-fA-F]+", "", repr(value))
+    # e.g. a pipeline's steps: the repr of the estimators in it, less n_jobs/verbose
+    text = re.sub(rf"\b(?:{'|'.join(sorted(NO_EFFECT))})=[^,()]*(?:, )?", "", text)
+    return text.replace(", )", ")") + code_identity(value)
 
 
 def estimator_params(estimator: Any) -> tuple[str, str]:
-    """``(params_json, sha256)`` of an estimator's deep parameters, stable across processes."""
+    """``(params_json, sha256)`` of what determines an estimator's predictions, stable
+    across processes: its class and deep parameters, and the code of the user's own
+    classes and functions in it (an edited function body changes the identity, so stored
+    fits are never reused for it); parameters that cannot change scores (``n_jobs``,
+    ``verbose``) are left out."""
     import hashlib
 
-    params = {"__class__": f"{type(estimator).__module__}.{type(estimator).__qualname__}"}
-    params.update({k: _param_text(v) for k, v in estimator.get_params(deep=True).items()})
+    cls = type(estimator)
+    # the user's own class by its name and code (a model file's module name is not stable)
+    params = {"__class__": f"{cls.__module__}.{cls.__qualname__}" if _library(cls)
+              else f"{cls.__qualname__}{code_identity(cls)}"}
+    params.update({k: _param_text(v) for k, v in estimator.get_params(deep=True).items()
+                   if not no_effect(k)})
     text = json.dumps(params, sort_keys=True)
     return text, hashlib.sha256(text.encode()).hexdigest()
 

@@ -42,6 +42,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bayescomp.core.exceptions import DesignChangedError
+from bayescomp.scores.estimators import no_effect
+from bayescomp.studies.integrity import StoreError, StoreLock, check_usable, fit_checksum
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -86,7 +88,6 @@ CREATE TABLE IF NOT EXISTS steps (
 """
 
 
-
 def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
@@ -129,9 +130,15 @@ class ResultStore:
         except sqlite3.DatabaseError as exc:
             raise ValueError(f"{self.path} is not a usable SQLite store ({exc}); pass a new "
                              "--store path") from None
+        check_usable(self._con, self.path)
+        self._lock = StoreLock(self.path)
         self._con.execute("PRAGMA synchronous=NORMAL")
         self._con.execute("PRAGMA foreign_keys=ON")
         self._con.executescript(_SCHEMA)
+        if "checksum" not in {r[1] for r in self._con.execute("PRAGMA table_info(fits)")}:
+            # stores written before checksums: their fits load unverified, new ones are
+            # written with one (the schema stays readable by those versions)
+            self._con.execute("ALTER TABLE fits ADD COLUMN checksum TEXT")
         row = self._con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         if row is None:
             with self._tx():
@@ -151,6 +158,7 @@ class ResultStore:
         return _Transaction(self._con)
 
     def close(self) -> None:
+        self._lock.release()
         self._con.close()
 
     def __enter__(self) -> ResultStore:
@@ -184,6 +192,7 @@ class ResultStore:
         and ``scoring`` are recorded by the first run; a later run may decide on
         another metric (its fits are scored per metric, see :meth:`load_fits`).
         """
+        self._lock.acquire()  # a run that fits owns the store until it closes it
         row = self._con.execute(
             "SELECT fingerprint, data_hash, metric, scoring, cv, n_splits FROM designs "
             "WHERE dataset=?", (dataset,)).fetchone()
@@ -246,7 +255,13 @@ class ResultStore:
         if row is not None:
             if row[0] != params_hash:
                 old, new = json.loads(row[1]), json.loads(params)
-                diff = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
+                diff = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k)
+                              and not no_effect(k))
+                if not diff:  # only n_jobs/verbose differ (or a store of an earlier version)
+                    with self._tx():
+                        self._con.execute("UPDATE models SET params_hash=?, params=? WHERE "
+                                          "model=?", (params_hash, params, model))
+                    return
                 raise DesignChangedError(
                     f"model {model!r} changed since its fits were stored in {self.path} "
                     f"(parameters {diff[:5]} differ); rename the model or use a new store file"
@@ -261,16 +276,28 @@ class ResultStore:
         """Successful stored fits of one model on one dataset, keyed by split."""
         out: dict[int, dict[str, Any]] = {}
         rows = self._con.execute(
-            "SELECT fit_id, split, fit_time, score_time, best_params FROM fits "
-            "WHERE dataset=? AND model=? AND error IS NULL", (dataset, model)).fetchall()
-        for fit_id, split, ft, st, bp in rows:
+            "SELECT fit_id, split, fit_time, score_time, best_params, params_hash, checksum "
+            "FROM fits WHERE dataset=? AND model=? AND error IS NULL",
+            (dataset, model)).fetchall()
+        sums = {}
+        for fit_id, split, ft, st, bp, ph, cs in rows:
             out[int(split)] = {"fit_id": fit_id, "scores": {}, "fit_time": ft, "score_time": st,
                                "error": None, "best_params": json.loads(bp) if bp else None}
+            sums[int(split)] = (ph, cs)
         for _, _, split, metric, value in self._con.execute(
                 "SELECT s.fit_id, s.model, s.split, s.metric, s.value FROM scores s JOIN fits f "
                 "USING (fit_id) WHERE s.dataset=? AND s.model=? AND f.error IS NULL",
                 (dataset, model)):
             out[int(split)]["scores"][metric] = float("nan") if value is None else float(value)
+        for split, (ph, cs) in sums.items():
+            if cs is not None and cs != fit_checksum(dataset, model, split, ph, None,
+                                                     out[split]["scores"]):
+                raise StoreError(
+                    f"the stored fit of model {model!r} on split {split} of dataset "
+                    f"{dataset!r} in {self.path} does not match its checksum: its scores were "
+                    "changed outside bayescomp. Delete that fit (DELETE FROM fits WHERE "
+                    f"fit_id={out[split]['fit_id']}) to have it refitted, or move the store "
+                    "aside")
         return out
 
     def write_fit(self, *, dataset: str, model: str, split: int, seed: int | None,
@@ -289,12 +316,14 @@ class ResultStore:
                               (dataset, model, int(split)))
             cur = self._con.execute(
                 "INSERT INTO fits (run_id, dataset, model, split, seed, fit_time, score_time, "
-                "error, params_hash, params, best_params, versions, host, pid, finished_at) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "error, params_hash, params, best_params, versions, host, pid, finished_at, "
+                "checksum) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (run_id, dataset, model, int(split), seed, float(result["fit_time"]),
                  float(result["score_time"]), result.get("error"), params_hash, params,
                  json.dumps(best, default=repr) if best is not None else None,
-                 self._versions, self._host, os.getpid(), _now()))
+                 self._versions, self._host, os.getpid(), _now(),
+                 fit_checksum(dataset, model, split, params_hash, result.get("error"),
+                              result["scores"])))
             fit_id = int(cur.lastrowid)
             self._con.executemany(
                 "INSERT INTO scores VALUES (?,?,?,?,?,?)",
