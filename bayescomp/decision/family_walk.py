@@ -116,9 +116,9 @@ def family(scores: Scores, baseline: str, challengers: Sequence[str], *, metric:
     >>> w.champion, w.steps["decision"].tolist(), w.pending
     ('b', ['promote', 'equivalent'], ())
     """
-    from bayescomp.decision.walk import _blocked
+    from bayescomp.decision.walk import blocked_scores
 
-    frame = _blocked(scores)
+    frame = blocked_scores(scores)
     failed = {c: failure(frame, c) for c in challengers}
     live = [c for c in challengers if failed[c] is None]
     state: dict[str, _Step] = {}

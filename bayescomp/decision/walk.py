@@ -144,7 +144,7 @@ def step_row(step: int, champion: str, challenger: str, res: Any, d: Decision | 
     }
 
 
-def _blocked(scores: Scores) -> pd.DataFrame:
+def blocked_scores(scores: Scores) -> pd.DataFrame:
     f = scores.to_frame()
     if "block" not in f.columns:
         f["block"] = 0
@@ -181,7 +181,7 @@ def step_table(scores: Scores, a: str, b: str, blocks: int) -> Scores:
     blocks (what a step between them compares)."""
     from bayescomp.scores.table import Scores
 
-    f = _blocked(scores)
+    f = blocked_scores(scores)
     keep = f["model"].isin([a, b]) & (f["block"] <= blocks)
     return Scores(scores.to_frame()[keep.to_numpy()], metrics=scores.metrics)
 
@@ -227,7 +227,7 @@ def champion_challenger(scores: Scores, baseline: str, challengers: Sequence[str
     """
     import pandas as pd
 
-    frame = _blocked(scores)
+    frame = blocked_scores(scores)
     champion = baseline
     rows, results, paired = [], [], []
     pending: tuple[str, ...] = ()
