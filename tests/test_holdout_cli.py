@@ -130,3 +130,18 @@ def test_bc_compare_reads_a_predictions_table(table):
     np.testing.assert_array_equal(res.draws, ref.draws)
     same = bc.compare(table, "A", "B", method="holdout", rope=0.01, random_state=5)
     assert same.method == "dirichlet_multinomial" and same.metric == "accuracy"
+
+
+def test_bc_select_walks_a_predictions_table(table):
+    import bayescomp as bc
+    from bayescomp.studies.select_predictions import select_predictions
+
+    with pytest.warns(UserWarning, match="without a family-wise correction"):
+        bc.select(table, baseline="A", rope=0.01, compare_options={"cluster": "passage"})
+    sel = bc.select(table, baseline="A", rope=0.01, rule="champion_challenger",
+                    compare_options={"cluster": "passage"})
+    ref = select_predictions(table, baseline="A", rope=0.01, cluster="passage")
+    assert sel.champion == ref.champion
+    assert sel.steps["p_right"].tolist() == ref.steps["p_right"].tolist()
+    with pytest.raises(ValueError, match="champion/challenger rule"):
+        bc.select(table, baseline="A", rope=0.01, rule="family_wise")

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from bayescomp.core.exceptions import FitError
 from bayescomp.decision.family_walk import RULES
 from bayescomp.decision.walk import ORDERS, STEP_COLUMNS, Rule
+from bayescomp.posterior.predictions import is_predictions
 from bayescomp.scores.estimators import estimator_params, is_self_tuning
 from bayescomp.splits.repeats import default_cv
 from bayescomp.studies.selection import Selection, format_steps
@@ -77,8 +78,11 @@ def select(
 
     Parameters
     ----------
-    table : Scores or CSV path
-        Per-split scores of the candidates (also accepted as ``scores=``).
+    table : Scores or CSV path, or DataFrame of predictions
+        Per-split scores of the candidates (also accepted as ``scores=``); or item-level
+        predictions on one test set (``y_true`` and one column per model; docs "One test
+        set"), walked by :func:`~bayescomp.studies.select_predictions.select_predictions`
+        with ``compare_options`` ``cluster=``, ``item=``, ``threshold=``, ``draws=``.
     baseline : str
         The model in production: the first champion.
     rope : float
@@ -134,6 +138,11 @@ def select(
     >>> sel.champion, sel.steps["decision"].tolist()
     ('gbm', ['promote'])
     """
+    if is_predictions(table):  # item-level predictions of several models on one test set
+        return _select_predictions(table, baseline=baseline, rope=rope, gamma=gamma, rule=rule,
+                                   metric=metric, models=models, order=order,
+                                   higher_is_better=higher_is_better, random_state=random_state,
+                                   options=compare_options)
     if X is not None or y is not None or (scores is None and table is not None
                                           and _names_models(table)):
         return _fit_and_select(table, X, y, baseline=baseline, rope=rope, gamma=gamma,
@@ -159,6 +168,26 @@ def select(
     return _select_table(models, scores, metric=metric, dataset=dataset,
                          higher_is_better=higher_is_better, settings=settings,
                          tracker=tracker, rule=rule, **decide)
+
+
+def _select_predictions(table: Any, *, rule: Any, metric: str | None, models: Any,
+                        options: dict[str, Any] | None, **kwargs: Any) -> Selection:
+    """``select`` on a predictions table (``y_true`` and a column per model): the
+    champion/challenger walk of :mod:`bayescomp.studies.select_predictions`; ``compare_options``
+    carry ``cluster``, ``item``, ``sample``, ``threshold``, ``draws``."""
+    from bayescomp.studies.select_predictions import select_predictions
+
+    if rule == "family":  # the default: not implemented on predictions, say so
+        warnings.warn("the family-wise rule works on score tables; this predictions table is "
+                      "walked champion/challenger, step by step, without a family-wise "
+                      "correction (pass rule='champion_challenger' to silence this)",
+                      UserWarning, stacklevel=3)
+    elif rule != "champion_challenger":
+        raise ValueError(f"a predictions table is selected by the champion/challenger rule; "
+                         f"rule={rule!r} works on score tables")
+    return select_predictions(table, metric=metric or "accuracy",
+                              models=list(models) if models is not None else None,
+                              **kwargs, **(options or {}))
 
 
 def _names_models(table: Any) -> bool:
