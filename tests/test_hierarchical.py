@@ -83,7 +83,7 @@ def test_loglik_vectorised_over_datasets_with_different_n_and_rho():
 def test_pytensor_graph_uses_the_same_likelihood():
     import pymc as pm
 
-    prep = H._prepare({"a": [0.1, 0.2, 0.4], "b": [0.0, -0.1, 0.05, 0.2]}, 0.2, 1000.0)
+    prep = H.prepare_datasets({"a": [0.1, 0.2, 0.4], "b": [0.0, -0.1, 0.05, 0.2]}, 0.2, 1000.0)
     model = H._build_model(2, "centered")
     with model:
         pm.set_data(prep.standardised())
@@ -165,10 +165,10 @@ def test_other_samplers_agree_with_nutpie_and_are_seeded(sampler, small_fit_nutp
 def test_zero_variance_dataset_is_handled_deterministically():
     d = {"a": [0.02, 0.02, 0.02, 0.02], "b": [0.01, 0.03, 0.02, 0.0], "c": [0.0, 0.1, 0.05, 0.07]}
     with pytest.warns(ZeroVarianceWarning, match="'?a'?"):
-        p1 = H._prepare(d, 0.1, 1000.0)
+        p1 = H.prepare_datasets(d, 0.1, 1000.0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ZeroVarianceWarning)
-        p2 = H._prepare(d, 0.1, 1000.0)
+        p2 = H.prepare_datasets(d, 0.1, 1000.0)
     sd_b = np.std(d["b"])  # smaller than sd of c -> the floor
     assert p1.zero_variance.tolist() == [True, False, False]
     assert p1.ss[0] == pytest.approx(4 * sd_b**2)
@@ -182,8 +182,8 @@ def test_parameterisation_choice_follows_the_data():
     rng = np.random.default_rng(0)
     agree = {f"d{i}": rng.normal(0.01, 0.05, 20) for i in range(10)}
     disagree = {f"d{i}": rng.normal(0.2 * i, 0.01, 20) for i in range(10)}
-    assert H._choose_parameterization(H._prepare(agree, 0.1, 1000.0)) == "noncentered"
-    assert H._choose_parameterization(H._prepare(disagree, 0.1, 1000.0)) == "centered"
+    assert H.choose_parameterization(H.prepare_datasets(agree, 0.1, 1000.0)) == "noncentered"
+    assert H.choose_parameterization(H.prepare_datasets(disagree, 0.1, 1000.0)) == "centered"
 
 
 # --------------------------------------------------------- MCMC on real data
@@ -335,10 +335,10 @@ def test_netcdf_round_trip(nbc_hnb, tmp_path):
 
 
 def test_load_rejects_foreign_files(tmp_path):
-    import arviz as az
+    from bayescomp.core.arviz_compat import from_dict
 
     path = tmp_path / "other.nc"
-    az.from_dict(posterior={"x": np.zeros((1, 5))}).to_netcdf(str(path))
+    from_dict({"posterior": {"x": np.zeros((1, 5))}}).to_netcdf(str(path))
     with pytest.raises(ValueError, match="not written by"):
         load(path)
 
@@ -409,7 +409,7 @@ def test_blas_warning_filter_is_not_installed_at_import():
 
 def _fake_draws(seed: int, diverging: int, shift: float):
     """Raw sampler output (standardised scale) whose two chains disagree by ``shift``."""
-    import arviz as az
+    from bayescomp.core.arviz_compat import from_dict
 
     rng = np.random.default_rng(seed)
     post = {v: rng.normal(size=(2, 50)) + np.array([[0.0], [shift]])
@@ -417,13 +417,13 @@ def _fake_draws(seed: int, diverging: int, shift: float):
     post |= {v: rng.normal(size=(2, 50, 2)) for v in ("delta", "sigma")}
     div = np.zeros((2, 50), dtype=bool)
     div[0, :diverging] = True
-    return az.from_dict(posterior=post, sample_stats={"diverging": div})
+    return from_dict({"posterior": post, "sample_stats": {"diverging": div}})
 
 
 def test_retry_keeps_the_best_fit_and_logs_every_attempt():
     from bayescomp.posterior.hierarchical import sampling
 
-    prep = H._prepare({"a": [0.1, 0.2, 0.4], "b": [0.0, -0.1, 0.05, 0.2]}, 0.2, 1000.0)
+    prep = H.prepare_datasets({"a": [0.1, 0.2, 0.4], "b": [0.0, -0.1, 0.05, 0.2]}, 0.2, 1000.0)
     raws = {("centered", 0.9): _fake_draws(0, 0, 3.0), ("centered", 0.99): _fake_draws(2, 9, 3.0),
             ("noncentered", 0.9): _fake_draws(1, 5, 3.0),
             ("noncentered", 0.99): _fake_draws(3, 7, 3.0)}

@@ -55,12 +55,12 @@ def _simulate(worth, n: int, rng) -> pd.DataFrame:
 
 def _hand_result(draws: np.ndarray, table: pd.DataFrame) -> PlackettLuceResult:
     """A result built by the package's own InferenceData builder from given worth draws."""
-    import arviz as az
+    from bayescomp.core.arviz_compat import from_dict
 
     rankings = rankings_from_scores(table)
     chains = 2
-    raw = az.from_dict(posterior={"worth": draws.reshape(chains, -1, draws.shape[-1])},
-                       sample_stats={"diverging": np.zeros((chains, len(draws) // chains))})
+    raw = from_dict({"posterior": {"worth": draws.reshape(chains, -1, draws.shape[-1])},
+                     "sample_stats": {"diverging": np.zeros((chains, len(draws) // chains))}})
     return PlackettLuceResult(idata=_to_idata(raw, rankings, {"metric": "acc"}), metric="acc")
 
 

@@ -439,16 +439,29 @@ def test_sample_moments(result):
 @pytest.mark.filterwarnings("ignore:Passing a dict or None as alias_mapping")  # ArviZ vs mpl
 def test_to_inference_data_with_arviz(result):
     az = pytest.importorskip("arviz")
+    from bayescomp.core.arviz_compat import arviz_major
+
     idata = result.to_inference_data(draws=5000, random_state=0)
     assert idata.posterior["mu"].shape == (4, 5000)
-    summ = az.summary(idata, kind="stats", hdi_prob=0.95)
+    if arviz_major() >= 1:  # ArviZ 1.x: DataTree, ci_prob, columns hdi95_lb / hdi95_ub
+        summ = az.summary(idata, kind="stats", ci_prob=0.95, ci_kind="hdi", round_to="none")
+        cols = ("hdi95_lb", "hdi95_ub")
+    else:
+        summ = az.summary(idata, kind="stats", hdi_prob=0.95)
+        cols = ("hdi_2.5%", "hdi_97.5%")
     assert list(summ.index) == ["mu"]
-    assert summ.loc["mu", "mean"] == pytest.approx(result.mean, abs=0.1 * result.sd)
-    assert summ.loc["mu", "sd"] == pytest.approx(result.sd, rel=0.05)
+    assert float(summ.loc["mu", "mean"]) == pytest.approx(result.mean, abs=0.1 * result.sd)
+    assert float(summ.loc["mu", "sd"]) == pytest.approx(result.sd, rel=0.05)
     lo, hi = result.hdi(0.95)
-    assert summ.loc["mu", "hdi_2.5%"] == pytest.approx(lo, abs=0.2 * result.sd)
-    assert summ.loc["mu", "hdi_97.5%"] == pytest.approx(hi, abs=0.2 * result.sd)
+    assert float(summ.loc["mu", cols[0]]) == pytest.approx(lo, abs=0.2 * result.sd)
+    assert float(summ.loc["mu", cols[1]]) == pytest.approx(hi, abs=0.2 * result.sd)
     assert idata.attrs["candidate"] == "forest" and idata.attrs["rope"] == result.rope
+    assert idata.posterior.attrs["candidate"] == "forest"
+    if arviz_major() >= 1:
+        pc = az.plot_dist(idata, var_names=["mu"], rope=(-result.rope, result.rope),
+                          backend="matplotlib")
+        assert pc.viz is not None
+        return
     ax = az.plot_posterior(idata, var_names=["mu"], rope=(-result.rope, result.rope))
     ax = np.ravel(ax)[0]
     assert "mu" in ax.get_title()

@@ -207,9 +207,9 @@ class RankTestResult:
         level = check_level(confidence_level, "confidence_level")
         if self.gain_sample is None:
             return self.expected_gain, self.expected_gain
-        import arviz as az
+        from bayescomp.core.arviz_compat import hdi
 
-        lo, hi = az.hdi(np.asarray(self.gain_sample, dtype=float), hdi_prob=level)
+        lo, hi = hdi(np.asarray(self.gain_sample, dtype=float), level)
         return float(lo), float(hi)
 
     def probabilities(self) -> dict[str, RegionProbabilities]:

@@ -221,7 +221,7 @@ class CorrelatedTTestResult:
         >>> az.summary(idata, kind="stats").index.tolist()
         ['mu']
         """
-        import arviz as az
+        from bayescomp.core.arviz_compat import from_dict
 
         x = self.sample(int(draws) * int(chains), random_state)
         x = x.reshape(int(chains), int(draws), *np.shape(self.mean))
@@ -241,7 +241,7 @@ class CorrelatedTTestResult:
         if x.ndim > 3:
             x = x.reshape(int(chains), int(draws), -1)
             dims = {"mu": ["comparison"]}
-        return az.from_dict(posterior={"mu": x}, dims=dims, attrs=attrs)
+        return from_dict({"posterior": {"mu": x}}, dims=dims, attrs=attrs)
 
     # ----------------------------------------------------------------- decision
     def decision(self, gamma: float = 0.95) -> Decision:

@@ -7,11 +7,38 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["ESS_BULK_MIN", "R_HAT_MAX", "check_convergence", "diagnostics_table"]
+__all__ = [
+    "ESS_BULK_FLOOR",
+    "ESS_BULK_MIN",
+    "R_HAT_MAX",
+    "check_convergence",
+    "diagnostics_table",
+    "ess_required",
+]
 
 #: convergence thresholds used by :attr:`HierarchicalResult.converged`
 R_HAT_MAX = 1.01
 ESS_BULK_MIN = 400
+#: the smallest bulk ESS ever accepted (Vehtari et al. 2021: about 100 for reliable R-hat)
+ESS_BULK_FLOOR = 100
+
+
+def ess_required(chains: int, draws: int) -> int:
+    """Worst-case bulk ESS a fit of ``chains x draws`` kept draws must reach.
+
+    :data:`ESS_BULK_MIN` (400), lowered for small requests to a tenth of the requested
+    draws ``chains * draws``, but never below :data:`ESS_BULK_FLOOR` (100).  The
+    default fits (4 x 1000 or more) keep 400; ``draws=500, chains=2`` needs 100 — its
+    probabilities then carry a Monte-Carlo error of up to 0.05 (``0.5 / sqrt(100)``).
+
+    Examples
+    --------
+    >>> ess_required(4, 2000), ess_required(4, 1000), ess_required(2, 500), ess_required(1, 100)
+    (400, 400, 100, 100)
+    >>> ess_required(2, 1500)
+    300
+    """
+    return int(min(ESS_BULK_MIN, max(ESS_BULK_FLOOR, 0.1 * int(chains) * int(draws))))
 
 #: parameters whose diagnostics decide convergence (all sampled quantities)
 DIAG_VARS = ("delta0", "std0", "nu", "gamma_alpha", "gamma_beta", "delta", "sigma")
@@ -30,26 +57,29 @@ def diagnostics_table(idata: Any, var_names: Any = DIAG_VARS) -> pd.DataFrame:
 
     Examples
     --------
-    >>> import arviz as az, numpy as np
+    >>> import numpy as np
+    >>> from bayescomp.core.arviz_compat import from_dict
     >>> rng = np.random.default_rng(0)
     >>> post = {v: rng.normal(size=(2, 100)) for v in DIAG_VARS[:5]}
     >>> post |= {v: rng.normal(size=(2, 100, 2)) for v in DIAG_VARS[5:]}
-    >>> idata = az.from_dict(posterior=post, coords={"dataset": ["a", "b"]},
-    ...                      dims={"delta": ["dataset"], "sigma": ["dataset"]})
+    >>> idata = from_dict({"posterior": post}, coords={"dataset": ["a", "b"]},
+    ...                   dims={"delta": ["dataset"], "sigma": ["dataset"]})
     >>> table = diagnostics_table(idata)
     >>> list(table.index[-2:]), list(table.columns[:3])
     (['sigma[a]', 'sigma[b]'], ['r_hat', 'ess_bulk', 'ess_tail'])
     """
-    import arviz as az
+    from bayescomp.core.arviz_compat import diagnostics_summary
 
-    table = az.summary(idata, var_names=list(var_names), kind="diagnostics", round_to="none")
+    table = diagnostics_summary(idata, var_names)
     table = table[_COLUMNS].astype(float)
     table.index.name = "parameter"
     return table
 
 
-def check_convergence(diag: pd.DataFrame, divergences: int) -> tuple[bool, str]:
-    """``(converged, problems)``: R-hat <= 1.01, bulk ESS >= 400 and no divergences.
+def check_convergence(
+    diag: pd.DataFrame, divergences: int, ess_min: int = ESS_BULK_MIN
+) -> tuple[bool, str]:
+    """``(converged, problems)``: R-hat <= 1.01, bulk ESS >= ``ess_min`` and no divergences.
 
     Examples
     --------
@@ -65,9 +95,9 @@ def check_convergence(diag: pd.DataFrame, divergences: int) -> tuple[bool, str]:
         par = diag["r_hat"].idxmax()
         problems.append(f"R-hat {worst_r:.3f} > {R_HAT_MAX} (worst: {par})")
     worst_ess = float(diag["ess_bulk"].min())
-    if not worst_ess >= ESS_BULK_MIN:
+    if not worst_ess >= ess_min:
         par = diag["ess_bulk"].idxmin()
-        problems.append(f"bulk ESS {worst_ess:.0f} < {ESS_BULK_MIN} (worst: {par})")
+        problems.append(f"bulk ESS {worst_ess:.0f} < {ess_min} (worst: {par})")
     if divergences > 0:
         problems.append(f"{divergences} divergent transition(s)")
     return (not problems), "; ".join(problems)

@@ -9,14 +9,12 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
+from bayescomp.core.arviz_compat import from_dict, from_netcdf, group_names
 from bayescomp.core.optional import require
+from bayescomp.posterior.hierarchical.diagnostics import ESS_BULK_MIN
 from bayescomp.posterior.hierarchical.result import HierarchicalResult
 
 if TYPE_CHECKING:  # pragma: no cover
-    import arviz as az
-
     from bayescomp.posterior.hierarchical.model import Prepared
 
 __all__ = ["load"]
@@ -24,7 +22,7 @@ __all__ = ["load"]
 
 _ATTR_KEYS = (
     "rope", "baseline_name", "candidate_name", "metric", "parameterization", "sampler",
-    "refitted", "random_state", "higher_is_better",
+    "refitted", "random_state", "higher_is_better", "ess_min",
 )
 
 
@@ -45,60 +43,36 @@ def _attrs_of(res_kwargs: dict[str, Any]) -> dict[str, Any]:
 
 
 
-def _to_result_idata(raw: az.InferenceData, prep: Prepared, attrs: dict[str, Any]) -> Any:
+def _to_result_idata(raw: Any, prep: Prepared, attrs: dict[str, Any]) -> Any:
     """Posterior on the metric's scale, named dataset coords, data and settings attached."""
-    import arviz as az
-    import xarray as xr
-
     post = raw.posterior
     s = prep.scale
-    names = list(prep.names)
-
-    def per(var: str, mult: float) -> xr.DataArray:
-        arr = post[var].values * mult
-        return xr.DataArray(arr, dims=("chain", "draw", "dataset"))
-
-    scalar = {
+    posterior = {
         "delta0": post["delta0"].values * s,
         "std0": post["std0"].values * s,
         "nu": post["nu"].values,
         "gamma_alpha": post["gamma_alpha"].values,
         "gamma_beta": post["gamma_beta"].values,
+        "delta": post["delta"].values * s,
+        "sigma": post["sigma"].values * s,
     }
-    ds = xr.Dataset(
-        {
-            **{k: xr.DataArray(v, dims=("chain", "draw")) for k, v in scalar.items()},
-            "delta": per("delta", s),
-            "sigma": per("sigma", s),
-        },
-        coords={
-            "chain": np.arange(post.sizes["chain"]),
-            "draw": np.arange(post.sizes["draw"]),
-            "dataset": names,
-        },
-    )
-    div = raw.sample_stats["diverging"].values.astype(bool)
-    stats = xr.Dataset(
-        {"diverging": xr.DataArray(div, dims=("chain", "draw"))},
-        coords={"chain": ds.coords["chain"], "draw": ds.coords["draw"]},
-    )
-    const = xr.Dataset(
-        {
-            "n": ("dataset", prep.n.astype(int)),
-            "observed_mean": ("dataset", prep.mean),
-            "ss": ("dataset", prep.ss),
-            "rho": ("dataset", prep.rho),
-            "zero_variance": ("dataset", prep.zero_variance.astype(int)),
-        },
-        coords={"dataset": names},
-    )
-    idata = az.InferenceData(posterior=ds, sample_stats=stats, constant_data=const)
-    for group in (idata.posterior, idata.sample_stats, idata.constant_data):
-        group.attrs.update(attrs)
-    return idata
+    const = {
+        "n": prep.n.astype(int),
+        "observed_mean": prep.mean,
+        "ss": prep.ss,
+        "rho": prep.rho,
+        "zero_variance": prep.zero_variance.astype(int),
+    }
+    groups = {
+        "posterior": posterior,
+        "sample_stats": {"diverging": raw.sample_stats["diverging"].values.astype(bool)},
+        "constant_data": const,
+    }
+    dims = {v: ["dataset"] for v in ("delta", "sigma", *const)}
+    return from_dict(groups, coords={"dataset": list(prep.names)}, dims=dims, attrs=attrs)
 
 
-def from_draws(raw: az.InferenceData, prep: Prepared, **settings: Any) -> HierarchicalResult:
+def from_draws(raw: Any, prep: Prepared, **settings: Any) -> HierarchicalResult:
     """The result of one fit: its draws on the metric's scale with every setting attached.
 
     ``settings`` are the fields of :class:`HierarchicalResult` other than ``idata``.
@@ -120,7 +94,7 @@ def _check_declared_size(idata: Any, path: str) -> None:
     """
     import os
 
-    declared = sum(int(var.nbytes) for group in idata.groups()
+    declared = sum(int(var.nbytes) for group in group_names(idata)
                    for var in getattr(idata, group).variables.values())
     size = os.path.getsize(path)
     if declared > MAX_EXPANSION * size + EXPANSION_SLACK:
@@ -147,8 +121,6 @@ def load(path: Any) -> HierarchicalResult:
     """
     import os
 
-    import arviz as az
-
     path = str(path)
     if not os.path.exists(path):
         raise FileNotFoundError(f"no such file: {path}")
@@ -157,13 +129,13 @@ def load(path: Any) -> HierarchicalResult:
                                 "HierarchicalResult.to_netcdf wrote")
     require("h5py", "mcmc", "reading a hierarchical result (bayescomp.load)")
     try:
-        idata = az.from_netcdf(path)  # lazy: nothing is read until .load()
+        idata = from_netcdf(path)  # lazy: nothing is read until .load()
     except (OSError, ValueError) as exc:  # h5py/netCDF: "file signature not found", ...
         raise ValueError(f"{path} is not a netCDF file written by HierarchicalResult.to_netcdf "
                          f"({type(exc).__name__}); pass such a file, or write the result "
                          "again with to_netcdf") from None
     _check_declared_size(idata, path)
-    if "posterior" not in idata.groups():
+    if "posterior" not in group_names(idata):
         raise ValueError(f"{path} holds no posterior group; it was not written by to_netcdf")
     attrs = dict(idata.posterior.attrs)
     if attrs.get("bayescomp_result") != "HierarchicalResult":
@@ -192,5 +164,7 @@ def load(path: Any) -> HierarchicalResult:
         attempts=tuple(json.loads(attrs.get("attempts", "[]"))),
         higher_is_better=bool(int(opt("higher_is_better") if opt("higher_is_better") is not None
                                   else 1)),
+        # files written before the ESS rule scaled with the draws: the fixed 400
+        ess_min=int(opt("ess_min") if opt("ess_min") is not None else ESS_BULK_MIN),
     )
 

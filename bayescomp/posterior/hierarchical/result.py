@@ -15,7 +15,11 @@ from bayescomp.core.optional import require
 from bayescomp.core.orientation import difference_label
 from bayescomp.core.regions import RegionProbabilities, argmax_shares, t_region_masses
 from bayescomp.core.rule import Decision, decide
-from bayescomp.posterior.hierarchical.diagnostics import check_convergence, diagnostics_table
+from bayescomp.posterior.hierarchical.diagnostics import (
+    ESS_BULK_MIN,
+    check_convergence,
+    diagnostics_table,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -56,6 +60,10 @@ class HierarchicalResult:
         ``parameterization``, ``target_accept``, ``tune``, ``draws``, ``divergences``,
         ``min_ess_bulk``, ``max_r_hat``, ``converged`` and ``seconds``.  The reported
         fit is the first converged attempt, else the best one.
+    ess_min : int
+        The worst-case bulk ESS a fit must reach to count as converged:
+        :func:`~bayescomp.posterior.hierarchical.diagnostics.ess_required` of the
+        requested chains and draws (400 for the default sizes).
     """
 
     idata: Any = field(repr=False)
@@ -70,6 +78,7 @@ class HierarchicalResult:
     attempts: tuple[dict[str, Any], ...] = ()
     #: orientation of the metric (labels only: the differences are already oriented)
     higher_is_better: bool = True
+    ess_min: int = ESS_BULK_MIN
 
     # ---------------------------------------------------------------- draws
     @cached_property
@@ -163,10 +172,10 @@ class HierarchicalResult:
     @renamed_arguments(level="confidence_level")
     def hdi(self, confidence_level: float = 0.95) -> tuple[float, float]:
         """Highest-density interval of ``delta0``."""
-        import arviz as az
+        from bayescomp.core.arviz_compat import hdi
 
         level = check_level(confidence_level, "confidence_level")
-        lo, hi = az.hdi(self._delta0, hdi_prob=level)
+        lo, hi = hdi(self._delta0, level)
         return float(lo), float(hi)
 
     # ---------------------------------------------------------- diagnostics
@@ -187,11 +196,11 @@ class HierarchicalResult:
 
     @cached_property
     def _check(self) -> tuple[bool, str]:
-        return check_convergence(self.diagnostics, self.divergences)
+        return check_convergence(self.diagnostics, self.divergences, int(self.ess_min))
 
     @property
     def converged(self) -> bool:
-        """R-hat <= 1.01, bulk ESS >= 400 for every parameter and no divergences."""
+        """R-hat <= 1.01, bulk ESS >= :attr:`ess_min` for every parameter and no divergences."""
         return self._check[0]
 
     @property
@@ -241,12 +250,13 @@ class HierarchicalResult:
     @cached_property
     def per_dataset(self) -> pd.DataFrame:
         """Shrunk per-dataset differences ``delta_i`` with HDI and region probabilities."""
-        import arviz as az
         import pandas as pd
+
+        from bayescomp.core.arviz_compat import hdi_per_coordinate
 
         post = self.idata.posterior["delta"]
         draws = post.values.reshape(-1, post.sizes["dataset"])
-        hdi = az.hdi(post, hdi_prob=0.95)["delta"].values
+        hdi = hdi_per_coordinate(post, 0.95)
         const = self.idata.constant_data
         r = self.rope
         return pd.DataFrame(

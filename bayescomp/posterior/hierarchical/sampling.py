@@ -20,7 +20,7 @@ import numpy as np
 
 from bayescomp.core.checks import check_rope, seed_from
 from bayescomp.core.exceptions import ConvergenceWarning
-from bayescomp.posterior.hierarchical.diagnostics import ESS_BULK_MIN
+from bayescomp.posterior.hierarchical.diagnostics import ESS_BULK_MIN, ess_required
 from bayescomp.posterior.hierarchical.io import from_draws
 from bayescomp.posterior.hierarchical.model import (
     PARAMETERIZATIONS,
@@ -30,8 +30,6 @@ from bayescomp.posterior.hierarchical.model import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
-    import arviz as az
-
     from bayescomp.posterior.hierarchical.model import Prepared
     from bayescomp.posterior.hierarchical.result import HierarchicalResult
 
@@ -41,10 +39,12 @@ __all__ = ["RETRY_TARGET_ACCEPT", "hierarchical_test", "retry_schedule"]
 #: divergences of the default fit)
 RETRY_TARGET_ACCEPT = 0.99
 
-_SAMPLERS = ("auto", "nutpie", "pymc", "numpyro")
+_SAMPLERS = ("auto", "fast", "nutpie", "pymc", "numpyro")
 
 
 def resolve_sampler(sampler: str) -> str:
+    """The backend that runs: ``"fast"`` (hand-written numba density on nutpie), ``"nutpie"``
+    (nutpie on the PyMC model), ``"pymc"`` or ``"numpyro"``."""
     if sampler not in _SAMPLERS:
         raise ValueError(f"sampler must be one of {_SAMPLERS}; got {sampler!r}")
     if sampler == "numpyro":
@@ -57,6 +57,17 @@ def resolve_sampler(sampler: str) -> str:
                 "with `pip install bayescomp[numpyro]` (or use sampler='auto')"
             ) from None
         return "numpyro"
+    if sampler in ("auto", "fast"):
+        from bayescomp.posterior.nutpie_fast import fast_path_available
+
+        if fast_path_available():
+            return "fast"
+        if sampler == "fast":
+            raise ImportError(
+                "sampler='fast' needs nutpie 0.16.x, numba and platformdirs; install them with "
+                "`pip install bayescomp[nutpie]` (or use sampler='auto', which falls back to "
+                "nutpie or PyMC's NUTS on the PyMC model)"
+            )
     if sampler in ("auto", "nutpie"):
         try:
             import nutpie  # noqa: F401
@@ -70,6 +81,7 @@ def resolve_sampler(sampler: str) -> str:
         return "nutpie"
     return "pymc"
 
+
 def _sample(
     prep: Prepared,
     parameterization: str,
@@ -81,10 +93,16 @@ def _sample(
     tune: int,
     target_accept: float,
     progressbar: bool,
-) -> az.InferenceData:
+) -> Any:
     """Posterior draws (standardised scale) from the cached model with ``prep``'s data."""
-    data = prep.standardised()
     cores = max(1, min(chains, os.cpu_count() or 1))
+    if backend == "fast":  # no PyMC, no PyTensor: the model's density written by hand
+        from bayescomp.posterior.hierarchical.fast import sample_fast
+
+        return sample_fast(prep, parameterization, seed=seed, chains=chains, draws=draws,
+                           tune=tune, target_accept=target_accept, progressbar=progressbar,
+                           cores=cores)
+    data = prep.standardised()
     with warnings.catch_warnings():
         # The model is scalar per dataset: PyTensor's "could not link to a BLAS" is noise here.
         warnings.filterwarnings(
@@ -197,12 +215,13 @@ def _fit(
     """
     raws, fits, log = [], [], []
     n_draws = draws
+    ess_min = settings.get("ess_min", ESS_BULK_MIN)
     for param, acc, n_tune in retry_schedule(first, target_accept, tune, refit):
         t0 = time.perf_counter()
         raw = draw(param, acc, n_tune, n_draws)
         res = from_draws(raw, prep, **settings, parameterization=param, refitted=False)
         log.append(_attempt_record(res, param, acc, n_tune, n_draws, time.perf_counter() - t0))
-        if log[-1]["min_ess_bulk"] < ESS_BULK_MIN:  # too few effective draws: twice as many
+        if log[-1]["min_ess_bulk"] < ess_min:  # too few effective draws: twice as many
             n_draws = 2 * draws
         raws.append(raw)
         fits.append(res)
@@ -254,8 +273,13 @@ def hierarchical_test(
         Seed of the sampler; the same seed gives the same draws.
     chains, draws, tune : int
         MCMC chains, kept draws per chain and tuning steps per chain.
-    sampler : {"auto", "nutpie", "pymc", "numpyro"}
-        ``"auto"`` uses nutpie when it is installed, else PyMC's NUTS.
+    sampler : {"auto", "fast", "nutpie", "pymc", "numpyro"}
+        ``"fast"``: nutpie on the model's log density written by hand (numba, compiled
+        once into the user's cache directory; no PyMC import).  ``"nutpie"``: nutpie on
+        the PyMC model (compiled through PyTensor in every new process).  ``"pymc"``,
+        ``"numpyro"``: those NUTS samplers on the PyMC model.  ``"auto"`` picks
+        ``"fast"`` when nutpie 0.16.x and numba are installed, else ``"nutpie"``, else
+        ``"pymc"``.
     parameterization : {"auto", "centered", "noncentered"}
         ``"auto"`` picks from the data (see Notes).
     target_accept : float
@@ -315,13 +339,14 @@ def hierarchical_test(
         progressbar=progressbar,
     )
 
-    def draw(param: str, accept: float, n_tune: int, n_draws: int) -> az.InferenceData:
+    def draw(param: str, accept: float, n_tune: int, n_draws: int) -> Any:
         return sample(param, target_accept=accept, tune=n_tune, draws=n_draws)
 
     settings = dict(
         rope=rope_f, baseline_name=str(baseline_name), candidate_name=str(candidate_name),
         metric=metric, sampler=backend,
         random_state=int(random_state) if isinstance(random_state, (int, np.integer)) else None,
+        ess_min=ess_required(int(chains), int(draws)),
     )
     res = _fit(prep, first, draw, settings, refit, target_accept=float(target_accept),
                tune=int(tune), draws=int(draws))

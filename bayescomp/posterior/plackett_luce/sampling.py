@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -18,9 +18,6 @@ from bayescomp.core.exceptions import ConvergenceWarning
 from bayescomp.posterior.hierarchical.sampling import resolve_sampler
 from bayescomp.posterior.plackett_luce.model import Rankings, get_model, rankings_from_scores
 from bayescomp.posterior.plackett_luce.result import PlackettLuceResult, expected_rank
-
-if TYPE_CHECKING:  # pragma: no cover
-    import arviz as az
 
 __all__ = ["plackett_luce"]
 
@@ -40,10 +37,16 @@ def _check_options(chains: int, draws: int, tune: int, target_accept: float,
 
 
 def _sample(rankings: Rankings, concentration: float, backend: str, *, seed: int, chains: int,
-            draws: int, tune: int, target_accept: float, progressbar: bool) -> az.InferenceData:
+            draws: int, tune: int, target_accept: float, progressbar: bool) -> Any:
     """Raw draws of the worths from the cached model with ``rankings``' data swapped in."""
-    data = {**rankings.data(), "concentration": np.full(rankings.k, float(concentration))}
     cores = max(1, min(chains, os.cpu_count() or 1))
+    if backend == "fast":  # no PyMC, no PyTensor: the model's density written by hand
+        from bayescomp.posterior.plackett_luce.fast import sample_fast
+
+        return sample_fast(rankings, float(concentration), seed=seed, chains=chains, draws=draws,
+                           tune=tune, target_accept=target_accept, progressbar=progressbar,
+                           cores=cores)
+    data = {**rankings.data(), "concentration": np.full(rankings.k, float(concentration))}
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*could not link to a BLAS",
                                 category=UserWarning)
@@ -65,30 +68,23 @@ def _sample(rankings: Rankings, concentration: float, backend: str, *, seed: int
                              **kwargs)
 
 
-def _to_idata(raw: az.InferenceData, rankings: Rankings, attrs: dict[str, Any]) -> Any:
+def _to_idata(raw: Any, rankings: Rankings, attrs: dict[str, Any]) -> Any:
     """Worths and expected ranks named by model; observed ranks in ``constant_data``."""
-    import arviz as az
-    import xarray as xr
+    from bayescomp.core.arviz_compat import from_dict
 
     worth = raw.posterior["worth"].values
-    models = list(rankings.models)
-    coords = {"chain": np.arange(worth.shape[0]), "draw": np.arange(worth.shape[1]),
-              "model": models}
-    dims = ("chain", "draw", "model")
-    post = xr.Dataset({"worth": (dims, worth), "expected_rank": (dims, expected_rank(worth))},
-                      coords=coords)
-    div = raw.sample_stats["diverging"].values.astype(bool)
-    stats = xr.Dataset({"diverging": (("chain", "draw"), div)},
-                       coords={"chain": coords["chain"], "draw": coords["draw"]})
     ranks = rankings.ranks
     used = np.isin(ranks.index, rankings.datasets)
-    const = xr.Dataset({"rank": (("dataset", "model"), ranks.to_numpy(dtype=float)),
-                        "informative": ("dataset", used.astype(int))},
-                       coords={"dataset": list(ranks.index), "model": models})
-    idata = az.InferenceData(posterior=post, sample_stats=stats, constant_data=const)
-    for group in (idata.posterior, idata.sample_stats, idata.constant_data):
-        group.attrs.update({k: ("" if v is None else v) for k, v in attrs.items()})
-    return idata
+    groups = {
+        "posterior": {"worth": worth, "expected_rank": expected_rank(worth)},
+        "sample_stats": {"diverging": raw.sample_stats["diverging"].values.astype(bool)},
+        "constant_data": {"rank": ranks.to_numpy(dtype=float),
+                          "informative": used.astype(int)},
+    }
+    dims = {"worth": ["model"], "expected_rank": ["model"], "rank": ["dataset", "model"],
+            "informative": ["dataset"]}
+    coords = {"model": list(rankings.models), "dataset": list(ranks.index)}
+    return from_dict(groups, coords=coords, dims=dims, attrs=attrs)
 
 
 def plackett_luce(
@@ -127,8 +123,10 @@ def plackett_luce(
         Seed of the sampler; the same seed gives the same draws.
     chains, draws, tune : int
         MCMC chains, kept draws per chain and tuning steps per chain.
-    sampler : {"auto", "nutpie", "pymc", "numpyro"}
-        ``"auto"`` uses nutpie when installed, else PyMC's NUTS.
+    sampler : {"auto", "fast", "nutpie", "pymc", "numpyro"}
+        As for :func:`~bayescomp.posterior.hierarchical.hierarchical_test`: ``"auto"``
+        uses ``"fast"`` (the hand-written log density on nutpie, no PyMC) when nutpie
+        0.16.x and numba are installed, else nutpie or PyMC's NUTS on the PyMC model.
     target_accept : float
         NUTS target acceptance rate.
     progressbar : bool
