@@ -159,3 +159,81 @@ def diagnostics_summary(idata: Any, var_names: Sequence[str]) -> Any:
     import arviz as az
 
     return az.summary(idata, var_names=list(var_names), kind="diagnostics", round_to="none")
+
+
+def plot_posterior(idata: Any, var: str, ax: Any, *, hdi_prob: float = 0.95,
+                   ref_val: float | None = None, rope: tuple[float, float] | None = None) -> Any:
+    """Density of one scalar variable with its HDI, mean, reference value and ROPE, on ``ax``.
+
+    ArviZ 0.2x draws it with ``az.plot_posterior``; under ArviZ 1.x (whose plots live in
+    arviz-plots and build their own figures) the same elements are drawn on ``ax`` here.
+    """
+    if arviz_major() < 1:
+        import arviz as az
+
+        kwargs: dict[str, Any] = {"ref_val": ref_val, "hdi_prob": hdi_prob,
+                                  "point_estimate": "mean"}
+        if rope is not None:
+            kwargs["rope"] = rope
+        return az.plot_posterior(idata, var_names=[var], ax=ax, textsize=8, round_to=3,
+                                 **kwargs)
+    from scipy.stats import gaussian_kde
+
+    x = np.asarray(idata.posterior[var].values, dtype=float).ravel()
+    lo, hi = hdi(x, hdi_prob)
+    grid = np.linspace(x.min(), x.max(), 400)
+    dens = gaussian_kde(x)(grid) if np.ptp(x) > 0 else np.zeros_like(grid)
+    ax.plot(grid, dens, color="C0")
+    ax.plot([lo, hi], [0, 0], color="k", lw=4, solid_capstyle="butt")
+    ax.text((lo + hi) / 2, dens.max() * 0.06, f"{hdi_prob:.0%} HDI [{lo:.3g}, {hi:.3g}]",
+            ha="center", fontsize=8)
+    ax.text(x.mean(), dens.max() * 1.02, f"mean = {x.mean():.3g}", ha="center", fontsize=8)
+    if rope is not None:
+        inside = float(np.mean((x >= rope[0]) & (x <= rope[1])))
+        ax.axvspan(rope[0], rope[1], color="C2", alpha=0.2)
+        ax.text(rope[1], dens.max() * 0.5, f" {inside:.1%} in ROPE", fontsize=8, color="C2")
+    if ref_val is not None:
+        below = float(np.mean(x < ref_val))
+        ax.axvline(ref_val, color="C1", ls="--", lw=1)
+        ax.text(ref_val, dens.max() * 0.8, f"{below:.1%} < {ref_val:g} < {1 - below:.1%}",
+                ha="center", fontsize=8, color="C1")
+    ax.set_yticks([])
+    ax.set_title(var)
+    return ax
+
+
+def plot_trace_ranks(idata: Any, var_names: Sequence[str], figsize: tuple[float, float]) -> Any:
+    """Per-chain densities (left) and rank plots (right): an ``(n, 2)`` array of Axes.
+
+    ArviZ 0.2x: ``az.plot_trace(kind="rank_vlines")``; ArviZ 1.x: the same two columns
+    drawn with matplotlib (per-chain KDEs; each chain's histogram of pooled ranks as
+    vertical lines around the dashed uniform level).
+    """
+    if arviz_major() < 1:
+        import arviz as az
+
+        return az.plot_trace(idata, var_names=list(var_names), kind="rank_vlines",
+                             compact=False, figsize=figsize,
+                             backend_kwargs={"layout": "constrained"})
+    import matplotlib.pyplot as plt
+    from scipy.stats import gaussian_kde, rankdata
+
+    _, axes = plt.subplots(len(var_names), 2, figsize=figsize, layout="constrained",
+                           squeeze=False)
+    for row, var in zip(axes, var_names, strict=True):
+        draws = np.asarray(idata.posterior[var].values, dtype=float)
+        chains, n = draws.shape[:2]
+        ranks = rankdata(draws.ravel()).reshape(chains, n)
+        bins = np.linspace(0, chains * n, 21)
+        for c in range(chains):
+            if np.ptp(draws[c]) > 0:
+                grid = np.linspace(draws.min(), draws.max(), 200)
+                row[0].plot(grid, gaussian_kde(draws[c])(grid), color=f"C{c}", lw=1)
+            counts = np.histogram(ranks[c], bins=bins)[0] / (n / 20) - 1
+            mids = (bins[1:] + bins[:-1]) / 2
+            row[1].vlines(mids, c, c + counts * 0.4, color=f"C{c}")
+            row[1].axhline(c, color="k", ls="--", lw=0.5)
+        row[0].set_title(var)
+        row[1].set_title(var)
+        row[1].set_yticks(range(chains))
+    return axes

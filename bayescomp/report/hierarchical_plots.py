@@ -145,16 +145,15 @@ def plot_forest(res: Any, ax: Axes | None = None) -> Axes:
 def plot_delta0_posterior(res: Any, ax: Axes | None = None) -> Axes:
     """ArviZ posterior plot of ``delta0`` with the ROPE, the reference value 0 and the
     three region probabilities in the title."""
-    import arviz as az
     import matplotlib.pyplot as plt
+
+    from bayescomp.core.arviz_compat import plot_posterior
 
     if ax is None:
         _, ax = plt.subplots(figsize=(7.5, 4.0), layout="constrained")
     rope = float(res.rope)
-    kwargs: dict[str, Any] = {"ref_val": 0.0, "hdi_prob": 0.95, "point_estimate": "mean"}
-    if rope > 0:
-        kwargs["rope"] = (-rope, rope)
-    az.plot_posterior(res.idata, var_names=["delta0"], ax=ax, textsize=8, round_to=3, **kwargs)
+    plot_posterior(res.idata, "delta0", ax, hdi_prob=0.95, ref_val=0.0,
+                   rope=(-rope, rope) if rope > 0 else None)
     ax.set_title(
         f"δ0, the mean difference across {res.n_datasets} datasets\n"
         f"P({res.candidate_name} worse) = {res.p_left:.3f}   P(equivalent) = {res.p_rope:.3f}"
@@ -174,12 +173,9 @@ def plot_trace(res: Any, var_names: tuple[str, ...] = ("delta0", "std0", "nu")) 
     well give flat rank histograms around the dashed uniform line.  Returns the
     ``(len(var_names), 2)`` array of Axes.
     """
-    import arviz as az
+    from bayescomp.core.arviz_compat import plot_trace_ranks
 
-    axes = az.plot_trace(
-        res.idata, var_names=list(var_names), kind="rank_vlines", compact=False,
-        figsize=(9, 2.2 * len(var_names)), backend_kwargs={"layout": "constrained"},
-    )
+    axes = plot_trace_ranks(res.idata, var_names, figsize=(9, 2.2 * len(var_names)))
     d = res.diagnostics_summary()
     axes[0, 0].figure.suptitle(
         f"max R-hat {d['max_r_hat']:.3f}, min bulk ESS {d['min_ess_bulk']:.0f}, "
