@@ -51,7 +51,8 @@ class HierarchicalResult:
     parameterization : {"centered", "noncentered"}
         Parameterisation of the reported fit.
     sampler : str
-        Backend that produced the draws (``"nutpie"``, ``"pymc"`` or ``"numpyro"``).
+        Backend that produced the draws: ``"fast"`` (nutpie on the hand-written log
+        density), ``"nutpie"`` (nutpie on the PyMC model), ``"pymc"`` or ``"numpyro"``.
     refitted : bool
         Whether the first fit failed the checks and retries were run.
     attempts : tuple of dict

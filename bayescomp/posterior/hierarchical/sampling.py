@@ -314,8 +314,15 @@ def hierarchical_test(
     smallest one observed on the other datasets (a ``ZeroVarianceWarning``
     names it).  Nothing random is added.
 
-    *Compiled-model cache.*  The compiled model is cached in-process by
-    ``(number of datasets, parameterisation, sampler)`` and the data are
+    *ESS requirement.*  A fit converges when its worst bulk ESS reaches
+    ``res.ess_min``: 400, or a tenth of ``chains * draws`` for smaller requests but never
+    below 100 (:func:`~bayescomp.posterior.hierarchical.diagnostics.ess_required`), so
+    ``draws=500, chains=2`` can pass its own checks.
+
+    *Compiled-model cache.*  The fast sampler's code is compiled once and cached on
+    disk in the user's cache directory (:mod:`bayescomp.posterior.jit_cache`); it
+    serves every number of datasets.  On the PyMC model, the compiled model is cached
+    in-process by ``(number of datasets, parameterisation, sampler)`` and the data are
     swapped in, so repeated comparisons of the same shape skip compilation
     (see :func:`model_cache_info`).
 
