@@ -26,7 +26,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 def test_nutpie_version_is_the_pinned_one_and_the_fast_path_is_used():
     from bayescomp.posterior.hierarchical.sampling import resolve_sampler
-    from bayescomp.posterior.nutpie_fast import NUTPIE_MINOR, nutpie_minor, fast_path_available
+    from bayescomp.posterior.nutpie_fast import NUTPIE_MINOR, fast_path_available, nutpie_minor
 
     assert nutpie_minor() in NUTPIE_MINOR, (
         f"nutpie {nutpie_minor()} is installed but the fast path was written against "
