@@ -139,12 +139,20 @@ def test_spreadsheet_escape_round_trips_and_is_never_a_formula(name):
     assert safe[:1] not in FORMULA_PREFIXES
 
 
-def test_to_csv_neutralises_formulas_and_read_csv_restores_them(tmp_path):
+def test_to_csv_writes_names_exactly_and_exports_neutralise_formulas(tmp_path):
+    # Scores.to_csv is an interchange file: every tool reads the names written (issue 17);
+    # the spreadsheet-facing exports (--out tables, the report) neutralise formulas
+    from bayescomp.scores.csvio import write_frame
+
     names = ["=cmd|' /C calc'!A0", "+1+1", "-2", "@SUM(1)", "\tx", "\rcr", "'=q", "plain"]
     s = bc.Scores.from_frame(_frame(models=names))
     path = tmp_path / "s.csv"
     s.to_csv(path)
     cells = pd.read_csv(path, dtype=str, keep_default_na=False)["model"]
+    assert set(cells) == set(names)  # what pandas, R or a database reads
+    export = tmp_path / "export.csv"
+    write_frame(s.to_frame(), export, index=False)
+    cells = pd.read_csv(export, dtype=str, keep_default_na=False)["model"]
     assert not cells.str[:1].isin(FORMULA_PREFIXES).any()  # what a spreadsheet opens
     assert set(cells) >= {"'=cmd|' /C calc'!A0", "'+1+1", "'-2", "'@SUM(1)", "''=q", "plain"}
     back = bc.Scores.read_csv(path)

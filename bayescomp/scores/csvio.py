@@ -113,13 +113,16 @@ def spreadsheet_safe(frame: Any) -> Any:
     return out
 
 
-def write_frame(frame: Any, path: str | Path | None, **kwargs: Any) -> str | None:
-    """Write ``frame`` with :func:`pandas.DataFrame.to_csv`, formula-like text neutralised.
+def write_frame(frame: Any, path: str | Path | None, *, spreadsheet: bool = True,
+                **kwargs: Any) -> str | None:
+    """Write ``frame`` with :func:`pandas.DataFrame.to_csv`; with ``spreadsheet=True`` (a
+    file meant to be opened in a spreadsheet) formula-like text is neutralised, with
+    ``spreadsheet=False`` (an interchange file) every cell is written exactly.
 
     A text cell holding a carriage return is quoted (pandas quotes only its own line
     terminator, and readers split lines at a bare ``\r``).  ``path=None`` returns the text.
     """
-    safe = spreadsheet_safe(frame)
+    safe = spreadsheet_safe(frame) if spreadsheet else frame
     cells = [*map(str, safe.columns), *(str(v) for c in _text_columns(safe) for v in safe[c])]
     if "quoting" not in kwargs and any("\r" in v for v in cells):
         kwargs["quoting"] = csv.QUOTE_NONNUMERIC

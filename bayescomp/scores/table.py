@@ -251,18 +251,15 @@ class Scores:
         kwargs.setdefault("dtype", dict.fromkeys(names, str))
         if "na_values" not in kwargs and "keep_default_na" not in kwargs:
             kwargs.update(keep_default_na=False, na_values=[""])
-        return cls.from_frame(read_frame(path, spreadsheet=True, **kwargs), **frame_kw)
+        return cls.from_frame(read_frame(path, **kwargs), **frame_kw)
 
     def to_csv(self, path: str | Path, **kwargs: Any) -> None:
-        """Write the tidy table; :meth:`read_csv` reads it back unchanged.
-
-        Names that a spreadsheet would run as a formula (starting with ``=``, ``+``, ``-``,
-        ``@``, a tab or a carriage return) are written with a leading single quote, which
-        :meth:`read_csv` removes (see :mod:`bayescomp.core.text`).
-        """
+        """Write the tidy table exactly (an interchange file: every tool reads the same
+        names); :meth:`read_csv` reads it back unchanged.  The spreadsheet-facing exports
+        of the report and of ``--out`` are the ones that neutralise formula-like text."""
         from bayescomp.scores.csvio import write_frame
 
-        write_frame(self._frame, path, index=False, **kwargs)
+        write_frame(self._frame, path, spreadsheet=False, index=False, **kwargs)
 
     @classmethod
     def concat(cls, items: list[Scores]) -> Scores:

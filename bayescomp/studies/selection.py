@@ -12,9 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from bayescomp.core.checks import check_no_level
+from bayescomp.core.jsonable import jsonable
 from bayescomp.core.text import terminal_literal
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -97,23 +96,23 @@ class Selection:
         """Machine-readable record: settings, steps, recommendation, paired scores."""
         steps = []
         for i, row in enumerate(self.steps.to_dict("records")):
-            rec = {k: _json_value(v) for k, v in row.items()}
+            rec = {k: jsonable(v) for k, v in row.items()}
             if include_scores:
-                rec["paired_scores"] = [{k: _json_value(v) for k, v in r.items()}
+                rec["paired_scores"] = [{k: jsonable(v) for k, v in r.items()}
                                         for r in self.paired[i].to_dict("records")]
             steps.append(rec)
         return {
             "champion": self.champion, "baseline": self.baseline, "metric": self.metric,
             "rope": self.rope, "gamma": self.gamma,
-            "recommendation": {k: _json_value(v) for k, v in self.recommendation.items()},
+            "recommendation": {k: jsonable(v) for k, v in self.recommendation.items()},
             "steps": steps,
             "timeline": self.timeline(),
-            "candidates": [{k: _json_value(v) for k, v in r.items()}
+            "candidates": [{k: jsonable(v) for k, v in r.items()}
                            for r in self.candidates.to_dict("records")],
             "skipped": self.skipped,
             "fits": {"performed": self.fits_performed, "loaded_from_store": self.fits_loaded,
                      "total": self.fits_total, "retried": self.fits_retried},
-            "settings": {k: _json_value(v) for k, v in self.settings.items()},
+            "settings": {k: jsonable(v) for k, v in self.settings.items()},
             "store": self.store,
         }
 
@@ -220,12 +219,6 @@ class Selection:
         return est.fit(X, y) if y is not None else est.fit(X)
 
 
-def _json_value(v: Any) -> Any:
-    if isinstance(v, np.generic):
-        v = v.item()
-    if isinstance(v, float) and not np.isfinite(v):
-        return None
-    return v
 
 
 def format_steps(steps: pd.DataFrame) -> str:

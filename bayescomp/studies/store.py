@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bayescomp.core.exceptions import DesignChangedError
+from bayescomp.core.jsonable import jsonable
 from bayescomp.scores.estimators import no_effect
 from bayescomp.studies.integrity import StoreError, StoreLock, check_usable, fit_checksum
 
@@ -472,7 +473,7 @@ class SqliteTracker:
         with self.store._tx():
             self.store._con.execute(
                 f"INSERT OR REPLACE INTO steps VALUES ({','.join('?' * 15)})",
-                (self.store.run_id, *(_plain(step[c]) for c in STEP_COLUMNS)))
+                (self.store.run_id, *(jsonable(step[c]) for c in STEP_COLUMNS)))
 
     def on_finish(self, selection: Any) -> None:
         with self.store._tx():
@@ -480,11 +481,6 @@ class SqliteTracker:
                 "UPDATE runs SET finished_at=?, champion=?, status='finished' WHERE run_id=?",
                 (_now(), selection.champion, self.store.run_id))
 
-
-def _plain(v: Any) -> Any:
-    if hasattr(v, "item"):
-        return v.item()
-    return v
 
 
 class _Transaction:
