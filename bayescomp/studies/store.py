@@ -403,11 +403,13 @@ class MemoryStore:
         self.fits: dict[tuple[str, str, int], dict[str, Any]] = {}
 
     def _check(self, key: tuple[str, int], fingerprint: str) -> bool:
-        old = self.designs.setdefault(key, fingerprint)
-        if old != fingerprint:
-            raise DesignChangedError(f"other splits for dataset {key[0]!r} (block {key[1]}) "
-                                     "than this store holds; use a new store")
-        return old is not fingerprint
+        old = self.designs.get(key)
+        if old is None:
+            self.designs[key] = fingerprint
+        elif old != fingerprint:
+            raise DesignChangedError(f"other splits or data for dataset {key[0]!r} (block "
+                                     f"{key[1]}) than this store holds; use a new store")
+        return old is not None
 
     def check_design(self, dataset: str, *, fingerprint: str, data_hash: str, n_samples: int,
                      n_splits: int, metric: str, scoring: list[str], cv: str,
