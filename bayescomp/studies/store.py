@@ -403,13 +403,11 @@ class MemoryStore:
         self.fits: dict[tuple[str, str, int], dict[str, Any]] = {}
 
     def _check(self, key: tuple[str, int], fingerprint: str) -> bool:
-        old = self.designs.get(key)
-        if old is None:
-            self.designs[key] = fingerprint
-        elif old != fingerprint:
+        known = key in self.designs
+        if self.designs.setdefault(key, fingerprint) != fingerprint:
             raise DesignChangedError(f"other splits or data for dataset {key[0]!r} (block "
                                      f"{key[1]}) than this store holds; use a new store")
-        return old is not None
+        return known
 
     def check_design(self, dataset: str, *, fingerprint: str, data_hash: str, n_samples: int,
                      n_splits: int, metric: str, scoring: list[str], cv: str,
