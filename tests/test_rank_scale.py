@@ -164,3 +164,10 @@ def test_rank_across_datasets_never_decides_on_a_failed_chain():
     assert not res.converged
     assert res.decision(0.95).outcome == "inconclusive"
     assert set(table["decision"]) == {"inconclusive"}
+
+
+def test_rank_on_no_models_is_a_clear_error():
+    """An empty model list used to raise numpy's 'zero-size array' from the key check."""
+    vals = np.random.default_rng(0).normal(0.8, 0.02, (2, 5))
+    with pytest.raises(ValueError, match=r"rank needs at least two models, the table has \[\]"):
+        bc.rank(_table(vals), "accuracy", models=[])

@@ -120,7 +120,7 @@ class Scores:
         # one integer key per (dataset, model, split) from the codes computed above
         key = codes[0].astype(np.int64)
         for c in codes[1:]:
-            key = key * (int(c.max()) + 1) + c
+            key = key * (int(c.max()) + 1 if c.size else 1) + c
         dup = pd.Series(pd.Index(key).duplicated(keep=False), index=frame.index)
         if dup.any():
             rows = frame.loc[dup, list(KEY)].drop_duplicates().head(3).to_dict("records")
