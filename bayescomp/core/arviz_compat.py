@@ -82,7 +82,7 @@ def from_dict(
 
     coords = dict(coords or {})
     dims = {k: list(v) for k, v in (dims or {}).items()}
-    data = {g: dict(v) for g, v in groups.items()}
+    data: dict[str, Any] = {g: dict(v) for g, v in groups.items()}  # keyword groups (0.2x)
     clean = {k: ("" if v is None else v) for k, v in (attrs or {}).items()}
     if arviz_major() >= 1:
         idata = az.from_dict(data, coords=coords, dims=dims)
