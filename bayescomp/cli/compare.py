@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bayescomp.cli._backend import add_backend_args, fit_options, on_backend
+from bayescomp.cli._data import add_data_flags, add_guardrail_flag
 from bayescomp.cli._io import output_file
 from bayescomp.cli._text import ROPE_HELP, aligned, rope_note
 from bayescomp.cli.main import UserError
@@ -44,6 +45,7 @@ def register(sub: Any) -> None:
                    "none with --predictions")
     p.add_argument("--dataset", help="built-in dataset for model files (breast_cancer, wine, "
                    "iris, digits, diabetes); with a CSV, the dataset of the table to compare on")
+    add_data_flags(p)
     p.add_argument("--baseline", help="baseline model name, or a number: a performance goal p*")
     p.add_argument("--candidate", action="append",
                    help="candidate model name (repeatable; default: every other model)")
@@ -53,6 +55,7 @@ def register(sub: Any) -> None:
     p.add_argument("--rope", type=float, required=True, help=ROPE_HELP)
     p.add_argument("--gamma", type=float, default=0.95, help="posterior probability needed for "
                    "a decision (default 0.95)")
+    add_guardrail_flag(p)
     direction = p.add_mutually_exclusive_group()
     direction.add_argument("--higher-is-better", dest="higher_is_better", action="store_true",
                            default=None, help="the metric is a score (default: from its name)")
@@ -90,18 +93,25 @@ def register(sub: Any) -> None:
 def _scores_from_models(args: argparse.Namespace) -> tuple[Any, str, list[str], str]:
     from sklearn.model_selection import RepeatedKFold, RepeatedStratifiedKFold
 
+    from bayescomp.cli._data import TIMINGS, own_data, parse_guardrails
     from bayescomp.scores.crossval import cross_validate_paired
     from bayescomp.scores.datasets import check_task, default_metric, load_dataset
     from bayescomp.scores.model_files import load_models
 
-    if not args.dataset:
+    own = own_data(args)
+    if not args.dataset and own is None:
         raise UserError("model files need --dataset NAME (breast_cancer, wine, iris, digits, "
-                        "diabetes); or give a scores CSV instead")
+                        "diabetes) or --data PATH --target COL (your table); or give a scores "
+                        "CSV instead")
     if len(args.inputs) < 2:
         raise UserError("give at least two model files: a baseline and a candidate")
-    X, y, task = load_dataset(args.dataset)
+    if own is not None:
+        X, y, task, name = own.X, own.y, own.sklearn_task, own.name
+    else:
+        X, y, task = load_dataset(args.dataset)
+        name = args.dataset
     specs = load_models(args.inputs, on_error="raise")
-    check_task({n: s.estimator for n, s in specs.items()}, task, args.dataset)
+    check_task({n: s.estimator for n, s in specs.items()}, task, name)
     names = list(specs)
     baseline = args.baseline or names[0]
     if baseline not in specs:
@@ -114,11 +124,15 @@ def _scores_from_models(args: argparse.Namespace) -> tuple[Any, str, list[str], 
     if metric == "roc_auc" and task == "classification" and len(set(y)) > 2:
         metric = "roc_auc_ovr"
     splitter = RepeatedStratifiedKFold if task == "classification" else RepeatedKFold
-    cv = splitter(n_splits=args.n_splits, n_repeats=args.n_repeats, random_state=args.seed)
+    cv = own.cv if own is not None else splitter(
+        n_splits=args.n_splits, n_repeats=args.n_repeats, random_state=args.seed)
     models = {n: specs[n].estimator for n in [baseline, *candidates]}
+    guarded = [g for g in parse_guardrails(args.guardrail) if g not in TIMINGS]
+    scoring = list(dict.fromkeys([metric, *guarded])) if guarded else metric
     with on_backend(args):
-        scores = cross_validate_paired(models, X, y, cv=cv, scoring=metric, n_jobs=args.n_jobs,
-                                       progress=not args.quiet, dataset=args.dataset,
+        scores = cross_validate_paired(models, X, y, cv=cv, scoring=scoring, n_jobs=args.n_jobs,
+                                       progress=not args.quiet, dataset=name,
+                                       groups=own.groups if own is not None else None,
                                        **fit_options(args))
     return scores, baseline, candidates, metric
 
@@ -153,11 +167,13 @@ class RegisteredMethods:
         return name in list(self)
 
 
-def _method(args: argparse.Namespace, *, many: bool) -> tuple[str, Any]:
-    """The method's name (``auto`` resolved) and its registration."""
+def _method(args: argparse.Namespace, *, many: bool, timed: bool = False) -> tuple[str, Any]:
+    """The method's name (``auto`` resolved; ``timed``: the splits are time-ordered) and its
+    registration."""
     from bayescomp.posterior.registry import lookup
 
-    name = args.method if args.method != "auto" else ("hierarchical" if many else "ttest")
+    name = args.method if args.method != "auto" else (
+        "hierarchical" if many else "time_ordered" if timed else "ttest")
     return name, lookup(name)
 
 
@@ -192,6 +208,9 @@ def run(args: argparse.Namespace) -> int:
     if not args.inputs:
         raise UserError("give a scores CSV, model files, or --predictions CSV")
     is_csv = len(args.inputs) == 1 and Path(args.inputs[0]).suffix.lower() in (".csv", ".txt")
+    if is_csv and args.data:
+        raise UserError("--data fits the models on your table; with a scores CSV nothing is "
+                        "fitted: give model files instead")
     if is_csv:
         scores, baseline, candidates, metric = _scores_from_csv(args)
         dataset = args.dataset
@@ -200,6 +219,8 @@ def run(args: argparse.Namespace) -> int:
         dataset = None
     if args.save_scores:
         scores.to_csv(args.save_scores)
+    if args.guardrail:
+        return _guarded(scores, baseline, candidates, metric, dataset, args)
     n_datasets = len(scores.datasets) if dataset is None else 1
     return _run(args, scores, baseline, candidates, metric, dataset=dataset,
                 many=n_datasets > 1, scope=f"datasets: {n_datasets}")
@@ -212,7 +233,12 @@ def _run(args: argparse.Namespace, data: Any, baseline: Any, candidates: list[st
 
     if not candidates:
         raise UserError("no candidate to compare with the baseline")
-    method, spec = _method(args, many=many)
+    from bayescomp.posterior.compare import is_time_ordered_scores
+    from bayescomp.scores.table import Scores
+
+    timed = isinstance(data, Scores) and is_time_ordered_scores(
+        data, data.datasets if dataset is None else [dataset])
+    method, spec = _method(args, many=many, timed=timed)
     options: dict[str, Any] = {}
     if method == "hierarchical":
         options = {"draws": args.draws, "chains": args.chains}
@@ -236,13 +262,51 @@ def _run(args: argparse.Namespace, data: Any, baseline: Any, candidates: list[st
         out = [_json_record(r, d) for r, d in zip(results, decisions, strict=True)]
         json.dump(out if len(out) > 1 else out[0], sys.stdout, indent=2)
         print()
-    elif method == "ttest":
+    elif method in ("ttest", "time_ordered"):
         print(format_table(results, decisions))
     else:
         means = None  # per model, its mean over datasets of the per-dataset mean scores
         if spec.input == "scores":
             means = data.mean(results[0].metric).mean(axis=0).to_dict()
         print(format_across(results, decisions, method, means, scope=scope))
+    if args.fail_unless and any(d.outcome != args.fail_unless for d in decisions):
+        return 1
+    return 0
+
+
+def _guarded(scores: Any, baseline: Any, candidates: list[str], metric: str | None,
+             dataset: str | None, args: argparse.Namespace) -> int:
+    """``--guardrail``: the joint posterior of the metric and its guardrails per candidate."""
+    from bayescomp.cli._data import parse_guardrails
+    from bayescomp.posterior.compare import compare
+
+    guards = parse_guardrails(args.guardrail)
+    metric = scores._check_metric(metric)
+    hib = None if args.higher_is_better is None else {metric: args.higher_is_better}
+    results = [compare(scores, baseline, c, metric=[metric, *guards], dataset=dataset,
+                       rope={metric: args.rope, **guards}, higher_is_better=hib,
+                       random_state=args.seed) for c in candidates]
+    decisions = [r.decision(args.gamma) for r in results]
+    rows = [{"baseline": r.baseline_name, "candidate": r.candidate_name, "metric": metric,
+             "guardrails": guards, "rope": args.rope, "p_left": r.p_left, "p_rope": r.p_rope,
+             "p_right": r.p_right, "p_joint": r.p_joint, "p_better": r.p_better,
+             "decision": d.outcome, "reason": d.reason, "gamma": d.gamma}
+            for r, d in zip(results, decisions, strict=True)]
+    if args.json:
+        json.dump(jsonable(rows if len(rows) > 1 else rows[0]), sys.stdout, indent=2)
+        print()
+    else:
+        g = ", ".join(f"{k} ±{v:g}" for k, v in guards.items())
+        print(terminal_literal(f"baseline: {baseline}   metric: {metric}   rope: ±{args.rope:g}"
+                               f"   guardrails: {g}") + "\n")
+        table = [[row["candidate"], format_probability(row["p_right"]),
+                  format_probability(row["p_joint"]), row["decision"]] for row in rows]
+        for line in aligned(table, ["candidate", "P(right)", "p_joint", "decision"]):
+            print(terminal_literal(line))
+        print("\np_joint: P(candidate better beyond the ROPE on the metric and every guardrail "
+              "held); promote needs p_joint >= gamma\n")
+        for row in rows:
+            print(f"  {terminal_literal(row['candidate'])}: {terminal_literal(row['reason'])}")
     if args.fail_unless and any(d.outcome != args.fail_unless for d in decisions):
         return 1
     return 0
@@ -315,8 +379,9 @@ def format_table(results: list[Posterior], decisions: list[Decision]) -> str:
                      format_probability(r.p_left), format_probability(r.p_rope),
                      format_probability(r.p_right), format_probability(r.p_better), d.outcome])
     head = (f"baseline: {s0['baseline']} (mean {s0['metric']}: {_score(s0['baseline_score'])})   "
-            f"metric: {s0['metric']}   rope: ±{float(s0['rope']):g}   rho: {s0['rho']:.3g}   "
-            f"splits: {s0['n']}")
+            f"metric: {s0['metric']}   rope: ±{float(s0['rope']):g}   "
+            + (f"rho: {s0['rho']:.3g}" if "rho" in s0 else "time-ordered windows (AR(1) posterior)")
+            + f"   splits: {s0['n']}")
     cols = ["candidate", f"mean {s0['metric']}", "mean diff", "95% HDI", "P(left)", "P(rope)",
             "P(right)", "P(better)", "decision"]
     reasons = [f"  {r.candidate_name}: {d.reason}" for r, d in zip(results, decisions,

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from bayescomp.cli._backend import add_backend_args, fit_options, on_backend
+from bayescomp.cli._data import add_data_flags
 from bayescomp.cli._text import ROPE_HELP, rope_note
 
 
@@ -39,6 +40,7 @@ def register(subparsers: Any) -> None:
                    help="built-in dataset to cross-validate on (breast_cancer, wine, iris, "
                         "digits, diabetes); repeat for several datasets; with a CSV: the dataset "
                         "of the table to use")
+    add_data_flags(p)
     p.add_argument("--baseline", required=True, help="the model in production (first champion)")
     p.add_argument("--metric", default=None,
                    help="scikit-learn scorer / metric column the decision is made on (default: "
@@ -102,7 +104,8 @@ def gate_met(sel: Any, gate: str | None) -> bool:
     return sel.recommendation["action"] == gate
 
 
-def _check_task(source: Any, tasks: set[str], datasets: list[str]) -> None:
+def _check_task(source: Any, tasks: set[str], datasets: list[str],
+                own_task: str | None = None) -> None:
     """Classifiers on a regression dataset (or the reverse): one clear line before any fit."""
     import warnings
 
@@ -116,7 +119,8 @@ def _check_task(source: Any, tasks: set[str], datasets: list[str]) -> None:
     except Exception:  # select reports loading errors itself
         return
     for name in datasets:
-        check_task({m: s.estimator for m, s in specs.items()}, BUILTIN[name][1], name)
+        check_task({m: s.estimator for m, s in specs.items()},
+                   own_task or BUILTIN[name][1], "--data" if own_task else name)
 
 
 def _models_arg(sources: list[str], args: argparse.Namespace) -> Any:
@@ -174,6 +178,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         common["tracker"] = _tracker(args)
         if csv_mode:
+            if args.data:
+                raise UserError("--data fits the models on your table; with a scores CSV "
+                                "nothing is fitted: give model files instead")
             if args.dataset and len(args.dataset) > 1:
                 raise UserError("with a scores CSV give at most one --dataset")
             if args.store:
@@ -217,36 +224,48 @@ def _select_predictions(args: argparse.Namespace) -> Any:
 
 def _select_fitted(select: Any, sources: list[str], args: argparse.Namespace,
                    common: dict[str, Any]) -> Any:
+    from bayescomp.cli._data import name_the_column, own_data
     from bayescomp.cli.main import UserError
+    from bayescomp.studies.select import FitError
 
-    if not args.dataset:
-        raise UserError("pass --dataset NAME (breast_cancer, wine, iris, digits, "
-                        "diabetes) to cross-validate the models, or a scores CSV")
+    own = own_data(args)
+    if not args.dataset and own is None:
+        raise UserError("pass --data PATH --target COL (your table) or --dataset NAME "
+                        "(breast_cancer, wine, iris, digits, diabetes) to cross-validate the "
+                        "models, or a scores CSV")
     from bayescomp.scores.datasets import load_dataset
 
     data = {}
     tasks = set()
-    for name in dict.fromkeys(args.dataset):
+    for name in dict.fromkeys(args.dataset or ()):
         X, y, task = load_dataset(name)
         data[name] = (X, y)
         tasks.add(task)
+    if own is not None:
+        data, tasks = {own.name: (own.X, own.y)}, {own.sklearn_task}
     from bayescomp.scores.datasets import default_metric
 
-    metric = args.metric or default_metric(next(iter(data.values()))[1], next(iter(tasks)))
+    metric = args.metric or (own.default_metric if own is not None else default_metric(
+        next(iter(data.values()))[1], next(iter(tasks))))
     files = [s for s in sources if not s.startswith("models:/")]
     if files:
-        _check_task(files[0] if len(files) == 1 else files, tasks, list(data))
+        _check_task(files[0] if len(files) == 1 else files, tasks, list(data),
+                    own.sklearn_task if own is not None else None)
     X_arg = data if len(data) > 1 else next(iter(data.values()))[0]
     y_arg = None if len(data) > 1 else next(iter(data.values()))[1]
     # scoring=None: every fit is scored on the decision metric and the task's standard
     # metrics, so a later run with another --metric reads them from --store
-    with on_backend(args):
-        return select(_models_arg(sources, args), X_arg, y_arg, metric=metric,
-                      dataset=None if len(data) > 1 else next(iter(data)),
-                      store=args.store, max_repeats=args.max_repeats,
-                      n_splits=args.n_splits, n_repeats=args.n_repeats,
-                      random_state=args.seed, n_jobs=args.n_jobs, **fit_options(args),
-                      **common)
+    try:
+        with on_backend(args):
+            return select(_models_arg(sources, args), X_arg, y_arg, metric=metric,
+                          dataset=None if len(data) > 1 else next(iter(data)),
+                          store=args.store, max_repeats=args.max_repeats,
+                          n_splits=args.n_splits, n_repeats=args.n_repeats,
+                          random_state=args.seed, n_jobs=args.n_jobs, **fit_options(args),
+                          groups=own.groups if own else None, cv=own.cv if own else None,
+                          **common)
+    except FitError as exc:  # a feature column the models cannot handle: name it
+        raise UserError(name_the_column(str(exc), own.X) if own else str(exc)) from None
 
 
 def _print(sel: Any, args: argparse.Namespace, csv_mode: bool, report: Any) -> None:

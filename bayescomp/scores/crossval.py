@@ -289,13 +289,12 @@ def _check_cache(cache: FitStore, dataset: str, models: Mapping[str, Any],
                  ) -> dict[str, tuple[str, str]]:
     """Check that the cache holds this design, data and models (record them when new)
     before any fit; return each model's ``(params, params_hash)``."""
-    import joblib
-
+    from bayescomp.scores.tabular import data_hash
     from bayescomp.splits.repeats import cv_text
 
     names = list(next(iter(scorers.values())))
     base = [s for s in splits if s["block"] == 0]
-    cache.check_design(dataset, fingerprint=prints[0], data_hash=joblib.hash(data),
+    cache.check_design(dataset, fingerprint=prints[0], data_hash=data_hash(*data),
                        n_samples=int(n_samples), n_splits=len(base), metric=names[0],
                        scoring=names, cv=cv_text(cv), seed=base[0]["seed"], splits=base)
     for b in range(1, len(prints)):

@@ -28,6 +28,9 @@ class RepeatedGroupKFold:
         Repetitions.
     random_state : int, RandomState or None
         Seeds the shuffles; the same seed gives the same splits.
+    stratify : bool, default False
+        Keep the class proportions of ``y`` in every fold as far as the groups allow
+        (scikit-learn's ``StratifiedGroupKFold``); for class labels only.
 
     Examples
     --------
@@ -41,7 +44,8 @@ class RepeatedGroupKFold:
     True
     """
 
-    def __init__(self, n_splits: int = 5, n_repeats: int = 10, random_state: Any = None):
+    def __init__(self, n_splits: int = 5, n_repeats: int = 10, random_state: Any = None,
+                 stratify: bool = False):
         if not isinstance(n_splits, int | np.integer) or n_splits < 2:
             raise ValueError(f"n_splits must be an int >= 2, got {n_splits!r}")
         if not isinstance(n_repeats, int | np.integer) or n_repeats < 1:
@@ -49,6 +53,7 @@ class RepeatedGroupKFold:
         self.n_splits = int(n_splits)
         self.n_repeats = int(n_repeats)
         self.random_state = random_state
+        self.stratify = bool(stratify)
         self.cvargs = {"n_splits": self.n_splits}
 
     def get_n_splits(self, X: Any = None, y: Any = None, groups: Any = None) -> int:
@@ -71,11 +76,19 @@ class RepeatedGroupKFold:
         rng = check_random_state(self.random_state)
         for _ in range(self.n_repeats):
             seed = int(rng.randint(np.iinfo(np.int32).max))
+            if self.stratify and y is not None:
+                from sklearn.model_selection import StratifiedGroupKFold
+
+                strat = StratifiedGroupKFold(n_splits=self.n_splits, shuffle=True,
+                                             random_state=seed)
+                yield from strat.split(X, y, groups)
+                continue
             cv = GroupKFold(n_splits=self.n_splits, shuffle=True, random_state=seed)
             yield from cv.split(X, y, groups)
 
     def __repr__(self) -> str:
         return (
             f"RepeatedGroupKFold(n_splits={self.n_splits}, n_repeats={self.n_repeats}, "
-            f"random_state={self.random_state!r})"
+            f"random_state={self.random_state!r}"
+            + (", stratify=True)" if self.stratify else ")")
         )

@@ -373,15 +373,14 @@ def _prepare(specs: Mapping[str, ModelSpec], X: Any, y: Any, groups: Any,
 
 def _design_settings(data: Mapping[str, Data]) -> dict[str, Any]:
     """How each dataset's design is named and fingerprinted in the selection's record."""
-    import joblib
-
+    from bayescomp.scores.tabular import data_hash
     from bayescomp.splits.design import materialise_splits
     from bayescomp.splits.repeats import cv_text
 
     return {"cv": {n: cv_text(d.cv) for n, d in data.items()},
             "design_fingerprint": {n: materialise_splits(d.cv, d.X, d.y, d.groups).fingerprint()
                                    for n, d in data.items()},
-            "data_hash": {n: joblib.hash((d.X, d.y)) for n, d in data.items()}}
+            "data_hash": {n: data_hash(d.X, d.y) for n, d in data.items()}}
 
 
 def _fitted_metric(specs: Mapping[str, ModelSpec], scoring: Any, metric: str | None

@@ -202,10 +202,13 @@ class ResultStore:
             fp, dh, _metric, _scoring, cv_old, ns = row
             where = f"the store {self.path} was written"
             if dh != data_hash:
+                from bayescomp.scores.tabular import explain_data_change
+
+                what = explain_data_change(dh, data_hash) or (
+                    f"{where} for data with hash {dh[:12]}…, this run has {data_hash[:12]}…")
                 raise DesignChangedError(
-                    f"the data of dataset {dataset!r} changed: {where} for data with hash "
-                    f"{dh[:12]}…, this run has {data_hash[:12]}…. Results on other data must not "
-                    "be mixed; use a new --store file"
+                    f"the data of dataset {dataset!r} changed: {what}. Results on other data "
+                    "must not be mixed; use a new --store file"
                 )
             if fp != fingerprint:
                 raise DesignChangedError(

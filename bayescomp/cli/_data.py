@@ -1,0 +1,127 @@
+"""``--data PATH --target COL [--groups COL] [--drop COL…] [--time COL --gap N] [--task T]``:
+the flags of ``select`` and ``compare`` that fit the models on the user's own table.
+
+:func:`add_data_flags` adds them to a sub-command; :func:`own_data` reads the table
+(:func:`bayescomp.scores.tabular.read_table`) and builds its design: grouped (and
+stratified where the classes allow) repeated k-fold with ``--groups``, an expanding
+window with ``--time`` (``TimeSeriesSplit`` with ``--gap``), else repeated (stratified)
+k-fold.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from dataclasses import dataclass
+from typing import Any
+
+TASKS = ("binary", "multiclass", "regression")
+_DATA_ONLY = ("target", "groups", "time", "task")
+
+
+def add_data_flags(p: argparse.ArgumentParser) -> None:
+    """The data flags, in their own group of ``--help``."""
+    g = p.add_argument_group("your own data (CSV, .csv.gz, Parquet or Feather)")
+    g.add_argument("--data", metavar="PATH",
+                   help="fit the models on this table instead of a built-in --dataset")
+    g.add_argument("--target", metavar="COL", help="the column to predict (with --data)")
+    g.add_argument("--groups", metavar="COL",
+                   help="group ids (e.g. customer): no group is in both training and test")
+    g.add_argument("--drop", metavar="COL", nargs="+", action="extend", default=[],
+                   help="columns that are not features (ids, leaks)")
+    g.add_argument("--time", metavar="COL",
+                   help="time-ordered design: sort by COL and test on --n-splits expanding "
+                        "windows (TimeSeriesSplit); COL is not a feature")
+    g.add_argument("--gap", type=int, default=0,
+                   help="with --time: rows left out between each training window and its test "
+                        "window")
+    g.add_argument("--task", choices=TASKS,
+                   help="override the task inferred from the target")
+
+
+@dataclass(frozen=True)
+class OwnData:
+    """The user's table and its design, as ``select``/``compare`` need them."""
+
+    X: Any
+    y: Any
+    groups: Any
+    cv: Any
+    name: str
+    task: str            # binary / multiclass / regression
+    sklearn_task: str    # classification / regression (bayescomp.scores.datasets)
+    default_metric: str
+
+
+def own_data(args: argparse.Namespace) -> OwnData | None:
+    """The table of ``--data`` with its design, or None without ``--data``."""
+    from bayescomp.cli.main import UserError
+
+    if getattr(args, "data", None) is None:
+        given = [f"--{k}" for k in _DATA_ONLY if getattr(args, k, None)] + (
+            ["--drop"] if getattr(args, "drop", None) else []) + (
+            ["--gap"] if getattr(args, "gap", 0) else [])
+        if given:
+            raise UserError(f"{', '.join(given)} describe the columns of --data PATH; pass "
+                            "--data with them")
+        return None
+    if getattr(args, "dataset", None):
+        raise UserError("give --data PATH (your table) or --dataset NAME (a built-in one), "
+                        "not both")
+    if not args.target:
+        raise UserError(f"--data {args.data} needs --target COL: the column to predict")
+    if args.gap and not args.time:
+        raise UserError("--gap is the gap of a time-ordered design; pass --time COL with it")
+    if args.gap < 0:
+        raise UserError(f"--gap must be >= 0, got {args.gap}")
+    if args.groups and args.time:
+        raise UserError("--groups and --time together are not supported: use --time for a "
+                        "time-ordered design, or --groups for grouped k-fold")
+    from bayescomp.scores.tabular import read_table
+
+    table = read_table(args.data, target=args.target, groups=args.groups, drop=args.drop,
+                       time=args.time, task=args.task, n_splits=args.n_splits)
+    return OwnData(table.X, table.y, table.groups, _design(table, args), table.name,
+                   table.task, "regression" if table.task == "regression" else
+                   "classification", {"binary": "roc_auc", "multiclass": "accuracy",
+                                      "regression": "r2"}[table.task])
+
+
+def _design(table: Any, args: argparse.Namespace) -> Any:
+    from sklearn.model_selection import RepeatedKFold, RepeatedStratifiedKFold, TimeSeriesSplit
+
+    from bayescomp.splits.group import RepeatedGroupKFold
+
+    classes = table.task != "regression"
+    if args.time:
+        if getattr(args, "max_repeats", 0):
+            from bayescomp.cli.main import UserError
+
+            raise UserError("--max-repeats adds shuffled repetitions; a time-ordered design "
+                            "(--time) has one order: drop --max-repeats")
+        return TimeSeriesSplit(n_splits=args.n_splits, gap=args.gap)
+    if args.groups:
+        return RepeatedGroupKFold(n_splits=args.n_splits, n_repeats=args.n_repeats,
+                                  random_state=args.seed, stratify=classes)
+    cls = RepeatedStratifiedKFold if classes else RepeatedKFold
+    return cls(n_splits=args.n_splits, n_repeats=args.n_repeats, random_state=args.seed)
+
+
+def name_the_column(message: str, X: Any) -> str:
+    """A model's own error, with the feature column it is about when the error quotes a
+    value of exactly one column (``could not convert string to float: 'red'``)."""
+    if not hasattr(X, "columns"):
+        return message
+    found: list[str] = []
+    for value in dict.fromkeys(re.findall(r"'([^']{1,80})'", message)):
+        for col in X.columns:
+            s = X[col]
+            text = s.dtype.kind in "OSUb" or str(s.dtype) in ("category", "string", "str")
+            if text and (s.astype(str) == value).any():
+                found.append(str(col))
+        if found:
+            break
+    if len(found) == 1:
+        return (f"{message} (feature column {found[0]!r}: encode it in the model file, e.g. "
+                "a ColumnTransformer with OneHotEncoder, or --drop it)")
+    return message
