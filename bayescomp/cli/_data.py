@@ -125,3 +125,35 @@ def name_the_column(message: str, X: Any) -> str:
         return (f"{message} (feature column {found[0]!r}: encode it in the model file, e.g. "
                 "a ColumnTransformer with OneHotEncoder, or --drop it)")
     return message
+
+
+def add_guardrail_flag(p: argparse.ArgumentParser) -> None:
+    """``--guardrail METRIC:ROPE`` (repeatable) of ``select`` and ``compare``."""
+    p.add_argument("--guardrail", action="append", default=[], metavar="METRIC:ROPE",
+                   help="a metric the candidate must not be worse on beyond ROPE (e.g. "
+                        "neg_log_loss:0.01 or fit_time:0.5); repeatable. Promotion then needs "
+                        "P(better beyond --rope and every guardrail held) >= gamma: the "
+                        "joint probability p_joint")
+
+
+def parse_guardrails(values: list[str]) -> dict[str, float]:
+    """``["neg_log_loss:0.01", …]`` -> ``{"neg_log_loss": 0.01, …}``, or a one-line error."""
+    from bayescomp.cli.main import UserError
+
+    out: dict[str, float] = {}
+    for text in values:
+        metric, sep, rope = text.rpartition(":")
+        try:
+            value = float(rope)
+        except ValueError:
+            value = float("nan")
+        if not sep or not metric or not value >= 0:
+            raise UserError(f"--guardrail {text!r}: write METRIC:ROPE with a ROPE >= 0, e.g. "
+                            "--guardrail neg_log_loss:0.01")
+        if metric in out:
+            raise UserError(f"--guardrail {metric!r} is given twice; give each metric once")
+        out[metric] = value
+    return out
+
+
+TIMINGS = ("fit_time", "score_time")

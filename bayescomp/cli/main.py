@@ -26,7 +26,18 @@ from collections.abc import Iterator, Sequence
 from typing import NoReturn
 
 # modules of bayescomp.cli that define sub-commands, in --help order
-COMMANDS: tuple[str, ...] = ("compare", "select", "interval", "curves", "unlabeled")
+COMMANDS: tuple[str, ...] = ("compare", "select", "rank", "interval", "curves", "unlabeled")
+
+#: one example per command, shown by ``bayescomp --help``
+EXAMPLES = """\
+examples (one per command; each has its own --help):
+  bayescomp compare models/logistic_regression.py models/random_forest.py --dataset breast_cancer --rope 0.005
+  bayescomp select models/ --data my.parquet --target y --groups id --baseline logistic_regression --rope 0.005 --fail-unless promote
+  bayescomp rank scores.csv --metric accuracy --method plackett_luce --latex ranks.tex --plot ranks.png
+  bayescomp interval preds.csv --y-true y --pred score --metric roc_auc
+  bayescomp curves oof.csv --y-true y --score p --repetition rep --kind pr --plot pr.png
+  bayescomp unlabeled --test test.csv --pool pool.csv --score p --label y --class-size 400:600
+"""
 
 # loggers of the MCMC stack that print progress lines ("Sampling 2 chains ...")
 SAMPLER_LOGGERS: tuple[str, ...] = ("pymc", "pytensor", "nutpie", "numpyro", "jax")
@@ -70,6 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="bayescomp",
         description="Bayesian model comparison: is the candidate really better than the baseline?",
+        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"bayescomp {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from bayescomp.cli._backend import add_backend_args, fit_options, on_backend
-from bayescomp.cli._data import add_data_flags
+from bayescomp.cli._data import add_data_flags, add_guardrail_flag
 from bayescomp.cli._text import ROPE_HELP, rope_note
 
 
@@ -47,6 +47,7 @@ def register(subparsers: Any) -> None:
                         "roc_auc for two classes, accuracy for more, r2 for regression)")
     p.add_argument("--rope", type=float, required=True, help=ROPE_HELP)
     p.add_argument("--gamma", type=float, default=0.95, help="posterior probability to decide")
+    add_guardrail_flag(p)
     p.add_argument("--store", default=None, help="SQLite file keeping every fit (resumable)")
     p.add_argument("--report", default=None, metavar="DIR",
                    help="write report.html, PNGs and selection.json into DIR")
@@ -175,6 +176,9 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--draws/--chains set the hierarchical model across several datasets; "
                         "with one dataset the correlated t-test needs no sampling")
     common["compare_options"] = mcmc or None
+    from bayescomp.cli._data import parse_guardrails
+
+    common["guardrails"] = parse_guardrails(args.guardrail) or None
     try:
         common["tracker"] = _tracker(args)
         if csv_mode:
@@ -255,9 +259,13 @@ def _select_fitted(select: Any, sources: list[str], args: argparse.Namespace,
     y_arg = None if len(data) > 1 else next(iter(data.values()))[1]
     # scoring=None: every fit is scored on the decision metric and the task's standard
     # metrics, so a later run with another --metric reads them from --store
+    from bayescomp.cli._data import TIMINGS
+
+    guarded = [g for g in common.get("guardrails") or () if g not in TIMINGS]
     try:
         with on_backend(args):
             return select(_models_arg(sources, args), X_arg, y_arg, metric=metric,
+                          scoring=list(dict.fromkeys([metric, *guarded])) if guarded else None,
                           dataset=None if len(data) > 1 else next(iter(data)),
                           store=args.store, max_repeats=args.max_repeats,
                           n_splits=args.n_splits, n_repeats=args.n_repeats,

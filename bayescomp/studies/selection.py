@@ -226,8 +226,11 @@ def format_steps(steps: pd.DataFrame) -> str:
     if steps.empty:
         return "(no challenger)"
     cols = ["step", "champion", "challenger", "champion_score", "challenger_score", "p_better",
-            "p_left", "p_rope", "p_right", "risk", "expected_gain", "decision", "looks", "fits"]
+            "p_left", "p_rope", "p_right", "p_joint", "risk", "expected_gain", "decision",
+            "looks", "fits"]
     f = steps[[c for c in cols if c in steps.columns]].copy()
+    if "p_joint" in f.columns:  # guardrails: P(better beyond the ROPE and all held)
+        f["p_joint"] = f["p_joint"].map(lambda v: "—" if v != v else f"{v:.3f}")
     for c in ("champion_score", "challenger_score"):
         if c in f.columns:
             f[c] = f[c].map(lambda v: "—" if v != v else f"{v:.4f}")
