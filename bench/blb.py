@@ -42,9 +42,15 @@ def scipy_sklearn(y, s, n_resamples=1000):
     from scipy import stats
     from sklearn.metrics import roc_auc_score
 
-    res = stats.bootstrap((y, s), lambda a, b: roc_auc_score(a, b), paired=True,
-                          vectorized=False, n_resamples=n_resamples, method="percentile",
-                          rng=np.random.default_rng(0))
+    res = stats.bootstrap(
+        (y, s),
+        lambda a, b: roc_auc_score(a, b),
+        paired=True,
+        vectorized=False,
+        n_resamples=n_resamples,
+        method="percentile",
+        rng=np.random.default_rng(0),
+    )
     return res.confidence_interval
 
 
@@ -62,21 +68,26 @@ def main() -> None:
     rows = []
     # warm-up on a small slice: imports (scikit-learn, pandas, joblib...) would otherwise be
     # counted in the first measurement's memory
-    bc.blb_metric(y[:200_000], s[:200_000], "roc_auc", n_subsets=2, n_resamples=20,
-                  random_state=0)
+    bc.blb_metric(y[:200_000], s[:200_000], "roc_auc", n_subsets=2, n_resamples=20, random_state=0)
     bc.bootstrap_metric(y[:1000], s[:1000], "roc_auc", method="percentile", n_resamples=100)
     scipy_sklearn(y[:1000], s[:1000], n_resamples=100)
 
     def add(name, m, wall, peak, ci, extra=""):
         rows.append((name, m, wall, peak / 1e6, ci, extra))
-        print(f"  {name:<44} rows={m:>11,}  {wall:7.1f} s  peak +{peak / 1e6:7.0f} MB  "
-              f"CI [{ci[0]:.5f}, {ci[1]:.5f}] {extra}", flush=True)
+        print(
+            f"  {name:<44} rows={m:>11,}  {wall:7.1f} s  peak +{peak / 1e6:7.0f} MB  "
+            f"CI [{ci[0]:.5f}, {ci[1]:.5f}] {extra}",
+            flush=True,
+        )
 
     blb_time = None
     for gamma in (0.6, 0.7):
         for jobs in (None, args.n_jobs):
-            res, wall, peak = measure(lambda g=gamma, j=jobs: bc.blb_metric(
-                y, s, "roc_auc", subset_exponent=g, n_jobs=j, random_state=0))
+            res, wall, peak = measure(
+                lambda g=gamma, j=jobs: bc.blb_metric(
+                    y, s, "roc_auc", subset_exponent=g, n_jobs=j, random_state=0
+                )
+            )
             label = f"BLB subset_exponent={gamma} n_jobs={jobs or 1}"
             extra = f"(b={res.b:,}, s={res.n_subsets}, r_total={res.n_resamples})"
             if jobs:
@@ -85,13 +96,19 @@ def main() -> None:
             if gamma == 0.7 and jobs is None:
                 blb_time = wall
     budget = blb_time
-    print(f"\nscipy.stats.bootstrap, 1000 percentile resamples, within the BLB time "
-          f"({budget:.1f} s):")
+    print(
+        f"\nscipy.stats.bootstrap, 1000 percentile resamples, within the BLB time ({budget:.1f} s):"
+    )
     for name, fn in (
         ("scipy.bootstrap + sklearn roc_auc_score", lambda a, b: scipy_sklearn(a, b)),
-        ("scipy.bootstrap via bc.bootstrap_metric",
-         lambda a, b: (lambda r: (r.low, r.high))(bc.bootstrap_metric(
-             a, b, "roc_auc", method="percentile", n_resamples=1000, random_state=0))),
+        (
+            "scipy.bootstrap via bc.bootstrap_metric",
+            lambda a, b: (lambda r: (r.low, r.high))(
+                bc.bootstrap_metric(
+                    a, b, "roc_auc", method="percentile", n_resamples=1000, random_state=0
+                )
+            ),
+        ),
     ):
         m, best = 1000, None
         while m <= n:
@@ -108,8 +125,10 @@ def main() -> None:
                 add(name, mid, wall, peak, tuple(ci))
                 best = mid if wall <= budget else best
         print(f"  -> largest size within {budget:.1f} s: {best:,} rows\n" if best else "")
-    print(f"goal: BLB on {n:,} rows under 30 s and peak extra memory under 2 x data "
-          f"({2 * data_mb:.0f} MB)")
+    print(
+        f"goal: BLB on {n:,} rows under 30 s and peak extra memory under 2 x data "
+        f"({2 * data_mb:.0f} MB)"
+    )
 
 
 if __name__ == "__main__":

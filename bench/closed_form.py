@@ -81,8 +81,9 @@ def main() -> None:
     ap.add_argument("--splits", type=int, default=100, help="splits per comparison (10x10 CV)")
     ap.add_argument("--loop", type=int, default=10_000, help="comparisons timed in the loops")
     ap.add_argument("--full", action="store_true", help="run the loops on all comparisons")
-    ap.add_argument("--repeat", type=int, default=5,
-                    help="vectorised runs timed (the best is kept)")
+    ap.add_argument(
+        "--repeat", type=int, default=5, help="vectorised runs timed (the best is kept)"
+    )
     args = ap.parse_args()
     rng = np.random.default_rng(0)
     n, k = args.n, args.splits
@@ -102,8 +103,10 @@ def main() -> None:
     t_vec, probs = timed(ours, repeat=args.repeat)
     assert np.allclose(ref_floor, probs, atol=1e-12), "floor disagrees"
 
-    rows = [("plain numpy + scipy.stats.t (floor)", n, t_floor, t_floor),
-            ("bayescomp vectorised (one call)", n, t_vec, t_vec)]
+    rows = [
+        ("plain numpy + scipy.stats.t (floor)", n, t_floor, t_floor),
+        ("bayescomp vectorised (one call)", n, t_vec, t_vec),
+    ]
     t_loop, ref = timed(scipy_loop, b[:m], c[:m], rho, rope)
     assert np.allclose(ref, probs[:m], atol=1e-10), "scipy loop disagrees"
     rows.append(("Python loop over scipy", m, t_loop, t_loop * n / m))
@@ -118,15 +121,23 @@ def main() -> None:
         assert np.allclose(ref_b, probs[:m], atol=1e-10), "baycomp disagrees"
         rows.append(("Python loop over baycomp.two_on_single", m, t_bay, t_bay * n / m))
 
-    print(f"{n:,} comparisons of {k} paired splits (rho={rho}, rope={rope}); "
-          "probabilities agree to 1e-10\n")
-    print(f"{'method':<42} {'timed on':>9} {'seconds':>9} {f'est. s for {n:,}':>17} "
-          f"{'us/comp.':>9} {'x bayescomp':>11} {'x floor':>8}")
+    print(
+        f"{n:,} comparisons of {k} paired splits (rho={rho}, rope={rope}); "
+        "probabilities agree to 1e-10\n"
+    )
+    print(
+        f"{'method':<42} {'timed on':>9} {'seconds':>9} {f'est. s for {n:,}':>17} "
+        f"{'us/comp.':>9} {'x bayescomp':>11} {'x floor':>8}"
+    )
     for name, count, secs, total in rows:
-        print(f"{name:<42} {count:>9,} {secs:>9.3f} {total:>17.2f} {1e6 * total / n:>9.2f} "
-              f"{total / t_vec:>11.2f} {total / t_floor:>8.2f}")
-    print(f"\nbayescomp / floor = {t_vec / t_floor:.2f} (goal <= 1.1); "
-          f"loop over baycomp / bayescomp = {rows[-1][3] / t_vec:.0f} (goal >= 80)")
+        print(
+            f"{name:<42} {count:>9,} {secs:>9.3f} {total:>17.2f} {1e6 * total / n:>9.2f} "
+            f"{total / t_vec:>11.2f} {total / t_floor:>8.2f}"
+        )
+    print(
+        f"\nbayescomp / floor = {t_vec / t_floor:.2f} (goal <= 1.1); "
+        f"loop over baycomp / bayescomp = {rows[-1][3] / t_vec:.0f} (goal >= 80)"
+    )
 
 
 if __name__ == "__main__":

@@ -52,12 +52,15 @@ def case(name, models, X, y, cv, scoring, repeats, n_jobs):
     splits = design.splits
 
     def sk():
-        return {m: cross_validate(est, X, y, cv=splits, scoring=scoring, n_jobs=n_jobs)
-                for m, est in models.items()}
+        return {
+            m: cross_validate(est, X, y, cv=splits, scoring=scoring, n_jobs=n_jobs)
+            for m, est in models.items()
+        }
 
     def bc():
-        return cross_validate_paired(models, X, y, cv=cv, scoring=scoring, n_jobs=n_jobs,
-                                     progress=False)
+        return cross_validate_paired(
+            models, X, y, cv=cv, scoring=scoring, n_jobs=n_jobs, progress=False
+        )
 
     # interleave the two so that load from other processes hits both alike
     w_sk = w_bc = c_sk = c_bc = o_sk = o_bc = np.inf
@@ -86,8 +89,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--n-jobs", type=int, default=None)
-    ap.add_argument("--blas-threads", type=int, default=1,
-                    help="BLAS/OpenMP threads per process (0: library default)")
+    ap.add_argument(
+        "--blas-threads",
+        type=int,
+        default=1,
+        help="BLAS/OpenMP threads per process (0: library default)",
+    )
     args = ap.parse_args()
     warnings.filterwarnings("ignore")
     if args.blas_threads:
@@ -101,36 +108,72 @@ def main() -> None:
     cv_small = RepeatedStratifiedKFold(n_splits=10, n_repeats=3, random_state=0)
     lr = make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000))
     cases = [
-        ("dummy + naive Bayes, accuracy", {"dummy": DummyClassifier(), "nb": GaussianNB()},
-         Xb, yb, cv, "accuracy"),
-        ("dummy + naive Bayes, roc_auc+accuracy+f1",
-         {"dummy": DummyClassifier(), "nb": GaussianNB()}, Xb, yb, cv,
-         ["roc_auc", "accuracy", "f1"]),
-        ("naive Bayes + scaled logreg, roc_auc+accuracy", {"nb": GaussianNB(), "lr": lr},
-         Xb, yb, cv, ["roc_auc", "accuracy"]),
-        ("kNN + logreg (2000 rows), accuracy+f1+precision",
-         {"knn": KNeighborsClassifier(), "lr": lr}, Xs, ys, cv_small,
-         ["accuracy", "f1", "precision"]),
-        ("random forest (50 trees) + logreg, roc_auc",
-         {"rf": RandomForestClassifier(n_estimators=50, random_state=0), "lr": lr},
-         Xb, yb, cv_small, "roc_auc"),
+        (
+            "dummy + naive Bayes, accuracy",
+            {"dummy": DummyClassifier(), "nb": GaussianNB()},
+            Xb,
+            yb,
+            cv,
+            "accuracy",
+        ),
+        (
+            "dummy + naive Bayes, roc_auc+accuracy+f1",
+            {"dummy": DummyClassifier(), "nb": GaussianNB()},
+            Xb,
+            yb,
+            cv,
+            ["roc_auc", "accuracy", "f1"],
+        ),
+        (
+            "naive Bayes + scaled logreg, roc_auc+accuracy",
+            {"nb": GaussianNB(), "lr": lr},
+            Xb,
+            yb,
+            cv,
+            ["roc_auc", "accuracy"],
+        ),
+        (
+            "kNN + logreg (2000 rows), accuracy+f1+precision",
+            {"knn": KNeighborsClassifier(), "lr": lr},
+            Xs,
+            ys,
+            cv_small,
+            ["accuracy", "f1", "precision"],
+        ),
+        (
+            "random forest (50 trees) + logreg, roc_auc",
+            {"rf": RandomForestClassifier(n_estimators=50, random_state=0), "lr": lr},
+            Xb,
+            yb,
+            cv_small,
+            "roc_auc",
+        ),
     ]
-    print(f"n_jobs={args.n_jobs}, blas_threads={args.blas_threads or 'default'}, "
-          f"best of {args.repeats}\n")
+    print(
+        f"n_jobs={args.n_jobs}, blas_threads={args.blas_threads or 'default'}, "
+        f"best of {args.repeats}\n"
+    )
     print("wall = elapsed seconds; cpu = CPU seconds of this process (meaningful for n_jobs=1,")
     print("less sensitive to other load on a shared machine)\n")
     print("overhead = wall time outside fit and score, per fit (ms)\n")
-    print(f"{'case':<48} {'fits':>4} {'sklearn s':>9} {'bayescomp s':>11} "
-          f"{'ratio wall':>10} {'ratio cpu':>9} {'ovh sk ms':>9} {'ovh bc ms':>9}")
+    print(
+        f"{'case':<48} {'fits':>4} {'sklearn s':>9} {'bayescomp s':>11} "
+        f"{'ratio wall':>10} {'ratio cpu':>9} {'ovh sk ms':>9} {'ovh bc ms':>9}"
+    )
     for c in cases:
-        name, fits, w_sk, w_bc, c_sk, c_bc, o_sk, o_bc = case(*c, repeats=args.repeats,
-                                                              n_jobs=args.n_jobs)
+        name, fits, w_sk, w_bc, c_sk, c_bc, o_sk, o_bc = case(
+            *c, repeats=args.repeats, n_jobs=args.n_jobs
+        )
         if args.n_jobs not in (None, 1):  # fit times overlap and CPU is in the workers
-            print(f"{name:<48} {fits:>4} {w_sk:>9.3f} {w_bc:>11.3f} {w_bc / w_sk:>10.3f} "
-                  f"{'n/a':>9} {'n/a':>9} {'n/a':>9}")
+            print(
+                f"{name:<48} {fits:>4} {w_sk:>9.3f} {w_bc:>11.3f} {w_bc / w_sk:>10.3f} "
+                f"{'n/a':>9} {'n/a':>9} {'n/a':>9}"
+            )
             continue
-        print(f"{name:<48} {fits:>4} {w_sk:>9.3f} {w_bc:>11.3f} {w_bc / w_sk:>10.3f} "
-              f"{c_bc / c_sk:>9.3f} {o_sk:>9.3f} {o_bc:>9.3f}")
+        print(
+            f"{name:<48} {fits:>4} {w_sk:>9.3f} {w_bc:>11.3f} {w_bc / w_sk:>10.3f} "
+            f"{c_bc / c_sk:>9.3f} {o_sk:>9.3f} {o_bc:>9.3f}"
+        )
 
 
 if __name__ == "__main__":

@@ -82,13 +82,19 @@ print("RESULT" + json.dumps(out))
 def run_child(kind: str, sampler: str, data: str, env: dict) -> dict:
     code = _CHILD.format(repo=str(REPO), kind=kind, sampler=sampler, data=data)
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env=env, timeout=3600, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=3600,
+        check=False,
+    )
     wall = time.perf_counter() - t0
     line = [x for x in proc.stdout.splitlines() if x.startswith("RESULT")]
     if proc.returncode or not line:
         raise RuntimeError(f"{kind}/{sampler} failed:\n{proc.stderr[-3000:]}")
-    out = json.loads(line[-1][len("RESULT"):])
+    out = json.loads(line[-1][len("RESULT") :])
     # the whole process without its warm second fit: start, imports, first fit, exit
     out["process_cold"] = wall - out["warm_fit"]
     return out
@@ -97,8 +103,9 @@ def run_child(kind: str, sampler: str, data: str, env: dict) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--data", default=str(REPO.parent / "shared" / "data" /
-                                          "baycomp_accuracies.txt"))
+    ap.add_argument(
+        "--data", default=str(REPO.parent / "shared" / "data" / "baycomp_accuracies.txt")
+    )
     ap.add_argument("--only", choices=["hierarchical", "plackett_luce"])
     ap.add_argument("--cold-disk", action="store_true")
     ap.add_argument("--json", type=Path, help="write every run's figures here")
@@ -117,26 +124,34 @@ def main() -> None:
                     e["BAYESCOMP_CACHE_DIR"] = tempfile.mkdtemp(prefix="bayescomp-bench-")
                 r = run_child(kind, sampler, args.data, e)
                 runs.setdefault((kind, sampler), []).append(r)
-                print(f"rep {rep} {kind:12s} {sampler:6s} first {r['first_fit']:6.2f} s  "
-                      f"warm {r['warm_fit']:6.2f} s  process {r['process_cold']:6.2f} s  "
-                      f"converged {r['converged']}", flush=True)
+                print(
+                    f"rep {rep} {kind:12s} {sampler:6s} first {r['first_fit']:6.2f} s  "
+                    f"warm {r['warm_fit']:6.2f} s  process {r['process_cold']:6.2f} s  "
+                    f"converged {r['converged']}",
+                    flush=True,
+                )
     print(f"\nmedians of {args.reps} (interleaved; shared machine: compare the ratios)")
     print(f"{'problem':13s} {'path':7s} {'first fit':>10s} {'warm fit':>9s} {'process':>8s}")
     med = {}
     for (kind, sampler), rs in runs.items():
-        m = {f: statistics.median(r[f] for r in rs)
-             for f in ("first_fit", "warm_fit", "process_cold")}
+        m = {
+            f: statistics.median(r[f] for r in rs)
+            for f in ("first_fit", "warm_fit", "process_cold")
+        }
         med[kind, sampler] = m
-        print(f"{kind:13s} {sampler:7s} {m['first_fit']:10.2f} {m['warm_fit']:9.2f} "
-              f"{m['process_cold']:8.2f}")
+        print(
+            f"{kind:13s} {sampler:7s} {m['first_fit']:10.2f} {m['warm_fit']:9.2f} "
+            f"{m['process_cold']:8.2f}"
+        )
     for kind in todo:
         a, b = med[kind, "nutpie"], med[kind, "fast"]
-        print(f"{kind:13s} speed-up: first fit x{a['first_fit'] / b['first_fit']:.1f}, "
-              f"warm x{a['warm_fit'] / b['warm_fit']:.1f}, "
-              f"process x{a['process_cold'] / b['process_cold']:.1f}")
+        print(
+            f"{kind:13s} speed-up: first fit x{a['first_fit'] / b['first_fit']:.1f}, "
+            f"warm x{a['warm_fit'] / b['warm_fit']:.1f}, "
+            f"process x{a['process_cold'] / b['process_cold']:.1f}"
+        )
     if args.json:
-        args.json.write_text(json.dumps({f"{k}/{s}": v for (k, s), v in runs.items()},
-                                        indent=1))
+        args.json.write_text(json.dumps({f"{k}/{s}": v for (k, s), v in runs.items()}, indent=1))
 
 
 if __name__ == "__main__":

@@ -29,13 +29,26 @@ from fuzz_cases import OUTCOMES, Case, cases, cli_argv, csv_bytes, run_api, run_
 from fuzz_entries import entries, mutations, run_entry
 from test_fuzz_cli import FLAG_VALUES, FLAGS
 
-COLUMNS = ["ok", "clear error", "raw exception", "accepted silently", "silent NaN",
-           "wrong number", "traceback", "hang"]
+COLUMNS = [
+    "ok",
+    "clear error",
+    "raw exception",
+    "accepted silently",
+    "silent NaN",
+    "wrong number",
+    "traceback",
+    "hang",
+]
 
 
 def _settings(n: int):
-    return settings(max_examples=n, deadline=None, derandomize=True, database=None,
-                    suppress_health_check=list(HealthCheck))
+    return settings(
+        max_examples=n,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
 
 
 def measure(n: int) -> dict[str, Counter]:
@@ -55,17 +68,27 @@ def measure(n: int) -> dict[str, Counter]:
     def cli_files(case, command):
         path = tmp / "cli.csv"
         path.write_bytes(csv_bytes(case, table(case)))
-        outcome, _, err = run_cli(cli_argv(case, path, command, ["--quiet"]), case.must_refuse,
-                                  names=case.models)
+        outcome, _, err = run_cli(
+            cli_argv(case, path, command, ["--quiet"]), case.must_refuse, names=case.models
+        )
         cli[outcome] += 1
         examples.setdefault(f"CLI {outcome}", []).append((command, case, err[-300:]))
 
     @_settings(n - n // 2)
-    @given(command=st.sampled_from(["select", "compare", "interval", "curves", "unlabeled"]),
-           pairs=st.lists(st.tuples(FLAGS, FLAG_VALUES), max_size=5))
+    @given(
+        command=st.sampled_from(["select", "compare", "interval", "curves", "unlabeled"]),
+        pairs=st.lists(st.tuples(FLAGS, FLAG_VALUES), max_size=5),
+    )
     def cli_argvs(command, pairs):
-        case = Case(models=["base", "cand"], n=8, scale=1.0, corruption="none",
-                    encoding="utf-8", sep=",", seed=0)
+        case = Case(
+            models=["base", "cand"],
+            n=8,
+            scale=1.0,
+            corruption="none",
+            encoding="utf-8",
+            sep=",",
+            seed=0,
+        )
         path = tmp / "argv.csv"
         path.write_bytes(csv_bytes(case, table(case)))
         argv = [command, str(path)] + [x for pair in pairs for x in pair]
@@ -95,11 +118,12 @@ def main() -> None:
     print(f"API entry points exercised: {n_entries} ({', '.join(entries())})\n")
     print("| surface | inputs tried | " + " | ".join(COLUMNS) + " |")
     print("|---|---|" + "---|" * len(COLUMNS))
-    for label, key in ((f"Python API ({n_entries} entry points)", "api"),
-                       ("CLI (compare, select, interval, curves, unlabeled)", "cli")):
+    for label, key in (
+        (f"Python API ({n_entries} entry points)", "api"),
+        ("CLI (compare, select, interval, curves, unlabeled)", "cli"),
+    ):
         c = res[key]
-        print(f"| {label} | {sum(c.values())} | " + " | ".join(str(c[k]) for k in COLUMNS)
-              + " |")
+        print(f"| {label} | {sum(c.values())} | " + " | ".join(str(c[k]) for k in COLUMNS) + " |")
     print(f"\n{time.perf_counter() - start:.0f} s")
     for key, items in res["examples"].items():
         if not key.endswith(("ok", "clear error")):

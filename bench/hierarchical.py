@@ -51,8 +51,9 @@ def peak_mb() -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data" /
-                    "baycomp_accuracies.txt")
+    ap.add_argument(
+        "--data", type=Path, default=REPO.parent / "shared" / "data" / "baycomp_accuracies.txt"
+    )
     ap.add_argument("--baseline", default="nbc")
     ap.add_argument("--candidate", default="aode")
     ap.add_argument("--draws", type=int, default=1000)
@@ -71,17 +72,27 @@ def main() -> None:
     for label in ("cold cache", "warm cache"):
         while True:
             t0 = time.perf_counter()
-            res = hierarchical_test(diffs, 0.1, rope=0.01, random_state=1, chains=4, draws=draws,
-                                    tune=1000, baseline_name=args.baseline,
-                                    candidate_name=args.candidate)
+            res = hierarchical_test(
+                diffs,
+                0.1,
+                rope=0.01,
+                random_state=1,
+                chains=4,
+                draws=draws,
+                tune=1000,
+                baseline_name=args.baseline,
+                candidate_name=args.candidate,
+            )
             wall = time.perf_counter() - t0
             ess = float(az.ess(res.idata, var_names=["delta0"])["delta0"])
             if ess >= 1000 or draws >= 16_000:
                 break
             draws *= 2
         rows.append((f"bayescomp ({res.sampler}, {label})", wall, ess, peak_mb(), res))
-    print(f"cache: {model_cache_info()}; parameterisation {res.parameterization}; "
-          f"draws/chain {draws}; converged {res.converged} ({res.convergence_problems or 'ok'})")
+    print(
+        f"cache: {model_cache_info()}; parameterisation {res.parameterization}; "
+        f"draws/chain {draws}; converged {res.converged} ({res.convergence_problems or 'ok'})"
+    )
 
     try:
         import baycomp  # noqa: F401
@@ -98,8 +109,13 @@ def main() -> None:
         t0 = time.perf_counter()
         post = HierarchicalTest(x, y, rope=0.01, runs=10, chains=4, nsamples=10_000)
         wall = time.perf_counter() - t0
-        baycomp_row = ("baycomp.HierarchicalTest (pystan)", wall, float("nan"), peak_mb(),
-                       post.probs())
+        baycomp_row = (
+            "baycomp.HierarchicalTest (pystan)",
+            wall,
+            float("nan"),
+            peak_mb(),
+            post.probs(),
+        )
 
     print()
     print(f"{'run':44s} {'wall s':>8s} {'ESS(delta0)':>12s} {'ESS/s':>8s} {'peak MB':>8s}")

@@ -46,7 +46,8 @@ def simulate(rng: np.random.Generator, q: int, n: int = 100, rho: float = 0.1):
     for i in range(q):
         common = rng.normal()
         diffs[f"ds{i:02d}"] = delta[i] + sigma[i] * (
-            np.sqrt(rho) * common + np.sqrt(1 - rho) * rng.normal(size=n))
+            np.sqrt(rho) * common + np.sqrt(1 - rho) * rng.normal(size=n)
+        )
     return diffs, delta0
 
 
@@ -64,14 +65,23 @@ def run(problems: int, datasets: int, seed: int, **fit) -> dict:
             res = hierarchical_test(diffs, 0.1, rope=0.01, random_state=seed + k, **fit)
             wall = time.perf_counter() - t0
             lo, hi = res.hdi(0.95)
-            records.append({
-                "converged": res.converged, "attempts": res.attempts, "wall": wall,
-                "first_seconds": res.attempts[0]["seconds"], "covered": lo <= delta0 <= hi,
-                "problems": res.convergence_problems,
-            })
-            print(f"problem {k}: converged={res.converged} attempts="
-                  f"{[(a['parameterization'], a['target_accept'], a['divergences']) for a in res.attempts]}"
-                  f" {wall:.1f}s", file=sys.stderr, flush=True)
+            records.append(
+                {
+                    "converged": res.converged,
+                    "attempts": res.attempts,
+                    "wall": wall,
+                    "first_seconds": res.attempts[0]["seconds"],
+                    "covered": lo <= delta0 <= hi,
+                    "problems": res.convergence_problems,
+                }
+            )
+            print(
+                f"problem {k}: converged={res.converged} attempts="
+                f"{[(a['parameterization'], a['target_accept'], a['divergences']) for a in res.attempts]}"
+                f" {wall:.1f}s",
+                file=sys.stderr,
+                flush=True,
+            )
     return {"records": records}
 
 
@@ -87,17 +97,24 @@ def report(out: dict) -> None:
         a = r["attempts"][0]
         first_fail["divergences" if a["divergences"] else "ESS/R-hat"] += 1
     winners = Counter(
-        next(((a["parameterization"], a["target_accept"]) for a in r["attempts"]
-              if a["converged"]), "none")
-        for r in retried)
+        next(
+            ((a["parameterization"], a["target_accept"]) for a in r["attempts"] if a["converged"]),
+            "none",
+        )
+        for r in retried
+    )
     print(f"{n} problems simulated from the hierarchical model")
     print(f"  non-converged after retries : {len(failed)} ({len(failed) / n:.1%})   goal: 0")
-    print(f"  needed a retry              : {len(retried)} ({len(retried) / n:.1%}); "
-          f"first attempt failed on {dict(first_fail)}")
+    print(
+        f"  needed a retry              : {len(retried)} ({len(retried) / n:.1%}); "
+        f"first attempt failed on {dict(first_fail)}"
+    )
     print(f"  converging attempt of those : {dict(winners)}")
-    print(f"  wall time                   : {wall:.1f} s in all, {wall / n:.2f} s per problem; "
-          f"first attempts alone {first:.1f} s (retries cost {wall - first:.1f} s, "
-          f"{(wall - first) / max(wall, 1e-9):.1%})")
+    print(
+        f"  wall time                   : {wall:.1f} s in all, {wall / n:.2f} s per problem; "
+        f"first attempts alone {first:.1f} s (retries cost {wall - first:.1f} s, "
+        f"{(wall - first) / max(wall, 1e-9):.1%})"
+    )
     print(f"  95% HDI of delta0 covers the truth: {np.mean([r['covered'] for r in recs]):.1%}")
     for r in failed:
         print(f"    still failing: {r['problems']}")
@@ -112,8 +129,14 @@ def main() -> None:
     ap.add_argument("--draws", type=int, default=2000)
     ap.add_argument("--tune", type=int, default=1000)
     args = ap.parse_args()
-    out = run(args.problems, args.datasets, args.seed, chains=args.chains, draws=args.draws,
-              tune=args.tune)
+    out = run(
+        args.problems,
+        args.datasets,
+        args.seed,
+        chains=args.chains,
+        draws=args.draws,
+        tune=args.tune,
+    )
     report(out)
 
 

@@ -38,14 +38,31 @@ sys.path.insert(0, str(REPO))
 PARTS = (  # first match wins
     ("imports", ("<frozen importlib", "importlib/")),
     ("store", ("sqlite3", "bayescomp/studies/store")),
-    ("plots", ("matplotlib", "bayescomp/report/plots", "bayescomp/report/selection_plots",
-               "PIL/")),
+    ("plots", ("matplotlib", "bayescomp/report/plots", "bayescomp/report/selection_plots", "PIL/")),
     ("report", ("bayescomp/report", "jinja2", "markupsafe", "base64")),
-    ("posterior", ("bayescomp/posterior", "bayescomp/decision", "bayescomp/core",
-                   "scipy/stats", "scipy/special")),
-    ("fits (scikit-learn, joblib)", ("sklearn", "joblib", "threadpoolctl", "/models/",
-                                     "bayescomp/scores", "bayescomp/splits", "scipy/",
-                                     "numpy")),
+    (
+        "posterior",
+        (
+            "bayescomp/posterior",
+            "bayescomp/decision",
+            "bayescomp/core",
+            "scipy/stats",
+            "scipy/special",
+        ),
+    ),
+    (
+        "fits (scikit-learn, joblib)",
+        (
+            "sklearn",
+            "joblib",
+            "threadpoolctl",
+            "/models/",
+            "bayescomp/scores",
+            "bayescomp/splits",
+            "scipy/",
+            "numpy",
+        ),
+    ),
 )
 
 
@@ -98,11 +115,29 @@ def main() -> None:
     from bayescomp.cli.main import main as cli
 
     tmp = Path(tempfile.mkdtemp(prefix="bayescomp-main-job-"))
-    argv = ["select", str(REPO / "models"), "--dataset", "breast_cancer",
-            "--baseline", "logistic_regression", "--metric", "roc_auc", "--rope", "0.005",
-            "--gamma", "0.95", "--store", str(tmp / "selection.sqlite"),
-            "--report", str(tmp / "reports"), "--n-repeats", str(args.n_repeats),
-            "--n-jobs", str(args.n_jobs), "--quiet"]
+    argv = [
+        "select",
+        str(REPO / "models"),
+        "--dataset",
+        "breast_cancer",
+        "--baseline",
+        "logistic_regression",
+        "--metric",
+        "roc_auc",
+        "--rope",
+        "0.005",
+        "--gamma",
+        "0.95",
+        "--store",
+        str(tmp / "selection.sqlite"),
+        "--report",
+        str(tmp / "reports"),
+        "--n-repeats",
+        str(args.n_repeats),
+        "--n-jobs",
+        str(args.n_jobs),
+        "--quiet",
+    ]
     prof = cProfile.Profile()
     t0 = time.perf_counter()
     with redirect_stdout(io.StringIO()):
@@ -114,8 +149,10 @@ def main() -> None:
     split = attribute(stats)
     rows = [(v[2], f"{Path(f).name}:{line}({func})") for (f, line, func), v in stats.stats.items()]
     total = sum(split.values())
-    print(f"main job (exit {code}): {wall:.1f} s wall, {args.n_repeats} x 10-fold CV, "
-          f"6 models, n_jobs={args.n_jobs}; profiled self time {total:.1f} s")
+    print(
+        f"main job (exit {code}): {wall:.1f} s wall, {args.n_repeats} x 10-fold CV, "
+        f"6 models, n_jobs={args.n_jobs}; profiled self time {total:.1f} s"
+    )
     print(f"\n{'part':<44} {'seconds':>8} {'share':>7}")
     for part, secs in sorted(split.items(), key=lambda kv: -kv[1]):
         print(f"{part:<44} {secs:>8.2f} {secs / total:>7.1%}")

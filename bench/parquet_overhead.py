@@ -48,8 +48,16 @@ def run_select(X, y, n_splits: int, n_repeats: int) -> str:
     import bayescomp as bc
 
     cv = RepeatedStratifiedKFold(n_splits=n_splits, n_repeats=n_repeats, random_state=0)
-    sel = bc.select({"prior": DummyClassifier(), "nb": GaussianNB()}, X, y, baseline="prior",
-                    metric="roc_auc", rope=0.01, cv=cv, progress=False)
+    sel = bc.select(
+        {"prior": DummyClassifier(), "nb": GaussianNB()},
+        X,
+        y,
+        baseline="prior",
+        metric="roc_auc",
+        rope=0.01,
+        cv=cv,
+        progress=False,
+    )
     return sel.champion
 
 
@@ -66,8 +74,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "table.parquet"
         X, y = make_file(path, args.rows, args.cols)
-        print(f"{args.rows} x {args.cols} Parquet file: {path.stat().st_size / 2**20:.0f} MiB; "
-              f"{args.n_splits} x {args.n_repeats} folds, prior vs GaussianNB")
+        print(
+            f"{args.rows} x {args.cols} Parquet file: {path.stat().st_size / 2**20:.0f} MiB; "
+            f"{args.n_splits} x {args.n_repeats} folds, prior vs GaussianNB"
+        )
         times: dict[str, list[float]] = {"arrays": [], "parquet": [], "read": []}
         for _ in range(args.rounds):  # interleaved: both runs see the same machine load
             t0 = time.perf_counter()
@@ -80,11 +90,15 @@ def main() -> None:
             times["parquet"].append(time.perf_counter() - t0)
             del table
     med = {k: float(np.median(v)) for k, v in times.items()}
-    print(f"median of {args.rounds}: arrays {med['arrays']:.1f} s, parquet {med['parquet']:.1f} s"
-          f" (reading + validating + hashing {med['read']:.1f} s)")
+    print(
+        f"median of {args.rounds}: arrays {med['arrays']:.1f} s, parquet {med['parquet']:.1f} s"
+        f" (reading + validating + hashing {med['read']:.1f} s)"
+    )
     ratio = med["parquet"] / med["arrays"]
-    print(f"parquet / arrays = {ratio:.3f} ({100 * (ratio - 1):+.1f} %; budget < +10 %): "
-          f"{'within' if ratio < 1.10 else 'OVER'} budget")
+    print(
+        f"parquet / arrays = {ratio:.3f} ({100 * (ratio - 1):+.1f} %; budget < +10 %): "
+        f"{'within' if ratio < 1.10 else 'OVER'} budget"
+    )
 
 
 if __name__ == "__main__":

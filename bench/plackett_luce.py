@@ -49,8 +49,9 @@ def synthetic(k: int = 20, n_datasets: int = 100, n_splits: int = 10, seed: int 
             common = rng.normal(0, 0.01)  # correlated splits (shared training data)
             vals = level + effect[m] + inter[m] + common + rng.normal(0, 0.02, n_splits)
             rows += [(f"d{d:03d}", f"m{m:02d}", s, 9, 1, v) for s, v in enumerate(vals)]
-    return pd.DataFrame(rows, columns=["dataset", "model", "split", "n_train", "n_test",
-                                       "accuracy"])
+    return pd.DataFrame(
+        rows, columns=["dataset", "model", "split", "n_train", "n_test", "accuracy"]
+    )
 
 
 def time_pl(scores) -> tuple[float, float, object]:
@@ -78,8 +79,15 @@ def time_pairwise(scores, n_pairs: int | None) -> tuple[float, int, int]:
         bc.rank(scores, "accuracy", random_state=0, **MCMC)
     else:
         for a, b in todo:
-            bc.compare(scores, baseline=b, candidate=a, metric="accuracy",
-                       method="hierarchical", random_state=0, **MCMC)
+            bc.compare(
+                scores,
+                baseline=b,
+                candidate=a,
+                metric="accuracy",
+                method="hierarchical",
+                random_state=0,
+                **MCMC,
+            )
     return time.perf_counter() - t0, len(todo), len(pairs)
 
 
@@ -89,20 +97,29 @@ def report(label: str, scores, n_pairs: int | None) -> None:
     total = secs if done == needed else secs / done * needed
     how = "measured" if done == needed else f"extrapolated from {done} fits"
     print(f"\n{label}: {len(scores.models)} models x {len(scores.datasets)} datasets")
-    print(f"  plackett_luce: 1 fit    cold cache {cold:7.1f} s   warm cache {warm:7.1f} s   "
-          f"converged={res.converged}")
+    print(
+        f"  plackett_luce: 1 fit    cold cache {cold:7.1f} s   warm cache {warm:7.1f} s   "
+        f"converged={res.converged}"
+    )
     print(f"  pairwise rank: {needed} fits  {total:8.1f} s ({how}; {secs / done:.1f} s per fit)")
-    print(f"  ratio pairwise / plackett_luce: {total / cold:6.1f}x (cold)  "
-          f"{total / warm:6.1f}x (warm)")
+    print(
+        f"  ratio pairwise / plackett_luce: {total / cold:6.1f}x (cold)  "
+        f"{total / warm:6.1f}x (warm)"
+    )
     print(f"  order: {res.order[:6]}{' ...' if len(res.order) > 6 else ''}")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data" /
-                    "baycomp_accuracies.txt")
-    ap.add_argument("--pairs", type=int, default=10,
-                    help="pairwise fits timed for 20 models (the rest extrapolated)")
+    ap.add_argument(
+        "--data", type=Path, default=REPO.parent / "shared" / "data" / "baycomp_accuracies.txt"
+    )
+    ap.add_argument(
+        "--pairs",
+        type=int,
+        default=10,
+        help="pairwise fits timed for 20 models (the rest extrapolated)",
+    )
     ap.add_argument("--full", action="store_true", help="run all 190 pairwise fits")
     args = ap.parse_args()
     warnings.simplefilter("ignore")
@@ -111,8 +128,9 @@ def main() -> None:
     if args.data.exists():
         from baycomp_data import load_baycomp_accuracies
 
-        report("shared baycomp data", bc.Scores.from_frame(load_baycomp_accuracies(args.data)),
-               None)
+        report(
+            "shared baycomp data", bc.Scores.from_frame(load_baycomp_accuracies(args.data)), None
+        )
     else:
         print(f"shared data not found at {args.data}: the 5 x 54 problem is skipped")
     report("synthetic", bc.Scores.from_frame(synthetic()), None if args.full else args.pairs)

@@ -49,13 +49,15 @@ def half_models() -> dict:
     first = FunctionTransformer(lambda X: X[:, :2])
     models = {"baseline": lr(1.0)}
     models.update({f"lr_C{c:g}": lr(c) for c in (0.5, 0.7, 1.5, 2.0, 3.0)})
-    models.update({
-        "prior": DummyClassifier(strategy="prior"),
-        "stump": DecisionTreeClassifier(max_depth=1, random_state=0),
-        "nb_two_features": make_pipeline(first, GaussianNB()),
-        "knn1_unscaled": KNeighborsClassifier(n_neighbors=1),
-        "stratified_guess": DummyClassifier(strategy="stratified", random_state=0),
-    })
+    models.update(
+        {
+            "prior": DummyClassifier(strategy="prior"),
+            "stump": DecisionTreeClassifier(max_depth=1, random_state=0),
+            "nb_two_features": make_pipeline(first, GaussianNB()),
+            "knn1_unscaled": KNeighborsClassifier(n_neighbors=1),
+            "stratified_guess": DummyClassifier(strategy="stratified", random_state=0),
+        }
+    )
     return models
 
 
@@ -66,41 +68,72 @@ def run(scenario: str) -> dict:
 
     X, y, _ = load_dataset("breast_cancer")
     if scenario == "readme":
-        models, kw = REPO / "models", dict(baseline="logistic_regression", scoring="roc_auc",
-                                            rope=0.005, n_splits=10, n_repeats=10,
-                                            max_repeats=5)
+        models, kw = (
+            REPO / "models",
+            dict(
+                baseline="logistic_regression",
+                scoring="roc_auc",
+                rope=0.005,
+                n_splits=10,
+                n_repeats=10,
+                max_repeats=5,
+            ),
+        )
     else:
-        models, kw = half_models(), dict(baseline="baseline", scoring="accuracy", rope=0.005,
-                                         n_splits=10, n_repeats=1, max_repeats=9)
+        models, kw = (
+            half_models(),
+            dict(
+                baseline="baseline",
+                scoring="accuracy",
+                rope=0.005,
+                n_splits=10,
+                n_repeats=1,
+                max_repeats=9,
+            ),
+        )
     with tempfile.TemporaryDirectory() as tmp:
         store = Path(tmp) / "racing.sqlite"
         fast = bc.select_models(models, X, y, store=store, progress=False, **kw)
-        full = bc.select_models(models, X, y, store=store, progress=False,
-                                rule=partial(family, racing=False), **kw)
-    same = (fast.champion == full.champion
-            and fast.recommendation["action"] == full.recommendation["action"])
-    return {"scenario": scenario, "racing": fast.fits_total, "full": full.fits_total,
-            "champion": fast.champion, "same": same, "fast": fast, "full_sel": full}
+        full = bc.select_models(
+            models, X, y, store=store, progress=False, rule=partial(family, racing=False), **kw
+        )
+    same = (
+        fast.champion == full.champion
+        and fast.recommendation["action"] == full.recommendation["action"]
+    )
+    return {
+        "scenario": scenario,
+        "racing": fast.fits_total,
+        "full": full.fits_total,
+        "champion": fast.champion,
+        "same": same,
+        "fast": fast,
+        "full_sel": full,
+    }
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--scenario", nargs="+", default=["readme", "half"],
-                   choices=["readme", "half"])
+    p.add_argument("--scenario", nargs="+", default=["readme", "half"], choices=["readme", "half"])
     args = p.parse_args()
     rows = [run(s) for s in args.scenario]
-    print(f"{'scenario':<10}{'fits full':>10}{'fits racing':>13}{'saved':>8}  champion "
-          "(same decision as the full design?)")
+    print(
+        f"{'scenario':<10}{'fits full':>10}{'fits racing':>13}{'saved':>8}  champion "
+        "(same decision as the full design?)"
+    )
     for r in rows:
         saved = 1 - r["racing"] / r["full"]
-        print(f"{r['scenario']:<10}{r['full']:>10d}{r['racing']:>13d}{100 * saved:>7.0f}%  "
-              f"{r['champion']} ({'yes' if r['same'] else 'NO'})")
+        print(
+            f"{r['scenario']:<10}{r['full']:>10d}{r['racing']:>13d}{100 * saved:>7.0f}%  "
+            f"{r['champion']} ({'yes' if r['same'] else 'NO'})"
+        )
     for r in rows:
         print(f"\n{r['scenario']}: steps with racing")
         print(r["fast"].steps[["challenger", "decision", "looks", "fits"]].to_string(index=False))
         print(f"{r['scenario']}: steps of the full design")
-        print(r["full_sel"].steps[["challenger", "decision", "looks", "fits"]]
-              .to_string(index=False))
+        print(
+            r["full_sel"].steps[["challenger", "decision", "looks", "fits"]].to_string(index=False)
+        )
 
 
 if __name__ == "__main__":

@@ -33,8 +33,7 @@ def naive(specs, X, y, cv, baseline, order, metric, rope, gamma):
     for challenger in order:
         models = {champion: specs[champion].estimator, challenger: specs[challenger].estimator}
         with threadpool_limits(limits=1):  # same native-thread policy as select
-            scores = bc.cross_validate_paired(models, X, y, cv=cv, scoring=metric,
-                                              progress=False)
+            scores = bc.cross_validate_paired(models, X, y, cv=cv, scoring=metric, progress=False)
         fits += len(scores)
         d = bc.compare(scores, champion, challenger, metric=metric, rope=rope).decision(gamma)
         decisions.append(d.outcome)
@@ -64,28 +63,43 @@ def main() -> None:
     rows = []
     for baseline in args.baseline:
         t0 = time.perf_counter()
-        sel = bc.select_models(specs, X, y, baseline=baseline, cv=cv, scoring=args.metric,
-                               rope=args.rope, progress=False)
+        sel = bc.select_models(
+            specs,
+            X,
+            y,
+            baseline=baseline,
+            cv=cv,
+            scoring=args.metric,
+            rope=args.rope,
+            progress=False,
+        )
         t_sel = time.perf_counter() - t0
         order = sel.steps["challenger"].tolist()
         t0 = time.perf_counter()
-        champ, fits, decisions = naive(specs, X, y, cv, baseline, order, args.metric, args.rope,
-                                       0.95)
+        champ, fits, decisions = naive(
+            specs, X, y, cv, baseline, order, args.metric, args.rope, 0.95
+        )
         t_naive = time.perf_counter() - t0
         same = champ == sel.champion and decisions == sel.steps["decision"].tolist()
         rows.append((baseline, sel.fits_total, t_sel, fits, t_naive, sel.champion, same))
 
     k = len(specs) - 1
-    print(f"\n{args.dataset}, {len(specs)} shipped models (k = {k} challengers), "
-          f"{args.n_splits}x{args.n_repeats} CV, metric {args.metric}, ROPE ±{args.rope:g}, "
-          "n_jobs=1\n")
-    head = (f"{'baseline':<22}{'select fits':>12}{'select s':>10}{'naive fits':>12}"
-            f"{'naive s':>10}{'fits ratio':>11}{'time ratio':>11}  champion (same decisions?)")
+    print(
+        f"\n{args.dataset}, {len(specs)} shipped models (k = {k} challengers), "
+        f"{args.n_splits}x{args.n_repeats} CV, metric {args.metric}, ROPE ±{args.rope:g}, "
+        "n_jobs=1\n"
+    )
+    head = (
+        f"{'baseline':<22}{'select fits':>12}{'select s':>10}{'naive fits':>12}"
+        f"{'naive s':>10}{'fits ratio':>11}{'time ratio':>11}  champion (same decisions?)"
+    )
     print(head)
     print("-" * len(head))
     for b, f1, t1, f2, t2, champ, same in rows:
-        print(f"{b:<22}{f1:>12d}{t1:>10.1f}{f2:>12d}{t2:>10.1f}{f2 / f1:>11.2f}{t2 / t1:>11.2f}"
-              f"  {champ} ({'yes' if same else 'NO'})")
+        print(
+            f"{b:<22}{f1:>12d}{t1:>10.1f}{f2:>12d}{t2:>10.1f}{f2 / f1:>11.2f}{t2 / t1:>11.2f}"
+            f"  {champ} ({'yes' if same else 'NO'})"
+        )
 
 
 if __name__ == "__main__":

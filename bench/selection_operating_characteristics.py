@@ -54,8 +54,15 @@ RHO, SD, DIFFICULTY_SD, ROPE, GAMMA = 0.1, 0.02, 0.03, 0.01, 0.95
 FOLDS, REPEATS = 10, 10
 
 
-def simulate(rng: np.random.Generator, runs: int, gains: np.ndarray, n: int, mode: str,
-             sd: float = SD, rho: float = RHO) -> tuple[np.ndarray, np.ndarray | None]:
+def simulate(
+    rng: np.random.Generator,
+    runs: int,
+    gains: np.ndarray,
+    n: int,
+    mode: str,
+    sd: float = SD,
+    rho: float = RHO,
+) -> tuple[np.ndarray, np.ndarray | None]:
     """Per-split scores ``(runs, k + 1, n)`` (model 0 the baseline) and, for ``independent``,
     each challenger's own copy of the baseline ``(runs, k, n)``."""
     k = len(gains)
@@ -73,8 +80,9 @@ def simulate(rng: np.random.Generator, runs: int, gains: np.ndarray, n: int, mod
     return scores, noise(k)
 
 
-def _against(scores: np.ndarray, own_base: np.ndarray | None, champion: np.ndarray,
-             i: int) -> np.ndarray:
+def _against(
+    scores: np.ndarray, own_base: np.ndarray | None, champion: np.ndarray, i: int
+) -> np.ndarray:
     """Per-split differences challenger ``i`` minus each run's champion, ``(runs, n)``."""
     champ = np.take_along_axis(scores, champion[:, None, None], 1)[:, 0]
     if own_base is not None:
@@ -168,29 +176,51 @@ def main() -> None:
     p.add_argument("--rules", nargs="+", default=list(RULES))
     p.add_argument("--seed", type=int, default=2026)
     args = p.parse_args()
-    gains = [("0", 0.0), ("½ROPE", ROPE / 2), ("edge", ROPE), ("2×ROPE", 2 * ROPE),
-             ("3×ROPE", 3 * ROPE)]
+    gains = [
+        ("0", 0.0),
+        ("½ROPE", ROPE / 2),
+        ("edge", ROPE),
+        ("2×ROPE", 2 * ROPE),
+        ("3×ROPE", 3 * ROPE),
+    ]
     se = 100 * np.sqrt(0.05 * 0.95 / args.runs)
-    print(f"10×10 CV (n = 100, rho = {RHO}), per-split sd {SD}, ROPE {ROPE}, gamma {GAMMA}, "
-          f"{args.runs} runs per cell (binomial se at 5 %: {se:.2f} points); seed {args.seed}\n")
+    print(
+        f"10×10 CV (n = 100, rho = {RHO}), per-split sd {SD}, ROPE {ROPE}, gamma {GAMMA}, "
+        f"{args.runs} runs per cell (binomial se at 5 %: {se:.2f} points); seed {args.seed}\n"
+    )
     t0 = time.perf_counter()
     for mode in args.modes:
         for n_looks in args.looks:
             print(f"## scores {mode}, up to {n_looks} look(s)\n")
-            print("| rule | true gain of every challenger | "
-                  + " | ".join(f"k = {k}" for k in args.ks) + " |")
+            print(
+                "| rule | true gain of every challenger | "
+                + " | ".join(f"k = {k}" for k in args.ks)
+                + " |"
+            )
             print("|---|---|" + "---|" * len(args.ks))
             for rule in args.rules:
                 for j, (label, g) in enumerate(gains):
-                    vals = [cell(rule, k, g, n_looks, mode, args.runs,
-                                 args.seed + 1000 * k + j)[1 if g > ROPE else 0] for k in args.ks]
+                    vals = [
+                        cell(rule, k, g, n_looks, mode, args.runs, args.seed + 1000 * k + j)[
+                            1 if g > ROPE else 0
+                        ]
+                        for k in args.ks
+                    ]
                     what = "power" if g > ROPE else "false promotion"
-                    print(f"| {rule} | {label} ({what}) | "
-                          + " | ".join(f"{100 * v:.1f} %" for v in vals) + " |")
-                vals = [cell(rule, k, 0.0, n_looks, mode, args.runs, args.seed + 7 * k,
-                             power_case=True) for k in args.ks]
-                print(f"| {rule} | one at 3×ROPE, others 0 (power; false promotion) | "
-                      + " | ".join(f"{100 * h:.1f} %; {100 * f:.1f} %" for f, h in vals) + " |")
+                    print(
+                        f"| {rule} | {label} ({what}) | "
+                        + " | ".join(f"{100 * v:.1f} %" for v in vals)
+                        + " |"
+                    )
+                vals = [
+                    cell(rule, k, 0.0, n_looks, mode, args.runs, args.seed + 7 * k, power_case=True)
+                    for k in args.ks
+                ]
+                print(
+                    f"| {rule} | one at 3×ROPE, others 0 (power; false promotion) | "
+                    + " | ".join(f"{100 * h:.1f} %; {100 * f:.1f} %" for f, h in vals)
+                    + " |"
+                )
             print()
     print(f"({time.perf_counter() - t0:.0f} s)")
 

@@ -34,12 +34,17 @@ def fit(sampler: str, seed: int, data: Path) -> dict:
     from bayescomp.posterior.hierarchical import hierarchical_test
 
     diffs = load_54(data, "nbc", "aode")
-    res = hierarchical_test(diffs, 0.1, rope=0.01, random_state=seed, chains=4, draws=2000,
-                            sampler=sampler)
+    res = hierarchical_test(
+        diffs, 0.1, rope=0.01, random_state=seed, chains=4, draws=2000, sampler=sampler
+    )
     p = res.probabilities()["baycomp_convention"]
-    return {"stack": f"pymc {pymc.__version__} / arviz {arviz.__version__}", "sampler": sampler,
-            "p": [p.p_left, p.p_rope, p.p_right], "converged": res.converged,
-            "ess": float(res.diagnostics.loc["delta0", "ess_bulk"])}
+    return {
+        "stack": f"pymc {pymc.__version__} / arviz {arviz.__version__}",
+        "sampler": sampler,
+        "p": [p.p_left, p.p_rope, p.p_right],
+        "converged": res.converged,
+        "ess": float(res.diagnostics.loc["delta0", "ess_bulk"]),
+    }
 
 
 def compare(a_path: Path, b_path: Path) -> None:
@@ -48,8 +53,9 @@ def compare(a_path: Path, b_path: Path) -> None:
     for s in sorted(set(a) & set(b)):
         print(f"{s}: {a[s]['stack']}  vs  {b[s]['stack']}")
         for name, pa, pb in zip(("left", "rope", "right"), a[s]["p"], b[s]["p"], strict=True):
-            se = math.hypot(math.sqrt(pa * (1 - pa) / a[s]["ess"]),
-                            math.sqrt(pb * (1 - pb) / b[s]["ess"]))
+            se = math.hypot(
+                math.sqrt(pa * (1 - pa) / a[s]["ess"]), math.sqrt(pb * (1 - pb) / b[s]["ess"])
+            )
             flag = "" if abs(pa - pb) <= 4 * max(se, 1e-12) else "  <-- beyond 4 MCSE"
             print(f"  P({name:5s}) {pa:.4f} vs {pb:.4f}  diff {pa - pb:+.4f}  MCSE {se:.4f}{flag}")
 
@@ -58,8 +64,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--samplers", nargs="+", default=["nutpie", "fast"])
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data" /
-                    "baycomp_accuracies.txt")
+    ap.add_argument(
+        "--data", type=Path, default=REPO.parent / "shared" / "data" / "baycomp_accuracies.txt"
+    )
     ap.add_argument("--compare", nargs=2, type=Path)
     args = ap.parse_args()
     if args.compare:

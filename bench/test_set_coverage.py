@@ -59,13 +59,17 @@ def loss_set(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray, 
 def cluster_set(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     g = n // CLUSTER_SIZE
     cluster = np.repeat(np.arange(g), CLUSTER_SIZE)
-    d = TRUE_CLUSTER + np.sqrt(ICC) * rng.standard_normal(g)[cluster] \
+    d = (
+        TRUE_CLUSTER
+        + np.sqrt(ICC) * rng.standard_normal(g)[cluster]
         + np.sqrt(1 - ICC) * rng.standard_normal(n)
+    )
     return np.zeros(n), d, cluster
 
 
-def cluster_binary_set(rng: np.random.Generator, n: int
-                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def cluster_binary_set(
+    rng: np.random.Generator, n: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     g = n // CLUSTER_SIZE
     cluster = np.repeat(np.arange(g), CLUSTER_SIZE)
     difficulty = 1.5 * rng.standard_normal(g)[cluster]
@@ -82,8 +86,16 @@ def _true_cluster_binary(rng: np.random.Generator) -> float:
     return float(np.mean(1 / (1 + np.exp(-(0.8 + z + e))) - 1 / (1 + np.exp(-(0.8 + z)))))
 
 
-def coverage(make, truth: float, n: int, reps: int, seed: int, draws: int,
-             metric: str | None, blind: bool = False) -> tuple[float, float]:
+def coverage(
+    make,
+    truth: float,
+    n: int,
+    reps: int,
+    seed: int,
+    draws: int,
+    metric: str | None,
+    blind: bool = False,
+) -> tuple[float, float]:
     """Share of ``reps`` seeded test sets whose 95% interval covers ``truth`` (cluster-aware,
     and the cluster-blind share when ``blind``)."""
     import warnings
@@ -96,8 +108,9 @@ def coverage(make, truth: float, n: int, reps: int, seed: int, draws: int,
     hits, hits_blind = 0, 0
     for _ in range(reps):
         b, c, cluster = make(rng, n)
-        res = holdout_posterior(None, b, c, metric=metric, cluster=cluster, draws=draws,
-                                random_state=rng)
+        res = holdout_posterior(
+            None, b, c, metric=metric, cluster=cluster, draws=draws, random_state=rng
+        )
         lo, hi = res.interval(0.95)
         hits += lo <= truth <= hi
         if blind:
@@ -109,13 +122,19 @@ def coverage(make, truth: float, n: int, reps: int, seed: int, draws: int,
 def settings(seed: int) -> list[tuple[str, object, float, int, str | None, bool]]:
     rng = np.random.default_rng(seed + 10_000)
     truth_cb = _true_cluster_binary(rng)
-    out = [(f"binary, {n} items", binary_set, TRUE_BINARY, n, "accuracy", False)
-           for n in (50, 500, 5000)]
+    out = [
+        (f"binary, {n} items", binary_set, TRUE_BINARY, n, "accuracy", False)
+        for n in (50, 500, 5000)
+    ]
     out += [(f"losses, {n} items", loss_set, TRUE_LOSS, n, "mse", False) for n in (50, 500, 5000)]
-    out += [(f"clusters ICC {ICC}, {n} items", cluster_set, TRUE_CLUSTER, n, None, True)
-            for n in (500, 5000)]
-    out += [(f"clusters binary, {n} items", cluster_binary_set, truth_cb, n, "accuracy", True)
-            for n in (500, 5000)]
+    out += [
+        (f"clusters ICC {ICC}, {n} items", cluster_set, TRUE_CLUSTER, n, None, True)
+        for n in (500, 5000)
+    ]
+    out += [
+        (f"clusters binary, {n} items", cluster_binary_set, truth_cb, n, "accuracy", True)
+        for n in (500, 5000)
+    ]
     return out
 
 
@@ -126,16 +145,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--draws", type=int, default=1000)
     args = parser.parse_args(argv)
     se = np.sqrt(0.95 * 0.05 / args.reps)
-    print(f"95% interval coverage, {args.reps} seeded test sets per row (binomial SE "
-          f"{100 * se:.1f} points), {args.draws} posterior draws")
+    print(
+        f"95% interval coverage, {args.reps} seeded test sets per row (binomial SE "
+        f"{100 * se:.1f} points), {args.draws} posterior draws"
+    )
     print(f"{'setting':34s} {'coverage':>9s} {'cluster-blind':>14s} {'seconds':>8s}")
     for k, (name, make, truth, n, metric, blind) in enumerate(settings(args.seed)):
         start = time.perf_counter()
-        cov, cov_blind = coverage(make, truth, n, args.reps, args.seed + k, args.draws, metric,
-                                  blind)
+        cov, cov_blind = coverage(
+            make, truth, n, args.reps, args.seed + k, args.draws, metric, blind
+        )
         blind_text = f"{100 * cov_blind:13.1f}%" if blind else f"{'':14s}"
-        print(f"{name:34s} {100 * cov:8.1f}% {blind_text} {time.perf_counter() - start:8.1f}",
-              flush=True)
+        print(
+            f"{name:34s} {100 * cov:8.1f}% {blind_text} {time.perf_counter() - start:8.1f}",
+            flush=True,
+        )
     return 0
 
 

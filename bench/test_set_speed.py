@@ -59,12 +59,15 @@ def cases(auc_items: int) -> dict[str, object]:
         "binary 1e6, posterior (4000 draws)": lambda: holdout_posterior(y, a, b, random_state=0),
         "binary 1e6, one np.mean pass": lambda: np.mean(a == y),
         "losses 1e6, posterior (blocked, 4000 draws)": lambda: holdout_posterior(
-            None, la, lb, metric="mse", random_state=0),
+            None, la, lb, metric="mse", random_state=0
+        ),
         "losses 1e6, exact bootstrap, 100 draws": exact_100,
         f"AUC {auc_items} items, Bayesian bootstrap 2000 draws": lambda: holdout_posterior(
-            ya, sa, sb, metric="roc_auc", draws=2000, random_state=0),
+            ya, sa, sb, metric="roc_auc", draws=2000, random_state=0
+        ),
         f"AUC {auc_items} items, paired_bootstrap_metric 2000": lambda: paired_bootstrap_metric(
-            ya, sa, sb, "roc_auc", method="percentile", n_resamples=2000, random_state=0),
+            ya, sa, sb, "roc_auc", method="percentile", n_resamples=2000, random_state=0
+        ),
     }
 
 
@@ -83,8 +86,10 @@ def main(argv: list[str] | None = None) -> int:
     for name, t in med.items():
         print(f"{name:58s} {t:8.3f} s")
     keys = list(med)
-    print(f"losses: blocked 4000 draws / exact 4000 draws (scaled from 100): "
-          f"{med[keys[2]] / (40 * med[keys[3]]):.3f}")
+    print(
+        f"losses: blocked 4000 draws / exact 4000 draws (scaled from 100): "
+        f"{med[keys[2]] / (40 * med[keys[3]]):.3f}"
+    )
     print(f"AUC: Bayesian bootstrap / paired_bootstrap_metric: {med[keys[4]] / med[keys[5]]:.2f}")
     return 0
 

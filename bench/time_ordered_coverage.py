@@ -96,9 +96,13 @@ def covered(kind: str, d: np.ndarray, mu: float) -> bool:
     return abs(d.mean() - mu) <= stats.t.ppf(0.975, n - 1) * se
 
 
-def coverage_table(reps: int, seed: int, kinds: tuple[str, ...] = ("time_ordered",),
-                   phis: tuple[float, ...] = PHIS, windows: tuple[int, ...] = WINDOWS
-                   ) -> dict[tuple[str, int, float], float]:
+def coverage_table(
+    reps: int,
+    seed: int,
+    kinds: tuple[str, ...] = ("time_ordered",),
+    phis: tuple[float, ...] = PHIS,
+    windows: tuple[int, ...] = WINDOWS,
+) -> dict[tuple[str, int, float], float]:
     """Coverage (0–1) of each posterior per (kind, windows, phi); same series for every
     kind (common random numbers)."""
     rng = np.random.default_rng(seed)
@@ -118,14 +122,18 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=2026)
     args = p.parse_args()
     rng = np.random.default_rng(args.seed)
-    print(f"HAC variance vs statsmodels cov_hac: largest relative gap "
-          f"{check_against_statsmodels(rng):.1e}")
+    print(
+        f"HAC variance vs statsmodels cov_hac: largest relative gap "
+        f"{check_against_statsmodels(rng):.1e}"
+    )
     kinds = ("time_ordered", "ttest_rho", "dm_hln")
     t0 = time.perf_counter()
     cov = coverage_table(args.reps, args.seed, kinds)
     se = 100 * np.sqrt(0.95 * 0.05 / args.reps)
-    print(f"coverage of the 95 % interval of the mean difference, AR(1) differences, "
-          f"{args.reps} seeded series per cell (Monte Carlo s.e. {se:.2f} points)\n")
+    print(
+        f"coverage of the 95 % interval of the mean difference, AR(1) differences, "
+        f"{args.reps} seeded series per cell (Monte Carlo s.e. {se:.2f} points)\n"
+    )
     print(f"{'windows':>7} {'phi':>4} " + " ".join(f"{k:>13}" for k in kinds))
     ok = True
     for n in WINDOWS:
@@ -133,8 +141,10 @@ def main() -> None:
             row = [100 * cov[(k, n, phi)] for k in kinds]
             ok &= 93.0 <= row[0] <= 97.0
             print(f"{n:>7} {phi:>4} " + " ".join(f"{v:>12.1f}%" for v in row))
-    print(f"\ntime_ordered within 93–97 % everywhere: {'yes' if ok else 'NO'} "
-          f"({time.perf_counter() - t0:.0f} s)")
+    print(
+        f"\ntime_ordered within 93–97 % everywhere: {'yes' if ok else 'NO'} "
+        f"({time.perf_counter() - t0:.0f} s)"
+    )
 
 
 if __name__ == "__main__":

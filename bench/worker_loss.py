@@ -45,10 +45,26 @@ def run(address: str, folder: Path, args: argparse.Namespace, client, kills: int
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     t0 = time.perf_counter()
     proc = subprocess.Popen(
-        [sys.executable, str(DRIVER), str(out), "--backend", "dask", "--scheduler", address,
-         "--store", str(store), "--delay", str(args.delay), "--n-repeats", str(args.repeats),
-         "--log", str(starts)],
-        env=env, start_new_session=True)
+        [
+            sys.executable,
+            str(DRIVER),
+            str(out),
+            "--backend",
+            "dask",
+            "--scheduler",
+            address,
+            "--store",
+            str(store),
+            "--delay",
+            str(args.delay),
+            "--n-repeats",
+            str(args.repeats),
+            "--log",
+            str(starts),
+        ],
+        env=env,
+        start_new_session=True,
+    )
     rng = random.Random(args.seed)
     done = 0
     total = 9 * args.repeats
@@ -64,8 +80,14 @@ def run(address: str, folder: Path, args: argparse.Namespace, client, kills: int
     rc = proc.wait(timeout=3600)
     res = json.loads(out.read_text())
     started = len(starts.read_text().splitlines()) if starts.exists() else 0
-    return {"rc": rc, "seconds": time.perf_counter() - t0, "kills": done, "started": started,
-            "store_rows": fits(store), **res}
+    return {
+        "rc": rc,
+        "seconds": time.perf_counter() - t0,
+        "kills": done,
+        "started": started,
+        "store_rows": fits(store),
+        **res,
+    }
 
 
 def main() -> None:
@@ -79,8 +101,9 @@ def main() -> None:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1,
-                                           dashboard_address=None)
+        cluster = distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, dashboard_address=None
+        )
         client = distributed.Client(cluster)
     client.wait_for_workers(2, timeout=120)
     rows = {}
@@ -90,16 +113,22 @@ def main() -> None:
     client.close()
     cluster.close(timeout=30)
     need = 9 * args.repeats
-    print(f"{need} fits (3 models x 3 folds x {args.repeats} repeats, {args.delay} s each), "
-          "2 Dask workers under nannies")
-    print(f"{'run':>14} {'kills':>5} {'seconds':>8} {'started':>8} {'recomputed/kill':>15} "
-          f"{'retried':>7} {'store rows':>10} same answer")
+    print(
+        f"{need} fits (3 models x 3 folds x {args.repeats} repeats, {args.delay} s each), "
+        "2 Dask workers under nannies"
+    )
+    print(
+        f"{'run':>14} {'kills':>5} {'seconds':>8} {'started':>8} {'recomputed/kill':>15} "
+        f"{'retried':>7} {'store rows':>10} same answer"
+    )
     ref = rows["uninterrupted"]
     for label, r in rows.items():
         per_kill = (r["started"] - need) / r["kills"] if r["kills"] else 0.0
         same = all(r[k] == ref[k] for k in ("champion", "decisions", "scores"))
-        print(f"{label:>14} {r['kills']:>5} {r['seconds']:>8.1f} {r['started']:>8} "
-              f"{per_kill:>15.2f} {r['fits_retried']:>7} {r['store_rows']:>10} {same}")
+        print(
+            f"{label:>14} {r['kills']:>5} {r['seconds']:>8.1f} {r['started']:>8} "
+            f"{per_kill:>15.2f} {r['fits_retried']:>7} {r['store_rows']:>10} {same}"
+        )
 
 
 if __name__ == "__main__":

@@ -40,8 +40,15 @@ extensions = [
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
-exclude_patterns = ["_build", "img", "scripts", "gallery/*.ipynb", "**/*.md5", "**/*.py",
-                    "**/*.zip"]
+exclude_patterns = [
+    "_build",
+    "img",
+    "scripts",
+    "gallery/*.ipynb",
+    "**/*.md5",
+    "**/*.py",
+    "**/*.zip",
+]
 templates_path = ["_templates"]
 
 # ---------------------------------------------------------------- markdown (the guide)
@@ -75,16 +82,29 @@ def _api_page() -> str:
             continue
         stage = bayescomp._EXPORTS[name].split(".")[1]
         groups.setdefault(stage, []).append(name)
-    lines = ["API reference", "=============", "",
-             "Every public name of ``bayescomp`` (``import bayescomp as bc``), grouped by the "
-             "stage of the flow that defines it (see :doc:`/architecture`).", "",
-             ".. currentmodule:: bayescomp", ""]
+    lines = [
+        "API reference",
+        "=============",
+        "",
+        "Every public name of ``bayescomp`` (``import bayescomp as bc``), grouped by the "
+        "stage of the flow that defines it (see :doc:`/architecture`).",
+        "",
+        ".. currentmodule:: bayescomp",
+        "",
+    ]
     for stage, names in groups.items():
         if not names:
             continue
         title = _STAGES.get(stage, stage)
-        lines += [title, "-" * len(title), "", ".. autosummary::", "   :toctree: generated",
-                  "   :nosignatures:", ""]
+        lines += [
+            title,
+            "-" * len(title),
+            "",
+            ".. autosummary::",
+            "   :toctree: generated",
+            "   :nosignatures:",
+            "",
+        ]
         lines += [f"   {name}" for name in sorted(names, key=str.lower)]
         lines.append("")
     return "\n".join(lines)
@@ -128,4 +148,3 @@ html_theme_options = {
     "secondary_sidebar_items": ["page-toc"],
 }
 html_show_sourcelink = False
-

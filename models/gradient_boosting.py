@@ -2,5 +2,6 @@
 
 from sklearn.ensemble import HistGradientBoostingClassifier
 
-model = HistGradientBoostingClassifier(max_iter=100, learning_rate=0.1, early_stopping=False,
-                                       random_state=0)
+model = HistGradientBoostingClassifier(
+    max_iter=100, learning_rate=0.1, early_stopping=False, random_state=0
+)

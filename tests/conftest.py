@@ -13,12 +13,19 @@ matplotlib.use("Agg")
 
 # Fuzzing profiles (tests/test_fuzz_*.py): a fast default for every run, and a big one by hand:
 #   HYPOTHESIS_PROFILE=slow python -m pytest tests/test_fuzz_api.py tests/test_fuzz_cli.py
-settings.register_profile("default", max_examples=12, deadline=None, derandomize=True,
-                          suppress_health_check=[HealthCheck.too_slow,
-                                                 HealthCheck.function_scoped_fixture])
-settings.register_profile("slow", max_examples=400, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow,
-                                                 HealthCheck.function_scoped_fixture])
+settings.register_profile(
+    "default",
+    max_examples=12,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+settings.register_profile(
+    "slow",
+    max_examples=400,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 REPO = Path(__file__).resolve().parents[1]

@@ -52,10 +52,11 @@ def models(delay: float, log: str | None = None) -> dict:
     from sklearn.preprocessing import StandardScaler
     from sklearn.tree import DecisionTreeClassifier
 
-    return {"nb": Slow(GaussianNB(), delay, log),
-            "lr": Slow(make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000)), delay,
-                       log),
-            "tree": Slow(DecisionTreeClassifier(max_depth=3, random_state=0), delay, log)}
+    return {
+        "nb": Slow(GaussianNB(), delay, log),
+        "lr": Slow(make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000)), delay, log),
+        "tree": Slow(DecisionTreeClassifier(max_depth=3, random_state=0), delay, log),
+    }
 
 
 def run(args: argparse.Namespace) -> dict:
@@ -66,16 +67,32 @@ def run(args: argparse.Namespace) -> dict:
 
     X, y = load_breast_cancer(return_X_y=True)
     with use_backend(args.backend, args.scheduler, n_workers=2):
-        sel = bc.select(models(args.delay, args.log), X, y, baseline="nb", scoring="roc_auc",
-                        rope=0.005, n_splits=3, n_repeats=args.n_repeats, store=args.store,
-                        n_jobs=2, progress=False, retries=args.retries,
-                        worker_timeout=args.worker_timeout)
+        sel = bc.select(
+            models(args.delay, args.log),
+            X,
+            y,
+            baseline="nb",
+            scoring="roc_auc",
+            rope=0.005,
+            n_splits=3,
+            n_repeats=args.n_repeats,
+            store=args.store,
+            n_jobs=2,
+            progress=False,
+            retries=args.retries,
+            worker_timeout=args.worker_timeout,
+        )
     base = sel.base_scores.to_frame().sort_values(["model", "split"])
-    return {"champion": sel.champion, "decisions": sel.steps["decision"].tolist(),
-            "p_better": [round(float(p), 12) for p in sel.steps["p_better"]],
-            "scores": [[r.model, int(r.split), float(r.roc_auc)] for r in base.itertuples()],
-            "fits_performed": sel.fits_performed, "fits_loaded": sel.fits_loaded,
-            "fits_total": sel.fits_total, "fits_retried": sel.fits_retried}
+    return {
+        "champion": sel.champion,
+        "decisions": sel.steps["decision"].tolist(),
+        "p_better": [round(float(p), 12) for p in sel.steps["p_better"]],
+        "scores": [[r.model, int(r.split), float(r.roc_auc)] for r in base.itertuples()],
+        "fits_performed": sel.fits_performed,
+        "fits_loaded": sel.fits_loaded,
+        "fits_total": sel.fits_total,
+        "fits_retried": sel.fits_retried,
+    }
 
 
 def main() -> int:

@@ -34,22 +34,58 @@ import numpy as np
 import pandas as pd
 from hypothesis import strategies as st
 
-OUTCOMES = ("ok", "clear error", "raw exception", "accepted silently", "silent NaN",
-            "wrong number", "traceback", "hang")
+OUTCOMES = (
+    "ok",
+    "clear error",
+    "raw exception",
+    "accepted silently",
+    "silent NaN",
+    "wrong number",
+    "traceback",
+    "hang",
+)
 
 HOSTILE_NAMES = [
-    "$x^$", r"$\frac$", "$a$", "<script>alert(1)</script>", "<img src=x onerror=alert(1)>",
-    "\"quoted\"", "it's", "=cmd|' /C calc'!A0", "+1+1", "-2+3", "@SUM(A1)", "\ttab", "\rcr",
-    "forêt 森", "new\nline", "a,b;c|d", "NA", "01", "1", " spaced ", "\x1b[31mred", "'=q",
+    "$x^$",
+    r"$\frac$",
+    "$a$",
+    "<script>alert(1)</script>",
+    "<img src=x onerror=alert(1)>",
+    '"quoted"',
+    "it's",
+    "=cmd|' /C calc'!A0",
+    "+1+1",
+    "-2+3",
+    "@SUM(A1)",
+    "\ttab",
+    "\rcr",
+    "forêt 森",
+    "new\nline",
+    "a,b;c|d",
+    "NA",
+    "01",
+    "1",
+    " spaced ",
+    "\x1b[31mred",
+    "'=q",
 ]
 ENCODINGS = ("utf-8", "utf-8-sig", "utf-16")
 SEPARATORS = (",", ";", "\t", "|")
 SCALES = (1.0, 1e-300, 1e-150, 1e150, 1e300)
 #: corruption -> must the input be refused?
 CORRUPTIONS = {
-    "none": False, "no_split_column": False, "constant": False,
-    "duplicate_row": True, "non_numeric_cell": True, "inf_n_train": True, "nan_score": True,
-    "inf_score": True, "empty_name": True, "no_sizes": True, "latin1": True, "ragged_row": True,
+    "none": False,
+    "no_split_column": False,
+    "constant": False,
+    "duplicate_row": True,
+    "non_numeric_cell": True,
+    "inf_n_train": True,
+    "nan_score": True,
+    "inf_score": True,
+    "empty_name": True,
+    "no_sizes": True,
+    "latin1": True,
+    "ragged_row": True,
 }
 
 
@@ -72,16 +108,26 @@ class Case:
 
 @st.composite
 def cases(draw: Any, corruptions: tuple[str, ...] = tuple(CORRUPTIONS)) -> Case:
-    names = draw(st.lists(st.one_of(st.sampled_from(HOSTILE_NAMES),
-                                    st.text(min_size=1, max_size=8)),
-                          min_size=2, max_size=3, unique_by=lambda s: s.strip()))
+    names = draw(
+        st.lists(
+            st.one_of(st.sampled_from(HOSTILE_NAMES), st.text(min_size=1, max_size=8)),
+            min_size=2,
+            max_size=3,
+            unique_by=lambda s: s.strip(),
+        )
+    )
     names = [n for n in names if n.strip()]
     if len(names) < 2:
         names = ["base", "cand"]
-    return Case(models=names, n=draw(st.integers(3, 12)), scale=draw(st.sampled_from(SCALES)),
-                corruption=draw(st.sampled_from(corruptions)),
-                encoding=draw(st.sampled_from(ENCODINGS)), sep=draw(st.sampled_from(SEPARATORS)),
-                seed=draw(st.integers(0, 2**16)))
+    return Case(
+        models=names,
+        n=draw(st.integers(3, 12)),
+        scale=draw(st.sampled_from(SCALES)),
+        corruption=draw(st.sampled_from(corruptions)),
+        encoding=draw(st.sampled_from(ENCODINGS)),
+        sep=draw(st.sampled_from(SEPARATORS)),
+        seed=draw(st.integers(0, 2**16)),
+    )
 
 
 def table(case: Case, scale: float | None = None) -> pd.DataFrame:
@@ -95,8 +141,7 @@ def table(case: Case, scale: float | None = None) -> pd.DataFrame:
         if case.corruption == "constant":
             vals = np.full(case.n, 0.8)
         for s in range(case.n):
-            rows.append({"model": m, "split": s, "score": vals[s], "n_train": 90,
-                         "n_test": 10})
+            rows.append({"model": m, "split": s, "score": vals[s], "n_train": 90, "n_test": 10})
     frame = pd.DataFrame(rows)
     frame["score"] *= case.scale if scale is None else scale
     return frame
@@ -219,15 +264,15 @@ def _has_nan(stdout: str, names: list[str]) -> bool:
     return re.search(r"(?<![\w])nan(?![\w])", stdout, flags=re.IGNORECASE) is not None
 
 
-def run_cli(argv: list[str], must_refuse: bool, seconds: float = 60,
-            names: list[str] = ()) -> tuple[str, str, str]:
+def run_cli(
+    argv: list[str], must_refuse: bool, seconds: float = 60, names: list[str] = ()
+) -> tuple[str, str, str]:
     """Run ``bayescomp`` in-process; return (outcome, stdout, stderr)."""
     from bayescomp.cli.main import main
 
     out, err = io.StringIO(), io.StringIO()
     try:
-        with time_limit(seconds), contextlib.redirect_stdout(out), \
-                contextlib.redirect_stderr(err):
+        with time_limit(seconds), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             try:
                 code = main(argv)
             except SystemExit as exc:  # argparse

@@ -35,9 +35,19 @@ def _rng(seed: int = 0) -> np.random.Generator:
 
 def _long(models=("a", "b", "c"), n=8, datasets=("d",), seed=0) -> pd.DataFrame:
     rng = _rng(seed)
-    rows = [{"dataset": d, "model": m, "split": s, "accuracy": 0.8 + 0.01 * i
-             + rng.normal(0, 0.01), "n_train": 90, "n_test": 10}
-            for d in datasets for i, m in enumerate(models) for s in range(n)]
+    rows = [
+        {
+            "dataset": d,
+            "model": m,
+            "split": s,
+            "accuracy": 0.8 + 0.01 * i + rng.normal(0, 0.01),
+            "n_train": 90,
+            "n_test": 10,
+        }
+        for d in datasets
+        for i, m in enumerate(models)
+        for s in range(n)
+    ]
     return pd.DataFrame(rows)
 
 
@@ -84,6 +94,7 @@ def _frame_mutations() -> dict[str, tuple[Callable[[pd.DataFrame], Any], bool | 
             df["accuracy"] = df["accuracy"].astype(object)
             df.loc[1, "accuracy"] = v
             return df
+
         return f
 
     def scale(k):
@@ -91,14 +102,19 @@ def _frame_mutations() -> dict[str, tuple[Callable[[pd.DataFrame], Any], bool | 
             df = df.copy()
             df["accuracy"] *= k
             return df
+
         return f
 
     return {
-        "nan_cell": (cell(NAN), R), "inf_cell": (cell(INF), R), "str_cell": (cell("oops"), R),
-        "none_cell": (cell(None), R), "empty": (lambda df: df.iloc[:0], R),
+        "nan_cell": (cell(NAN), R),
+        "inf_cell": (cell(INF), R),
+        "str_cell": (cell("oops"), R),
+        "none_cell": (cell(None), R),
+        "empty": (lambda df: df.iloc[:0], R),
         "no_model": (lambda df: df.drop(columns="model"), R),
         "duplicate": (lambda df: pd.concat([df, df.iloc[[0]]], ignore_index=True), R),
-        "huge": (scale(1e300), E), "tiny": (scale(1e-300), E),
+        "huge": (scale(1e300), E),
+        "tiny": (scale(1e-300), E),
         "not_a_frame": (lambda df: "scores.csv-that-does-not-exist", R),
         "one_model": (lambda df: df[df["model"] == "a"], E),
         "neg_size": (lambda df: df.assign(n_train=-5), R),
@@ -106,8 +122,12 @@ def _frame_mutations() -> dict[str, tuple[Callable[[pd.DataFrame], Any], bool | 
         # range (a negated loss under the loss's name, an accuracy of 1.2), subnormals
         "huge_size": (lambda df: df.assign(n_train=1e308, n_test=1e308), R),
         "fractional_size": (lambda df: df.assign(n_train=89.5), R),
-        "negated_loss": (lambda df: df.rename(columns={"accuracy": "log_loss"}).assign(
-            log_loss=lambda d: -d["log_loss"]), R),
+        "negated_loss": (
+            lambda df: df.rename(columns={"accuracy": "log_loss"}).assign(
+                log_loss=lambda d: -d["log_loss"]
+            ),
+            R,
+        ),
         "above_range": (scale(1.5), R),
         "subnormal": (scale(1e-320), None),
     }
@@ -178,208 +198,471 @@ def _entries() -> dict[str, Entry]:
     y, s1, s2 = _labels()
     pairs = {"baseline": ARRAY_MUTATIONS, "candidate": ARRAY_MUTATIONS}
     frame = _frame_mutations()
-    models = lambda: {"a": DummyClassifier(), "b": DecisionTreeClassifier(max_depth=2,  # noqa: E731
-                                                                          random_state=0)}
+    models = lambda: {  # noqa: E731
+        "a": DummyClassifier(),
+        "b": DecisionTreeClassifier(
+            max_depth=2,
+            random_state=0,
+        ),
+    }
     X = _rng(3).normal(size=(40, 2)) + y[:, None]
     rank_diffs = np.array([-0.05, -0.03, -0.02, 0.0, 0.04, 0.07, 0.07, 0.07])
-    rank_scalars = {"rope": (ROPE, ROPE_R), "prior_strength": ([-1.0, NAN, "x", INF], [R] * 4),
-                    "prior_place": (["bogus", None], [R, R]), "n_samples": (COUNT, [R] * 5),
-                    "random_state": (["x", -1], [R, R])}
+    rank_scalars = {
+        "rope": (ROPE, ROPE_R),
+        "prior_strength": ([-1.0, NAN, "x", INF], [R] * 4),
+        "prior_place": (["bogus", None], [R, R]),
+        "n_samples": (COUNT, [R] * 5),
+        "random_state": (["x", -1], [R, R]),
+    }
     return {
-        "correlated_ttest": Entry(lambda kw: bc.correlated_ttest(**kw),
-                                  lambda: {"baseline": b, "candidate": c, "rho": 0.1, "rope": 0.01},
-                                  pairs, {"rho": (RHO, RHO_R), "rope": (ROPE, ROPE_R)}),
-        "nadeau_bengio_ttest": Entry(lambda kw: bc.nadeau_bengio_ttest(**kw),
-                                     lambda: {"baseline": b, "candidate": c, "rho": 0.1}, pairs,
-                                     {"rho": (RHO, RHO_R), "alternative": (["bogus", None], [R, R])}),
-        "compare": Entry(lambda kw: bc.compare(**kw),
-                         lambda: {"scores": _long(), "baseline": "a", "candidate": "b",
-                                  "metric": "accuracy", "rope": 0.01},
-                         {"scores": frame},
-                         {"rope": (ROPE, ROPE_R), "metric": (["nope", 3], [R, R]),
-                          "candidate": (["zzz", None, "a"], [R, R, R]),
-                          "baseline": (["zzz", NAN], [R, R]),
-                          "method": (["bogus", "hierarchical"], [R, R]),
-                          "dataset": (["nope"], [R])}),
+        "correlated_ttest": Entry(
+            lambda kw: bc.correlated_ttest(**kw),
+            lambda: {"baseline": b, "candidate": c, "rho": 0.1, "rope": 0.01},
+            pairs,
+            {"rho": (RHO, RHO_R), "rope": (ROPE, ROPE_R)},
+        ),
+        "nadeau_bengio_ttest": Entry(
+            lambda kw: bc.nadeau_bengio_ttest(**kw),
+            lambda: {"baseline": b, "candidate": c, "rho": 0.1},
+            pairs,
+            {"rho": (RHO, RHO_R), "alternative": (["bogus", None], [R, R])},
+        ),
+        "compare": Entry(
+            lambda kw: bc.compare(**kw),
+            lambda: {
+                "scores": _long(),
+                "baseline": "a",
+                "candidate": "b",
+                "metric": "accuracy",
+                "rope": 0.01,
+            },
+            {"scores": frame},
+            {
+                "rope": (ROPE, ROPE_R),
+                "metric": (["nope", 3], [R, R]),
+                "candidate": (["zzz", None, "a"], [R, R, R]),
+                "baseline": (["zzz", NAN], [R, R]),
+                "method": (["bogus", "hierarchical"], [R, R]),
+                "dataset": (["nope"], [R]),
+            },
+        ),
         "compare[several datasets]": Entry(
             lambda kw: bc.compare(**kw),
-            lambda: {"scores": _long(datasets=tuple("pqrstu")), "baseline": "a",
-                     "candidate": "b", "metric": "accuracy", "rope": 0.01, "method": "sign",
-                     "random_state": 0, "n_samples": 2000},
+            lambda: {
+                "scores": _long(datasets=tuple("pqrstu")),
+                "baseline": "a",
+                "candidate": "b",
+                "metric": "accuracy",
+                "rope": 0.01,
+                "method": "sign",
+                "random_state": 0,
+                "n_samples": 2000,
+            },
             {"scores": frame},
-            {"rope": (ROPE, ROPE_R), "method": (["signed_rank", "bogus"], [False, R]),
-             "n_samples": (COUNT, [R] * 5), "prior_strength": ([-1.0, NAN], [R, R])}),
-        "sign_test": Entry(lambda kw: bc.sign_test(**kw),
-                           lambda: {"differences": rank_diffs, "rope": 0.01, "n_samples": 2000,
-                                    "random_state": 0},
-                           {"differences": ONE_ARRAY}, rank_scalars),
-        "signed_rank_test": Entry(lambda kw: bc.signed_rank_test(**kw),
-                                  lambda: {"differences": rank_diffs, "rope": 0.01,
-                                           "n_samples": 2000, "random_state": 0},
-                                  {"differences": ONE_ARRAY},
-                                  {**rank_scalars, "chunk_size": ([0, -1, "x"], [R, R, R])}),
+            {
+                "rope": (ROPE, ROPE_R),
+                "method": (["signed_rank", "bogus"], [False, R]),
+                "n_samples": (COUNT, [R] * 5),
+                "prior_strength": ([-1.0, NAN], [R, R]),
+            },
+        ),
+        "sign_test": Entry(
+            lambda kw: bc.sign_test(**kw),
+            lambda: {"differences": rank_diffs, "rope": 0.01, "n_samples": 2000, "random_state": 0},
+            {"differences": ONE_ARRAY},
+            rank_scalars,
+        ),
+        "signed_rank_test": Entry(
+            lambda kw: bc.signed_rank_test(**kw),
+            lambda: {"differences": rank_diffs, "rope": 0.01, "n_samples": 2000, "random_state": 0},
+            {"differences": ONE_ARRAY},
+            {**rank_scalars, "chunk_size": ([0, -1, "x"], [R, R, R])},
+        ),
         "hierarchical_test": Entry(
             lambda kw: bc.hierarchical_test(**kw),
-            lambda: {"differences": {f"d{i}": _rng(i).normal(0.01, 0.01, 6) for i in range(4)},
-                     "rho": 0.1, "rope": 0.01, "chains": 1, "draws": 20, "tune": 20},
+            lambda: {
+                "differences": {f"d{i}": _rng(i).normal(0.01, 0.01, 6) for i in range(4)},
+                "rho": 0.1,
+                "rope": 0.01,
+                "chains": 1,
+                "draws": 20,
+                "tune": 20,
+            },
             {},
-            {"rope": ([-0.01, NAN, INF, "x", None], [R] * 5),
-             "differences": ([{}, {"d": np.array([0.1])}, {"d": np.array([[0.1, 0.2]])},
-                              {"d": np.array([0.1, NAN, 0.2])}, {"d": np.array(["a", "b"])},
-                              np.array([0.1, 0.2]), None, {"d": np.array([0.1, INF, 0.2])}],
-                             [R] * 8),
-             "chains": ([0, -1, "x"], [R] * 3), "draws": ([0, -1], [R] * 2)},
-            skip_valid=True),
-        "Scores.from_frame": Entry(lambda kw: bc.Scores.from_frame(**kw),
-                                   lambda: {"df": _long()}, {"df": frame},
-                                   {"metrics": ([["nope"], "accuracy"], [R, R]),
-                                    "test_fraction": ([-0.1, 1.5, NAN, "x"], [R] * 4),
-                                    "model_col": (["nope"], [R])}),
+            {
+                "rope": ([-0.01, NAN, INF, "x", None], [R] * 5),
+                "differences": (
+                    [
+                        {},
+                        {"d": np.array([0.1])},
+                        {"d": np.array([[0.1, 0.2]])},
+                        {"d": np.array([0.1, NAN, 0.2])},
+                        {"d": np.array(["a", "b"])},
+                        np.array([0.1, 0.2]),
+                        None,
+                        {"d": np.array([0.1, INF, 0.2])},
+                    ],
+                    [R] * 8,
+                ),
+                "chains": ([0, -1, "x"], [R] * 3),
+                "draws": ([0, -1], [R] * 2),
+            },
+            skip_valid=True,
+        ),
+        "Scores.from_frame": Entry(
+            lambda kw: bc.Scores.from_frame(**kw),
+            lambda: {"df": _long()},
+            {"df": frame},
+            {
+                "metrics": ([["nope"], "accuracy"], [R, R]),
+                "test_fraction": ([-0.1, 1.5, NAN, "x"], [R] * 4),
+                "model_col": (["nope"], [R]),
+            },
+        ),
         "Scores.read_csv": Entry(
-            _read_csv, lambda: {"content": _long().to_csv(index=False).encode()}, {},
-            {"content": ([None, b"", b"\x00\x01\xff\xfe garbage", b"model,split\n",
-                          b"a;b\n1;2\n", "not bytes".encode("utf-16")[:7]], [R] * 6),
-             "sep": (["\x00", 5], [R, R])}),
-        "Scores.paired": Entry(lambda kw: _scores().paired(**kw),
-                               lambda: {"baseline": "a", "candidate": "b", "metric": "accuracy"},
-                               {}, {"baseline": (["zzz", None, 1.5], [R] * 3),
-                                    "candidate": (["zzz", "a"], [R, R]),
-                                    "metric": (["nope", 3], [R, R]),
-                                    "dataset": (["nope", 0], [R, R])}),
+            _read_csv,
+            lambda: {"content": _long().to_csv(index=False).encode()},
+            {},
+            {
+                "content": (
+                    [
+                        None,
+                        b"",
+                        b"\x00\x01\xff\xfe garbage",
+                        b"model,split\n",
+                        b"a;b\n1;2\n",
+                        "not bytes".encode("utf-16")[:7],
+                    ],
+                    [R] * 6,
+                ),
+                "sep": (["\x00", 5], [R, R]),
+            },
+        ),
+        "Scores.paired": Entry(
+            lambda kw: _scores().paired(**kw),
+            lambda: {"baseline": "a", "candidate": "b", "metric": "accuracy"},
+            {},
+            {
+                "baseline": (["zzz", None, 1.5], [R] * 3),
+                "candidate": (["zzz", "a"], [R, R]),
+                "metric": (["nope", 3], [R, R]),
+                "dataset": (["nope", 0], [R, R]),
+            },
+        ),
         "Scores.from_wide": Entry(
             lambda kw: bc.Scores.from_wide(**kw),
-            lambda: {"frame": pd.DataFrame({"a": b, "b": c}), "metric": "accuracy",
-                     "test_fraction": 0.1},
-            {"frame": {"nan": (lambda f: f.assign(a=_set(f["a"], 1, NAN)), R),
-                       "strings": (lambda f: f.assign(a="x"), R),
-                       "empty": (lambda f: f.iloc[:0], R), "one_model": (lambda f: f[["a"]], E),
-                       "huge": (lambda f: f * 1e300, E), "not_a_frame": (lambda f: [1, 2], R)}},
-            {"test_fraction": ([-0.1, 1.5, NAN, "x"], [R] * 4), "rows": (["bogus"], [R]),
-             "models": ([["zzz"]], [R]), "n_train": ([-1, NAN], [R, R])}),
+            lambda: {
+                "frame": pd.DataFrame({"a": b, "b": c}),
+                "metric": "accuracy",
+                "test_fraction": 0.1,
+            },
+            {
+                "frame": {
+                    "nan": (lambda f: f.assign(a=_set(f["a"], 1, NAN)), R),
+                    "strings": (lambda f: f.assign(a="x"), R),
+                    "empty": (lambda f: f.iloc[:0], R),
+                    "one_model": (lambda f: f[["a"]], E),
+                    "huge": (lambda f: f * 1e300, E),
+                    "not_a_frame": (lambda f: [1, 2], R),
+                }
+            },
+            {
+                "test_fraction": ([-0.1, 1.5, NAN, "x"], [R] * 4),
+                "rows": (["bogus"], [R]),
+                "models": ([["zzz"]], [R]),
+                "n_train": ([-1, NAN], [R, R]),
+            },
+        ),
         "Scores.from_cross_validate": Entry(
             lambda kw: bc.Scores.from_cross_validate(**kw),
-            lambda: {"results_by_model": {"a": {"test_score": b}, "b": {"test_score": c}},
-                     "metric": "accuracy", "cv": KFold(10), "X": np.zeros((50, 1))},
+            lambda: {
+                "results_by_model": {"a": {"test_score": b}, "b": {"test_score": c}},
+                "metric": "accuracy",
+                "cv": KFold(10),
+                "X": np.zeros((50, 1)),
+            },
             {},
-            {"results_by_model": ([{}, {"a": {"test_score": b}, "b": {"test_score": c[:-1]}},
-                                   {"a": {"fit_time": b}, "b": {"fit_time": c}},
-                                   {"a": {"test_score": _set(b, 1, NAN)}, "b": {"test_score": c}},
-                                   {"a": {"test_score": ["x"] * 10}, "b": {"test_score": c}},
-                                   [b, c], None], [R] * 7)}),
+            {
+                "results_by_model": (
+                    [
+                        {},
+                        {"a": {"test_score": b}, "b": {"test_score": c[:-1]}},
+                        {"a": {"fit_time": b}, "b": {"fit_time": c}},
+                        {"a": {"test_score": _set(b, 1, NAN)}, "b": {"test_score": c}},
+                        {"a": {"test_score": ["x"] * 10}, "b": {"test_score": c}},
+                        [b, c],
+                        None,
+                    ],
+                    [R] * 7,
+                )
+            },
+        ),
         "cross_validate_paired": Entry(
             lambda kw: bc.cross_validate_paired(**kw),
             lambda: {"models": models(), "X": X, "y": y, "cv": KFold(3), "progress": False},
-            {"X": {"nan": (lambda a: _set(a, 1, NAN), E), "inf": (lambda a: _set(a, 0, INF), R),
-                   "empty": (lambda a: np.empty((0, 2)), R), "short": (lambda a: a[:-1], R),
-                   "strings": (lambda a: np.full(a.shape, "x"), R), "none": (lambda a: None, R)},
-             "y": LABEL_MUTATIONS},
-            {"models": ([{}, [1, 2], {"a": "not an estimator"}], [R] * 3),
-             "cv": ([-1, 1, "x", 100], [R] * 4), "scoring": (["nope", 5], [R, R])}),
+            {
+                "X": {
+                    "nan": (lambda a: _set(a, 1, NAN), E),
+                    "inf": (lambda a: _set(a, 0, INF), R),
+                    "empty": (lambda a: np.empty((0, 2)), R),
+                    "short": (lambda a: a[:-1], R),
+                    "strings": (lambda a: np.full(a.shape, "x"), R),
+                    "none": (lambda a: None, R),
+                },
+                "y": LABEL_MUTATIONS,
+            },
+            {
+                "models": ([{}, [1, 2], {"a": "not an estimator"}], [R] * 3),
+                "cv": ([-1, 1, "x", 100], [R] * 4),
+                "scoring": (["nope", 5], [R, R]),
+            },
+        ),
         "select": Entry(
             lambda kw: bc.select(**kw),
-            lambda: {"scores": _scores(), "baseline": "a", "rope": 0.01, "metric": "accuracy",
-                     "progress": False},
-            {}, {"rope": (ROPE, ROPE_R), "gamma": ([0.4, 1.5, NAN, 0.0, "x"], [R] * 5),
-                 "baseline": (["zzz", None], [R, R]), "metric": (["nope"], [R]),
-                 "method": (["bogus"], [R]), "order": (["bogus"], [R]),
-                 "scores": ([None, 5], [R, R])}),
-        "rank": Entry(lambda kw: bc.rank(**kw),
-                      lambda: {"scores": _scores(), "metric": "accuracy", "rope": 0.01},
-                      {}, {"rope": (ROPE, ROPE_R), "models": ([["zzz"], ["a"], []], [R] * 3),
-                           "method": (["bogus"], [R]), "metric": (["nope"], [R])},
-                      numbers=_off_diagonal),
+            lambda: {
+                "scores": _scores(),
+                "baseline": "a",
+                "rope": 0.01,
+                "metric": "accuracy",
+                "progress": False,
+            },
+            {},
+            {
+                "rope": (ROPE, ROPE_R),
+                "gamma": ([0.4, 1.5, NAN, 0.0, "x"], [R] * 5),
+                "baseline": (["zzz", None], [R, R]),
+                "metric": (["nope"], [R]),
+                "method": (["bogus"], [R]),
+                "order": (["bogus"], [R]),
+                "scores": ([None, 5], [R, R]),
+            },
+        ),
+        "rank": Entry(
+            lambda kw: bc.rank(**kw),
+            lambda: {"scores": _scores(), "metric": "accuracy", "rope": 0.01},
+            {},
+            {
+                "rope": (ROPE, ROPE_R),
+                "models": ([["zzz"], ["a"], []], [R] * 3),
+                "method": (["bogus"], [R]),
+                "metric": (["nope"], [R]),
+            },
+            numbers=_off_diagonal,
+        ),
         "bootstrap_metric": Entry(
             lambda kw: bc.bootstrap_metric(**kw),
-            lambda: {"y_true": y, "y_pred_or_score": s1, "metric": "roc_auc",
-                     "n_resamples": 200, "random_state": 0},
+            lambda: {
+                "y_true": y,
+                "y_pred_or_score": s1,
+                "metric": "roc_auc",
+                "n_resamples": 200,
+                "random_state": 0,
+            },
             {"y_true": LABEL_MUTATIONS, "y_pred_or_score": ARRAY_MUTATIONS},
-            {"metric": (["nope", 5, None], [R] * 3), "n_resamples": (COUNT, [R] * 5),
-             "confidence_level": (LEVEL, [R] * 6), "method": (["bogus"], [R]),
-             "threshold": ([NAN, "x"], [R, R])}),
+            {
+                "metric": (["nope", 5, None], [R] * 3),
+                "n_resamples": (COUNT, [R] * 5),
+                "confidence_level": (LEVEL, [R] * 6),
+                "method": (["bogus"], [R]),
+                "threshold": ([NAN, "x"], [R, R]),
+            },
+        ),
         "paired_bootstrap_metric": Entry(
             lambda kw: bc.paired_bootstrap_metric(**kw),
-            lambda: {"y_true": y, "baseline_pred": s1, "candidate_pred": s2,
-                     "metric": "roc_auc", "n_resamples": 200, "random_state": 0},
-            {"y_true": LABEL_MUTATIONS, "baseline_pred": ARRAY_MUTATIONS,
-             "candidate_pred": ARRAY_MUTATIONS},
-            {"metric": (["nope"], [R]), "n_resamples": (COUNT, [R] * 5),
-             "confidence_level": (LEVEL, [R] * 6)}),
+            lambda: {
+                "y_true": y,
+                "baseline_pred": s1,
+                "candidate_pred": s2,
+                "metric": "roc_auc",
+                "n_resamples": 200,
+                "random_state": 0,
+            },
+            {
+                "y_true": LABEL_MUTATIONS,
+                "baseline_pred": ARRAY_MUTATIONS,
+                "candidate_pred": ARRAY_MUTATIONS,
+            },
+            {
+                "metric": (["nope"], [R]),
+                "n_resamples": (COUNT, [R] * 5),
+                "confidence_level": (LEVEL, [R] * 6),
+            },
+        ),
         "blb_metric": Entry(
             lambda kw: bc.blb_metric(**kw),
-            lambda: {"y_true": np.tile(y, 5), "y_pred_or_score": np.tile(s1, 5),
-                     "metric": "roc_auc", "n_subsets": 4, "n_resamples": 20,
-                     "adaptive": False, "random_state": 0},
+            lambda: {
+                "y_true": np.tile(y, 5),
+                "y_pred_or_score": np.tile(s1, 5),
+                "metric": "roc_auc",
+                "n_subsets": 4,
+                "n_resamples": 20,
+                "adaptive": False,
+                "random_state": 0,
+            },
             {"y_true": LABEL_MUTATIONS, "y_pred_or_score": ARRAY_MUTATIONS},
-            {"gamma": ([0.0, -1.0, 1.5, NAN, "x"], [R] * 5), "n_subsets": (COUNT, [R] * 5),
-             "n_resamples": (COUNT, [R] * 5), "confidence_level": (LEVEL, [R] * 6),
-             "metric": (["nope"], [R]), "tol": ([-1.0, NAN], [R, R])}),
+            {
+                "gamma": ([0.0, -1.0, 1.5, NAN, "x"], [R] * 5),
+                "n_subsets": (COUNT, [R] * 5),
+                "n_resamples": (COUNT, [R] * 5),
+                "confidence_level": (LEVEL, [R] * 6),
+                "metric": (["nope"], [R]),
+                "tol": ([-1.0, NAN], [R, R]),
+            },
+        ),
         "threshold_curves": Entry(
             lambda kw: bc.threshold_curves(**kw),
-            lambda: {"predictions": [(y, s1), (y, s2), (y, s1 + s2)],
-                     "thresholds": np.linspace(-1, 2, 7)},
-            {"thresholds": {k: ARRAY_MUTATIONS[k] for k in ("nan", "inf", "empty", "strings",
-                                                            "none", "huge")}},
-            {"predictions": ([[], [(y, s1[:-1])], [(y, _set(s1, 1, NAN))],
-                              [(np.ones(40, int), s1)], [(y, np.full(40, "x"))], None],
-                             [R, R, R, E, R, R]),
-             "metrics": ([["nope"], "precision", []], [R, E, R]),
-             "quantiles": ([(0.9, 0.1), (-1, 2), (NAN, 0.5)], [R] * 3)},
-            numbers=_defined_curves),
+            lambda: {
+                "predictions": [(y, s1), (y, s2), (y, s1 + s2)],
+                "thresholds": np.linspace(-1, 2, 7),
+            },
+            {
+                "thresholds": {
+                    k: ARRAY_MUTATIONS[k]
+                    for k in ("nan", "inf", "empty", "strings", "none", "huge")
+                }
+            },
+            {
+                "predictions": (
+                    [
+                        [],
+                        [(y, s1[:-1])],
+                        [(y, _set(s1, 1, NAN))],
+                        [(np.ones(40, int), s1)],
+                        [(y, np.full(40, "x"))],
+                        None,
+                    ],
+                    [R, R, R, E, R, R],
+                ),
+                "metrics": ([["nope"], "precision", []], [R, E, R]),
+                "quantiles": ([(0.9, 0.1), (-1, 2), (NAN, 0.5)], [R] * 3),
+            },
+            numbers=_defined_curves,
+        ),
         "precision_at_k_unlabeled": Entry(
             lambda kw: bc.precision_at_k_unlabeled(**kw),
-            lambda: {"test_scores": s1, "test_labels": y,
-                     "unlabeled_scores": _rng(4).normal(0, 1, 100), "class_size": 20},
-            {"test_scores": ARRAY_MUTATIONS, "test_labels": LABEL_MUTATIONS,
-             "unlabeled_scores": {k: v for k, v in ARRAY_MUTATIONS.items() if k != "short"}},
-            {"class_size": ([-5, 0, NAN, 1e12, (30, 10), "x", None, INF], [R] * 8),
-             "positive_class": ([7], [R])}),
+            lambda: {
+                "test_scores": s1,
+                "test_labels": y,
+                "unlabeled_scores": _rng(4).normal(0, 1, 100),
+                "class_size": 20,
+            },
+            {
+                "test_scores": ARRAY_MUTATIONS,
+                "test_labels": LABEL_MUTATIONS,
+                "unlabeled_scores": {k: v for k, v in ARRAY_MUTATIONS.items() if k != "short"},
+            },
+            {
+                "class_size": ([-5, 0, NAN, 1e12, (30, 10), "x", None, INF], [R] * 8),
+                "positive_class": ([7], [R]),
+            },
+        ),
         "metric_table": Entry(
             lambda kw: bc.metric_table(**kw),
-            lambda: {"y_true": y, "y_pred": (s1 > 0.4).astype(int), "y_score": s1,
-                     "n_resamples": 100, "random_state": 0},
-            {"y_true": LABEL_MUTATIONS, "y_pred": LABEL_MUTATIONS,
-             "y_score": {**ARRAY_MUTATIONS, "none": (ARRAY_MUTATIONS["none"][0], E)}},
-            {"metrics": ([["nope"], "accuracy"], [R, E]), "beta": ([-1.0, NAN, "x"], [R] * 3),
-             "n_resamples": (COUNT, [R] * 5), "confidence_level": (LEVEL, [R] * 6),
-             "task": (["bogus"], [R])}),
+            lambda: {
+                "y_true": y,
+                "y_pred": (s1 > 0.4).astype(int),
+                "y_score": s1,
+                "n_resamples": 100,
+                "random_state": 0,
+            },
+            {
+                "y_true": LABEL_MUTATIONS,
+                "y_pred": LABEL_MUTATIONS,
+                "y_score": {**ARRAY_MUTATIONS, "none": (ARRAY_MUTATIONS["none"][0], E)},
+            },
+            {
+                "metrics": ([["nope"], "accuracy"], [R, E]),
+                "beta": ([-1.0, NAN, "x"], [R] * 3),
+                "n_resamples": (COUNT, [R] * 5),
+                "confidence_level": (LEVEL, [R] * 6),
+                "task": (["bogus"], [R]),
+            },
+        ),
         "learning_curves": Entry(
             lambda kw: bc.learning_curves(**kw),
-            lambda: {"models": models(), "X": X, "y": y, "cv": KFold(2), "n_sizes": 2,
-                     "baseline": "a"},
+            lambda: {
+                "models": models(),
+                "X": X,
+                "y": y,
+                "cv": KFold(2),
+                "n_sizes": 2,
+                "baseline": "a",
+            },
             {"y": {k: LABEL_MUTATIONS[k] for k in ("short", "none", "empty")}},
-            {"level": (LEVEL, [R] * 6), "rope": (ROPE[:5], [R] * 5),
-             "n_sizes": ([0, -1, "x"], [R] * 3),
-             "train_sizes": ([[0.0], [1.5], [NAN], []], [R] * 4),
-             "scoring": (["nope"], [R]), "baseline": (["zzz"], [R])}),
+            {
+                "level": (LEVEL, [R] * 6),
+                "rope": (ROPE[:5], [R] * 5),
+                "n_sizes": ([0, -1, "x"], [R] * 3),
+                "train_sizes": ([[0.0], [1.5], [NAN], []], [R] * 4),
+                "scoring": (["nope"], [R]),
+                "baseline": (["zzz"], [R]),
+            },
+        ),
         "multivariate_ttest": Entry(
             lambda kw: bc.multivariate_ttest(**kw),
-            lambda: {"differences": np.column_stack([c - b, (c - b)[::-1]]), "rho": 0.1,
-                     "rope": [0.01, 0.01], "n_samples": 2000},
-            {"differences": {k: ARRAY_MUTATIONS[k] for k in ("nan", "inf", "empty", "strings",
-                                                             "none", "huge", "tiny")}},
-            {"rho": (RHO, RHO_R), "rope": ([[0.01] * 3, [-0.01, 0.01], [NAN, 0.01], "x"], [R] * 4),
-             "metrics": ([["a"]], [R]), "n_samples": (COUNT, [R] * 5),
-             "prior": (["bogus"], [R])}),
+            lambda: {
+                "differences": np.column_stack([c - b, (c - b)[::-1]]),
+                "rho": 0.1,
+                "rope": [0.01, 0.01],
+                "n_samples": 2000,
+            },
+            {
+                "differences": {
+                    k: ARRAY_MUTATIONS[k]
+                    for k in ("nan", "inf", "empty", "strings", "none", "huge", "tiny")
+                }
+            },
+            {
+                "rho": (RHO, RHO_R),
+                "rope": ([[0.01] * 3, [-0.01, 0.01], [NAN, 0.01], "x"], [R] * 4),
+                "metrics": ([["a"]], [R]),
+                "n_samples": (COUNT, [R] * 5),
+                "prior": (["bogus"], [R]),
+            },
+        ),
         "decide": Entry(
             lambda kw: bc.decide(**kw),
-            lambda: {"p_left": 0.1, "p_rope": 0.2, "p_right": 0.7, "expected_gain": 0.01,
-                     "risk": 0.1},
-            {}, {"p_left": ([0.5, -0.1, NAN, "x"], [R] * 4), "p_right": ([1.5, INF], [R, R]),
-                 "gamma": ([0.4, 1.5, NAN, "x"], [R] * 4), "risk": ([NAN, -1.0], [R, R]),
-                 "expected_gain": ([NAN], [R])}),
+            lambda: {
+                "p_left": 0.1,
+                "p_rope": 0.2,
+                "p_right": 0.7,
+                "expected_gain": 0.01,
+                "risk": 0.1,
+            },
+            {},
+            {
+                "p_left": ([0.5, -0.1, NAN, "x"], [R] * 4),
+                "p_right": ([1.5, INF], [R, R]),
+                "gamma": ([0.4, 1.5, NAN, "x"], [R] * 4),
+                "risk": ([NAN, -1.0], [R, R]),
+                "expected_gain": ([NAN], [R]),
+            },
+        ),
         "materialise_splits": Entry(
             lambda kw: bc.materialise_splits(**kw),
             lambda: {"cv": KFold(3), "X": X, "y": y},
             {"y": {k: LABEL_MUTATIONS[k] for k in ("short", "empty")}},
-            {"cv": ([-1, "x", KFold(100), None], [R, R, R, E]), "X": ([np.empty((0, 2)), None], [R, R]),
-             "groups": ([np.arange(5)], [R])}),
+            {
+                "cv": ([-1, "x", KFold(100), None], [R, R, R, E]),
+                "X": ([np.empty((0, 2)), None], [R, R]),
+                "groups": ([np.arange(5)], [R]),
+            },
+        ),
         "RepeatedGroupKFold": Entry(
-            _rgkf, lambda: {"n_splits": 3, "n_repeats": 2, "X": X, "y": y,
-                            "groups": np.arange(40) % 8},
-            {"groups": {"short": ARRAY_MUTATIONS["short"], "none": ARRAY_MUTATIONS["none"],
-                        "nan": ARRAY_MUTATIONS["nan"]}},
-            {"n_splits": ([1, 0, -1, 2.5, "x", 100], [R] * 6),
-             "n_repeats": ([0, -1, 2.5, "x"], [R] * 4)}),
+            _rgkf,
+            lambda: {"n_splits": 3, "n_repeats": 2, "X": X, "y": y, "groups": np.arange(40) % 8},
+            {
+                "groups": {
+                    "short": ARRAY_MUTATIONS["short"],
+                    "none": ARRAY_MUTATIONS["none"],
+                    "nan": ARRAY_MUTATIONS["nan"],
+                }
+            },
+            {
+                "n_splits": ([1, 0, -1, 2.5, "x", 100], [R] * 6),
+                "n_repeats": ([0, -1, 2.5, "x"], [R] * 4),
+            },
+        ),
     }
 
 
@@ -393,8 +676,10 @@ _CACHE: dict[str, Entry] = {}
 #: issue 23: arrays that are not real scores, refused where scores are read
 SCORE_KINDS: dict[str, tuple[Callable[[Any], Any], bool | None]] = {
     "complex": (lambda a: np.asarray(a, dtype=float) + 1j, R),
-    "datetime": (lambda a: np.datetime64("2024-01-01") + np.arange(len(a)).astype(
-        "timedelta64[D]"), R),
+    "datetime": (
+        lambda a: np.datetime64("2024-01-01") + np.arange(len(a)).astype("timedelta64[D]"),
+        R,
+    ),
     "subnormal": (lambda a: np.asarray(a, dtype=float) * 1e-320, R),
 }
 #: issue 23: a string (or a number) where a boolean belongs is refused
@@ -409,11 +694,15 @@ def _issue23(found: dict[str, Entry]) -> dict[str, Entry]:
     for name in ("compare", "correlated_ttest", "rank", "paired_bootstrap_metric"):
         found[name].scalars["higher_is_better"] = STRING_BOOLS
     values, refuse = found["Scores.from_cross_validate"].scalars["results_by_model"]
-    b, c = (found["Scores.from_cross_validate"].base()["results_by_model"][m]["test_score"]
-            for m in ("a", "b"))
+    b, c = (
+        found["Scores.from_cross_validate"].base()["results_by_model"][m]["test_score"]
+        for m in ("a", "b")
+    )
     loss_named = {"a": {"test_log_loss": -b}, "b": {"test_log_loss": -c}}  # neg_log_loss values
     found["Scores.from_cross_validate"].scalars["results_by_model"] = (
-        [*values, loss_named], [*refuse, R])
+        [*values, loss_named],
+        [*refuse, R],
+    )
     return found
 
 
@@ -455,19 +744,25 @@ def _numbers(obj: Any, depth: int = 0, seen: set | None = None) -> list[float]:
     if isinstance(obj, (int, float, np.number)):
         return [float(obj)]
     if isinstance(obj, (pd.DataFrame, pd.Series)):
-        return list(np.ravel(obj.select_dtypes("number").to_numpy(float))
-                     if isinstance(obj, pd.DataFrame) else
-                     (obj.to_numpy(float) if pd.api.types.is_numeric_dtype(obj) else []))
+        return list(
+            np.ravel(obj.select_dtypes("number").to_numpy(float))
+            if isinstance(obj, pd.DataFrame)
+            else (obj.to_numpy(float) if pd.api.types.is_numeric_dtype(obj) else [])
+        )
     if isinstance(obj, np.ndarray):
-        return list(obj.ravel().astype(float)) if obj.dtype.kind in "fiu" and obj.size < 10**6 \
-            else []
+        return (
+            list(obj.ravel().astype(float)) if obj.dtype.kind in "fiu" and obj.size < 10**6 else []
+        )
     if isinstance(obj, (list, tuple)):
         return [x for v in obj[:1000] for x in _numbers(v, depth + 1, seen)]
     if isinstance(obj, dict):
         return [x for v in list(obj.values())[:1000] for x in _numbers(v, depth + 1, seen)]
     if dataclasses.is_dataclass(obj):
-        return [x for f in dataclasses.fields(obj)
-                for x in _numbers(getattr(obj, f.name), depth + 1, seen)]
+        return [
+            x
+            for f in dataclasses.fields(obj)
+            for x in _numbers(getattr(obj, f.name), depth + 1, seen)
+        ]
     return []
 
 

@@ -45,8 +45,9 @@ def dask_cluster():
     distributed = pytest.importorskip("distributed")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1,
-                                           dashboard_address=None)
+        cluster = distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, dashboard_address=None
+        )
         client = distributed.Client(cluster)
     yield client
     client.close()
@@ -73,18 +74,24 @@ def spark_session():
     from pyspark.sql import SparkSession
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # workers: this venv's python
-    spark = (SparkSession.builder.master("local[2]").appName("bayescomp-tests")
-             .config("spark.ui.enabled", "false")
-             .config("spark.sql.shuffle.partitions", "4").getOrCreate())
+    spark = (
+        SparkSession.builder.master("local[2]")
+        .appName("bayescomp-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "4")
+        .getOrCreate()
+    )
     joblibspark.register_spark()
     yield spark
     spark.stop()
 
 
-BACKENDS = [pytest.param("loky"),
-            pytest.param("dask", marks=pytest.mark.xdist_group("dask")),
-            pytest.param("ray", marks=pytest.mark.xdist_group("ray")),
-            pytest.param("spark", marks=pytest.mark.xdist_group("spark"))]
+BACKENDS = [
+    pytest.param("loky"),
+    pytest.param("dask", marks=pytest.mark.xdist_group("dask")),
+    pytest.param("ray", marks=pytest.mark.xdist_group("ray")),
+    pytest.param("spark", marks=pytest.mark.xdist_group("spark")),
+]
 
 
 @pytest.fixture(params=BACKENDS)
@@ -110,9 +117,11 @@ def data():
 
 
 def _models() -> dict:
-    return {"nb": GaussianNB(),
-            "lr": make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000)),
-            "tree": DecisionTreeClassifier(max_depth=3, random_state=0)}
+    return {
+        "nb": GaussianNB(),
+        "lr": make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000)),
+        "tree": DecisionTreeClassifier(max_depth=3, random_state=0),
+    }
 
 
 CV = RepeatedStratifiedKFold(n_splits=3, n_repeats=2, random_state=0)
@@ -129,10 +138,21 @@ def reference(data):
     """The loky answers every backend must reproduce."""
     X, y = data
     with joblib.parallel_config(backend="loky"):
-        cv = bc.cross_validate_paired(_models(), X, y, cv=CV, scoring=SCORING, n_jobs=2,
-                                      progress=False)
-        sel = bc.select(_models(), X, y, baseline="nb", scoring="roc_auc", rope=0.005,
-                        n_splits=3, n_repeats=2, n_jobs=2, progress=False)
+        cv = bc.cross_validate_paired(
+            _models(), X, y, cv=CV, scoring=SCORING, n_jobs=2, progress=False
+        )
+        sel = bc.select(
+            _models(),
+            X,
+            y,
+            baseline="nb",
+            scoring="roc_auc",
+            rope=0.005,
+            n_splits=3,
+            n_repeats=2,
+            n_jobs=2,
+            progress=False,
+        )
     return cv, sel
 
 
@@ -145,8 +165,9 @@ def test_dispatch_mode_per_backend(backend):
 
 def test_cross_validate_paired_identical_to_loky(backend, data, reference):
     X, y = data
-    scores = bc.cross_validate_paired(_models(), X, y, cv=CV, scoring=SCORING, n_jobs=2,
-                                      progress=False)
+    scores = bc.cross_validate_paired(
+        _models(), X, y, cv=CV, scoring=SCORING, n_jobs=2, progress=False
+    )
     pd.testing.assert_frame_equal(_frame(scores), _frame(reference[0]))
     assert scores.fits_retried == 0
     # and equal to a plain serial scikit-learn computation of one split
@@ -163,8 +184,18 @@ def test_cross_validate_paired_identical_to_loky(backend, data, reference):
 
 def test_select_identical_to_loky(backend, data, reference):
     X, y = data
-    sel = bc.select(_models(), X, y, baseline="nb", scoring="roc_auc", rope=0.005,
-                    n_splits=3, n_repeats=2, n_jobs=2, progress=False)
+    sel = bc.select(
+        _models(),
+        X,
+        y,
+        baseline="nb",
+        scoring="roc_auc",
+        rope=0.005,
+        n_splits=3,
+        n_repeats=2,
+        n_jobs=2,
+        progress=False,
+    )
     ref = reference[1]
     assert sel.champion == ref.champion
     assert sel.steps["decision"].tolist() == ref.steps["decision"].tolist()
@@ -172,7 +203,8 @@ def test_select_identical_to_loky(backend, data, reference):
     key = ["dataset", "model", "split", "roc_auc"]
     pd.testing.assert_frame_equal(
         sel.base_scores.to_frame()[key].sort_values(key[:3]).reset_index(drop=True),
-        ref.base_scores.to_frame()[key].sort_values(key[:3]).reset_index(drop=True))
+        ref.base_scores.to_frame()[key].sort_values(key[:3]).reset_index(drop=True),
+    )
 
 
 def _store_fits(path: Path) -> int:
@@ -185,17 +217,26 @@ def _store_fits(path: Path) -> int:
         return 0
 
 
-def _driver(out: Path, name: str, address: str | None, store: Path, delay: float,
-            **popen) -> subprocess.Popen:
-    cmd = [sys.executable, str(DRIVER), str(out), "--backend", name, "--store", str(store),
-           "--delay", str(delay)]
+def _driver(
+    out: Path, name: str, address: str | None, store: Path, delay: float, **popen
+) -> subprocess.Popen:
+    cmd = [
+        sys.executable,
+        str(DRIVER),
+        str(out),
+        "--backend",
+        name,
+        "--store",
+        str(store),
+        "--delay",
+        str(delay),
+    ]
     if address is not None:
         cmd += ["--scheduler", address]
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     log = open(out.with_suffix(".log"), "a")  # noqa: SIM115 - closed with the process
     # its own session: the kill takes the driver and its local workers (loky) together
-    return subprocess.Popen(cmd, env=env, stdout=log, stderr=log, start_new_session=True,
-                            **popen)
+    return subprocess.Popen(cmd, env=env, stdout=log, stderr=log, start_new_session=True, **popen)
 
 
 def _log(out: Path) -> str:
@@ -237,20 +278,27 @@ def test_threshold_curves_on_a_spark_dataframe_equal_in_memory(spark_session):
 
     rng = np.random.default_rng(0)
     n = 6000
-    frame = pd.DataFrame({"rep": np.repeat([0, 1, 2], n // 3),
-                          "label": rng.choice(["fraud", "ok"], n, p=[0.2, 0.8])})
+    frame = pd.DataFrame(
+        {"rep": np.repeat([0, 1, 2], n // 3), "label": rng.choice(["fraud", "ok"], n, p=[0.2, 0.8])}
+    )
     frame["p"] = np.clip(rng.beta(2, 5, n) + 0.3 * (frame["label"] == "fraud"), 0, 1)
     frame.loc[::97, "p"] = 0.5  # ties at a threshold
     thr = np.linspace(0, 1, 41)
     metrics = ("precision", "recall", "fpr", "f1", "accuracy", "positive_rate")
     memory = bc.threshold_curves(
-        predictions=frame.rename(columns={"rep": "repetition", "label": "y_true",
-                                          "p": "y_score"}),
-        thresholds=thr, metrics=metrics, pos_label="fraud")
+        predictions=frame.rename(columns={"rep": "repetition", "label": "y_true", "p": "y_score"}),
+        thresholds=thr,
+        metrics=metrics,
+        pos_label="fraud",
+    )
     sdf = spark_session.createDataFrame(frame).repartition(3)
-    spark = bc.threshold_curves(predictions=sdf, thresholds=thr, metrics=metrics,
-                                pos_label="fraud",
-                                columns={"label": "label", "score": "p", "repetition": "rep"})
+    spark = bc.threshold_curves(
+        predictions=sdf,
+        thresholds=thr,
+        metrics=metrics,
+        pos_label="fraud",
+        columns={"label": "label", "score": "p", "repetition": "rep"},
+    )
     np.testing.assert_array_equal(spark.values, memory.values)
     np.testing.assert_array_equal(spark.n_test, [n // 3] * 3)
     # one threshold of one repetition against scikit-learn's confusion matrix
@@ -260,15 +308,21 @@ def test_threshold_curves_on_a_spark_dataframe_equal_in_memory(spark_session):
     assert spark.values[metrics.index("precision"), 1, k] == tp / (tp + fp)
     assert spark.values[metrics.index("fpr"), 1, k] == fp / (fp + tn)
     # no repetition column: the whole frame is one repetition
-    whole = bc.threshold_curves(predictions=sdf.drop("rep"), thresholds=thr, metrics=metrics,
-                                pos_label="fraud", columns={"label": "label", "score": "p"})
+    whole = bc.threshold_curves(
+        predictions=sdf.drop("rep"),
+        thresholds=thr,
+        metrics=metrics,
+        pos_label="fraud",
+        columns={"label": "label", "score": "p"},
+    )
     assert whole.values.shape == (len(metrics), 1, len(thr)) and whole.n_test[0] == n
 
 
 @pytest.mark.xdist_group("spark")
 def test_threshold_curves_spark_bad_input(spark_session):
     sdf = spark_session.createDataFrame(
-        pd.DataFrame({"y_true": [0, 1, 1, 0], "y_score": [0.1, 0.8, float("nan"), 0.3]}))
+        pd.DataFrame({"y_true": [0, 1, 1, 0], "y_score": [0.1, 0.8, float("nan"), 0.3]})
+    )
     with pytest.raises(ValueError, match="no label column 'target'"):
         bc.threshold_curves(predictions=sdf, columns={"label": "target"})
     with pytest.raises(ValueError, match="1 rows have a missing, NaN or infinite"):
@@ -288,10 +342,19 @@ def test_poisson_bootstrap_in_spark_matches_in_memory(spark_session):
     frame = pd.DataFrame({"label": y, "p": p})
     sdf = spark_session.createDataFrame(frame).repartition(4)
     cols = {"label": "label", "score": "p"}
-    memory = bc.bootstrap_metric(y, p, "accuracy", threshold=0.5, method="percentile",
-                                 n_resamples=1000, random_state=0)
-    spark = bc.bootstrap_metric(sdf, None, "accuracy", threshold=0.5, method="percentile",
-                                n_resamples=400, random_state=0, columns=cols)
+    memory = bc.bootstrap_metric(
+        y, p, "accuracy", threshold=0.5, method="percentile", n_resamples=1000, random_state=0
+    )
+    spark = bc.bootstrap_metric(
+        sdf,
+        None,
+        "accuracy",
+        threshold=0.5,
+        method="percentile",
+        n_resamples=400,
+        random_state=0,
+        columns=cols,
+    )
     acc = np.mean((p >= 0.5) == y)
     assert spark.estimate == acc == memory.estimate
     assert spark.n == n and spark.distribution.shape == (400,)
@@ -301,8 +364,16 @@ def test_poisson_bootstrap_in_spark_matches_in_memory(spark_session):
     width = memory.high - memory.low
     assert abs(spark.low - memory.low) < 0.2 * width
     assert abs(spark.high - memory.high) < 0.2 * width
-    again = bc.bootstrap_metric(sdf, None, "accuracy", threshold=0.5, method="percentile",
-                                n_resamples=400, random_state=0, columns=cols)
+    again = bc.bootstrap_metric(
+        sdf,
+        None,
+        "accuracy",
+        threshold=0.5,
+        method="percentile",
+        n_resamples=400,
+        random_state=0,
+        columns=cols,
+    )
     np.testing.assert_array_equal(again.distribution, spark.distribution)  # seeded
     with pytest.raises(ValueError, match="'percentile' or 'basic'"):
         bc.bootstrap_metric(sdf, None, "accuracy", threshold=0.5, columns=cols)

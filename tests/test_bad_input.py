@@ -19,24 +19,29 @@ from hypothesis.extra.numpy import arrays
 import bayescomp as bc
 from bayescomp.posterior.frequentist import nadeau_bengio_ttest
 
-SETTINGS = settings(max_examples=100, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 #: score tables are slower to build: fewer examples
 TABLE_SETTINGS = settings(SETTINGS, max_examples=30)
 
 # subnormal scores (below 2.2e-308) are refused with a message (issue 23 item 7)
-scores_elem = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False, allow_infinity=False,
-                        allow_subnormal=False)
+scores_elem = st.floats(
+    min_value=-1e6, max_value=1e6, allow_nan=False, allow_infinity=False, allow_subnormal=False
+)
 unit_elem = st.floats(min_value=0.0, max_value=1.0, allow_subnormal=False)
 valid_rho = st.floats(min_value=0.0, max_value=0.99)
 valid_rope = st.floats(min_value=0.0, max_value=10.0)
 bad_rho = st.one_of(
-    st.floats(max_value=-1e-12, allow_nan=False), st.floats(min_value=1.0, allow_nan=False),
-    st.just(float("nan")), st.just(float("inf")), st.just(-float("inf")),
+    st.floats(max_value=-1e-12, allow_nan=False),
+    st.floats(min_value=1.0, allow_nan=False),
+    st.just(float("nan")),
+    st.just(float("inf")),
+    st.just(-float("inf")),
 )
 bad_rope = st.one_of(
     st.floats(max_value=-1e-12, allow_nan=False, allow_infinity=False),
-    st.just(float("nan")), st.just(float("inf")), st.just(-float("inf")),
+    st.just(float("nan")),
+    st.just(float("inf")),
+    st.just(-float("inf")),
 )
 non_finite = st.sampled_from([np.nan, np.inf, -np.inf])
 
@@ -107,13 +112,19 @@ def test_valid_batches_give_proper_probabilities(data, shape, rho, rope):
 
 
 @TABLE_SETTINGS
-@given(data=st.data(), n=st.integers(2, 40), rho=valid_rho,
-       goal=st.floats(0, 1, allow_subnormal=False), rope=st.floats(0, 0.1))
+@given(
+    data=st.data(),
+    n=st.integers(2, 40),
+    rho=valid_rho,
+    goal=st.floats(0, 1, allow_subnormal=False),
+    rope=st.floats(0, 0.1),
+)
 def test_valid_score_tables_give_proper_probabilities(data, n, rho, goal, rope):
     b = data.draw(arrays(float, n, elements=unit_elem))
     c = data.draw(arrays(float, n, elements=unit_elem))
-    frame = pd.DataFrame({"model": ["b"] * n + ["c"] * n, "split": list(range(n)) * 2,
-                          "accuracy": np.r_[b, c]})
+    frame = pd.DataFrame(
+        {"model": ["b"] * n + ["c"] * n, "split": list(range(n)) * 2, "accuracy": np.r_[b, c]}
+    )
     scores = bc.Scores.from_frame(frame, test_fraction=max(rho, 0.01))
     ctx = quiet()
     try:
@@ -205,8 +216,16 @@ def _table(n_b, n_c, *, datasets=("d1",), metric="accuracy", seed=0):
     for ds in datasets:
         for model, n in (("base", n_b), ("cand", n_c)):
             for k in range(n):
-                rows.append({"dataset": ds, "model": model, "split": k, "n_train": 90,
-                             "n_test": 10, metric: rng.uniform(0.7, 0.9)})
+                rows.append(
+                    {
+                        "dataset": ds,
+                        "model": model,
+                        "split": k,
+                        "n_train": 90,
+                        "n_test": 10,
+                        metric: rng.uniform(0.7, 0.9),
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -221,8 +240,12 @@ def test_unpaired_splits_are_refused(n, drop, who):
 
 
 @TABLE_SETTINGS
-@given(n=st.integers(3, 20), data=st.data(), who=st.sampled_from(["base", "cand"]),
-       new_size=st.integers(1, 89))
+@given(
+    n=st.integers(3, 20),
+    data=st.data(),
+    who=st.sampled_from(["base", "cand"]),
+    new_size=st.integers(1, 89),
+)
 def test_mismatched_split_sizes_are_refused(n, data, who, new_size):
     assume(new_size != 10)
     frame = _table(n, n)
@@ -233,8 +256,7 @@ def test_mismatched_split_sizes_are_refused(n, data, who, new_size):
 
 
 @TABLE_SETTINGS
-@given(n=st.integers(3, 20), data=st.data(), who=st.sampled_from(["base", "cand"]),
-       bad=non_finite)
+@given(n=st.integers(3, 20), data=st.data(), who=st.sampled_from(["base", "cand"]), bad=non_finite)
 def test_nan_scores_in_a_table_are_refused(n, data, who, bad):
     frame = _table(n, n)
     k = data.draw(st.integers(0, n - 1))
@@ -303,8 +325,10 @@ def test_compare_refuses_bad_rope_and_goal(rho, rope):
     with raises_clear("goal must be a finite number"):
         bc.compare(scores, float("nan"), "cand")
     with raises_clear("test_fraction"):
-        bc.Scores.from_frame(_table(5, 5).drop(columns=["n_train", "n_test"]),
-                             test_fraction=rho if not 0 < rho < 1 else 1.5)
+        bc.Scores.from_frame(
+            _table(5, 5).drop(columns=["n_train", "n_test"]),
+            test_fraction=rho if not 0 < rho < 1 else 1.5,
+        )
 
 
 def test_compare_refuses_non_table():
@@ -320,8 +344,9 @@ def test_bad_gamma(gamma):
 
 
 def test_dataset_filter_and_goal_on_a_dataset_without_the_model():
-    frame = pd.concat([_table(4, 4, datasets=("d1",)),
-                       _table(4, 4, datasets=("d2",)).replace({"cand": "other"})])
+    frame = pd.concat(
+        [_table(4, 4, datasets=("d1",)), _table(4, 4, datasets=("d2",)).replace({"cand": "other"})]
+    )
     with raises_clear("unknown dataset 'd3'"):
         bc.Scores.from_frame(frame, dataset="d3")
     scores = bc.Scores.from_frame(frame)

@@ -34,8 +34,9 @@ def test_agrees_with_plain_bootstrap_on_auc():
     y = rng.integers(0, 2, 20_000)
     s = y + rng.normal(0, 1.5, 20_000)
     blb = bc.blb_metric(y, s, "roc_auc", random_state=0)
-    boot = bc.bootstrap_metric(y, s, "roc_auc", method="percentile", n_resamples=500,
-                               random_state=0)
+    boot = bc.bootstrap_metric(
+        y, s, "roc_auc", method="percentile", n_resamples=500, random_state=0
+    )
     assert blb.estimate == pytest.approx(boot.estimate)
     assert blb.width == pytest.approx(boot.width, rel=0.15)
     assert blb.standard_error == pytest.approx(boot.standard_error, rel=0.15)
@@ -70,8 +71,7 @@ def test_generic_weighted_sklearn_metric_f1():
     rng = np.random.default_rng(2)
     y = rng.integers(0, 2, 8000)
     pred = np.where(rng.random(8000) < 0.75, y, 1 - y)
-    res = bc.blb_metric(y, pred, "f1", n_subsets=6, n_resamples=40, adaptive=False,
-                        random_state=0)
+    res = bc.blb_metric(y, pred, "f1", n_subsets=6, n_resamples=40, adaptive=False, random_state=0)
     assert res.estimate == pytest.approx(f1_score(y, pred))
     assert res.n_subsets == 6 and res.n_resamples == 240 and res.converged
     assert res.low < res.estimate < res.high
@@ -95,8 +95,9 @@ def test_adaptive_stops_before_the_maximum():
     res = bc.blb_metric(y, pred, "accuracy", n_subsets=40, random_state=0)
     assert res.converged and res.n_subsets < 40
     assert res.history.shape == (res.n_subsets,)
-    fixed = bc.blb_metric(y, pred, "accuracy", n_subsets=5, n_resamples=50, adaptive=False,
-                          random_state=0)
+    fixed = bc.blb_metric(
+        y, pred, "accuracy", n_subsets=5, n_resamples=50, adaptive=False, random_state=0
+    )
     assert fixed.n_subsets == 5 and (fixed.subsets["n_resamples"] == 50).all()
 
 
@@ -114,8 +115,9 @@ def test_dask_arrays_give_the_numpy_answer():
     y = rng.integers(0, 2, 30_000)
     s = y + rng.normal(0, 1.5, 30_000)
     ref = bc.blb_metric(y, s, "roc_auc", random_state=0)
-    res = bc.blb_metric(da.from_array(y, chunks=7000), da.from_array(s, chunks=7000),
-                        "roc_auc", random_state=0)
+    res = bc.blb_metric(
+        da.from_array(y, chunks=7000), da.from_array(s, chunks=7000), "roc_auc", random_state=0
+    )
     assert res.estimate == pytest.approx(ref.estimate, abs=1e-12)
     assert (res.low, res.high) == pytest.approx((ref.low, ref.high), abs=1e-12)
     assert res.estimate_source == "full"
@@ -128,23 +130,39 @@ def test_dask_without_streaming_path_widens_and_warns():
     pred = np.where(rng.random(20_000) < 0.8, y, 1 - y)
     ref = bc.blb_metric(y, pred, "f1", n_subsets=5, n_resamples=40, random_state=0)
     with pytest.warns(BLBCenterWarning):
-        res = bc.blb_metric(da.from_array(y, chunks=5000), da.from_array(pred, chunks=5000),
-                            "f1", n_subsets=5, n_resamples=40, random_state=0)
+        res = bc.blb_metric(
+            da.from_array(y, chunks=5000),
+            da.from_array(pred, chunks=5000),
+            "f1",
+            n_subsets=5,
+            n_resamples=40,
+            random_state=0,
+        )
     assert res.estimate_source == "subsets" and res.width > ref.width
     with pytest.raises(ValueError, match="estimate='subsets'"):
-        bc.blb_metric(da.from_array(y, chunks=5000), da.from_array(pred, chunks=5000), "f1",
-                      estimate="full")
+        bc.blb_metric(
+            da.from_array(y, chunks=5000), da.from_array(pred, chunks=5000), "f1", estimate="full"
+        )
 
 
 def test_joblib_backends_give_identical_results():
     from joblib import parallel_config
 
     y, pred = _accuracy_population(np.random.default_rng(8), 20_000)
-    seq = bc.blb_metric(y, pred, "accuracy", n_subsets=4, n_resamples=40, adaptive=False,
-                        random_state=0)
+    seq = bc.blb_metric(
+        y, pred, "accuracy", n_subsets=4, n_resamples=40, adaptive=False, random_state=0
+    )
     with parallel_config(backend="threading"):
-        par = bc.blb_metric(y, pred, "accuracy", n_subsets=4, n_resamples=40, adaptive=False,
-                            random_state=0, n_jobs=2)
+        par = bc.blb_metric(
+            y,
+            pred,
+            "accuracy",
+            n_subsets=4,
+            n_resamples=40,
+            adaptive=False,
+            random_state=0,
+            n_jobs=2,
+        )
     assert (par.low, par.high) == (seq.low, seq.high)
 
 
@@ -156,9 +174,13 @@ def test_given_estimate_is_used():
 
 @pytest.mark.parametrize(
     "kwargs, match",
-    [({"subset_exponent": 0.3}, "subset_exponent"), ({"n_subsets": 1}, "n_subsets"),
-     ({"method": "bca"}, "percentile"), ({"estimate": "mean"}, "estimate"),
-     ({"confidence_level": 95}, "confidence_level")],
+    [
+        ({"subset_exponent": 0.3}, "subset_exponent"),
+        ({"n_subsets": 1}, "n_subsets"),
+        ({"method": "bca"}, "percentile"),
+        ({"estimate": "mean"}, "estimate"),
+        ({"confidence_level": 95}, "confidence_level"),
+    ],
 )
 def test_bad_arguments(kwargs, match):
     y, pred = _accuracy_population(np.random.default_rng(0), 2000)
@@ -205,7 +227,12 @@ def test_dask_threshold_matches_numpy():
     y = rng.integers(0, 2, 20_000)
     s = np.clip(0.5 + 0.3 * (y - 0.5) + rng.normal(0, 0.25, 20_000), 0, 1)
     ref = bc.blb_metric(y, s, "accuracy", threshold=0.5, random_state=0)
-    res = bc.blb_metric(da.from_array(y, chunks=5000), da.from_array(s, chunks=5000),
-                        "accuracy", threshold=0.5, random_state=0)
+    res = bc.blb_metric(
+        da.from_array(y, chunks=5000),
+        da.from_array(s, chunks=5000),
+        "accuracy",
+        threshold=0.5,
+        random_state=0,
+    )
     assert res.estimate == pytest.approx(np.mean((s >= 0.5) == y))
     assert (res.low, res.high) == pytest.approx((ref.low, ref.high), abs=1e-12)

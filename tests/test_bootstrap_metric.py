@@ -22,14 +22,21 @@ def binary():
     return y, score
 
 
-@pytest.mark.parametrize("method, scipy_method", [("bca", "BCa"), ("percentile", "percentile"),
-                                                  ("basic", "basic")])
+@pytest.mark.parametrize(
+    "method, scipy_method", [("bca", "BCa"), ("percentile", "percentile"), ("basic", "basic")]
+)
 def test_auc_interval_equals_scipy_with_sklearn_metric(binary, method, scipy_method):
     y, s = binary
     ours = bc.bootstrap_metric(y, s, "roc_auc", method=method, n_resamples=400, random_state=3)
-    ref = stats.bootstrap((y, s), lambda a, b: roc_auc_score(a, b), paired=True,
-                          vectorized=False, n_resamples=400, method=scipy_method,
-                          rng=np.random.default_rng(3))
+    ref = stats.bootstrap(
+        (y, s),
+        lambda a, b: roc_auc_score(a, b),
+        paired=True,
+        vectorized=False,
+        n_resamples=400,
+        method=scipy_method,
+        rng=np.random.default_rng(3),
+    )
     assert ours.estimate == pytest.approx(roc_auc_score(y, s), abs=1e-12)
     assert ours.low == pytest.approx(ref.confidence_interval.low, abs=1e-10)
     assert ours.high == pytest.approx(ref.confidence_interval.high, abs=1e-10)
@@ -40,11 +47,18 @@ def test_auc_interval_equals_scipy_with_sklearn_metric(binary, method, scipy_met
 def test_label_metric_with_threshold_equals_scipy(binary):
     y, s = binary
     pred = (s >= 0.5).astype(int)
-    ours = bc.bootstrap_metric(y, s, "accuracy", threshold=0.5, method="percentile",
-                               n_resamples=300, random_state=1)
-    ref = stats.bootstrap((y, pred), lambda a, b: accuracy_score(a, b), paired=True,
-                          vectorized=False, n_resamples=300, method="percentile",
-                          rng=np.random.default_rng(1))
+    ours = bc.bootstrap_metric(
+        y, s, "accuracy", threshold=0.5, method="percentile", n_resamples=300, random_state=1
+    )
+    ref = stats.bootstrap(
+        (y, pred),
+        lambda a, b: accuracy_score(a, b),
+        paired=True,
+        vectorized=False,
+        n_resamples=300,
+        method="percentile",
+        rng=np.random.default_rng(1),
+    )
     assert (ours.low, ours.high) == pytest.approx(tuple(ref.confidence_interval), abs=1e-12)
 
 
@@ -53,11 +67,13 @@ def test_sklearn_metric_path_precision_and_specificity(binary):
     pred = (s >= 0.5).astype(int)
     from sklearn.metrics import precision_score, recall_score
 
-    p = bc.bootstrap_metric(y, pred, "precision", method="percentile", n_resamples=200,
-                            random_state=0)
+    p = bc.bootstrap_metric(
+        y, pred, "precision", method="percentile", n_resamples=200, random_state=0
+    )
     assert p.estimate == pytest.approx(precision_score(y, pred))
-    sp = bc.bootstrap_metric(y, pred, "specificity", method="percentile", n_resamples=200,
-                             random_state=0)
+    sp = bc.bootstrap_metric(
+        y, pred, "specificity", method="percentile", n_resamples=200, random_state=0
+    )
     assert sp.estimate == pytest.approx(recall_score(y, pred, pos_label=0))
     assert sp.low < sp.estimate < sp.high
 
@@ -69,11 +85,13 @@ def test_stratified_resamples_keep_class_counts(binary):
         return float(np.mean(t))
 
     with pytest.warns(DegenerateBootstrapWarning):
-        res = bc.bootstrap_metric(y, s, prevalence, stratify=True, method="percentile",
-                                  n_resamples=200, random_state=0)
+        res = bc.bootstrap_metric(
+            y, s, prevalence, stratify=True, method="percentile", n_resamples=200, random_state=0
+        )
     assert np.all(res.distribution == y.mean())
-    plain = bc.bootstrap_metric(y, s, prevalence, method="percentile", n_resamples=200,
-                                random_state=0)
+    plain = bc.bootstrap_metric(
+        y, s, prevalence, method="percentile", n_resamples=200, random_state=0
+    )
     assert plain.distribution.std() > 0.01
 
 
@@ -81,13 +99,22 @@ def test_paired_difference_is_per_resample_difference():
     rng = np.random.default_rng(1)
     y = rng.integers(0, 2, 300)
     weak, strong = y + rng.normal(0, 2, 300), y + rng.normal(0, 0.7, 300)
-    res = bc.paired_bootstrap_metric(y, weak, strong, "roc_auc", n_resamples=500,
-                                     random_state=0, baseline_name="weak",
-                                     candidate_name="strong")
-    np.testing.assert_allclose(res.difference.distribution,
-                               res.candidate.distribution - res.baseline.distribution)
-    assert res.difference.estimate == pytest.approx(roc_auc_score(y, strong)
-                                                    - roc_auc_score(y, weak))
+    res = bc.paired_bootstrap_metric(
+        y,
+        weak,
+        strong,
+        "roc_auc",
+        n_resamples=500,
+        random_state=0,
+        baseline_name="weak",
+        candidate_name="strong",
+    )
+    np.testing.assert_allclose(
+        res.difference.distribution, res.candidate.distribution - res.baseline.distribution
+    )
+    assert res.difference.estimate == pytest.approx(
+        roc_auc_score(y, strong) - roc_auc_score(y, weak)
+    )
     assert res.difference.low > 0 and res.p_better == 1.0
     # pairing removes the shared test-set noise: the difference is narrower than the two
     # separate intervals combined
@@ -99,8 +126,9 @@ def test_paired_loss_orients_p_better():
     rng = np.random.default_rng(2)
     y = rng.normal(size=200)
     good, bad = y + rng.normal(0, 0.3, 200), y + rng.normal(0, 1.0, 200)
-    res = bc.paired_bootstrap_metric(y, bad, good, "rmse", method="percentile",
-                                     n_resamples=300, random_state=0)
+    res = bc.paired_bootstrap_metric(
+        y, bad, good, "rmse", method="percentile", n_resamples=300, random_state=0
+    )
     assert res.difference.estimate < 0  # lower rmse for the candidate
     assert res.p_better > 0.99
 
@@ -110,11 +138,15 @@ def test_fast_auc_paths_equal_sklearn():
     y = rng.integers(0, 2, 400)
     s = np.round(rng.normal(size=400) + y, 1)
     rows = rng.integers(0, 400, size=(7, 400))
-    np.testing.assert_allclose(_fast.auc_rows(y == 1, s, rows),
-                               [roc_auc_score(y[r], s[r]) for r in rows], atol=1e-12)
+    np.testing.assert_allclose(
+        _fast.auc_rows(y == 1, s, rows), [roc_auc_score(y[r], s[r]) for r in rows], atol=1e-12
+    )
     w = rng.multinomial(5000, np.ones(400) / 400, size=6)
-    np.testing.assert_allclose(_fast.auc_weighted(y == 1, s, w),
-                               [roc_auc_score(y, s, sample_weight=wi) for wi in w], atol=1e-12)
+    np.testing.assert_allclose(
+        _fast.auc_weighted(y == 1, s, w),
+        [roc_auc_score(y, s, sample_weight=wi) for wi in w],
+        atol=1e-12,
+    )
     for prev in (0.1, 0.9):
         yy = rng.random(3000) < prev
         ss = np.round(rng.normal(size=3000) + yy, 1)
@@ -138,8 +170,9 @@ def _accuracy_population(rng, n=200, acc=0.8):
 
 def test_coverage_accuracy_known_population():
     # accuracy of a fixed classifier that is right with probability 0.8: population value 0.8
-    cov = _coverage("accuracy", _accuracy_population, 0.8, reps=300, method="percentile",
-                    n_resamples=400)
+    cov = _coverage(
+        "accuracy", _accuracy_population, 0.8, reps=300, method="percentile", n_resamples=400
+    )
     assert 0.915 <= cov <= 0.98, cov
 
 
@@ -152,8 +185,7 @@ def test_coverage_auc_binormal_bca():
         y = rng.integers(0, 2, n)
         return y, rng.normal(0, 1, n) + d * y
 
-    cov = _coverage("roc_auc", make, truth, reps=600, method="bca", n_resamples=1000,
-                    stratify=True)
+    cov = _coverage("roc_auc", make, truth, reps=600, method="bca", n_resamples=1000, stratify=True)
     assert 0.93 <= cov <= 0.97, cov
 
 
@@ -180,10 +212,10 @@ def test_undefined_on_resamples_is_an_error_not_nan():
     y = np.array([0] * 48 + [1] * 2)
     s = np.random.default_rng(0).random(50)
     with pytest.raises(ValueError, match="stratify=True"):
-        bc.bootstrap_metric(y, s, "roc_auc", method="percentile", n_resamples=500,
-                            random_state=0)
-    ok = bc.bootstrap_metric(y, s, "roc_auc", method="percentile", n_resamples=500,
-                             random_state=0, stratify=True)
+        bc.bootstrap_metric(y, s, "roc_auc", method="percentile", n_resamples=500, random_state=0)
+    ok = bc.bootstrap_metric(
+        y, s, "roc_auc", method="percentile", n_resamples=500, random_state=0, stratify=True
+    )
     assert np.isfinite(ok.low)
 
 
@@ -208,12 +240,13 @@ def test_threshold_with_string_labels_needs_pos_label(binary):
     """Used to raise numpy's DTypePromotionError (a TypeError) from np.where."""
     y, s = binary
     names = np.where(y == 1, "pos", "neg")
-    msg = ("pos_label=1 is not among y_true's labels ['neg', 'pos']; pass pos_label= with "
-           "the positive class (e.g. pos_label='pos')")
+    msg = (
+        "pos_label=1 is not among y_true's labels ['neg', 'pos']; pass pos_label= with "
+        "the positive class (e.g. pos_label='pos')"
+    )
     for call in (
         lambda **kw: bc.bootstrap_metric(names, s, "accuracy", threshold=0.5, **kw),
-        lambda **kw: bc.paired_bootstrap_metric(names, s, 1 - s, "accuracy", threshold=0.5,
-                                                **kw),
+        lambda **kw: bc.paired_bootstrap_metric(names, s, 1 - s, "accuracy", threshold=0.5, **kw),
     ):
         with pytest.raises(ValueError) as err:
             call(n_resamples=100, random_state=0)
@@ -222,13 +255,29 @@ def test_threshold_with_string_labels_needs_pos_label(binary):
     with pytest.raises(ValueError, match=r"pos_label=1 is not among y_true's labels \['neg'\]"):
         bc.bootstrap_metric(np.array(["neg"] * 20), s[:20], "accuracy", threshold=0.5)
     # ... but a numeric single-class test set with the default pos_label=1 still works
-    only_neg = bc.bootstrap_metric(np.zeros(40, int), s[:40], "accuracy", threshold=0.5,
-                                   method="percentile", n_resamples=100, random_state=0)
+    only_neg = bc.bootstrap_metric(
+        np.zeros(40, int),
+        s[:40],
+        "accuracy",
+        threshold=0.5,
+        method="percentile",
+        n_resamples=100,
+        random_state=0,
+    )
     assert only_neg.estimate == pytest.approx(np.mean(s[:40] < 0.5))
-    ok = bc.bootstrap_metric(names, s, "accuracy", threshold=0.5, pos_label="pos",
-                             method="percentile", n_resamples=300, random_state=1)
-    ref = bc.bootstrap_metric(y, s, "accuracy", threshold=0.5, method="percentile",
-                              n_resamples=300, random_state=1)
+    ok = bc.bootstrap_metric(
+        names,
+        s,
+        "accuracy",
+        threshold=0.5,
+        pos_label="pos",
+        method="percentile",
+        n_resamples=300,
+        random_state=1,
+    )
+    ref = bc.bootstrap_metric(
+        y, s, "accuracy", threshold=0.5, method="percentile", n_resamples=300, random_state=1
+    )
     assert ok.estimate == pytest.approx(accuracy_score(names, np.where(s >= 0.5, "pos", "neg")))
     assert (ok.low, ok.high) == (ref.low, ref.high)
 
@@ -249,7 +298,8 @@ def test_specificity_undefined_on_resamples_without_negatives():
     assert str(err.value) == (
         "metric 'specificity' was undefined on 22 of 200 bootstrap resamples (typically a "
         "resample without a positive, or with a single class); use stratify=True to keep "
-        "every class in each resample, or a larger test set")
+        "every class in each resample, or a larger test set"
+    )
     with pytest.raises(ValueError) as ref:
         bc.bootstrap_metric(y, p, "recall", pos_label=0, **kw)
     assert str(ref.value) == str(err.value).replace("'specificity'", "'recall'")
@@ -264,6 +314,9 @@ def test_specificity_undefined_on_resamples_without_negatives():
     assert (sp.low, sp.high) == (rc.low, rc.high)
     spec = resolve_metric("specificity")
     assert np.isnan(spec(np.ones(5, int), np.r_[np.ones(4, int), 0]))
-    with pytest.raises(ValueError, match=r"specificity needs binary labels with positive "
-                                         r"class 1; y_true holds \[0, 1, 2\]"):
+    with pytest.raises(
+        ValueError,
+        match=r"specificity needs binary labels with positive "
+        r"class 1; y_true holds \[0, 1, 2\]",
+    ):
         spec(np.array([0, 1, 2]), np.array([0, 1, 1]))

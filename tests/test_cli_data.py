@@ -47,13 +47,15 @@ model = LogisticRegression()
 
 def make_table(n: int = 400, seed: int = 0) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
-    df = pd.DataFrame({
-        "customer": rng.integers(0, 40, n),
-        "day": pd.Timestamp("2024-01-01") + pd.to_timedelta(rng.permutation(n), "D"),
-        "plan": rng.choice(["basic", "pro", "team"], n),
-        "spend": rng.gamma(2.0, 30.0, n),
-        "calls": rng.poisson(1.5, n).astype(float),
-    })
+    df = pd.DataFrame(
+        {
+            "customer": rng.integers(0, 40, n),
+            "day": pd.Timestamp("2024-01-01") + pd.to_timedelta(rng.permutation(n), "D"),
+            "plan": rng.choice(["basic", "pro", "team"], n),
+            "spend": rng.gamma(2.0, 30.0, n),
+            "calls": rng.poisson(1.5, n).astype(float),
+        }
+    )
     df.loc[rng.random(n) < 0.1, "calls"] = np.nan
     logit = -1 + 0.03 * df["spend"] - 0.6 * df["calls"].fillna(2) + (df["plan"] == "pro")
     df["churned"] = (rng.random(n) < 1 / (1 + np.exp(-logit))).astype(int)
@@ -73,17 +75,47 @@ def work(tmp_path_factory):
 
 def bc(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
     full_env = {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}
-    return subprocess.run([sys.executable, "-m", "bayescomp", *args], cwd=cwd, env=full_env,
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "bayescomp", *args],
+        cwd=cwd,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
-SELECT = ("select", "models/", "--baseline", "prior", "--rope", "0.01", "--n-splits", "3",
-          "--n-repeats", "1", "--quiet")
+SELECT = (
+    "select",
+    "models/",
+    "--baseline",
+    "prior",
+    "--rope",
+    "0.01",
+    "--n-splits",
+    "3",
+    "--n-repeats",
+    "1",
+    "--quiet",
+)
 
 
 def test_select_on_own_table_groups_store_and_identity(work):
-    r = bc(*SELECT, "--data", "customers.parquet", "--target", "churned", "--groups",
-           "customer", "--drop", "day", "--store", "runs.sqlite", "--json", cwd=work)
+    r = bc(
+        *SELECT,
+        "--data",
+        "customers.parquet",
+        "--target",
+        "churned",
+        "--groups",
+        "customer",
+        "--drop",
+        "day",
+        "--store",
+        "runs.sqlite",
+        "--json",
+        cwd=work,
+    )
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["champion"] == "logreg" and out["fits"]["performed"] == 6
@@ -91,20 +123,58 @@ def test_select_on_own_table_groups_store_and_identity(work):
     other = work / "elsewhere"
     other.mkdir(exist_ok=True)
     shutil.copy(work / "customers.parquet", other / "copy.parquet")
-    r = bc(*SELECT, "--data", "elsewhere/copy.parquet", "--target", "churned", "--groups",
-           "customer", "--drop", "day", "--store", "runs.sqlite", "--json", cwd=work)
+    r = bc(
+        *SELECT,
+        "--data",
+        "elsewhere/copy.parquet",
+        "--target",
+        "churned",
+        "--groups",
+        "customer",
+        "--drop",
+        "day",
+        "--store",
+        "runs.sqlite",
+        "--json",
+        cwd=work,
+    )
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["fits"]["performed"] == 0
     # another column choice is refused, saying what changed
-    r = bc(*SELECT, "--data", "customers.parquet", "--target", "churned", "--groups",
-           "customer", "--drop", "day", "calls", "--store", "runs.sqlite", cwd=work)
+    r = bc(
+        *SELECT,
+        "--data",
+        "customers.parquet",
+        "--target",
+        "churned",
+        "--groups",
+        "customer",
+        "--drop",
+        "day",
+        "calls",
+        "--store",
+        "runs.sqlite",
+        cwd=work,
+    )
     assert r.returncode == 2
     assert "drop ['day'] → ['calls', 'day']" in r.stderr and len(r.stderr.splitlines()) == 1
     # a changed file is refused, saying so
     changed = make_table(seed=1)
     changed.to_parquet(other / "copy.parquet")
-    r = bc(*SELECT, "--data", "elsewhere/copy.parquet", "--target", "churned", "--groups",
-           "customer", "--drop", "day", "--store", "runs.sqlite", cwd=work)
+    r = bc(
+        *SELECT,
+        "--data",
+        "elsewhere/copy.parquet",
+        "--target",
+        "churned",
+        "--groups",
+        "customer",
+        "--drop",
+        "day",
+        "--store",
+        "runs.sqlite",
+        cwd=work,
+    )
     assert r.returncode == 2 and "the file's content changed" in r.stderr, r.stderr
 
 
@@ -115,9 +185,19 @@ def test_groups_never_cross_train_and_test(work):
     from bayescomp.cli._data import own_data
     from bayescomp.splits.design import materialise_splits
 
-    args = argparse.Namespace(data=str(work / "customers.parquet"), target="churned",
-                              groups="customer", drop=["day"], time=None, gap=0, task=None,
-                              dataset=None, n_splits=5, n_repeats=2, seed=0)
+    args = argparse.Namespace(
+        data=str(work / "customers.parquet"),
+        target="churned",
+        groups="customer",
+        drop=["day"],
+        time=None,
+        gap=0,
+        task=None,
+        dataset=None,
+        n_splits=5,
+        n_repeats=2,
+        seed=0,
+    )
     own = own_data(args)
     assert list(own.X.columns) == ["plan", "spend", "calls"]  # names and dtypes kept
     read = pd.read_parquet(work / "customers.parquet")
@@ -130,14 +210,45 @@ def test_groups_never_cross_train_and_test(work):
 
 
 def test_time_design_from_the_shell(work):
-    r = bc("compare", "models/prior.py", "models/logreg.py", "--data", "customers.parquet",
-           "--target", "churned", "--time", "day", "--gap", "5", "--n-splits", "6",
-           "--drop", "customer", "--rope", "0.01", "--json", "--quiet", cwd=work)
+    r = bc(
+        "compare",
+        "models/prior.py",
+        "models/logreg.py",
+        "--data",
+        "customers.parquet",
+        "--target",
+        "churned",
+        "--time",
+        "day",
+        "--gap",
+        "5",
+        "--n-splits",
+        "6",
+        "--drop",
+        "customer",
+        "--rope",
+        "0.01",
+        "--json",
+        "--quiet",
+        cwd=work,
+    )
     assert r.returncode == 0, r.stderr
     rec = json.loads(r.stdout)
     assert rec["method"] == "time_ordered" and rec["n"] == 6 and -1 < rec["phi"] < 1
-    r = bc(*SELECT, "--data", "customers.parquet", "--target", "churned", "--time", "day",
-           "--drop", "customer", "--n-splits", "6", cwd=work)
+    r = bc(
+        *SELECT,
+        "--data",
+        "customers.parquet",
+        "--target",
+        "churned",
+        "--time",
+        "day",
+        "--drop",
+        "customer",
+        "--n-splits",
+        "6",
+        cwd=work,
+    )
     assert r.returncode == 0, r.stderr
     assert "logreg" in r.stdout
 
@@ -146,7 +257,8 @@ def _bad(tmp: Path) -> dict[str, tuple[list[str], str, dict]]:
     t = make_table(120)
     t.to_csv(tmp / "ok.csv", index=False)
     t.assign(churned=t["churned"].astype(float).where(t.index != 7)).to_csv(
-        tmp / "nan_target.csv", index=False)
+        tmp / "nan_target.csv", index=False
+    )
     t.assign(churned=1).to_parquet(tmp / "one_class.parquet")
     t.assign(customer=3).to_feather(tmp / "one_group.feather")
     t.assign(customer=t["customer"] % 4).to_csv(tmp / "few_groups.csv.gz", index=False)
@@ -155,28 +267,56 @@ def _bad(tmp: Path) -> dict[str, tuple[list[str], str, dict]]:
     return {
         "missing file": (["--data", "nope.parquet", *base], "no data file at nope.parquet", {}),
         "unknown format": (["--data", "table.xlsx", *base], "unknown format", {}),
-        "missing target": (["--data", "ok.csv", "--target", "label"],
-                           "column 'label' (--target) is not in ok.csv", {}),
-        "missing group column": (["--data", "ok.csv", *base, "--groups", "patient"],
-                                 "column 'patient' (--groups)", {}),
-        "target with missing values": (["--data", "nan_target.csv", *base],
-                                       "target column 'churned' has 1 missing", {}),
-        "target with one class": (["--data", "one_class.parquet", *base],
-                                  "target column 'churned' has one class", {}),
-        "one group": (["--data", "one_group.feather", *base, "--groups", "customer"],
-                      "group column 'customer' has one group", {}),
-        "fewer groups than folds": (["--data", "few_groups.csv.gz", *base, "--groups",
-                                     "customer", "--n-splits", "5"],
-                                    "has 4 groups, fewer than the 5 folds", {}),
+        "missing target": (
+            ["--data", "ok.csv", "--target", "label"],
+            "column 'label' (--target) is not in ok.csv",
+            {},
+        ),
+        "missing group column": (
+            ["--data", "ok.csv", *base, "--groups", "patient"],
+            "column 'patient' (--groups)",
+            {},
+        ),
+        "target with missing values": (
+            ["--data", "nan_target.csv", *base],
+            "target column 'churned' has 1 missing",
+            {},
+        ),
+        "target with one class": (
+            ["--data", "one_class.parquet", *base],
+            "target column 'churned' has one class",
+            {},
+        ),
+        "one group": (
+            ["--data", "one_group.feather", *base, "--groups", "customer"],
+            "group column 'customer' has one group",
+            {},
+        ),
+        "fewer groups than folds": (
+            ["--data", "few_groups.csv.gz", *base, "--groups", "customer", "--n-splits", "5"],
+            "has 4 groups, fewer than the 5 folds",
+            {},
+        ),
         "feature the models cannot handle": (
             ["--data", "ok.csv", *base, "--baseline", "plain", "--on-error", "raise"],
-            "feature column 'plan'", {}),
-        "larger than memory": (["--data", "ok.csv", *base],
-                               "needs about", {"BAYESCOMP_MEMORY_BYTES": "1000"}),
-        "target without data": (["--target", "churned", "--dataset", "iris"],
-                                "--target describe the columns of --data", {}),
-        "data and dataset": (["--data", "ok.csv", "--target", "churned", "--dataset", "iris"],
-                             "not both", {}),
+            "feature column 'plan'",
+            {},
+        ),
+        "larger than memory": (
+            ["--data", "ok.csv", *base],
+            "needs about",
+            {"BAYESCOMP_MEMORY_BYTES": "1000"},
+        ),
+        "target without data": (
+            ["--target", "churned", "--dataset", "iris"],
+            "--target describe the columns of --data",
+            {},
+        ),
+        "data and dataset": (
+            ["--data", "ok.csv", "--target", "churned", "--dataset", "iris"],
+            "not both",
+            {},
+        ),
     }
 
 
@@ -190,15 +330,37 @@ def bad_dir(tmp_path_factory, work):
     return d
 
 
-@pytest.mark.parametrize("case", [
-    "missing file", "unknown format", "missing target", "missing group column",
-    "target with missing values", "target with one class", "one group",
-    "fewer groups than folds", "feature the models cannot handle", "larger than memory",
-    "target without data", "data and dataset"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "missing file",
+        "unknown format",
+        "missing target",
+        "missing group column",
+        "target with missing values",
+        "target with one class",
+        "one group",
+        "fewer groups than folds",
+        "feature the models cannot handle",
+        "larger than memory",
+        "target without data",
+        "data and dataset",
+    ],
+)
 def test_bad_input_one_line_exit_2(bad_dir, case):
     args, expected, env = _bad(bad_dir)[case]
-    cmd = ["select", "models/", "--rope", "0.01", "--n-splits", "3", "--n-repeats", "1",
-           "--quiet", *args]
+    cmd = [
+        "select",
+        "models/",
+        "--rope",
+        "0.01",
+        "--n-splits",
+        "3",
+        "--n-repeats",
+        "1",
+        "--quiet",
+        *args,
+    ]
     if "--baseline" not in args:
         cmd += ["--baseline", "prior"]
     r = bc(*cmd, cwd=bad_dir, env=env)

@@ -14,16 +14,28 @@ from bayescomp.cli.main import main
 @pytest.fixture(scope="module")
 def scores_csv(tmp_path_factory):
     # steps: forest promote, knn reject, svm inconclusive
-    return write_selection_scores(tmp_path_factory.mktemp("csv") / "scores.csv", last='svm|x')
+    return write_selection_scores(tmp_path_factory.mktemp("csv") / "scores.csv", last="svm|x")
 
 
 def _args(csv, *more):
-    return ["select", str(csv), "--baseline", "logreg", "--metric", "accuracy", "--rope",
-            "0.01", "--rule", "champion_challenger", *more]
+    return [
+        "select",
+        str(csv),
+        "--baseline",
+        "logreg",
+        "--metric",
+        "accuracy",
+        "--rope",
+        "0.01",
+        "--rule",
+        "champion_challenger",
+        *more,
+    ]
 
 
-@pytest.mark.parametrize(("gate", "status"), [(None, 0), ("promote", 0), ("keep", 1),
-                                             ("decided", 1)])
+@pytest.mark.parametrize(
+    ("gate", "status"), [(None, 0), ("promote", 0), ("keep", 1), ("decided", 1)]
+)
 def test_fail_unless_exit_status(scores_csv, gate, status, capsys):
     extra = [] if gate is None else ["--fail-unless", gate]
     assert main(_args(scores_csv, *extra)) == status

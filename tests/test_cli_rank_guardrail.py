@@ -24,8 +24,14 @@ REPO = Path(__file__).resolve().parents[1]
 
 def bcli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run([sys.executable, "-m", "bayescomp", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "bayescomp", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def scores_frame(datasets: int = 1, seed: int = 0) -> pd.DataFrame:
@@ -34,12 +40,22 @@ def scores_frame(datasets: int = 1, seed: int = 0) -> pd.DataFrame:
     for ds in range(datasets):
         for split in range(20):
             noise = rng.normal(0, 0.01)
-            for model, acc, loss in (("logreg", 0.80, -0.45), ("forest", 0.83, -0.47),
-                                     ("knn", 0.78, -0.60)):
-                rows.append({"dataset": f"d{ds}", "model": model, "split": split,
-                             "n_train": 90, "n_test": 10,
-                             "accuracy": acc + 0.01 * ds + noise + rng.normal(0, 0.006),
-                             "neg_log_loss": loss + rng.normal(0, 0.01)})
+            for model, acc, loss in (
+                ("logreg", 0.80, -0.45),
+                ("forest", 0.83, -0.47),
+                ("knn", 0.78, -0.60),
+            ):
+                rows.append(
+                    {
+                        "dataset": f"d{ds}",
+                        "model": model,
+                        "split": split,
+                        "n_train": 90,
+                        "n_test": 10,
+                        "accuracy": acc + 0.01 * ds + noise + rng.normal(0, 0.006),
+                        "neg_log_loss": loss + rng.normal(0, 0.01),
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -64,8 +80,20 @@ def test_top_level_help_has_one_valid_example_per_command(work):
 
 
 def test_rank_pairwise_matches_library(work):
-    r = bcli("rank", "scores.csv", "--metric", "accuracy", "--rope", "0.005", "--json",
-             "--latex", "ranks.tex", "--plot", "ranks.png", cwd=work)
+    r = bcli(
+        "rank",
+        "scores.csv",
+        "--metric",
+        "accuracy",
+        "--rope",
+        "0.005",
+        "--json",
+        "--latex",
+        "ranks.tex",
+        "--plot",
+        "ranks.png",
+        cwd=work,
+    )
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["method"] == "pairwise"
@@ -85,8 +113,23 @@ def test_rank_pairwise_matches_library(work):
 def test_rank_plackett_luce_from_the_shell(tmp_path):
     pytest.importorskip("pymc")
     scores_frame(datasets=6).to_csv(tmp_path / "many.csv", index=False)
-    r = bcli("rank", "many.csv", "--metric", "accuracy", "--draws", "300", "--chains", "2",
-             "--latex", "pl.tex", "--plot", "pl.png", "--json", "--quiet", cwd=tmp_path)
+    r = bcli(
+        "rank",
+        "many.csv",
+        "--metric",
+        "accuracy",
+        "--draws",
+        "300",
+        "--chains",
+        "2",
+        "--latex",
+        "pl.tex",
+        "--plot",
+        "pl.png",
+        "--json",
+        "--quiet",
+        cwd=tmp_path,
+    )
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["method"] == "plackett_luce"
@@ -102,40 +145,98 @@ def test_rank_refuses_rope_with_plackett_luce(work):
 
 
 def test_select_guardrail_joint_probability(work):
-    r = bcli("select", "scores.csv", "--baseline", "logreg", "--metric", "accuracy", "--rope",
-             "0.005", "--guardrail", "neg_log_loss:0.01", "--json", "--report", "rep",
-             cwd=work)
+    r = bcli(
+        "select",
+        "scores.csv",
+        "--baseline",
+        "logreg",
+        "--metric",
+        "accuracy",
+        "--rope",
+        "0.005",
+        "--guardrail",
+        "neg_log_loss:0.01",
+        "--json",
+        "--report",
+        "rep",
+        cwd=work,
+    )
     assert r.returncode == 0, r.stderr
     steps = json.loads(r.stdout)["steps"]
-    ref = bc.select(scores=bc.Scores.read_csv(work / "scores.csv"), baseline="logreg",
-                    scoring="accuracy", rope=0.005, guardrails={"neg_log_loss": 0.01},
-                    progress=False)
+    ref = bc.select(
+        scores=bc.Scores.read_csv(work / "scores.csv"),
+        baseline="logreg",
+        scoring="accuracy",
+        rope=0.005,
+        guardrails={"neg_log_loss": 0.01},
+        progress=False,
+    )
     for got, want in zip(steps, ref.steps.to_dict("records"), strict=True):
         assert got["p_joint"] == pytest.approx(want["p_joint"], abs=1e-12)
         assert got["p_joint"] <= got["p_right"] + 1e-12
     assert "p_joint" in (work / "rep" / "report.html").read_text(encoding="utf-8")
-    table = bcli("select", "scores.csv", "--baseline", "logreg", "--metric", "accuracy",
-                 "--rope", "0.005", "--guardrail", "neg_log_loss:0.01", cwd=work)
+    table = bcli(
+        "select",
+        "scores.csv",
+        "--baseline",
+        "logreg",
+        "--metric",
+        "accuracy",
+        "--rope",
+        "0.005",
+        "--guardrail",
+        "neg_log_loss:0.01",
+        cwd=work,
+    )
     assert table.returncode == 0 and "p_joint" in table.stdout
 
 
 def test_compare_guardrail_joint_probability(work):
-    r = bcli("compare", "scores.csv", "--baseline", "logreg", "--candidate", "forest",
-             "--metric", "accuracy", "--rope", "0.005", "--guardrail", "neg_log_loss:0.01",
-             "--json", cwd=work)
+    r = bcli(
+        "compare",
+        "scores.csv",
+        "--baseline",
+        "logreg",
+        "--candidate",
+        "forest",
+        "--metric",
+        "accuracy",
+        "--rope",
+        "0.005",
+        "--guardrail",
+        "neg_log_loss:0.01",
+        "--json",
+        cwd=work,
+    )
     assert r.returncode == 0, r.stderr
     rec = json.loads(r.stdout)
-    ref = bc.compare(bc.Scores.read_csv(work / "scores.csv"), "logreg", "forest",
-                     metric=["accuracy", "neg_log_loss"],
-                     rope={"accuracy": 0.005, "neg_log_loss": 0.01}, random_state=0)
+    ref = bc.compare(
+        bc.Scores.read_csv(work / "scores.csv"),
+        "logreg",
+        "forest",
+        metric=["accuracy", "neg_log_loss"],
+        rope={"accuracy": 0.005, "neg_log_loss": 0.01},
+        random_state=0,
+    )
     assert rec["p_joint"] == pytest.approx(ref.p_joint, abs=1e-12)
     assert rec["decision"] == ref.decision(0.95).outcome
 
 
 @pytest.mark.parametrize("bad", ["neg_log_loss", "neg_log_loss:-1", ":0.1", "x:abc"])
 def test_bad_guardrail_one_line_exit_2(work, bad):
-    r = bcli("select", "scores.csv", "--baseline", "logreg", "--metric", "accuracy", "--rope",
-             "0.005", "--guardrail", bad, cwd=work)
+    r = bcli(
+        "select",
+        "scores.csv",
+        "--baseline",
+        "logreg",
+        "--metric",
+        "accuracy",
+        "--rope",
+        "0.005",
+        "--guardrail",
+        bad,
+        cwd=work,
+    )
     assert r.returncode == 2
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and "METRIC:ROPE" in lines[0], r.stderr

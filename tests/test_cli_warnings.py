@@ -31,13 +31,17 @@ PEAK_LIMIT_MIB = 1500  # the bug reached 2 GB in 21 s and 20.8 GB before the OOM
 
 
 def run_cli(args, timeout=240, cwd=None):
-    proc = subprocess.run([sys.executable, "-c", RUNNER, *map(str, args)], capture_output=True,
-                          text=True, timeout=timeout, cwd=cwd)
+    proc = subprocess.run(
+        [sys.executable, "-c", RUNNER, *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=cwd,
+    )
     lines = proc.stderr.splitlines()
     peaks = [float(ln.split()[1]) for ln in lines if ln.startswith("PEAK_MIB")]
     assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
-    return proc, peaks[0] if peaks else None, [ln for ln in lines
-                                               if not ln.startswith("PEAK_MIB")]
+    return proc, peaks[0] if peaks else None, [ln for ln in lines if not ln.startswith("PEAK_MIB")]
 
 
 @pytest.fixture(scope="module")
@@ -48,50 +52,97 @@ def warning_models(tmp_path_factory):
         "from sklearn.linear_model import LogisticRegression\n"
         "from sklearn.pipeline import make_pipeline\n"
         "from sklearn.preprocessing import StandardScaler\n"
-        "model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=5000))\n")
+        "model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=5000))\n"
+    )
     (folder / "b_three_iterations.py").write_text(
         "from sklearn.linear_model import LogisticRegression\n"
-        "model = LogisticRegression(max_iter=3)\n")
+        "model = LogisticRegression(max_iter=3)\n"
+    )
     return folder
 
 
 @pytest.mark.parametrize("n_jobs", [1, 2])
 def test_select_with_a_warning_on_every_fit_ends_and_counts_it(warning_models, n_jobs):
     proc, peak, err = run_cli(
-        ["select", warning_models, "--dataset", "breast_cancer", "--baseline", "a_scaled",
-         "--metric", "roc_auc", "--rope", "0.005", "--n-splits", "3", "--n-repeats", "2",
-         "--n-jobs", n_jobs, "--quiet"], timeout=180)
+        [
+            "select",
+            warning_models,
+            "--dataset",
+            "breast_cancer",
+            "--baseline",
+            "a_scaled",
+            "--metric",
+            "roc_auc",
+            "--rope",
+            "0.005",
+            "--n-splits",
+            "3",
+            "--n-repeats",
+            "2",
+            "--n-jobs",
+            n_jobs,
+            "--quiet",
+        ],
+        timeout=180,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "b_three_iterations" in proc.stdout and "recommendation:" in proc.stdout
     # shown once, under scikit-learn's own category name, counted over the 6 fits
     conv = [ln for ln in err if "ConvergenceWarning" in ln]
     assert len(conv) == 1, err
-    assert conv[0].startswith("bayescomp select: ConvergenceWarning (6 times): lbfgs failed "
-                              "to converge")
+    assert conv[0].startswith(
+        "bayescomp select: ConvergenceWarning (6 times): lbfgs failed to converge"
+    )
     assert peak is not None and peak < PEAK_LIMIT_MIB
 
 
 def _constant_scores(path, value=0.9, noise=0.0):
     n = 20
     rng = np.random.default_rng(0)
-    frame = pd.DataFrame({"model": np.repeat(["a", "b", "c"], n),
-                          "split": np.tile(np.arange(n), 3),
-                          "accuracy": value * (1 + noise * rng.standard_normal(3 * n)),
-                          "n_train": 90, "n_test": 10})
+    frame = pd.DataFrame(
+        {
+            "model": np.repeat(["a", "b", "c"], n),
+            "split": np.tile(np.arange(n), 3),
+            "accuracy": value * (1 + noise * rng.standard_normal(3 * n)),
+            "n_train": 90,
+            "n_test": 10,
+        }
+    )
     frame.to_csv(path, index=False)
     return path
 
 
 # constant and equal, tiny (1e-300), overflowing (1e300, the largest double) scores; the
 # same with noise, and the ROPE on the scores' scale too (issue 12)
-@pytest.mark.parametrize("value,noise,rope", [
-    (0.9, 0, 0.01), (1e-300, 0, 0.01), (1e300, 0, 0.01), (1e-300, 0.01, 1e-302),
-    (1e300, 0.01, 1e298), (1.7e308, 0, 1e306), (1.7e308, 0.01, 1e306)])
+@pytest.mark.parametrize(
+    "value,noise,rope",
+    [
+        (0.9, 0, 0.01),
+        (1e-300, 0, 0.01),
+        (1e300, 0, 0.01),
+        (1e-300, 0.01, 1e-302),
+        (1e300, 0.01, 1e298),
+        (1.7e308, 0, 1e306),
+        (1.7e308, 0.01, 1e306),
+    ],
+)
 def test_select_on_constant_equal_scores_ends(tmp_path, value, noise, rope):
     csv = _constant_scores(tmp_path / "scores.csv", value, noise)
-    proc, peak, err = run_cli(["select", csv, "--baseline", "a", "--metric", "accuracy",
-                               "--rope", str(rope), "--report", tmp_path / "report"],
-                              timeout=120)
+    proc, peak, err = run_cli(
+        [
+            "select",
+            csv,
+            "--baseline",
+            "a",
+            "--metric",
+            "accuracy",
+            "--rope",
+            str(rope),
+            "--report",
+            tmp_path / "report",
+        ],
+        timeout=120,
+    )
     # either a table with each warning once, or one clear error line: never a hang
     if proc.returncode == 0:
         assert "recommendation:" in proc.stdout
@@ -109,15 +160,38 @@ def test_select_across_datasets_with_a_warning_hierarchical_fit(tmp_path):
         base = rng.normal(0.85, 0.02, 10)
         for model, shift in (("a", 0.0), ("b", 0.002)):
             for s in range(10):
-                rows.append({"dataset": f"d{d}", "model": model, "split": s,
-                             "accuracy": base[s] + shift + rng.normal(0, 0.01),
-                             "n_train": 90, "n_test": 10})
+                rows.append(
+                    {
+                        "dataset": f"d{d}",
+                        "model": model,
+                        "split": s,
+                        "accuracy": base[s] + shift + rng.normal(0, 0.01),
+                        "n_train": 90,
+                        "n_test": 10,
+                    }
+                )
     csv = tmp_path / "many.csv"
     pd.DataFrame(rows).to_csv(csv, index=False)
-    proc, peak, err = run_cli(["select", csv, "--baseline", "a", "--metric", "accuracy",
-                               "--rope", "0.01", "--draws", "60", "--chains", "2", "--quiet",
-                               "--rule", "champion_challenger"],
-                              timeout=300)
+    proc, peak, err = run_cli(
+        [
+            "select",
+            csv,
+            "--baseline",
+            "a",
+            "--metric",
+            "accuracy",
+            "--rope",
+            "0.01",
+            "--draws",
+            "60",
+            "--chains",
+            "2",
+            "--quiet",
+            "--rule",
+            "champion_challenger",
+        ],
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "recommendation:" in proc.stdout
     conv = [ln for ln in err if "ConvergenceWarning" in ln]
@@ -132,11 +206,27 @@ def test_json_into_a_closed_pipe_ends_without_a_traceback(tmp_path):
     csv = _constant_scores(tmp_path / "scores.csv")
     frame = pd.read_csv(csv)
     frame["accuracy"] += np.where(frame["model"] == "b", 0.01, 0.0) + np.tile(
-        np.linspace(0, 0.01, 20), 3)
+        np.linspace(0, 0.01, 20), 3
+    )
     frame.to_csv(csv, index=False)
-    proc = subprocess.Popen([sys.executable, "-m", "bayescomp", "select", str(csv), "--baseline",
-                             "a", "--metric", "accuracy", "--rope", "0.001", "--json"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "bayescomp",
+            "select",
+            str(csv),
+            "--baseline",
+            "a",
+            "--metric",
+            "accuracy",
+            "--rope",
+            "0.001",
+            "--json",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     proc.stdout.close()  # the reader is gone before anything is written (as `| head -0`)
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=120) == 141
@@ -148,8 +238,9 @@ def test_json_output_is_still_complete(tmp_path):
     frame = pd.read_csv(csv)
     frame["accuracy"] += np.tile(np.linspace(0, 0.01, 20), 3)
     frame.to_csv(csv, index=False)
-    proc, _, _ = run_cli(["select", csv, "--baseline", "a", "--metric", "accuracy",
-                          "--rope", "0.01", "--json"])
+    proc, _, _ = run_cli(
+        ["select", csv, "--baseline", "a", "--metric", "accuracy", "--rope", "0.01", "--json"]
+    )
     assert proc.returncode == 0
     assert json.loads(proc.stdout)["champion"] == "a"
 

@@ -30,11 +30,16 @@ PLUGINS = Path(__file__).resolve().parent / "plugins"
 def scores():
     rng = np.random.default_rng(0)
     base = rng.normal(0.8, 0.02, 20)
-    frame = pd.DataFrame({"model": np.repeat(["a", "b", "c"], 20),
-                          "split": np.tile(range(20), 3),
-                          "accuracy": np.r_[base, base + rng.normal(0.02, 0.01, 20),
-                                            base + rng.normal(0.0, 0.01, 20)],
-                          "f1": np.r_[base, base + 0.01, base - 0.01] - 0.1})
+    frame = pd.DataFrame(
+        {
+            "model": np.repeat(["a", "b", "c"], 20),
+            "split": np.tile(range(20), 3),
+            "accuracy": np.r_[
+                base, base + rng.normal(0.02, 0.01, 20), base + rng.normal(0.0, 0.01, 20)
+            ],
+            "f1": np.r_[base, base + 0.01, base - 0.01] - 0.1,
+        }
+    )
     return bc.Scores.from_frame(frame, test_fraction=0.1)
 
 
@@ -61,7 +66,8 @@ def _check_contract(res, posterior: bool):
         d = res.decision(0.9)
         first = next(iter(res.probabilities().values()))
         assert (first.p_left, first.p_rope, first.p_right) == pytest.approx(
-            (res.p_left, res.p_rope, res.p_right))
+            (res.p_left, res.p_rope, res.p_right)
+        )
         assert d.outcome in ("promote", "reject", "equivalent", "inconclusive")
         assert isinstance(res.diagnostics_summary(), dict)
         figures = res.figures()
@@ -74,8 +80,7 @@ def test_correlated_ttest_keeps_the_contract(scores):
     row = res.summary(confidence_level=0.9).iloc[0]
     lo, hi = stats.t.interval(0.9, res.df, loc=res.mean, scale=res.scale)
     assert (row["hdi_90_low"], row["hdi_90_high"]) == pytest.approx((lo, hi))
-    assert res.to_dict()["p_right"] == pytest.approx(stats.t.sf(0.01, res.df, res.mean,
-                                                                res.scale))
+    assert res.to_dict()["p_right"] == pytest.approx(stats.t.sf(0.01, res.df, res.mean, res.scale))
 
 
 def test_holdout_result_keeps_the_contract():
@@ -117,8 +122,9 @@ def test_multimetric_result_keeps_the_contract(scores):
 
 def test_hierarchical_result_keeps_the_contract(across):
     pytest.importorskip("pymc")
-    res = bc.hierarchical_test(across, 0.1, rope=0.005, random_state=1, chains=2, draws=60,
-                               tune=60, refit=False)
+    res = bc.hierarchical_test(
+        across, 0.1, rope=0.005, random_state=1, chains=2, draws=60, tune=60, refit=False
+    )
     _check_contract(res, posterior=True)
     import arviz as az
 
@@ -131,8 +137,11 @@ def test_hierarchical_result_keeps_the_contract(across):
 def test_plackett_luce_keeps_the_result_contract():
     pytest.importorskip("pymc")
     rng = np.random.default_rng(2)
-    table = pd.DataFrame(rng.normal(size=(6, 3)) + np.array([0, 0.5, 1]),
-                         index=[f"d{i}" for i in range(6)], columns=["x", "y", "z"])
+    table = pd.DataFrame(
+        rng.normal(size=(6, 3)) + np.array([0, 0.5, 1]),
+        index=[f"d{i}" for i in range(6)],
+        columns=["x", "y", "z"],
+    )
     res = bc.plackett_luce(table, random_state=0, chains=2, draws=60, tune=60)
     _check_contract(res, posterior=False)
     s = res.summary(confidence_level=0.5)
@@ -145,8 +154,7 @@ def test_intervals_and_curves_keep_the_result_contract():
     y = rng.integers(0, 2, 300)
     s1, s2 = y + rng.normal(0, 0.8, 300), y + rng.normal(0, 0.6, 300)
     ci = bc.bootstrap_metric(y, s1, metric="roc_auc", n_resamples=300, random_state=0)
-    pair = bc.paired_bootstrap_metric(y, s1, s2, metric="roc_auc", n_resamples=300,
-                                      random_state=0)
+    pair = bc.paired_bootstrap_metric(y, s1, s2, metric="roc_auc", n_resamples=300, random_state=0)
     blb = bc.blb_metric(y, s1, metric="roc_auc", n_subsets=3, n_resamples=50, random_state=0)
     for res in (ci, pair, blb):
         _check_contract(res, posterior=False)
@@ -159,8 +167,13 @@ def test_intervals_and_curves_keep_the_result_contract():
     from sklearn.model_selection import StratifiedShuffleSplit
 
     X = np.c_[s1, s2]
-    cur = bc.threshold_curves(LogisticRegression(), X, y, thresholds=[0.3, 0.5, 0.7],
-                              cv=StratifiedShuffleSplit(5, test_size=0.3, random_state=0))
+    cur = bc.threshold_curves(
+        LogisticRegression(),
+        X,
+        y,
+        thresholds=[0.3, 0.5, 0.7],
+        cv=StratifiedShuffleSplit(5, test_size=0.3, random_state=0),
+    )
     _check_contract(cur, posterior=False)
     band = cur.summary("precision", confidence_level=0.8)
     v = cur.metric_values("precision")
@@ -182,8 +195,14 @@ def test_frequentist_ranking_learning_and_selection_keep_the_result_contract(sco
     from sklearn.tree import DecisionTreeClassifier
 
     X, y = load_iris(return_X_y=True)
-    lc = bc.learning_curves({"nb": GaussianNB(), "tree": DecisionTreeClassifier(random_state=0)},
-                            X, y, baseline="nb", n_sizes=2, random_state=0)
+    lc = bc.learning_curves(
+        {"nb": GaussianNB(), "tree": DecisionTreeClassifier(random_state=0)},
+        X,
+        y,
+        baseline="nb",
+        n_sizes=2,
+        random_state=0,
+    )
     _check_contract(lc, posterior=False)
 
 
@@ -208,16 +227,20 @@ def _install_plugin(tmp_path: Path) -> dict[str, str]:
     as an installed package would (a dist-info folder on the path)."""
     info = tmp_path / "site" / "bc_fixture_plugin-0.dist-info"
     info.mkdir(parents=True)
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: bc-fixture-plugin\n"
-                                   "Version: 0\n")
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: bc-fixture-plugin\nVersion: 0\n")
     (info / "entry_points.txt").write_text("[bayescomp.methods]\ndiscordant = bc_discordant\n")
     path = os.pathsep.join([str(REPO), str(PLUGINS), str(info.parent)])
     return {**os.environ, "PYTHONPATH": path}
 
 
 def _cli(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "bayescomp", *args], env=env,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "bayescomp", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_a_plugin_method_on_predictions_appears_in_the_cli(tmp_path):
@@ -226,19 +249,36 @@ def test_a_plugin_method_on_predictions_appears_in_the_cli(tmp_path):
     assert helptext.returncode == 0, helptext.stderr
     assert "discordant" in helptext.stdout
     path, (only_b, only_a) = _predictions(tmp_path)
-    out = _cli(["compare", str(path), "--method", "discordant", "--baseline", "a",
-                "--candidate", "b", "--rope", "0", "--json"], env)
+    out = _cli(
+        [
+            "compare",
+            str(path),
+            "--method",
+            "discordant",
+            "--baseline",
+            "a",
+            "--candidate",
+            "b",
+            "--rope",
+            "0",
+            "--json",
+        ],
+        env,
+    )
     assert out.returncode == 0, out.stderr
     rec = json.loads(out.stdout)
     exact = stats.beta.sf(0.5, only_b + 1, only_a + 1)  # P(theta_b > theta_a | no tie)
     assert abs(rec["p_right"] - exact) < 4 * np.sqrt(exact * (1 - exact) / 20_000) + 1e-9
     assert rec["decision"] == ("promote" if rec["p_right"] >= 0.95 else rec["decision"])
-    text = _cli(["compare", str(path), "--method", "discordant", "--baseline", "a",
-                 "--rope", "0.01"], env)
+    text = _cli(
+        ["compare", str(path), "--method", "discordant", "--baseline", "a", "--rope", "0.01"], env
+    )
     assert text.returncode == 0, text.stderr
     assert "items: 400" in text.stdout and "method: discordant" in text.stdout
-    without = _cli(["compare", str(path), "--method", "discordant", "--baseline", "a",
-                    "--rope", "0"], {**os.environ, "PYTHONPATH": str(REPO)})
+    without = _cli(
+        ["compare", str(path), "--method", "discordant", "--baseline", "a", "--rope", "0"],
+        {**os.environ, "PYTHONPATH": str(REPO)},
+    )
     assert without.returncode == 2 and "invalid choice: 'discordant'" in without.stderr
 
 
@@ -260,10 +300,15 @@ def test_a_plugin_method_takes_a_predictions_table_in_python(tmp_path, monkeypat
     with pytest.raises(ValueError, match="no column \\['zz'\\]"):
         bc.compare(table, "a", "zz", method="discordant")
     with pytest.raises(ValueError, match="missing values"):
-        bc.compare(table.assign(b=table["b"].where(table.index > 0)), "a", "b",
-                   method="discordant")
+        bc.compare(table.assign(b=table["b"].where(table.index > 0)), "a", "b", method="discordant")
     with pytest.raises(ValueError, match="compares paired predictions"):
-        bc.compare(bc.Scores.from_frame(pd.DataFrame({"model": ["a", "b"], "split": [0, 0],
-                                                      "acc": [0.1, 0.2]}),
-                                        test_fraction=0.1), "a", "b", method="discordant")
+        bc.compare(
+            bc.Scores.from_frame(
+                pd.DataFrame({"model": ["a", "b"], "split": [0, 0], "acc": [0.1, 0.2]}),
+                test_fraction=0.1,
+            ),
+            "a",
+            "b",
+            method="discordant",
+        )
     sys.modules.pop("bc_discordant", None)

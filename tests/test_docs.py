@@ -36,8 +36,9 @@ def _figure_name_patterns() -> list[re.Pattern]:
     for script in (DOCS / "scripts").glob("*.py"):
         for node in ast.walk(ast.parse(script.read_text())):
             if isinstance(node, ast.JoinedStr):
-                parts = [re.escape(v.value) if isinstance(v, ast.Constant) else ".+"
-                         for v in node.values]
+                parts = [
+                    re.escape(v.value) if isinstance(v, ast.Constant) else ".+" for v in node.values
+                ]
                 text = "".join(parts)
             elif isinstance(node, ast.Constant) and isinstance(node.value, str):
                 text = re.escape(node.value)
@@ -56,11 +57,13 @@ def test_every_image_a_page_shows_is_written_by_a_docs_script():
     assert not orphans, f"images no script in docs/scripts/ writes: {orphans}"
 
 
-@pytest.mark.skipif(shutil.which("git") is None or not (REPO / ".git").exists(),
-                    reason="needs a git checkout")
+@pytest.mark.skipif(
+    shutil.which("git") is None or not (REPO / ".git").exists(), reason="needs a git checkout"
+)
 def test_no_built_figure_is_committed():
-    tracked = subprocess.run(["git", "ls-files", "docs/img"], cwd=REPO, capture_output=True,
-                             text=True, check=True).stdout.split()
+    tracked = subprocess.run(
+        ["git", "ls-files", "docs/img"], cwd=REPO, capture_output=True, text=True, check=True
+    ).stdout.split()
     assert tracked == []
 
 
@@ -80,8 +83,9 @@ def test_docs_script_runs_in_the_gallery(script):
     source = (DOCS / "scripts" / script).read_text()
     doc = ast.get_docstring(ast.parse(source), clean=True) or ""
     lines = doc.splitlines()
-    assert len(lines) >= 2 and lines[1] and set(lines[1]) == {"="} \
-        and len(lines[1]) >= len(lines[0]), (
-        f"{script}: start the docstring with a title underlined with '=' (the gallery's page title)")
+    assert (
+        len(lines) >= 2 and lines[1] and set(lines[1]) == {"="} and len(lines[1]) >= len(lines[0])
+    ), f"{script}: start the docstring with a title underlined with '=' (the gallery's page title)"
     assert "__file__" not in source, (
-        f"{script}: the gallery runs scripts without __file__; use `from _docs import REPO, IMG`")
+        f"{script}: the gallery runs scripts without __file__; use `from _docs import REPO, IMG`"
+    )

@@ -20,21 +20,32 @@ from pathlib import Path
 import pytest
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
-SLOW = {"hierarchical.md", "metric_uncertainty.md", "scores.md", "correlated_ttest.md",
-        "many_models.md"}
+SLOW = {
+    "hierarchical.md",
+    "metric_uncertainty.md",
+    "scores.md",
+    "correlated_ttest.md",
+    "many_models.md",
+}
 # pages whose examples talk to a tracking server at a placeholder address: their flow runs
 # against a real `mlflow server` in tests/test_mlflow.py and docs/scripts/mlflow_screenshots.py
 NEEDS_SERVER = {"mlflow.md"}
 # cli.md has its own test below: its python blocks, then every command it shows
-PAGES = sorted(p for p in DOCS.glob("*.md")
-               if "```python" in p.read_text(encoding="utf-8")
-               and p.name != "cli.md" and p.name not in NEEDS_SERVER)
+PAGES = sorted(
+    p
+    for p in DOCS.glob("*.md")
+    if "```python" in p.read_text(encoding="utf-8")
+    and p.name != "cli.md"
+    and p.name not in NEEDS_SERVER
+)
 
 
 def python_blocks(text: str) -> list[str]:
     """The ```python blocks of a markdown page, dedented (a block may sit in a list item)."""
-    return [textwrap.dedent(b) for b in re.findall(r"^[ \t]*```python\n(.*?)^[ \t]*```",
-                                                     text, re.S | re.M)]
+    return [
+        textwrap.dedent(b)
+        for b in re.findall(r"^[ \t]*```python\n(.*?)^[ \t]*```", text, re.S | re.M)
+    ]
 
 
 def missing_modules(code: str) -> list[str]:
@@ -58,8 +69,9 @@ def test_the_extractor_finds_indented_blocks_and_their_imports():
 
 
 @pytest.mark.parametrize(
-    "page", [pytest.param(p, id=p.name, marks=[pytest.mark.slow] if p.name in SLOW else [])
-             for p in PAGES])
+    "page",
+    [pytest.param(p, id=p.name, marks=[pytest.mark.slow] if p.name in SLOW else []) for p in PAGES],
+)
 def test_docs_page_examples_run(page, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # no repository files: what a fresh install sees
     namespace: dict = {"__name__": "__docs__"}
@@ -70,8 +82,9 @@ def test_docs_page_examples_run(page, tmp_path, monkeypatch):
         try:
             exec(compile(code, f"{page.name}, python block {i + 1}", "exec"), namespace)
         except Exception as exc:  # name the page and block in the failure
-            raise AssertionError(f"{page.name}, python block {i + 1} failed: "
-                                 f"{type(exc).__name__}: {exc}") from exc
+            raise AssertionError(
+                f"{page.name}, python block {i + 1} failed: {type(exc).__name__}: {exc}"
+            ) from exc
         ran += 1
     assert ran >= 1
 
@@ -98,13 +111,15 @@ def shell_commands(text: str) -> list[str]:
         if lang:
             continue
         joined = block.replace("\\\n", " ")
-        out += [line.split("  #")[0].strip() for line in joined.splitlines()
-                if line.startswith("bayescomp ")]
+        out += [
+            line.split("  #")[0].strip()
+            for line in joined.splitlines()
+            if line.startswith("bayescomp ")
+        ]
     return out
 
 
-def test_cli_page_commands_run_on_the_files_its_example_writes(tmp_path, monkeypatch,
-                                                                capsys):
+def test_cli_page_commands_run_on_the_files_its_example_writes(tmp_path, monkeypatch, capsys):
     """docs/cli.md: its python block writes the CSVs, then every command shown runs."""
     import shlex
 

@@ -24,8 +24,14 @@ def test_own_data_page_commands_run_from_the_shell(tmp_path, monkeypatch):
     assert len(commands) == 3
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     for cmd in commands:
-        r = subprocess.run([sys.executable, "-m", "bayescomp", *shlex.split(cmd)[1:], "--quiet"],
-                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900)
+        r = subprocess.run(
+            [sys.executable, "-m", "bayescomp", *shlex.split(cmd)[1:], "--quiet"],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
         assert r.returncode == 0, f"{cmd!r} exited {r.returncode}: {r.stderr}{r.stdout}"
         if "--fail-unless promote" in cmd:
             assert "recommendation: promote with_plan" in r.stdout, r.stdout

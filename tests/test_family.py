@@ -39,8 +39,12 @@ def test_joint_differences_margins_are_the_correlated_ttest():
 
 
 def test_truncated_sf_matches_numerical_integration():
-    for x, lo, hi in [(1.0, -0.5, 3.0), (4.0, 3.5, np.inf), (-2.0, -np.inf, -1.0),
-                      (9.0, 8.0, 12.0)]:
+    for x, lo, hi in [
+        (1.0, -0.5, 3.0),
+        (4.0, 3.5, np.inf),
+        (-2.0, -np.inf, -1.0),
+        (9.0, 8.0, 12.0),
+    ]:
         t = stats.t(30)
         num = integrate.quad(t.pdf, x, hi)[0]
         den = integrate.quad(t.pdf, lo, hi)[0]
@@ -93,8 +97,9 @@ def test_family_wise_false_promotion_at_the_edge_with_ten_challengers(mode):
 
 def test_family_keeps_the_power_of_a_real_improvement():
     fam_fp, fam_power = oc.cell("family", 10, 0.0, 1, "shared", 400, seed=12, power_case=True)
-    old_fp, old_power = oc.cell("champion_challenger", 10, 0.0, 1, "shared", 400, seed=12,
-                                power_case=True)
+    old_fp, old_power = oc.cell(
+        "champion_challenger", 10, 0.0, 1, "shared", 400, seed=12, power_case=True
+    )
     assert old_power - fam_power <= 0.10
     assert fam_fp <= old_fp
 
@@ -107,12 +112,24 @@ def test_sequential_looks_keep_the_family_wise_rate():
 
 def _scores(gains: dict[str, float], n: int = 100, seed: int = 0) -> bc.Scores:
     """One table of the simulation's model (shared split difficulty, rho = 0.1)."""
-    sim, _ = oc.simulate(np.random.default_rng(seed), 1, np.array(list(gains.values())), n,
-                         "shared")
+    sim, _ = oc.simulate(
+        np.random.default_rng(seed), 1, np.array(list(gains.values())), n, "shared"
+    )
     names = ["base", *gains]
-    f = pd.DataFrame([{"dataset": "d", "model": m, "split": j, "n_train": 90, "n_test": 10,
-                       "accuracy": 0.8 + sim[0, i, j]} for i, m in enumerate(names)
-                      for j in range(n)])
+    f = pd.DataFrame(
+        [
+            {
+                "dataset": "d",
+                "model": m,
+                "split": j,
+                "n_train": 90,
+                "n_test": 10,
+                "accuracy": 0.8 + sim[0, i, j],
+            }
+            for i, m in enumerate(names)
+            for j in range(n)
+        ]
+    )
     return bc.Scores(f, metrics=["accuracy"])
 
 
@@ -134,8 +151,9 @@ def test_select_family_with_one_challenger_decides_like_today():
     for seed in range(5):
         scores = _scores({"a": 0.012}, seed=seed)
         fam = bc.select(scores, baseline="base", metric="accuracy", rope=0.01)
-        old = bc.select(scores, baseline="base", metric="accuracy", rope=0.01,
-                        rule="champion_challenger")
+        old = bc.select(
+            scores, baseline="base", metric="accuracy", rope=0.01, rule="champion_challenger"
+        )
         assert fam.champion == old.champion
         assert fam.steps["decision"].tolist() == old.steps["decision"].tolist()
 
@@ -144,8 +162,9 @@ def test_select_family_refuses_a_per_step_promotion_it_cannot_trust():
     """Ten challengers all at the ROPE edge (seed 5 of the simulation's model): the
     per-step walk promotes one; the family rule keeps the baseline and says why."""
     scores = _scores({f"m{i}": 0.01 for i in range(10)}, seed=5)
-    old = bc.select(scores, baseline="base", metric="accuracy", rope=0.01,
-                    rule="champion_challenger")
+    old = bc.select(
+        scores, baseline="base", metric="accuracy", rope=0.01, rule="champion_challenger"
+    )
     fam = bc.select(scores, baseline="base", metric="accuracy", rope=0.01)
     assert old.champion != "base" and old.recommendation["rule"] == "champion_challenger"
     assert fam.champion == "base"
@@ -158,8 +177,9 @@ def test_select_family_refuses_a_per_step_promotion_it_cannot_trust():
 
 def test_rule_is_checked():
     with pytest.raises(ValueError, match="rule must be one of"):
-        bc.select(_scores({"a": 0.0}), baseline="base", metric="accuracy", rope=0.01,
-                  rule="bonferroni")
+        bc.select(
+            _scores({"a": 0.0}), baseline="base", metric="accuracy", rope=0.01, rule="bonferroni"
+        )
 
 
 def test_racing_skips_clear_losers_and_keeps_the_decisions(tmp_path):
@@ -177,18 +197,24 @@ def test_racing_skips_clear_losers_and_keeps_the_decisions(tmp_path):
     def lr(c):
         return make_pipeline(StandardScaler(), LogisticRegression(C=c, max_iter=5000))
 
-    models = {"lr": lr(1.0), "lr_c05": lr(0.5), "dummy": DummyClassifier(),
-              "lr_c2": lr(2.0)}
-    kw = dict(baseline="lr", scoring="accuracy", rope=0.005, n_splits=5, n_repeats=1,
-              max_repeats=2, progress=False, store=tmp_path / "race.sqlite")
+    models = {"lr": lr(1.0), "lr_c05": lr(0.5), "dummy": DummyClassifier(), "lr_c2": lr(2.0)}
+    kw = dict(
+        baseline="lr",
+        scoring="accuracy",
+        rope=0.005,
+        n_splits=5,
+        n_repeats=1,
+        max_repeats=2,
+        progress=False,
+        store=tmp_path / "race.sqlite",
+    )
     fast = bc.select_models(models, X, y, **kw)
     full = bc.select_models(models, X, y, rule=partial(family, racing=False), **kw)
     f, g = fast.steps.set_index("challenger"), full.steps.set_index("challenger")
     assert f.loc["dummy", "decision"] == "reject" and f.loc["dummy", "looks"] == 1
     assert (f["looks"].max(), g.loc["dummy", "looks"]) == (3, 3)  # the others went on
     assert fast.champion == full.champion
-    assert f.drop(index="dummy")["decision"].tolist() == g.drop(index="dummy")[
-        "decision"].tolist()
+    assert f.drop(index="dummy")["decision"].tolist() == g.drop(index="dummy")["decision"].tolist()
     assert g.loc["dummy", "decision"] == "reject"
     assert fast.fits_total == full.fits_total - 2 * 5  # two repetitions of 5 splits saved
     assert full.fits_performed == 10 and full.fits_loaded == fast.fits_total

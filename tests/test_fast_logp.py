@@ -46,7 +46,7 @@ def _pymc_functions(model, names):
 def _split(x, names, sizes):
     out, at = {}, 0
     for name, size in zip(names, sizes, strict=True):
-        out[name] = x[at] if size == 0 else x[at:at + size]
+        out[name] = x[at] if size == 0 else x[at : at + size]
         at += max(size, 1)
     return out
 
@@ -58,8 +58,12 @@ def _close(a, b, scale):
 
 def _hier_data(q, seed):
     rng = np.random.default_rng(seed)
-    diffs = {f"d{i}": rng.normal(rng.normal(0.01, 0.02), rng.uniform(0.005, 0.05),
-                                 int(rng.integers(2, 40))) for i in range(q)}
+    diffs = {
+        f"d{i}": rng.normal(
+            rng.normal(0.01, 0.02), rng.uniform(0.005, 0.05), int(rng.integers(2, 40))
+        )
+        for i in range(q)
+    }
     rho = {f"d{i}": float(r) for i, r in enumerate(rng.uniform(0.0, 0.6, q))}
     return prepare_datasets(diffs, rho, 1000.0)
 
@@ -84,7 +88,7 @@ def test_hierarchical_logp_and_gradient_equal_pymc(parameterization, q):
     for edge in (-30.0, 30.0):  # the uniform priors' boundaries: y -> +-inf
         x = rng.normal(0.0, 1.0, n)
         x[[0, 1, 2, 3]] = edge
-        x[5 + q:] = np.clip(edge, -12.0, 30.0)  # sigma -> 0 makes the density -inf (as PyMC)
+        x[5 + q :] = np.clip(edge, -12.0, 30.0)  # sigma -> 0 makes the density -inf (as PyMC)
         points.append(x)
     for x in points:
         point = _split(x, names, [0, 0, 0, 0, 0, q, q])
@@ -103,8 +107,10 @@ def _pl_table(k, n, seed, ties):
     return pd.DataFrame(vals, columns=[f"m{i}" for i in range(k)])
 
 
-@pytest.mark.parametrize(("k", "n", "ties", "conc"), [(2, 6, False, 1.0), (3, 12, True, 1.0),
-                                                      (5, 20, True, 0.7), (8, 40, False, 2.5)])
+@pytest.mark.parametrize(
+    ("k", "n", "ties", "conc"),
+    [(2, 6, False, 1.0), (3, 12, True, 1.0), (5, 20, True, 0.7), (8, 40, False, 2.5)],
+)
 def test_plackett_luce_logp_and_gradient_equal_pymc(k, n, ties, conc):
     import pymc as pm
 

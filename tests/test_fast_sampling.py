@@ -31,7 +31,8 @@ def test_nutpie_version_is_the_pinned_one_and_the_fast_path_is_used():
     assert nutpie_minor() in NUTPIE_MINOR, (
         f"nutpie {nutpie_minor()} is installed but the fast path was written against "
         f"{NUTPIE_MINOR}: check nutpie_fast._model_class against nutpie's compile_pymc.py, "
-        "then widen NUTPIE_MINOR and the pin in pyproject.toml")
+        "then widen NUTPIE_MINOR and the pin in pyproject.toml"
+    )
     assert fast_path_available()
     assert resolve_sampler("auto") == "fast" and resolve_sampler("fast") == "fast"
     assert resolve_sampler("nutpie") == "nutpie" and resolve_sampler("pymc") == "pymc"
@@ -47,8 +48,9 @@ def diffs():
 def fast_fit(diffs):
     from bayescomp.posterior.hierarchical import hierarchical_test
 
-    return hierarchical_test(diffs, 0.1, rope=0.01, random_state=5, chains=2, draws=600,
-                             tune=600, sampler="fast")
+    return hierarchical_test(
+        diffs, 0.1, rope=0.01, random_state=5, chains=2, draws=600, tune=600, sampler="fast"
+    )
 
 
 def test_fast_fit_is_seeded_and_agrees_with_nutpie_on_pymc(diffs, fast_fit):
@@ -56,27 +58,39 @@ def test_fast_fit_is_seeded_and_agrees_with_nutpie_on_pymc(diffs, fast_fit):
 
     res = fast_fit
     assert res.sampler == "fast" and res.converged, res.convergence_problems
-    again = hierarchical_test(diffs, 0.1, rope=0.01, random_state=5, chains=2, draws=600,
-                              tune=600, sampler="fast")
-    assert np.array_equal(again.idata.posterior["delta0"].values,
-                          res.idata.posterior["delta0"].values)
-    ref = hierarchical_test(diffs, 0.1, rope=0.01, random_state=6, chains=2, draws=600,
-                            tune=600, sampler="nutpie")
+    again = hierarchical_test(
+        diffs, 0.1, rope=0.01, random_state=5, chains=2, draws=600, tune=600, sampler="fast"
+    )
+    assert np.array_equal(
+        again.idata.posterior["delta0"].values, res.idata.posterior["delta0"].values
+    )
+    ref = hierarchical_test(
+        diffs, 0.1, rope=0.01, random_state=6, chains=2, draws=600, tune=600, sampler="nutpie"
+    )
     assert ref.sampler == "nutpie"
     # same posterior: delta0's mean within 4 Monte-Carlo standard errors of the difference
     a, b = res._delta0, ref._delta0
-    se = np.hypot(res.diagnostics.loc["delta0", "mcse_mean"],
-                  ref.diagnostics.loc["delta0", "mcse_mean"])
+    se = np.hypot(
+        res.diagnostics.loc["delta0", "mcse_mean"], ref.diagnostics.loc["delta0", "mcse_mean"]
+    )
     assert abs(a.mean() - b.mean()) < 4 * se
-    for p, q in zip(res.probabilities()["next_dataset"], ref.probabilities()["next_dataset"],
-                    strict=True):
+    for p, q in zip(
+        res.probabilities()["next_dataset"], ref.probabilities()["next_dataset"], strict=True
+    ):
         assert abs(p - q) < 0.08  # region probabilities: ~0.5 / sqrt(ESS) each, ESS >= 400
 
 
 def test_result_layout_is_unchanged(fast_fit):
     post = fast_fit.idata.posterior
-    assert set(post.data_vars) == {"delta0", "std0", "nu", "gamma_alpha", "gamma_beta",
-                                   "delta", "sigma"}
+    assert set(post.data_vars) == {
+        "delta0",
+        "std0",
+        "nu",
+        "gamma_alpha",
+        "gamma_beta",
+        "delta",
+        "sigma",
+    }
     assert post["delta"].dims == ("chain", "draw", "dataset")
     kept = next(a for a in fast_fit.attempts if a["converged"])  # retries may double draws
     assert post.sizes["chain"] == 2 and post.sizes["draw"] == kept["draws"]
@@ -91,8 +105,9 @@ def test_plackett_luce_fast_agrees_with_pymc_model():
 
     rng = np.random.default_rng(2)
     worth = np.array([0.5, 0.3, 0.15, 0.05])
-    table = pd.DataFrame(np.log(worth) + rng.gumbel(size=(40, 4)),
-                         columns=["a", "b", "c", "d"]).round(1)  # rounding makes ties
+    table = pd.DataFrame(
+        np.log(worth) + rng.gumbel(size=(40, 4)), columns=["a", "b", "c", "d"]
+    ).round(1)  # rounding makes ties
     fast = plackett_luce(table, random_state=1, chains=2, draws=800, sampler="fast")
     ref = plackett_luce(table, random_state=1, chains=2, draws=800, sampler="nutpie")
     assert fast.sampler == "fast" and fast.converged and fast.tied
@@ -117,8 +132,14 @@ print(json.dumps({"pymc": "pymc" in sys.modules, "pytensor": "pytensor" in sys.m
 
 def _child(cache: Path) -> dict:
     env = {**os.environ, "PYTHONPATH": str(REPO), "BAYESCOMP_CACHE_DIR": str(cache)}
-    out = subprocess.run([sys.executable, "-c", _CHILD], capture_output=True, text=True,
-                         env=env, timeout=900, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", _CHILD],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+        check=True,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 

@@ -34,8 +34,20 @@ class DictStore:
         self.designs, self.models, self.fits = {}, {}, {}
         self.writes = 0
 
-    def check_design(self, dataset, *, fingerprint, data_hash, n_samples, n_splits, metric,
-                     scoring, cv, seed, splits):
+    def check_design(
+        self,
+        dataset,
+        *,
+        fingerprint,
+        data_hash,
+        n_samples,
+        n_splits,
+        metric,
+        scoring,
+        cv,
+        seed,
+        splits,
+    ):
         old = self.designs.setdefault((dataset, 0), (fingerprint, data_hash))
         if old != (fingerprint, data_hash):
             raise DesignChangedError(f"other splits or data for {dataset!r}")
@@ -45,14 +57,16 @@ class DictStore:
         if self.designs.setdefault((dataset, block), fingerprint) != fingerprint:
             raise DesignChangedError(f"other repetition {block} for {dataset!r}")
 
-    def check_model(self, model, *, params_hash, params, description="", path=None,
-                    nested=False):
+    def check_model(self, model, *, params_hash, params, description="", path=None, nested=False):
         if self.models.setdefault(model, params_hash) != params_hash:
             raise DesignChangedError(f"model {model!r} changed")
 
     def load_fits(self, dataset, model):
-        return {k: r for (d, m, k), r in self.fits.items() if (d, m) == (dataset, model)
-                and r["error"] is None}
+        return {
+            k: r
+            for (d, m, k), r in self.fits.items()
+            if (d, m) == (dataset, model) and r["error"] is None
+        }
 
     def write_fit(self, *, dataset, model, split, seed, result, params_hash, params):
         self.fits[(dataset, model, split)] = dict(result)
@@ -84,8 +98,9 @@ def test_a_dict_store_passes_through_select_and_resumes(bc_data):
     ref = bc.cross_validate_paired(models, X, y, cv=cv, scoring="roc_auc", progress=False)
     for (_, m, k), r in store.fits.items():
         f = ref.to_frame()
-        assert r["scores"]["roc_auc"] == f.loc[(f["model"] == m) & (f["split"] == k),
-                                               "roc_auc"].item()
+        assert (
+            r["scores"]["roc_auc"] == f.loc[(f["model"] == m) & (f["split"] == k), "roc_auc"].item()
+        )
     # the old spelling still works, with a FutureWarning, and uses the object as is
     with pytest.warns(FutureWarning, match="select_models"):
         old = bc.select(models, X, y, store=store, **kw)
@@ -98,8 +113,15 @@ def test_sequential_repetitions_resume_from_a_dict_store(bc_data):
     X, y = bc_data
     models = {"lr": _lr(), "nb": GaussianNB()}
     cv = RepeatedStratifiedKFold(n_splits=5, n_repeats=2, random_state=0)
-    kw = dict(baseline="lr", cv=cv, scoring="accuracy", rope=0.02, gamma=0.99, max_repeats=2,
-              progress=False)
+    kw = dict(
+        baseline="lr",
+        cv=cv,
+        scoring="accuracy",
+        rope=0.02,
+        gamma=0.99,
+        max_repeats=2,
+        progress=False,
+    )
     store = DictStore()
     sel = bc.select_models(models, X, y, store=store, **kw)
     assert sel.steps.iloc[0]["extra_repeats"] == 2 and store.writes == 40
@@ -109,8 +131,7 @@ def test_sequential_repetitions_resume_from_a_dict_store(bc_data):
     # the same selection without a store computes each fit once (an in-memory cache)
     fresh = bc.select_models(models, X, y, **kw)
     assert (fresh.fits_performed, fresh.fits_loaded, fresh.fits_total) == (40, 0, 40)
-    pd.testing.assert_frame_equal(fresh.steps.drop(columns="fits"),
-                                  sel.steps.drop(columns="fits"))
+    pd.testing.assert_frame_equal(fresh.steps.drop(columns="fits"), sel.steps.drop(columns="fits"))
     # the pure walk over the table decides the same on the design
     base = bc.select(sel.base_scores, baseline="lr", metric="accuracy", rope=0.02, gamma=0.99)
     ref = bc.compare(sel.base_scores, "lr", "nb", metric="accuracy", rope=0.02)
@@ -127,8 +148,17 @@ def test_a_store_written_by_the_previous_version_is_read_back(tmp_path):
     X, y = load_iris(return_X_y=True)
     models = {"nb": GaussianNB(), "lda": LinearDiscriminantAnalysis()}
     cv = RepeatedStratifiedKFold(n_splits=3, n_repeats=1, random_state=0)
-    sel = bc.select_models(models, X, y, baseline="nb", scoring="accuracy", rope=0.01, cv=cv,
-                           store=path, progress=False)
+    sel = bc.select_models(
+        models,
+        X,
+        y,
+        baseline="nb",
+        scoring="accuracy",
+        rope=0.01,
+        cv=cv,
+        store=path,
+        progress=False,
+    )
     assert (sel.fits_performed, sel.fits_loaded) == (0, 6)  # nothing refitted
     # the posterior the previous version recorded for this step
     row = sel.steps.iloc[0]
@@ -156,34 +186,55 @@ def test_a_rule_plugs_into_the_loop_through_pending(bc_data):
         f = scores.to_frame()
         blocks = int(f["block"].max()) if "block" in f.columns else 0
         calls.append(blocks)
-        w = champion_challenger(scores, baseline, challengers, metric=metric,
-                                compare=compare, max_repeats=0)
+        w = champion_challenger(
+            scores, baseline, challengers, metric=metric, compare=compare, max_repeats=0
+        )
         if blocks < max_repeats:
-            return Walk(w.steps, w.results, w.paired, w.champion,
-                        pending=(baseline, *challengers), final=0)
+            return Walk(
+                w.steps, w.results, w.paired, w.champion, pending=(baseline, *challengers), final=0
+            )
         return w
 
     models = {"nb": GaussianNB(), "lr": _lr()}
     cv = RepeatedStratifiedKFold(n_splits=3, n_repeats=1, random_state=0)
-    sel = bc.select_models(models, X, y, baseline="nb", cv=cv, scoring="accuracy", rope=0.01,
-                           max_repeats=2, rule=patient, progress=False)
+    sel = bc.select_models(
+        models,
+        X,
+        y,
+        baseline="nb",
+        cv=cv,
+        scoring="accuracy",
+        rope=0.01,
+        max_repeats=2,
+        rule=patient,
+        progress=False,
+    )
     assert calls == [0, 1, 2]
     f = sel.scores.to_frame()
     assert sorted(f["block"].unique()) == [0, 1, 2] and len(f) == 2 * 9
-    extra = bc.cross_validate_paired(models, X, y, cv=cv, scoring="accuracy", progress=False,
-                                     extra_repeats=2).to_frame()
-    pd.testing.assert_series_equal(f.sort_values(["model", "split"])["accuracy"]
-                                   .reset_index(drop=True),
-                                   extra.sort_values(["model", "split"])["accuracy"]
-                                   .reset_index(drop=True))
+    extra = bc.cross_validate_paired(
+        models, X, y, cv=cv, scoring="accuracy", progress=False, extra_repeats=2
+    ).to_frame()
+    pd.testing.assert_series_equal(
+        f.sort_values(["model", "split"])["accuracy"].reset_index(drop=True),
+        extra.sort_values(["model", "split"])["accuracy"].reset_index(drop=True),
+    )
 
 
 def test_pure_select_decides_over_a_table_without_fitting():
     rng = np.random.default_rng(1)
     base = 0.8 + 0.01 * rng.standard_normal(30)
-    f = pd.DataFrame({"model": np.repeat(["a", "b", "c"], 30), "split": np.tile(range(30), 3),
-                      "accuracy": np.r_[base, base + 0.04 + 0.004 * rng.standard_normal(30),
-                                   base + 0.001 * rng.standard_normal(30)]})
+    f = pd.DataFrame(
+        {
+            "model": np.repeat(["a", "b", "c"], 30),
+            "split": np.tile(range(30), 3),
+            "accuracy": np.r_[
+                base,
+                base + 0.04 + 0.004 * rng.standard_normal(30),
+                base + 0.001 * rng.standard_normal(30),
+            ],
+        }
+    )
     scores = bc.Scores.from_frame(f, test_fraction=0.1)
     sel = bc.select(scores, baseline="a", rope=0.01, metric="accuracy")
     assert sel.champion == "b" and sel.fits_total == 0
@@ -212,5 +263,6 @@ def test_learning_curves_resume_from_the_cache(bc_data, tmp_path):
     plain = bc.learning_curves(models, X, y, **kw)
     pd.testing.assert_frame_equal(again.summary(), first.summary())
     pd.testing.assert_frame_equal(plain.summary(), first.summary())
-    assert stored["dataset"].tolist() == [f"train_size={n}" for n in sorted(first.train_sizes,
-                                                                           key=str)]
+    assert stored["dataset"].tolist() == [
+        f"train_size={n}" for n in sorted(first.train_sizes, key=str)
+    ]

@@ -29,13 +29,18 @@ def test_generated_tables_give_a_clear_error_or_a_scale_free_answer(case, tmp_pa
     assert outcome == ("clear error" if CORRUPTIONS[case.corruption] else "ok"), case
 
 
-@given(exponent=st.integers(-300, 300), n=st.integers(3, 30), seed=st.integers(0, 2**16),
-       rho=st.floats(0.01, 0.5), rope=st.floats(0.0, 0.05))
+@given(
+    exponent=st.integers(-300, 300),
+    n=st.integers(3, 30),
+    seed=st.integers(0, 2**16),
+    rho=st.floats(0.01, 0.5),
+    rope=st.floats(0.0, 0.05),
+)
 def test_ttest_is_invariant_to_rescaling_scores_and_rope(exponent, n, seed, rho, rope):
     rng = np.random.default_rng(seed)
     b = rng.normal(0.8, 0.02, n)
     c = b + rng.normal(0.003, 0.01, n)
-    k = 10.0 ** exponent
+    k = 10.0**exponent
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = bc.correlated_ttest(b * k, c * k, rho=rho, rope=rope * k)
@@ -44,8 +49,9 @@ def test_ttest_is_invariant_to_rescaling_scores_and_rope(exponent, n, seed, rho,
     scale = d.std(ddof=1) * np.sqrt(1 / n + rho / (1 - rho))
     post = stats.t(n - 1, loc=d.mean(), scale=scale)
     expected = [post.cdf(-rope), post.sf(rope), post.sf(0.0)]
-    np.testing.assert_allclose([res.p_left, res.p_right, res.p_better], expected, atol=1e-9,
-                               rtol=1e-6)
+    np.testing.assert_allclose(
+        [res.p_left, res.p_right, res.p_better], expected, atol=1e-9, rtol=1e-6
+    )
 
 
 def test_the_issue_example_tiny_scale_no_longer_says_certain():
@@ -61,9 +67,15 @@ def test_the_issue_example_tiny_scale_no_longer_says_certain():
 # ------------------------------------------------------------------ score tables
 def _frame(models=("a", "b"), n=6, seed=0):
     rng = np.random.default_rng(seed)
-    return pd.DataFrame({"model": np.repeat(list(models), n), "split": np.tile(range(n), len(models)),
-                         "accuracy": rng.uniform(0.7, 0.9, n * len(models)), "n_train": 90,
-                         "n_test": 10})
+    return pd.DataFrame(
+        {
+            "model": np.repeat(list(models), n),
+            "split": np.tile(range(n), len(models)),
+            "accuracy": rng.uniform(0.7, 0.9, n * len(models)),
+            "n_train": 90,
+            "n_test": 10,
+        }
+    )
 
 
 def test_duplicated_long_rows_are_refused_not_averaged():
@@ -84,8 +96,11 @@ def test_infinite_sizes_and_non_numeric_cells_are_refused():
     f["accuracy"] = f["accuracy"].astype(object)
     f.loc[4, "accuracy"] = "0,85"
     for metrics in (None, ["accuracy"]):
-        with pytest.raises(ValueError, match=r"'accuracy' has 1 cell\(s\) that are not numbers.*"
-                                             r"'value': '0,85'"):
+        with pytest.raises(
+            ValueError,
+            match=r"'accuracy' has 1 cell\(s\) that are not numbers.*"
+            r"'value': '0,85'",
+        ):
             bc.Scores.from_frame(f, metrics=metrics)
 
 
@@ -105,8 +120,9 @@ def test_a_table_without_split_column_pairs_by_row_order_and_says_so():
         bc.Scores.from_frame(f)  # an explicit split column: no warning
 
 
-@pytest.mark.parametrize("encoding,bom", [("utf-8", b""), ("utf-8", codecs.BOM_UTF8),
-                                          ("utf-16", b"")])
+@pytest.mark.parametrize(
+    "encoding,bom", [("utf-8", b""), ("utf-8", codecs.BOM_UTF8), ("utf-16", b"")]
+)
 @pytest.mark.parametrize("sep", [",", ";", "\t", "|"])
 def test_csv_encodings_and_separators(tmp_path, encoding, bom, sep):
     f = _frame(models=("forêt 森", "a,b;c"))

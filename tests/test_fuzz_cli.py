@@ -20,31 +20,76 @@ from hypothesis import strategies as st
 from bayescomp.core.text import FORMULA_PREFIXES
 
 # flags of the CSV commands and values to try on them (valid, invalid, hostile)
-FLAG_VALUES = st.sampled_from(["0.01", "-1", "nan", "inf", "1e308", "0", "abc", "", "$x^$",
-                               "<script>", "=1+1", "0.5", "1", "2", "-0", "1e-300"])
-FLAGS = st.sampled_from(["--rope", "--gamma", "--metric", "--baseline", "--candidate",
-                         "--dataset", "--test-fraction", "--order", "--max-repeats",
-                         "--fail-unless", "--y-true", "--score", "--repetition", "--thresholds",
-                         "--pos-label", "--k", "--bogus"])
+FLAG_VALUES = st.sampled_from(
+    [
+        "0.01",
+        "-1",
+        "nan",
+        "inf",
+        "1e308",
+        "0",
+        "abc",
+        "",
+        "$x^$",
+        "<script>",
+        "=1+1",
+        "0.5",
+        "1",
+        "2",
+        "-0",
+        "1e-300",
+    ]
+)
+FLAGS = st.sampled_from(
+    [
+        "--rope",
+        "--gamma",
+        "--metric",
+        "--baseline",
+        "--candidate",
+        "--dataset",
+        "--test-fraction",
+        "--order",
+        "--max-repeats",
+        "--fail-unless",
+        "--y-true",
+        "--score",
+        "--repetition",
+        "--thresholds",
+        "--pos-label",
+        "--k",
+        "--bogus",
+    ]
+)
 
 
 @given(case=cases(), command=st.sampled_from(["select", "compare"]))
-def test_generated_csv_files_end_with_a_result_or_one_clear_line(case, command,
-                                                                 tmp_path_factory):
+def test_generated_csv_files_end_with_a_result_or_one_clear_line(case, command, tmp_path_factory):
     path = tmp_path_factory.mktemp("cli") / "scores.csv"
     path.write_bytes(csv_bytes(case, table(case)))
-    outcome, _, err = run_cli(cli_argv(case, path, command, ["--quiet"]), case.must_refuse,
-                                names=case.models)
+    outcome, _, err = run_cli(
+        cli_argv(case, path, command, ["--quiet"]), case.must_refuse, names=case.models
+    )
     assert outcome == ("clear error" if CORRUPTIONS[case.corruption] else "ok"), (case, err)
 
 
-@given(command=st.sampled_from(["select", "compare", "interval", "curves", "unlabeled"]),
-       pairs=st.lists(st.tuples(FLAGS, FLAG_VALUES), max_size=5))
-def test_generated_argument_vectors_end_with_a_result_or_one_clear_line(command, pairs,
-                                                                       tmp_path_factory):
+@given(
+    command=st.sampled_from(["select", "compare", "interval", "curves", "unlabeled"]),
+    pairs=st.lists(st.tuples(FLAGS, FLAG_VALUES), max_size=5),
+)
+def test_generated_argument_vectors_end_with_a_result_or_one_clear_line(
+    command, pairs, tmp_path_factory
+):
     folder = tmp_path_factory.mktemp("argv")
-    case = Case(models=["base", "cand"], n=8, scale=1.0, corruption="none", encoding="utf-8",
-                sep=",", seed=0)
+    case = Case(
+        models=["base", "cand"],
+        n=8,
+        scale=1.0,
+        corruption="none",
+        encoding="utf-8",
+        sep=",",
+        seed=0,
+    )
     scores = folder / "scores.csv"
     scores.write_bytes(csv_bytes(case, table(case)))
     argv = [command, str(scores)] + [x for pair in pairs for x in pair]
@@ -55,12 +100,32 @@ def test_generated_argument_vectors_end_with_a_result_or_one_clear_line(command,
 
 
 def test_save_scores_writes_no_formula(tmp_path):
-    case = Case(models=["base", "=cmd|'/C calc'!A0", "+1+1", "-2", "@SUM(1)", "\tx"], n=6,
-                scale=1.0, corruption="none", encoding="utf-8", sep=",", seed=3)
+    case = Case(
+        models=["base", "=cmd|'/C calc'!A0", "+1+1", "-2", "@SUM(1)", "\tx"],
+        n=6,
+        scale=1.0,
+        corruption="none",
+        encoding="utf-8",
+        sep=",",
+        seed=3,
+    )
     src, saved = tmp_path / "in.csv", tmp_path / "saved.csv"
     src.write_bytes(csv_bytes(case, table(case)))
-    outcome, _, err = run_cli(["compare", str(src), "--baseline", "base", "--metric", "score",
-                               "--rope", "0.01", "--save-scores", str(saved)], False)
+    outcome, _, err = run_cli(
+        [
+            "compare",
+            str(src),
+            "--baseline",
+            "base",
+            "--metric",
+            "score",
+            "--rope",
+            "0.01",
+            "--save-scores",
+            str(saved),
+        ],
+        False,
+    )
     assert outcome == "ok", err
     cells = pd.read_csv(saved, dtype=str, keep_default_na=False)["model"]
     assert not cells.str[:1].isin(FORMULA_PREFIXES).any()
@@ -72,28 +137,60 @@ def test_save_scores_writes_no_formula(tmp_path):
 def test_curves_explain_their_nan_columns(tmp_path):
     rng = np.random.default_rng(0)
     n = 400
-    pd.DataFrame({"rep": np.repeat(range(4), n // 4), "y": rng.integers(0, 2, n),
-                  "s": rng.uniform(0, 0.8, n)}).to_csv(tmp_path / "p.csv", index=False)
-    outcome, out, _ = run_cli(["curves", str(tmp_path / "p.csv"), "--y-true", "y", "--score",
-                               "s", "--repetition", "rep"], False)
+    pd.DataFrame(
+        {
+            "rep": np.repeat(range(4), n // 4),
+            "y": rng.integers(0, 2, n),
+            "s": rng.uniform(0, 0.8, n),
+        }
+    ).to_csv(tmp_path / "p.csv", index=False)
+    outcome, out, _ = run_cli(
+        ["curves", str(tmp_path / "p.csv"), "--y-true", "y", "--score", "s", "--repetition", "rep"],
+        False,
+    )
     assert outcome == "ok" and " NaN " in out  # NaN is printed, not silently ...
     notes = [ln for ln in out.splitlines() if ln.startswith("NaN: ")]
     # ... and explained: no score reaches 0.8, so precision is undefined from 0.8 to 1
-    assert notes == ["NaN: precision at threshold(s) 0.8–1 is undefined in every repetition: "
-                     "no score reaches the threshold, so nothing is predicted positive "
-                     "(TP + FP = 0); precision_n_defined counts the repetitions where it is "
-                     "defined"]
+    assert notes == [
+        "NaN: precision at threshold(s) 0.8–1 is undefined in every repetition: "
+        "no score reaches the threshold, so nothing is predicted positive "
+        "(TP + FP = 0); precision_n_defined counts the repetitions where it is "
+        "defined"
+    ]
 
 
 @pytest.mark.parametrize("corruption", ["latin1", "ragged_row", "duplicate_row", "none"])
 def test_subprocess_entry_point_ends_with_one_line(tmp_path, corruption):
-    case = Case(models=["base", "$x^$", "new\nline"], n=10, scale=1.0, corruption=corruption,
-                encoding="utf-8", sep=";", seed=1)
+    case = Case(
+        models=["base", "$x^$", "new\nline"],
+        n=10,
+        scale=1.0,
+        corruption=corruption,
+        encoding="utf-8",
+        sep=";",
+        seed=1,
+    )
     path = tmp_path / "s.csv"
     path.write_bytes(csv_bytes(case, table(case)))
-    proc = subprocess.run([sys.executable, "-m", "bayescomp", "select", str(path), "--baseline",
-                           "base", "--metric", "score", "--rope", "0.01", "--quiet"],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bayescomp",
+            "select",
+            str(path),
+            "--baseline",
+            "base",
+            "--metric",
+            "score",
+            "--rope",
+            "0.01",
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert "Traceback" not in proc.stderr
     if case.must_refuse:
         assert proc.returncode == 2 and len(proc.stderr.splitlines()) == 1, proc.stderr
@@ -109,11 +206,15 @@ def test_usage_errors_are_one_line(capsys):
         main(["select", "x.csv"])
     err = capsys.readouterr().err
     assert exc.value.code == 2
-    assert err.splitlines() == ["bayescomp select: error: the following arguments are required: "
-                                "--baseline, --rope (see bayescomp select --help)"]
+    assert err.splitlines() == [
+        "bayescomp select: error: the following arguments are required: "
+        "--baseline, --rope (see bayescomp select --help)"
+    ]
     with pytest.raises(SystemExit):
         main(["select", "x.csv", "--baseline", "-lr", "--rope", "0.01"])
     err = capsys.readouterr().err
-    assert err.splitlines() == ["bayescomp select: error: argument --baseline: expected one "
-                                "argument; a value starting with '-' is written with '=', e.g. "
-                                "--baseline=-2 (see bayescomp select --help)"]
+    assert err.splitlines() == [
+        "bayescomp select: error: argument --baseline: expected one "
+        "argument; a value starting with '-' is written with '=', e.g. "
+        "--baseline=-2 (see bayescomp select --help)"
+    ]

@@ -31,15 +31,20 @@ def test_entry_point_refuses_clearly_or_answers_finitely(name):
 
 #: the cases that were open until issue 12's follow-up: each is checked once, deterministically
 FORMERLY_OPEN = [
-    ("Scores.from_frame", "model_col='nope'"), ("Scores.read_csv", "sep=5"),
+    ("Scores.from_frame", "model_col='nope'"),
+    ("Scores.read_csv", "sep=5"),
     *[("Scores.from_wide", f"frame={k}") for k in ("nan", "empty", "not_a_frame")],
     *[("cross_validate_paired", f"X={k}") for k in ("inf", "empty", "short", "strings")],
     *[("cross_validate_paired", f"y={k}") for k in ("nan", "empty", "short", "none", "objects")],
     ("precision_at_k_unlabeled", "test_labels=nan"),
     ("precision_at_k_unlabeled", "test_labels=objects"),
-    ("metric_table", "y_true=objects"), ("metric_table", "beta=-1.0"),
-    ("metric_table", "beta=nan"), ("learning_curves", "y=short"), ("learning_curves", "y=empty"),
-    ("RepeatedGroupKFold", "groups=short"), ("RepeatedGroupKFold", "groups=nan"),
+    ("metric_table", "y_true=objects"),
+    ("metric_table", "beta=-1.0"),
+    ("metric_table", "beta=nan"),
+    ("learning_curves", "y=short"),
+    ("learning_curves", "y=empty"),
+    ("RepeatedGroupKFold", "groups=short"),
+    ("RepeatedGroupKFold", "groups=nan"),
     ("RepeatedGroupKFold", "n_splits=100"),
 ]
 

@@ -19,17 +19,27 @@ N = 30
 def _frame(seed: int = 1, n: int = N) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     common = rng.standard_normal(n)  # makes the metrics' differences correlated
-    return pd.DataFrame({
-        "model": np.repeat(["a", "b", "c"], n), "split": np.tile(np.arange(n), 3),
-        "roc_auc": np.r_[0.80 + 0.01 * rng.standard_normal(n),
-                         0.83 + 0.01 * rng.standard_normal(n) + 0.004 * common,
-                         0.86 + 0.01 * rng.standard_normal(n)],
-        "neg_log_loss": np.r_[-0.40 + 0.02 * rng.standard_normal(n),
-                              -0.40 + 0.02 * rng.standard_normal(n) + 0.01 * common,
-                              -0.50 + 0.02 * rng.standard_normal(n)],
-        "fit_time": np.r_[1.0 + 0.1 * rng.standard_normal(n), 1.5 + 0.1 * rng.standard_normal(n),
-                          1.0 + 0.1 * rng.standard_normal(n)],
-    })
+    return pd.DataFrame(
+        {
+            "model": np.repeat(["a", "b", "c"], n),
+            "split": np.tile(np.arange(n), 3),
+            "roc_auc": np.r_[
+                0.80 + 0.01 * rng.standard_normal(n),
+                0.83 + 0.01 * rng.standard_normal(n) + 0.004 * common,
+                0.86 + 0.01 * rng.standard_normal(n),
+            ],
+            "neg_log_loss": np.r_[
+                -0.40 + 0.02 * rng.standard_normal(n),
+                -0.40 + 0.02 * rng.standard_normal(n) + 0.01 * common,
+                -0.50 + 0.02 * rng.standard_normal(n),
+            ],
+            "fit_time": np.r_[
+                1.0 + 0.1 * rng.standard_normal(n),
+                1.5 + 0.1 * rng.standard_normal(n),
+                1.0 + 0.1 * rng.standard_normal(n),
+            ],
+        }
+    )
 
 
 @pytest.fixture(scope="module")
@@ -44,13 +54,21 @@ ROPES2 = {"roc_auc": 0.01, "neg_log_loss": 0.02}
 def test_one_metric_is_exactly_the_univariate_ttest(scores):
     uni = bc.compare(scores, "a", "b", metric="roc_auc", rope=0.01)
     f = scores.to_frame()
-    direct = bc.correlated_ttest(f.loc[f.model == "a", "roc_auc"].to_numpy(),
-                                 f.loc[f.model == "b", "roc_auc"].to_numpy(), rho=0.1, rope=0.01,
-                                 baseline_name="a", candidate_name="b")
+    direct = bc.correlated_ttest(
+        f.loc[f.model == "a", "roc_auc"].to_numpy(),
+        f.loc[f.model == "b", "roc_auc"].to_numpy(),
+        rho=0.1,
+        rope=0.01,
+        baseline_name="a",
+        candidate_name="b",
+    )
     multi = bc.compare(scores, "a", "b", metric=["roc_auc"], rope={"roc_auc": 0.01})
     for res in (uni, multi):
-        assert (res.p_left, res.p_rope, res.p_right) == (direct.p_left, direct.p_rope,
-                                                          direct.p_right)
+        assert (res.p_left, res.p_rope, res.p_right) == (
+            direct.p_left,
+            direct.p_rope,
+            direct.p_right,
+        )
         assert res.hdi(0.9) == direct.hdi(0.9)
         assert res.p_better == direct.p_better
     assert multi.p_joint == direct.p_right and multi.p_joint_se == 0.0
@@ -60,17 +78,23 @@ def test_one_metric_is_exactly_the_univariate_ttest(scores):
 
 
 def test_every_marginal_is_its_univariate_ttest_and_orientation(scores):
-    res = bc.compare(scores, "a", "b", metric=["roc_auc", "neg_log_loss", "fit_time"],
-                     rope=ROPES)
+    res = bc.compare(scores, "a", "b", metric=["roc_auc", "neg_log_loss", "fit_time"], rope=ROPES)
     assert res.directions == (True, True, False) and res.df == N - 1
     f = scores.to_frame()
     for m in res.metrics:
-        uni = bc.compare(scores, "a", "b", metric=m, rope=ROPES[m],
-                         higher_is_better=m != "fit_time") if m != "fit_time" else None
+        uni = (
+            bc.compare(scores, "a", "b", metric=m, rope=ROPES[m], higher_is_better=m != "fit_time")
+            if m != "fit_time"
+            else None
+        )
         if uni is None:  # fit_time is bookkeeping in a table: check against the t-test directly
-            uni = bc.correlated_ttest(f.loc[f.model == "a", m].to_numpy(),
-                                      f.loc[f.model == "b", m].to_numpy(), rho=0.1,
-                                      rope=ROPES[m], higher_is_better=False)
+            uni = bc.correlated_ttest(
+                f.loc[f.model == "a", m].to_numpy(),
+                f.loc[f.model == "b", m].to_numpy(),
+                rho=0.1,
+                rope=ROPES[m],
+                higher_is_better=False,
+            )
         mar = res.marginal(m)
         assert mar.p_left == pytest.approx(uni.p_left, abs=1e-12)
         assert mar.p_right == pytest.approx(uni.p_right, abs=1e-12)
@@ -86,19 +110,27 @@ def test_closed_form_against_normal_inverse_wishart_simulation(scores):
     inverse Wishart, then mu | Sigma from the normal, and compare."""
     metrics = ["roc_auc", "neg_log_loss", "fit_time"]
     for prior, nu0 in (("marginal", 2), ("jeffreys", 0)):
-        res = bc.compare(scores, "a", "b", metric=metrics, rope=ROPES, prior=prior,
-                         n_samples=200_000, random_state=3)
+        res = bc.compare(
+            scores,
+            "a",
+            "b",
+            metric=metrics,
+            rope=ROPES,
+            prior=prior,
+            n_samples=200_000,
+            random_state=3,
+        )
         d = res.differences
         n, p = d.shape
         centred = d - d.mean(axis=0)
         c = 1 / n + 0.1 / 0.9
         rng = np.random.default_rng(11)
         m = 200_000
-        sigma = stats.invwishart(df=n - 1 + nu0, scale=centred.T @ centred).rvs(m,
-                                                                                random_state=rng)
+        sigma = stats.invwishart(df=n - 1 + nu0, scale=centred.T @ centred).rvs(m, random_state=rng)
         chol = np.linalg.cholesky(sigma)
-        mu = d.mean(axis=0) + np.sqrt(c) * np.einsum("mij,mj->mi", chol,
-                                                     rng.standard_normal((m, p)))
+        mu = d.mean(axis=0) + np.sqrt(c) * np.einsum(
+            "mij,mj->mi", chol, rng.standard_normal((m, p))
+        )
         p_sim = float(np.mean(res.joint_event(mu)))
         se = math.sqrt(p_sim * (1 - p_sim) / m) + res.p_joint_se
         assert abs(res.p_joint - p_sim) < 4 * se, (prior, res.p_joint, p_sim)
@@ -106,7 +138,8 @@ def test_closed_form_against_normal_inverse_wishart_simulation(scores):
         # the marginal tail probabilities of the closed form match the simulation too
         for j in range(p):
             assert np.mean(mu[:, j] < -res.rope[j]) == pytest.approx(
-                res.marginal(metrics[j]).p_left, abs=4e-3)
+                res.marginal(metrics[j]).p_left, abs=4e-3
+            )
 
 
 def test_joint_probability_against_genz_integration(scores):
@@ -137,29 +170,40 @@ def test_decision_rule_cases():
     d = multivariate_ttest(_synthetic([0.05, 0.0], [0.01, 0.005]), rho=0.1, rope=rope).decision()
     assert d.outcome == "promote" and d.p_joint >= 0.95
     # clearly better on the primary metric but the guardrail is clearly broken: reject
-    res = multivariate_ttest(_synthetic([0.05, -0.1], [0.01, 0.01]), rho=0.1, rope=rope,
-                             metrics=["auc", "neg_ll"])
+    res = multivariate_ttest(
+        _synthetic([0.05, -0.1], [0.01, 0.01]), rho=0.1, rope=rope, metrics=["auc", "neg_ll"]
+    )
     d = res.decision()
     assert res.p_right > 0.99 and d.outcome == "reject"
     assert d.reason.startswith("guardrail neg_ll broken") and d.p_right == res.p_right
     # better on the primary, guardrail uncertain: inconclusive, naming the weakest guardrail
-    res = multivariate_ttest(_synthetic([0.05, -0.02], [0.01, 0.03]), rho=0.1, rope=rope,
-                             metrics=["auc", "neg_ll"])
+    res = multivariate_ttest(
+        _synthetic([0.05, -0.02], [0.01, 0.03]), rho=0.1, rope=rope, metrics=["auc", "neg_ll"]
+    )
     d = res.decision()
     assert res.p_right >= 0.95 > res.p_joint and d.outcome == "inconclusive"
     assert "weakest guardrail neg_ll" in d.reason
     # primary equivalent, guardrail safe: equivalent; primary worse: reject
-    assert multivariate_ttest(_synthetic([0.0, 0.0], [0.005, 0.005]), rho=0.1,
-                              rope=rope).decision().outcome == "equivalent"
-    assert multivariate_ttest(_synthetic([-0.05, 0.0], [0.01, 0.005]), rho=0.1,
-                              rope=rope).decision().outcome == "reject"
+    assert (
+        multivariate_ttest(_synthetic([0.0, 0.0], [0.005, 0.005]), rho=0.1, rope=rope)
+        .decision()
+        .outcome
+        == "equivalent"
+    )
+    assert (
+        multivariate_ttest(_synthetic([-0.05, 0.0], [0.01, 0.005]), rho=0.1, rope=rope)
+        .decision()
+        .outcome
+        == "reject"
+    )
 
 
 def test_utility_against_hand_computation():
     # four splits, two metrics, rho = 0.25: every number below is done by hand
     d = np.array([[0.02, -1.0], [0.04, 1.0], [0.01, 0.0], [0.03, 0.0]])
-    res = multivariate_ttest(d, rho=0.25, rope=[0.0, 0.0], metrics=["auc", "fit_time"],
-                             directions=[True, False])
+    res = multivariate_ttest(
+        d, rho=0.25, rope=[0.0, 0.0], metrics=["auc", "fit_time"], directions=[True, False]
+    )
     # means 0.025 and 0; centred auc (-.005, .015, -.015, .005), fit_time (-1, 1, 0, 0):
     # scatter auc 0.0005, fit_time 2, cross 0.005 + 0.015 = 0.02
     # c = 1/4 + 0.25/0.75 = 7/12; df = 3; shape = c * scatter / 3
@@ -172,8 +216,14 @@ def test_utility_against_hand_computation():
     assert u.outcome == "switch"
     assert res.utility({"auc": 1000.0}, switching_cost=30.0).outcome == "stay"
     # reported beside the probability rule: the decision carries both
-    res = multivariate_ttest(d, rho=0.25, rope=[0.0, 0.0], metrics=["auc", "fit_time"],
-                             gains={"auc": 1000.0, "fit_time": 10.0}, switching_cost=20.0)
+    res = multivariate_ttest(
+        d,
+        rho=0.25,
+        rope=[0.0, 0.0],
+        metrics=["auc", "fit_time"],
+        gains={"auc": 1000.0, "fit_time": 10.0},
+        switching_cost=20.0,
+    )
     dec = res.decision(0.95)
     assert dec.outcome == "inconclusive" and dec.utility.outcome == "switch"
     assert dec.step_fields()["expected_utility"] == pytest.approx(5.0)
@@ -186,16 +236,22 @@ def test_select_with_guardrails(scores):
     # without guardrails: the plain steps table (with the two mean-score columns), no extras
     assert plain.steps.columns.tolist() == STEP_COLUMNS[:3] + SCORE_COLUMNS + STEP_COLUMNS[3:]
     assert plain.steps["decision"].tolist() == ["promote", "promote"]
-    sel = bc.select(scores=scores, baseline="a", metric="roc_auc", rope=0.01,
-                    guardrails={"neg_log_loss": 0.02, "fit_time": 0.6})
+    sel = bc.select(
+        scores=scores,
+        baseline="a",
+        metric="roc_auc",
+        rope=0.01,
+        guardrails={"neg_log_loss": 0.02, "fit_time": 0.6},
+    )
     # c improves roc_auc further but loses 0.1 log loss: its guardrail is broken
     assert sel.steps["decision"].tolist() == ["promote", "reject"]
     assert sel.champion == "b"
     assert "guardrail neg_log_loss broken" in sel.steps["reason"].iloc[1]
     assert "[guardrails: neg_log_loss" in sel.steps["reason"].iloc[0]
     # the same posterior as compare at every step
-    res = bc.compare(scores, "a", "b", metric=["roc_auc", "neg_log_loss", "fit_time"],
-                     rope=ROPES, random_state=0)
+    res = bc.compare(
+        scores, "a", "b", metric=["roc_auc", "neg_log_loss", "fit_time"], rope=ROPES, random_state=0
+    )
     assert sel.steps["p_joint"].iloc[0] == res.p_joint
     assert sel.steps["p_right"].tolist()[0] == plain.steps["p_right"].tolist()[0]
     assert "P(that and every guardrail held)" in sel.recommendation["text"]
@@ -209,11 +265,23 @@ def test_select_fitted_with_fit_time_guardrail():
     from sklearn.preprocessing import StandardScaler
 
     X, y = load_breast_cancer(return_X_y=True)
-    models = {"nb": GaussianNB(),
-              "lr": make_pipeline(StandardScaler(), LogisticRegression(max_iter=5000))}
-    sel = bc.select(models, X, y, baseline="nb", scoring=["roc_auc", "neg_log_loss"],
-                    metric="roc_auc", rope=0.0, n_splits=5, n_repeats=2, progress=False,
-                    guardrails={"neg_log_loss": 0.01, "fit_time": 1.0})
+    models = {
+        "nb": GaussianNB(),
+        "lr": make_pipeline(StandardScaler(), LogisticRegression(max_iter=5000)),
+    }
+    sel = bc.select(
+        models,
+        X,
+        y,
+        baseline="nb",
+        scoring=["roc_auc", "neg_log_loss"],
+        metric="roc_auc",
+        rope=0.0,
+        n_splits=5,
+        n_repeats=2,
+        progress=False,
+        guardrails={"neg_log_loss": 0.01, "fit_time": 1.0},
+    )
     assert sel.champion == "lr" and sel.steps["decision"].tolist() == ["promote"]
     assert sel.steps["p_joint"].iloc[0] >= 0.95 and "fit_time" in sel.steps["guardrails"][0]
 
@@ -222,8 +290,7 @@ def test_plot(scores):
     import matplotlib
 
     matplotlib.use("Agg")
-    res = bc.compare(scores, "a", "b", metric=["roc_auc", "neg_log_loss", "fit_time"],
-                     rope=ROPES)
+    res = bc.compare(scores, "a", "b", metric=["roc_auc", "neg_log_loss", "fit_time"], rope=ROPES)
     axes = res.plot()
     assert len(axes) == 2 and axes[1].get_ylabel().startswith("fit_time")
     import matplotlib.pyplot as plt
@@ -231,14 +298,17 @@ def test_plot(scores):
     plt.close("all")
 
 
-@pytest.mark.parametrize(("kwargs", "match"), [
-    (dict(metric=["roc_auc", "neg_log_loss"], rope=0.01), "ambiguous; pass a dict"),
-    (dict(metric=["roc_auc", "neg_log_loss"], rope={"accuracy": 0.01}), "not compared"),
-    (dict(metric=["roc_auc", "roc_auc"]), "distinct"),
-    (dict(metric=["roc_auc", "neg_log_loss"], method="hierarchical"), "multivariate"),
-    (dict(metric=["roc_auc", "neg_log_loss"], gains={"accuracy": 1.0}), "gains name"),
-    (dict(metric=["roc_auc", "neg_log_loss"], prior="flat"), "prior must be"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        (dict(metric=["roc_auc", "neg_log_loss"], rope=0.01), "ambiguous; pass a dict"),
+        (dict(metric=["roc_auc", "neg_log_loss"], rope={"accuracy": 0.01}), "not compared"),
+        (dict(metric=["roc_auc", "roc_auc"]), "distinct"),
+        (dict(metric=["roc_auc", "neg_log_loss"], method="hierarchical"), "multivariate"),
+        (dict(metric=["roc_auc", "neg_log_loss"], gains={"accuracy": 1.0}), "gains name"),
+        (dict(metric=["roc_auc", "neg_log_loss"], prior="flat"), "prior must be"),
+    ],
+)
 def test_bad_input(scores, kwargs, match):
     with pytest.raises(ValueError, match=match):
         bc.compare(scores, "a", "b", **kwargs)

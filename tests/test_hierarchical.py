@@ -43,8 +43,9 @@ def _simulate(seed: int, q: int = 53, delta0: float = 0.01, std0: float = 0.008)
     for i in range(q):
         common = rng.normal()
         eps = rng.normal(size=n[i])
-        data[f"ds{i:02d}"] = delta[i] + sigma[i] * (np.sqrt(rho[i]) * common
-                                                    + np.sqrt(1 - rho[i]) * eps)
+        data[f"ds{i:02d}"] = delta[i] + sigma[i] * (
+            np.sqrt(rho[i]) * common + np.sqrt(1 - rho[i]) * eps
+        )
     rhos = {f"ds{i:02d}": float(rho[i]) for i in range(q)}
     return data, rhos, delta
 
@@ -52,8 +53,14 @@ def _simulate(seed: int, q: int = 53, delta0: float = 0.01, std0: float = 0.008)
 # --------------------------------------------------------------- likelihood
 @pytest.mark.parametrize(
     ("n", "rho", "delta", "sigma"),
-    [(2, 0.0, 0.0, 1.0), (5, 0.1, 0.3, 0.7), (10, 0.2, -0.1, 2.0), (37, 0.5, 1.2, 0.05),
-     (100, 0.1, 0.02, 0.03), (3, 0.9, -2.0, 3.0)],
+    [
+        (2, 0.0, 0.0, 1.0),
+        (5, 0.1, 0.3, 0.7),
+        (10, 0.2, -0.1, 2.0),
+        (37, 0.5, 1.2, 0.05),
+        (100, 0.1, 0.02, 0.03),
+        (3, 0.9, -2.0, 3.0),
+    ],
 )
 def test_loglik_matches_scipy_multivariate_normal(n, rho, delta, sigma):
     rng = np.random.default_rng(n)
@@ -70,8 +77,12 @@ def test_loglik_vectorised_over_datasets_with_different_n_and_rho():
     deltas, sigmas = np.array([0.1, -0.2, 0.0]), np.array([0.5, 1.0, 0.2])
     data = [rng.normal(0.05, 0.6, size=k) for k in ns]
     got = hierarchical_loglik(
-        ns, np.array([x.mean() for x in data]),
-        np.array([((x - x.mean()) ** 2).sum() for x in data]), rhos, deltas, sigmas,
+        ns,
+        np.array([x.mean() for x in data]),
+        np.array([((x - x.mean()) ** 2).sum() for x in data]),
+        rhos,
+        deltas,
+        sigmas,
     )
     for i, x in enumerate(data):
         cov = sigmas[i] ** 2 * ((1 - rhos[i]) * np.eye(ns[i]) + rhos[i])
@@ -90,8 +101,9 @@ def test_pytensor_graph_uses_the_same_likelihood():
     delta, sigma = np.array([0.3, -0.2]), np.array([0.8, 1.7])
     pot = model.potentials[0].eval({model["delta"]: delta, model["sigma"]: sigma})
     data = prep.standardised()
-    expected = hierarchical_loglik(data["n"], data["mean"], data["ss"], data["rho"], delta,
-                                   sigma).sum()
+    expected = hierarchical_loglik(
+        data["n"], data["mean"], data["ss"], data["rho"], delta, sigma
+    ).sum()
     assert float(pot) == pytest.approx(expected, rel=1e-8)
 
 
@@ -157,8 +169,9 @@ def test_other_samplers_agree_with_nutpie_and_are_seeded(sampler, small_fit_nutp
     b = hierarchical_test(d, 0.1, sampler=sampler, **_SMALL)
     assert a.sampler == sampler and a.p_right == b.p_right  # same seed, same draws
     # the same posterior from two samplers: delta0 means within a few Monte Carlo errors
-    mcse = np.hypot(*(np.std(r._delta0) / np.sqrt(r.diagnostics.loc["delta0", "ess_bulk"])
-                      for r in (a, c)))
+    mcse = np.hypot(
+        *(np.std(r._delta0) / np.sqrt(r.diagnostics.loc["delta0", "ess_bulk"]) for r in (a, c))
+    )
     assert abs(a.expected_gain - c.expected_gain) < 5 * mcse
 
 
@@ -192,9 +205,19 @@ def nbc_hnb(shared_data):
     diffs = _diffs_from_shared(shared_data, "nbc", "hnb")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ZeroVarianceWarning)
-        res = hierarchical_test(diffs, 0.1, rope=0.01, random_state=1, baseline_name="nbc",
-                                candidate_name="hnb", metric="accuracy", refit=False,
-                                chains=2, draws=500, tune=1000)
+        res = hierarchical_test(
+            diffs,
+            0.1,
+            rope=0.01,
+            random_state=1,
+            baseline_name="nbc",
+            candidate_name="hnb",
+            metric="accuracy",
+            refit=False,
+            chains=2,
+            draws=500,
+            tune=1000,
+        )
     return res, model_cache_info()
 
 
@@ -258,9 +281,17 @@ def test_second_comparison_of_same_shape_hits_the_compiled_model_cache(nbc_hnb, 
     diffs = _diffs_from_shared(shared_data, "nbc", "aode")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ZeroVarianceWarning)
-        res = hierarchical_test(diffs, 0.1, rope=0.01, random_state=2, baseline_name="nbc",
-                                candidate_name="aode", parameterization=res0.parameterization,
-                                refit=False, **FAST)
+        res = hierarchical_test(
+            diffs,
+            0.1,
+            rope=0.01,
+            random_state=2,
+            baseline_name="nbc",
+            candidate_name="aode",
+            parameterization=res0.parameterization,
+            refit=False,
+            **FAST,
+        )
     info = model_cache_info()
     if res.sampler == "fast":  # one compiled density for every shape, built once per process
         from bayescomp.posterior import jit_cache
@@ -285,8 +316,15 @@ def test_second_comparison_of_same_shape_hits_the_compiled_model_cache(nbc_hnb, 
 def test_recovery_on_simulated_data(seed, nbc_hnb):
     res0, _ = nbc_hnb
     data, rhos, true_delta = _simulate(seed)
-    res = hierarchical_test(data, rhos, rope=0.0, random_state=seed,
-                            parameterization=res0.parameterization, refit=False, **FAST)
+    res = hierarchical_test(
+        data,
+        rhos,
+        rope=0.0,
+        random_state=seed,
+        parameterization=res0.parameterization,
+        refit=False,
+        **FAST,
+    )
     lo, hi = res.hdi(0.95)
     assert lo < 0.01 < hi
     per = res.per_dataset
@@ -301,14 +339,22 @@ def test_recovery_on_simulated_data(seed, nbc_hnb):
 def test_same_seed_same_draws(nbc_hnb):
     res0, _ = nbc_hnb
     data, rhos, _ = _simulate(5)
-    kw = dict(rope=0.005, random_state=7, parameterization=res0.parameterization, refit=False,
-              chains=2, draws=100, tune=200)
+    kw = dict(
+        rope=0.005,
+        random_state=7,
+        parameterization=res0.parameterization,
+        refit=False,
+        chains=2,
+        draws=100,
+        tune=200,
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         a = hierarchical_test(data, rhos, **kw)
         b = hierarchical_test(data, rhos, **kw)
-    np.testing.assert_array_equal(a.idata.posterior["delta0"].values,
-                                  b.idata.posterior["delta0"].values)
+    np.testing.assert_array_equal(
+        a.idata.posterior["delta0"].values, b.idata.posterior["delta0"].values
+    )
     assert a == b
 
 
@@ -316,8 +362,17 @@ def test_not_converged_means_inconclusive_with_reason(nbc_hnb):
     res0, _ = nbc_hnb
     data, rhos, _ = _simulate(6)
     with pytest.warns(ConvergenceWarning, match="bulk ESS"):
-        res = hierarchical_test(data, rhos, rope=0.0, random_state=3, chains=2, draws=40,
-                                tune=60, parameterization=res0.parameterization, refit=False)
+        res = hierarchical_test(
+            data,
+            rhos,
+            rope=0.0,
+            random_state=3,
+            chains=2,
+            draws=40,
+            tune=60,
+            parameterization=res0.parameterization,
+            refit=False,
+        )
     assert not res.converged
     assert res.ess_min == 100  # 2 x 40 draws: the requirement's floor
     d = res.decision(0.95)
@@ -380,8 +435,16 @@ def test_refit_on_other_parameterisation_when_the_first_fails():
     data, rhos, _ = _simulate(8)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        res = hierarchical_test(data, rhos, random_state=1, chains=2, draws=40, tune=60,
-                                parameterization="centered", refit=True)
+        res = hierarchical_test(
+            data,
+            rhos,
+            random_state=1,
+            chains=2,
+            draws=40,
+            tune=60,
+            parameterization="centered",
+            refit=True,
+        )
     assert res.refitted
     assert [a["parameterization"] for a in res.attempts][:2] == ["centered", "centered"]
 
@@ -419,8 +482,10 @@ def _fake_draws(seed: int, diverging: int, shift: float):
     from bayescomp.core.arviz_compat import from_dict
 
     rng = np.random.default_rng(seed)
-    post = {v: rng.normal(size=(2, 50)) + np.array([[0.0], [shift]])
-            for v in ("delta0", "std0", "nu", "gamma_alpha", "gamma_beta")}
+    post = {
+        v: rng.normal(size=(2, 50)) + np.array([[0.0], [shift]])
+        for v in ("delta0", "std0", "nu", "gamma_alpha", "gamma_beta")
+    }
     post |= {v: rng.normal(size=(2, 50, 2)) for v in ("delta", "sigma")}
     div = np.zeros((2, 50), dtype=bool)
     div[0, :diverging] = True
@@ -431,40 +496,58 @@ def test_retry_keeps_the_best_fit_and_logs_every_attempt():
     from bayescomp.posterior.hierarchical import sampling
 
     prep = H.prepare_datasets({"a": [0.1, 0.2, 0.4], "b": [0.0, -0.1, 0.05, 0.2]}, 0.2, 1000.0)
-    raws = {("centered", 0.9): _fake_draws(0, 0, 3.0), ("centered", 0.99): _fake_draws(2, 9, 3.0),
-            ("noncentered", 0.9): _fake_draws(1, 5, 3.0),
-            ("noncentered", 0.99): _fake_draws(3, 7, 3.0)}
+    raws = {
+        ("centered", 0.9): _fake_draws(0, 0, 3.0),
+        ("centered", 0.99): _fake_draws(2, 9, 3.0),
+        ("noncentered", 0.9): _fake_draws(1, 5, 3.0),
+        ("noncentered", 0.99): _fake_draws(3, 7, 3.0),
+    }
     calls = []
 
     def draw(param, accept, tune, draws):
         calls.append((param, accept, tune, draws))
         return raws[param, accept]
 
-    settings = dict(rope=0.01, baseline_name="b", candidate_name="c", metric=None,
-                    sampler="pymc", random_state=None)
-    res = sampling._fit(prep, "centered", draw, settings, refit=True, target_accept=0.9,
-                        tune=100, draws=50)
+    settings = dict(
+        rope=0.01,
+        baseline_name="b",
+        candidate_name="c",
+        metric=None,
+        sampler="pymc",
+        random_state=None,
+    )
+    res = sampling._fit(
+        prep, "centered", draw, settings, refit=True, target_accept=0.9, tune=100, draws=50
+    )
     # every attempt fails (chains disagree by 3 sd): the whole schedule runs, and after the
     # first attempt short of bulk ESS every later one keeps twice the draws
-    assert calls == [("centered", 0.9, 100, 50), ("centered", 0.99, 200, 100),
-                     ("noncentered", 0.9, 100, 100), ("noncentered", 0.99, 200, 100)]
+    assert calls == [
+        ("centered", 0.9, 100, 50),
+        ("centered", 0.99, 200, 100),
+        ("noncentered", 0.9, 100, 100),
+        ("noncentered", 0.99, 200, 100),
+    ]
     assert not res.converged
     assert res.parameterization == "centered" and res.refitted  # no divergences: kept
     assert [a["divergences"] for a in res.attempts] == [0, 9, 5, 7]
     assert res.idata.posterior.attrs["refitted"] == 1
-    np.testing.assert_array_equal(res.idata.posterior["delta0"],
-                                  raws["centered", 0.9].posterior["delta0"] * prep.scale)
+    np.testing.assert_array_equal(
+        res.idata.posterior["delta0"], raws["centered", 0.9].posterior["delta0"] * prep.scale
+    )
     calls.clear()
-    first = sampling._fit(prep, "centered", draw, settings, refit=False, target_accept=0.9,
-                          tune=100, draws=50)
+    first = sampling._fit(
+        prep, "centered", draw, settings, refit=False, target_accept=0.9, tune=100, draws=50
+    )
     assert calls == [("centered", 0.9, 100, 50)]
     assert not first.refitted and len(first.attempts) == 1
     raws["noncentered", 0.9] = _fake_draws(1, 0, 0.0)  # the other form mixes better: taken
-    alt = sampling._fit(prep, "centered", draw, settings, refit=True, target_accept=0.9,
-                        tune=100, draws=50)
+    alt = sampling._fit(
+        prep, "centered", draw, settings, refit=True, target_accept=0.9, tune=100, draws=50
+    )
     assert alt.parameterization == "noncentered" and alt.refitted
-    np.testing.assert_array_equal(alt.idata.posterior["delta0"],
-                                  raws["noncentered", 0.9].posterior["delta0"] * prep.scale)
+    np.testing.assert_array_equal(
+        alt.idata.posterior["delta0"], raws["noncentered", 0.9].posterior["delta0"] * prep.scale
+    )
     assert "after 4 attempts" in res.decision().reason
 
 
@@ -475,16 +558,29 @@ def test_retry_removes_divergences_of_a_failing_first_setting(tmp_path):
     """
     pytest.importorskip("nutpie")
     data, rhos, _ = _simulate(1)
-    res = hierarchical_test(data, rhos, rope=0.01, random_state=1, chains=2, draws=500,
-                            tune=500, parameterization="noncentered", target_accept=0.3,
-                            sampler="nutpie")
+    res = hierarchical_test(
+        data,
+        rhos,
+        rope=0.01,
+        random_state=1,
+        chains=2,
+        draws=500,
+        tune=500,
+        parameterization="noncentered",
+        target_accept=0.3,
+        sampler="nutpie",
+    )
     first, second = res.attempts
     assert first["target_accept"] == 0.3 and first["divergences"] > 0 and not first["converged"]
     # after an attempt short of bulk ESS (res.ess_min: 100 for 2 x 500 draws) 2x the draws
     n2 = 1000 if first["min_ess_bulk"] < res.ess_min else 500
     assert res.ess_min == 100
-    assert (second["parameterization"], second["target_accept"], second["tune"],
-            second["draws"]) == ("noncentered", 0.99, 1000, n2)
+    assert (
+        second["parameterization"],
+        second["target_accept"],
+        second["tune"],
+        second["draws"],
+    ) == ("noncentered", 0.99, 1000, n2)
     assert second["converged"] and res.converged and res.refitted and res.divergences == 0
     assert res.idata.posterior.sizes["draw"] == n2
     summary = res.diagnostics_summary()
@@ -496,9 +592,19 @@ def test_retry_removes_divergences_of_a_failing_first_setting(tmp_path):
     assert load(tmp_path / "r.nc").attempts == res.attempts
     # without retries the same call refuses to decide
     with pytest.warns(ConvergenceWarning, match="divergent"):
-        once = hierarchical_test(data, rhos, rope=0.01, random_state=1, chains=2, draws=500,
-                                 tune=500, parameterization="noncentered", target_accept=0.3,
-                                 refit=False, sampler="nutpie")
+        once = hierarchical_test(
+            data,
+            rhos,
+            rope=0.01,
+            random_state=1,
+            chains=2,
+            draws=500,
+            tune=500,
+            parameterization="noncentered",
+            target_accept=0.3,
+            refit=False,
+            sampler="nutpie",
+        )
     assert once.decision().outcome == "inconclusive"
 
 

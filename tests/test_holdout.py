@@ -34,20 +34,21 @@ def _binary(n: int, seed: int = 0, acc=(0.80, 0.86)):
 # ----------------------------------------------------------------- Dirichlet–multinomial
 def test_dirichlet_multinomial_matches_closed_form_moments():
     y, a, b = _binary(400)
-    res = holdout_posterior(y, a, b, metric="accuracy", draws=200_000, prior=1.0,
-                            random_state=0)
+    res = holdout_posterior(y, a, b, metric="accuracy", draws=200_000, prior=1.0, random_state=0)
     assert res.method == "dirichlet_multinomial"
     c = res.counts
     assert sum(c.values()) == 400
     assert c["only_baseline"] == int(np.sum((a == y) & (b != y)))
-    alpha = np.array([c["only_baseline"], c["only_candidate"], c["both"] + c["neither"]]) + \
-        np.array([1.0, 1.0, 2.0])
+    alpha = np.array(
+        [c["only_baseline"], c["only_candidate"], c["both"] + c["neither"]]
+    ) + np.array([1.0, 1.0, 2.0])
     a0 = alpha.sum()
     mean = (alpha[1] - alpha[0]) / a0
-    var = (alpha[0] * (a0 - alpha[0]) + alpha[1] * (a0 - alpha[1]) + 2 * alpha[0] * alpha[1]) \
-        / (a0 ** 2 * (a0 + 1))
+    var = (alpha[0] * (a0 - alpha[0]) + alpha[1] * (a0 - alpha[1]) + 2 * alpha[0] * alpha[1]) / (
+        a0**2 * (a0 + 1)
+    )
     assert res.expected_gain == pytest.approx(mean, abs=4 * np.sqrt(var / 200_000))
-    assert res.sd ** 2 == pytest.approx(var, rel=0.02)
+    assert res.sd**2 == pytest.approx(var, rel=0.02)
     assert res.estimate == pytest.approx(np.mean(b == y) - np.mean(a == y))
 
 
@@ -68,8 +69,17 @@ def test_decision_is_the_one_rule_and_the_protocol_holds():
     res = bc.holdout_posterior(y, a, b, rope=0.01, random_state=0)
     assert isinstance(res, Posterior)
     d = res.decision(0.9)
-    ref = decide(res.p_left, res.p_rope, res.p_right, gamma=0.9, expected_gain=res.expected_gain,
-                 risk=res.p_worse, rope=0.01, baseline="baseline", candidate="candidate")
+    ref = decide(
+        res.p_left,
+        res.p_rope,
+        res.p_right,
+        gamma=0.9,
+        expected_gain=res.expected_gain,
+        risk=res.p_worse,
+        rope=0.01,
+        baseline="baseline",
+        candidate="candidate",
+    )
     assert d == ref
     assert res.p_left + res.p_rope + res.p_right == pytest.approx(1.0)
     assert res.p_right == pytest.approx(np.mean(res.draws > 0.01))
@@ -94,8 +104,9 @@ def test_bayesian_bootstrap_mean_has_rubins_moments():
 def test_blocked_bootstrap_agrees_with_the_exact_one():
     rng = np.random.default_rng(5)
     d = rng.lognormal(0, 1.5, 10_000) - 0.9 * rng.lognormal(0, 1, 10_000)  # skewed
-    exact = np.concatenate([(g @ d) / g.sum(axis=1)
-                            for g in hd._weight_chunks(d.size, 2000, np.random.default_rng(1))])
+    exact = np.concatenate(
+        [(g @ d) / g.sum(axis=1) for g in hd._weight_chunks(d.size, 2000, np.random.default_rng(1))]
+    )
     blocked = hd._blocked_mean(d, 20_000, np.random.default_rng(2))
     assert blocked.var() == pytest.approx(d.var() / (d.size + 1), rel=0.03)
     assert stats.skew(blocked) == pytest.approx(stats.skew(exact), abs=0.15)
@@ -204,14 +215,22 @@ def test_cluster_design_effect_is_close_to_kish():
     g, m, icc = 400, 10, 0.3
     cluster = np.repeat(np.arange(g), m)
     d = np.sqrt(icc) * rng.normal(size=g)[cluster] + np.sqrt(1 - icc) * rng.normal(size=g * m)
-    res = holdout_posterior(None, np.zeros_like(d), d, metric=None, cluster=cluster,
-                            draws=4000, random_state=0)
+    res = holdout_posterior(
+        None, np.zeros_like(d), d, metric=None, cluster=cluster, draws=4000, random_state=0
+    )
     assert res.method == "cluster_bayesian_bootstrap" and res.n_clusters == g
     assert res.design_effect == pytest.approx(1 + (m - 1) * icc, rel=0.2)
     se = res.frequentist["standard_error"]
     assert res.sd == pytest.approx(se, rel=0.1)
-    one = holdout_posterior(None, np.zeros_like(d), d, metric=None, cluster=np.arange(d.size),
-                            draws=4000, random_state=0)
+    one = holdout_posterior(
+        None,
+        np.zeros_like(d),
+        d,
+        metric=None,
+        cluster=np.arange(d.size),
+        draws=4000,
+        random_state=0,
+    )
     assert one.design_effect == pytest.approx(1.0, rel=0.1)
 
 
@@ -226,33 +245,80 @@ def test_repeated_samples_average_within_item_and_report_the_share():
     frame = pd.DataFrame({"item": item, "d": (b == y).astype(float) - (a == y)})
     per_item = frame.groupby("item")["d"].mean()
     within = ((frame["d"] - frame.groupby("item")["d"].transform("mean")) ** 2).sum()
-    assert res.within_item_share == pytest.approx(within / ((frame["d"] - frame["d"].mean()) ** 2)
-                                                  .sum(), rel=1e-12)
+    assert res.within_item_share == pytest.approx(
+        within / ((frame["d"] - frame["d"].mean()) ** 2).sum(), rel=1e-12
+    )
     assert res.n_items == items and res.n_rows == items * k
     assert res.method == "bayesian_bootstrap"  # per-item shares are not 0/1
     assert res.estimate == pytest.approx(per_item.mean(), rel=1e-12)
 
 
 # ----------------------------------------------------------------------------- bad input
-@pytest.mark.parametrize(("kwargs", "match"), [
-    ({"y_true": [0, 1, 1], "baseline": [0, 1], "candidate": [1, 1, 0]}, "one prediction per row"),
-    ({"y_true": [0, 1], "baseline": [0, 1, 1], "candidate": [1, 1, 0]}, "y_true has 2 rows"),
-    ({"y_true": [0, np.nan, 1], "baseline": [0, 1, 1], "candidate": [1, 1, 0]}, "missing"),
-    ({"y_true": [0, 1, 1], "baseline": [0, 1, 1], "candidate": [1, 1, 0], "metric": "rmse"},
-     "neither a mean"),
-    ({"y_true": [0, 1, 1], "baseline": [0, 2, 1], "candidate": [1, 1, 0],
-      "metric": "log_loss"}, "probabilities"),
-    ({"y_true": [0, 1, 1], "baseline": [.2, .7, .9], "candidate": [.3, .8, .4],
-      "metric": "f1"}, "threshold="),
-    ({"y_true": [0, 1, 1, 0], "baseline": [0, 1, 1, 0], "candidate": [1, 1, 0, 0],
-      "cluster": [1, 1, 1, 1]}, "at least 2 clusters"),
-    ({"y_true": [0, 1, 1, 0], "baseline": [0, 1, 1, 0], "candidate": [1, 1, 0, 0],
-      "cluster": [1, 2, 1, 2], "item": [0, 0, 1, 1]}, "cluster differs"),
-    ({"y_true": None, "baseline": [0.1, np.nan], "candidate": [0.2, 0.3], "metric": None},
-     "NaN"),
-    ({"y_true": [1, 1, 1], "baseline": [.2, .7, .9], "candidate": [.3, .8, .4],
-      "metric": "roc_auc"}, "both classes"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        (
+            {"y_true": [0, 1, 1], "baseline": [0, 1], "candidate": [1, 1, 0]},
+            "one prediction per row",
+        ),
+        ({"y_true": [0, 1], "baseline": [0, 1, 1], "candidate": [1, 1, 0]}, "y_true has 2 rows"),
+        ({"y_true": [0, np.nan, 1], "baseline": [0, 1, 1], "candidate": [1, 1, 0]}, "missing"),
+        (
+            {"y_true": [0, 1, 1], "baseline": [0, 1, 1], "candidate": [1, 1, 0], "metric": "rmse"},
+            "neither a mean",
+        ),
+        (
+            {
+                "y_true": [0, 1, 1],
+                "baseline": [0, 2, 1],
+                "candidate": [1, 1, 0],
+                "metric": "log_loss",
+            },
+            "probabilities",
+        ),
+        (
+            {
+                "y_true": [0, 1, 1],
+                "baseline": [0.2, 0.7, 0.9],
+                "candidate": [0.3, 0.8, 0.4],
+                "metric": "f1",
+            },
+            "threshold=",
+        ),
+        (
+            {
+                "y_true": [0, 1, 1, 0],
+                "baseline": [0, 1, 1, 0],
+                "candidate": [1, 1, 0, 0],
+                "cluster": [1, 1, 1, 1],
+            },
+            "at least 2 clusters",
+        ),
+        (
+            {
+                "y_true": [0, 1, 1, 0],
+                "baseline": [0, 1, 1, 0],
+                "candidate": [1, 1, 0, 0],
+                "cluster": [1, 2, 1, 2],
+                "item": [0, 0, 1, 1],
+            },
+            "cluster differs",
+        ),
+        (
+            {"y_true": None, "baseline": [0.1, np.nan], "candidate": [0.2, 0.3], "metric": None},
+            "NaN",
+        ),
+        (
+            {
+                "y_true": [1, 1, 1],
+                "baseline": [0.2, 0.7, 0.9],
+                "candidate": [0.3, 0.8, 0.4],
+                "metric": "roc_auc",
+            },
+            "both classes",
+        ),
+    ],
+)
 def test_bad_input_raises_with_what_to_do(kwargs, match):
     with pytest.raises(ValueError, match=match):
         holdout_posterior(**kwargs)
@@ -273,8 +339,9 @@ def test_plots_draw_the_posterior_and_the_design_effect():
     rng = np.random.default_rng(13)
     cluster = np.repeat(np.arange(60), 10)
     d = 0.05 + 0.5 * rng.normal(size=60)[cluster] + rng.normal(size=600)
-    res = holdout_posterior(None, np.zeros(600), d, metric=None, rope=0.05, cluster=cluster,
-                            random_state=0)
+    res = holdout_posterior(
+        None, np.zeros(600), d, metric=None, rope=0.05, cluster=cluster, random_state=0
+    )
     ax = res.plot()
     assert "P(candidate better) =" in ax.get_title()
     ax2 = res.plot_design_effect()
@@ -291,8 +358,9 @@ def test_plan_matches_simulated_decisions():
     for _ in range(reps):
         cell = rng.choice(4, size=plan.n_items, p=cells)
         b, c = np.isin(cell, (0, 1)).astype(float), np.isin(cell, (0, 2)).astype(float)
-        res = holdout_posterior(None, b, c, metric="accuracy", rope=0.01, draws=1000,
-                                random_state=rng)
+        res = holdout_posterior(
+            None, b, c, metric="accuracy", rope=0.01, draws=1000, random_state=rng
+        )
         wins += res.decision(0.9).outcome == "promote"
     tol = 3 * np.sqrt(0.8 * 0.2 / reps)
     assert wins / reps == pytest.approx(0.8, abs=tol + 0.02)
@@ -303,8 +371,7 @@ def test_plan_from_a_clustered_pilot_uses_its_design_effect():
     rng = np.random.default_rng(15)
     cluster = np.repeat(np.arange(100), 10)
     d = 0.1 + np.sqrt(0.3) * rng.normal(size=100)[cluster] + np.sqrt(0.7) * rng.normal(size=1000)
-    pilot = holdout_posterior(None, np.zeros(1000), d, metric=None, cluster=cluster,
-                              random_state=0)
+    pilot = holdout_posterior(None, np.zeros(1000), d, metric=None, cluster=cluster, random_state=0)
     plan = bc.plan_test_set(0.1, pilot=pilot)
     assert plan.design_effect == pytest.approx(pilot.design_effect)
     assert plan.items_per_cluster == 10 and plan.n_clusters * 10 == plan.n_items
@@ -332,10 +399,10 @@ def test_coverage_bench_small_binary_and_clusters():
     tol = 3 * np.sqrt(0.95 * 0.05 / reps)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ZeroVarianceWarning)
-        cov, _ = bench.coverage(bench.binary_set, bench.TRUE_BINARY, 200, reps, 0, 1000,
-                                "accuracy")
-        cov_c, blind = bench.coverage(bench.cluster_set, bench.TRUE_CLUSTER, 600, reps, 1, 500,
-                                      None, blind=True)
+        cov, _ = bench.coverage(bench.binary_set, bench.TRUE_BINARY, 200, reps, 0, 1000, "accuracy")
+        cov_c, blind = bench.coverage(
+            bench.cluster_set, bench.TRUE_CLUSTER, 600, reps, 1, 500, None, blind=True
+        )
     assert abs(cov - 0.95) < tol
     assert abs(cov_c - 0.95) < tol
     assert blind < 0.85
@@ -344,5 +411,6 @@ def test_coverage_bench_small_binary_and_clusters():
 def test_paired_bootstrap_metric_is_deprecated_toward_holdout_posterior():
     y, a, b = _binary(200, seed=16)
     with pytest.warns(FutureWarning, match="holdout_posterior"):
-        bc.paired_bootstrap_metric(y, a, b, "accuracy", method="percentile", n_resamples=200,
-                                   random_state=0)
+        bc.paired_bootstrap_metric(
+            y, a, b, "accuracy", method="percentile", n_resamples=200, random_state=0
+        )

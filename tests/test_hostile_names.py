@@ -19,9 +19,20 @@ from fuzz_cases import run_cli
 import bayescomp.report
 
 PWN = "document.body.setAttribute('data-pwned','1')"
-NAMES = ["base", "$x^$", r"$\frac$", f"<script>{PWN}</script>", f"<img src=x onerror=\"{PWN}\">",
-         "\"dq\" and 'sq'", "=cmd|' /C calc'!A0", "+1+1", "-2", "@SUM(1)", "forêt 森",
-         "two\nlines"]
+NAMES = [
+    "base",
+    "$x^$",
+    r"$\frac$",
+    f"<script>{PWN}</script>",
+    f'<img src=x onerror="{PWN}">',
+    "\"dq\" and 'sq'",
+    "=cmd|' /C calc'!A0",
+    "+1+1",
+    "-2",
+    "@SUM(1)",
+    "forêt 森",
+    "two\nlines",
+]
 
 
 @pytest.fixture(scope="module")
@@ -29,9 +40,17 @@ def hostile_csv(tmp_path_factory):
     rng = np.random.default_rng(4)
     n = 12
     base = rng.normal(0.8, 0.02, n)
-    rows = [{"model": m, "split": s, "accuracy": base[s] + 0.003 * i + rng.normal(0, 0.01),
-             "n_train": 90, "n_test": 10}
-            for i, m in enumerate(NAMES) for s in range(n)]
+    rows = [
+        {
+            "model": m,
+            "split": s,
+            "accuracy": base[s] + 0.003 * i + rng.normal(0, 0.01),
+            "n_train": 90,
+            "n_test": 10,
+        }
+        for i, m in enumerate(NAMES)
+        for s in range(n)
+    ]
     path = tmp_path_factory.mktemp("hostile") / "scores.csv"
     import bayescomp as bc
 
@@ -42,9 +61,24 @@ def hostile_csv(tmp_path_factory):
 @pytest.fixture(scope="module")
 def report(hostile_csv, tmp_path_factory):
     out = tmp_path_factory.mktemp("report")
-    outcome, stdout, err = run_cli(["select", str(hostile_csv), "--baseline", "base", "--metric",
-                                    "accuracy", "--rope", "0.01", "--report", str(out),
-                                    "--quiet"], False, seconds=300, names=NAMES)
+    outcome, stdout, err = run_cli(
+        [
+            "select",
+            str(hostile_csv),
+            "--baseline",
+            "base",
+            "--metric",
+            "accuracy",
+            "--rope",
+            "0.01",
+            "--report",
+            str(out),
+            "--quiet",
+        ],
+        False,
+        seconds=300,
+        names=NAMES,
+    )
     assert outcome == "ok", err
     return out / "report.html", stdout
 
@@ -67,9 +101,23 @@ def test_report_html_escapes_every_name(report):
 
 
 def test_compare_plots_draw_names_literally(hostile_csv, tmp_path):
-    outcome, _, err = run_cli(["compare", str(hostile_csv), "--baseline", "base", "--metric",
-                               "accuracy", "--rope", "0.01", "--plots", str(tmp_path)], False,
-                              seconds=300, names=NAMES)
+    outcome, _, err = run_cli(
+        [
+            "compare",
+            str(hostile_csv),
+            "--baseline",
+            "base",
+            "--metric",
+            "accuracy",
+            "--rope",
+            "0.01",
+            "--plots",
+            str(tmp_path),
+        ],
+        False,
+        seconds=300,
+        names=NAMES,
+    )
     assert outcome == "ok", err
     assert len(list(tmp_path.glob("*.png"))) >= len(NAMES) - 1
 
@@ -81,8 +129,14 @@ def test_plot_text_is_not_mathtext():
 
     rng = np.random.default_rng(0)
     b = rng.normal(0.8, 0.02, 10)
-    res = bc.correlated_ttest(b, b + 0.01 + rng.normal(0, 0.01, 10), rho=0.1, rope=0.01,
-                              baseline_name="$a$", candidate_name="$x^$")
+    res = bc.correlated_ttest(
+        b,
+        b + 0.01 + rng.normal(0, 0.01, 10),
+        rho=0.1,
+        rope=0.01,
+        baseline_name="$a$",
+        candidate_name="$x^$",
+    )
     ax = res.plot()
     ax.figure.canvas.draw()  # would raise on '$x^$' as mathtext
     title = ax.get_title()
@@ -96,8 +150,11 @@ def test_every_public_plot_function_draws_literal_text():
     for info in __import__("pkgutil").iter_modules(bayescomp.report.__path__):
         module = importlib.import_module(f"bayescomp.report.{info.name}")
         for name, fn in inspect.getmembers(module, inspect.isfunction):
-            if (name.startswith("plot_") and fn.__module__ == module.__name__
-                    and not getattr(fn, "__literal_text__", False)):
+            if (
+                name.startswith("plot_")
+                and fn.__module__ == module.__name__
+                and not getattr(fn, "__literal_text__", False)
+            ):
                 missing.append(f"{module.__name__}.{name}")
     assert not missing, f"wrap these in @literal_text: {missing}"
 
@@ -122,15 +179,28 @@ class _Text(HTMLParser):
 
 @pytest.mark.browser
 def test_report_renders_in_chromium_with_no_script_and_names_literal(report, tmp_path):
-    binary = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which(
-        "google-chrome")
+    binary = (
+        shutil.which("chromium")
+        or shutil.which("chromium-browser")
+        or shutil.which("google-chrome")
+    )
     if binary is None:
         pytest.skip("no chromium binary found")
     path, _ = report
-    cmd = [binary, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-           "--disable-background-networking", "--disable-component-update", "--disable-sync",
-           f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=3000",
-           "--dump-dom", path.resolve().as_uri()]
+    cmd = [
+        binary,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={tmp_path / 'profile'}",
+        "--virtual-time-budget=3000",
+        "--dump-dom",
+        path.resolve().as_uri(),
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     dom = proc.stdout
     assert "<body" in dom, proc.stderr[-2000:]

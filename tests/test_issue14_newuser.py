@@ -29,8 +29,13 @@ def _tied_scores() -> bc.Scores:
     base = np.round(rng.uniform(0.9, 0.97, 100), 2)
     step = np.r_[np.full(31, 0.01), np.full(24, -0.01), np.zeros(45)]
     cand = np.round(base + rng.permutation(step), 2)
-    f = pd.DataFrame({"model": ["lr"] * 100 + ["svm"] * 100, "split": list(range(100)) * 2,
-                      "accuracy": np.r_[base, cand]})
+    f = pd.DataFrame(
+        {
+            "model": ["lr"] * 100 + ["svm"] * 100,
+            "split": list(range(100)) * 2,
+            "accuracy": np.r_[base, cand],
+        }
+    )
     return bc.Scores.from_frame(f, test_fraction=0.1)
 
 
@@ -89,30 +94,64 @@ def test_mean_scores_sit_beside_every_decision(tmp_path, capsys):
 def test_one_rope_rule_for_compare_and_select(tmp_path, capsys):
     path = tmp_path / "s.csv"
     _tied_scores().to_csv(path)
-    for cmd in (["compare", str(path), "--baseline", "lr"],
-                ["select", str(path), "--baseline", "lr"]):
+    for cmd in (
+        ["compare", str(path), "--baseline", "lr"],
+        ["select", str(path), "--baseline", "lr"],
+    ):
         with pytest.raises(SystemExit) as exc:
             main(cmd)
         assert exc.value.code == 2
         assert "--rope" in capsys.readouterr().err
     assert main(["compare", str(path), "--baseline", "lr", "--rope", "0"]) == 0
     assert "ROPE ±0 (--rope 0)" in capsys.readouterr().out
-    assert main(["select", str(path), "--baseline", "lr", "--metric", "accuracy",
-                 "--rope", "0.01"]) == 0
+    assert (
+        main(["select", str(path), "--baseline", "lr", "--metric", "accuracy", "--rope", "0.01"])
+        == 0
+    )
     assert "ROPE ±0.01 (--rope)" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(
     ("argv", "fragments"),
     [
-        (["select", str(MODELS) + "_misspelled", "--dataset", "iris", "--baseline", "knn",
-          "--rope", "0.01"], ["path does not exist", "check the spelling"]),
-        (["select", str(MODELS), "--dataset", "diabetes", "--baseline",
-          "logistic_regression", "--rope", "0.01"],
-         ["are classifiers", "'diabetes' is a regression task"]),
-        (["compare", "--dataset", "diabetes", str(MODELS / "knn.py"),
-          str(MODELS / "naive_bayes.py"), "--rope", "0.01"],
-         ["are classifiers", "regression task"]),
+        (
+            [
+                "select",
+                str(MODELS) + "_misspelled",
+                "--dataset",
+                "iris",
+                "--baseline",
+                "knn",
+                "--rope",
+                "0.01",
+            ],
+            ["path does not exist", "check the spelling"],
+        ),
+        (
+            [
+                "select",
+                str(MODELS),
+                "--dataset",
+                "diabetes",
+                "--baseline",
+                "logistic_regression",
+                "--rope",
+                "0.01",
+            ],
+            ["are classifiers", "'diabetes' is a regression task"],
+        ),
+        (
+            [
+                "compare",
+                "--dataset",
+                "diabetes",
+                str(MODELS / "knn.py"),
+                str(MODELS / "naive_bayes.py"),
+                "--rope",
+                "0.01",
+            ],
+            ["are classifiers", "regression task"],
+        ),
     ],
 )
 def test_errors_in_the_users_words(argv, fragments, capsys):
@@ -125,30 +164,53 @@ def test_errors_in_the_users_words(argv, fragments, capsys):
 
 def test_empty_models_folder_says_so(tmp_path, capsys):
     (tmp_path / "models").mkdir()
-    assert main(["select", str(tmp_path / "models"), "--dataset", "iris", "--baseline", "a",
-                 "--rope", "0.01"]) == 2
+    assert (
+        main(
+            [
+                "select",
+                str(tmp_path / "models"),
+                "--dataset",
+                "iris",
+                "--baseline",
+                "a",
+                "--rope",
+                "0.01",
+            ]
+        )
+        == 2
+    )
     assert "holds no model files (*.py)" in capsys.readouterr().err
 
 
 def test_errors_name_flags_not_python_arguments(tmp_path, capsys):
-    f = pd.DataFrame({"model": ["a"] * 3 + ["b"] * 3, "split": [0, 1, 2] * 2,
-                      "acc": [.8, .81, .82, .83, .82, .84], "f1": [.7, .71, .7, .72, .73, .7]})
+    f = pd.DataFrame(
+        {
+            "model": ["a"] * 3 + ["b"] * 3,
+            "split": [0, 1, 2] * 2,
+            "acc": [0.8, 0.81, 0.82, 0.83, 0.82, 0.84],
+            "f1": [0.7, 0.71, 0.7, 0.72, 0.73, 0.7],
+        }
+    )
     path = tmp_path / "s.csv"
     f.to_csv(path, index=False)
     assert main(["compare", str(path), "--baseline", "a", "--rope", "0"]) == 2
     err = capsys.readouterr().err
     assert "--test-fraction" in err and "test_fraction" not in err
-    assert main(["compare", str(path), "--baseline", "a", "--rope", "0",
-                 "--test-fraction", "0.1"]) == 2
+    assert (
+        main(["compare", str(path), "--baseline", "a", "--rope", "0", "--test-fraction", "0.1"])
+        == 2
+    )
     err = capsys.readouterr().err
     assert "--metric" in err and "metric=" not in err
-    assert main(["compare", str(path), "--baseline", "a", "--rope", "0",
-                 "--test-fraction", "2"]) == 2
+    assert (
+        main(["compare", str(path), "--baseline", "a", "--rope", "0", "--test-fraction", "2"]) == 2
+    )
     assert "--test-fraction must lie in (0, 1)" in capsys.readouterr().err
     preds = tmp_path / "p.csv"
     pd.DataFrame({"y": [0, 1] * 50, "p": np.linspace(0, 1, 100)}).to_csv(preds, index=False)
-    assert main(["interval", str(preds), "--y-true", "y", "--pred", "p",
-                 "--metric", "precision"]) == 2
+    assert (
+        main(["interval", str(preds), "--y-true", "y", "--pred", "p", "--metric", "precision"]) == 2
+    )
     err = capsys.readouterr().err
     assert "--threshold 0.5" in err and "threshold=" not in err and "y_pred" not in err
 
@@ -157,13 +219,25 @@ def test_auc_alias_works_in_select_as_in_interval(tmp_path, capsys):
     s = _tied_scores().to_frame().rename(columns={"accuracy": "roc_auc"})
     path = tmp_path / "s.csv"
     s.to_csv(path, index=False)
-    assert main(["select", str(path), "--baseline", "lr", "--metric", "auc",
-                 "--rope", "0.01", "--json"]) == 0
+    assert (
+        main(
+            ["select", str(path), "--baseline", "lr", "--metric", "auc", "--rope", "0.01", "--json"]
+        )
+        == 0
+    )
     assert '"metric": "roc_auc"' in capsys.readouterr().out
     X, y = load_breast_cancer(return_X_y=True)
-    sel = bc.select({"nb": GaussianNB(), "tree": DecisionTreeClassifier(random_state=0)}, X, y,
-                    baseline="nb", scoring="auc", rope=0.01, n_splits=3, n_repeats=1,
-                    progress=False)
+    sel = bc.select(
+        {"nb": GaussianNB(), "tree": DecisionTreeClassifier(random_state=0)},
+        X,
+        y,
+        baseline="nb",
+        scoring="auc",
+        rope=0.01,
+        n_splits=3,
+        n_repeats=1,
+        progress=False,
+    )
     assert sel.metric == "roc_auc"
 
 
@@ -172,17 +246,38 @@ def test_store_serves_another_metric_without_refitting(tmp_path):
     models = {"nb": GaussianNB(), "lr": LogisticRegression(C=0.5, max_iter=3000)}
     cv = RepeatedStratifiedKFold(n_splits=3, n_repeats=2, random_state=0)
     store = tmp_path / "s.sqlite"
-    first = bc.select(models, X, y, baseline="nb", metric="roc_auc", rope=0.002, cv=cv,
-                      store=store, progress=False)
+    first = bc.select(
+        models,
+        X,
+        y,
+        baseline="nb",
+        metric="roc_auc",
+        rope=0.002,
+        cv=cv,
+        store=store,
+        progress=False,
+    )
     assert first.fits_performed == 12
     assert {"roc_auc", "accuracy", "neg_log_loss"} <= set(first.settings["scoring"])
-    second = bc.select(models, X, y, baseline="nb", metric="accuracy", rope=0.002, cv=cv,
-                       store=store, progress=False)
+    second = bc.select(
+        models,
+        X,
+        y,
+        baseline="nb",
+        metric="accuracy",
+        rope=0.002,
+        cv=cv,
+        store=store,
+        progress=False,
+    )
     assert (second.fits_performed, second.fits_loaded) == (0, 12)
     # the accuracy it decided on is the one stored, and equals a direct computation
     con = sqlite3.connect(store)
-    stored = dict(con.execute("SELECT model || '/' || split, value FROM scores "
-                              "WHERE metric='accuracy'").fetchall())
+    stored = dict(
+        con.execute(
+            "SELECT model || '/' || split, value FROM scores WHERE metric='accuracy'"
+        ).fetchall()
+    )
     con.close()
     f = second.scores.to_frame()
     for r in f.to_dict("records"):
@@ -193,6 +288,15 @@ def test_store_serves_another_metric_without_refitting(tmp_path):
     direct = clone(models["lr"]).fit(X[train], y[train]).score(X[test], y[test])
     assert f[(f.model == "lr") & (f.split == 0)]["accuracy"].iloc[0] == pytest.approx(direct)
     # a metric that was never scored is fitted again, not invented
-    third = bc.select(models, X, y, baseline="nb", scoring="recall", rope=0.002, cv=cv,
-                      store=store, progress=False)
+    third = bc.select(
+        models,
+        X,
+        y,
+        baseline="nb",
+        scoring="recall",
+        rope=0.002,
+        cv=cv,
+        store=store,
+        progress=False,
+    )
     assert third.fits_performed == 12

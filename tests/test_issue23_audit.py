@@ -16,17 +16,27 @@ from hypothesis import strategies as st
 from bayescomp.posterior.ranktests import sign_test, signed_rank_test
 
 # ------------------------------------------------------------ item 1/2: rank-test symmetry
-_diffs = st.lists(st.sampled_from([-0.03, -0.02, -0.01, -0.005, 0.0, 0.005, 0.01, 0.02, 0.1])
-                  | st.floats(-0.05, 0.05, allow_subnormal=False), min_size=1, max_size=12)
+_diffs = st.lists(
+    st.sampled_from([-0.03, -0.02, -0.01, -0.005, 0.0, 0.005, 0.01, 0.02, 0.1])
+    | st.floats(-0.05, 0.05, allow_subnormal=False),
+    min_size=1,
+    max_size=12,
+)
 _mirror = {"rope": "rope", "left": "right", "right": "left"}
 
 
-@given(z=_diffs, rope=st.sampled_from([0.0, 0.005, 0.01]), seed=st.integers(0, 2**16),
-       place=st.sampled_from(["rope", "left", "right"]), n=st.integers(1, 400))
+@given(
+    z=_diffs,
+    rope=st.sampled_from([0.0, 0.005, 0.01]),
+    seed=st.integers(0, 2**16),
+    place=st.sampled_from(["rope", "left", "right"]),
+    n=st.integers(1, 400),
+)
 def test_sign_test_mirrors_exactly_when_the_models_swap(z, rope, seed, place, n):
     a = sign_test(np.array(z), rope=rope, prior_place=place, random_state=seed, n_samples=n)
-    b = sign_test(-np.array(z), rope=rope, prior_place=_mirror[place], random_state=seed,
-                  n_samples=n)
+    b = sign_test(
+        -np.array(z), rope=rope, prior_place=_mirror[place], random_state=seed, n_samples=n
+    )
     mirrored = a.sample[:, ::-1]
     if a.alpha[0] == a.alpha[2]:  # mirrored pairs: the same set of draws
         mirrored = mirrored[np.lexsort(mirrored.T)]
@@ -38,27 +48,38 @@ def test_sign_test_mirrors_exactly_when_the_models_swap(z, rope, seed, place, n)
     assert (b.p_better, b.p_worse) == (a.p_worse, a.p_better)
 
 
-@given(z=_diffs, rope=st.sampled_from([0.0, 0.005, 0.01]), seed=st.integers(0, 2**16),
-       place=st.sampled_from(["rope", "left", "right"]), n=st.integers(1, 300))
+@given(
+    z=_diffs,
+    rope=st.sampled_from([0.0, 0.005, 0.01]),
+    seed=st.integers(0, 2**16),
+    place=st.sampled_from(["rope", "left", "right"]),
+    n=st.integers(1, 300),
+)
 def test_signed_rank_test_mirrors_exactly_when_the_models_swap(z, rope, seed, place, n):
-    a = signed_rank_test(np.array(z), rope=rope, prior_place=place, random_state=seed,
-                         n_samples=n)
-    b = signed_rank_test(-np.array(z), rope=rope, prior_place=_mirror[place],
-                         random_state=seed, n_samples=n)
+    a = signed_rank_test(np.array(z), rope=rope, prior_place=place, random_state=seed, n_samples=n)
+    b = signed_rank_test(
+        -np.array(z), rope=rope, prior_place=_mirror[place], random_state=seed, n_samples=n
+    )
     np.testing.assert_array_equal(b.sample, a.sample[:, ::-1])
     assert (b.p_left, b.p_rope, b.p_right) == (a.p_right, a.p_rope, a.p_left)
     assert (b.p_better, b.p_worse) == (a.p_worse, a.p_better)
 
 
-@given(m=st.integers(1, 15), value=st.floats(-1, 1), rope=st.sampled_from([0.0, 0.01]),
-       seed=st.integers(0, 2**16), n=st.integers(1, 300))
+@given(
+    m=st.integers(1, 15),
+    value=st.floats(-1, 1),
+    rope=st.sampled_from([0.0, 0.01]),
+    seed=st.integers(0, 2**16),
+    n=st.integers(1, 300),
+)
 def test_identical_models_give_equal_left_and_right(m, value, rope, seed, n):
     # identical scores: every per-dataset difference is exactly 0
     z = np.full(m, value) - np.full(m, value)
     for test in (sign_test, signed_rank_test):
         res = test(z, rope=rope, random_state=seed, n_samples=n)
-        assert res.baycomp_convention.p_left == res.baycomp_convention.p_right or \
-            np.isnan(res.p_left)
+        assert res.baycomp_convention.p_left == res.baycomp_convention.p_right or np.isnan(
+            res.p_left
+        )
         assert res.p_better == res.p_worse
 
 
@@ -78,18 +99,25 @@ def test_signed_rank_mirror_at_rope_zero_is_exact():
 
 
 def test_sign_test_equal_counts_give_equal_shares():
-    res = sign_test(np.array([-0.02, -0.03, 0.02, 0.03]), rope=0.01, random_state=0,
-                    n_samples=1001)
+    res = sign_test(np.array([-0.02, -0.03, 0.02, 0.03]), rope=0.01, random_state=0, n_samples=1001)
     assert res.p_left == res.p_right
     assert res.sample[:, 0].mean() == pytest.approx(2 / 5, abs=0.02)  # Dirichlet(2, 1, 2)
 
 
 # ------------------------------------------------------------------ items 3-10
-def _table(metric="accuracy", a=(.8, .81, .79, .8, .82), b=(.85, .86, .84, .83, .87), **cols):
+def _table(
+    metric="accuracy", a=(0.8, 0.81, 0.79, 0.8, 0.82), b=(0.85, 0.86, 0.84, 0.83, 0.87), **cols
+):
     import pandas as pd
 
-    return pd.DataFrame({"model": ["a"] * len(a) + ["b"] * len(b),
-                         "split": list(range(len(a))) * 2, metric: [*a, *b], **cols})
+    return pd.DataFrame(
+        {
+            "model": ["a"] * len(a) + ["b"] * len(b),
+            "split": list(range(len(a))) * 2,
+            metric: [*a, *b],
+            **cols,
+        }
+    )
 
 
 def test_ttest_interval_of_an_accuracy_difference_stays_in_minus_one_one():
@@ -140,12 +168,15 @@ def test_learning_curve_bounds_of_a_negated_loss_stay_below_zero():
     assert clip_to_range(-0.2, 0.05, "neg_root_mean_squared_error") == (-0.2, 0.0, True)
 
 
-@pytest.mark.parametrize("metric,values,word", [
-    ("log_loss", (-.3, -.4, -.2, -.3, -.35), "neg_log_loss"),
-    ("rmse", (-1.0, -2.0, -1.5, -1.2, -1.1), "neg_rmse"),
-    ("accuracy", (.8, .9, 1.2, .85, .9), "[0, 1]"),
-    ("neg_log_loss", (.3, .4, .2, .3, .35), "'log_loss'"),
-])
+@pytest.mark.parametrize(
+    "metric,values,word",
+    [
+        ("log_loss", (-0.3, -0.4, -0.2, -0.3, -0.35), "neg_log_loss"),
+        ("rmse", (-1.0, -2.0, -1.5, -1.2, -1.1), "neg_rmse"),
+        ("accuracy", (0.8, 0.9, 1.2, 0.85, 0.9), "[0, 1]"),
+        ("neg_log_loss", (0.3, 0.4, 0.2, 0.3, 0.35), "'log_loss'"),
+    ],
+)
 def test_scores_contradicting_the_metric_range_are_refused(metric, values, word):
     import bayescomp as bc
 
@@ -165,15 +196,22 @@ def test_cross_validate_key_naming_a_loss_is_refused():
     X = X[:200, :5]
     y = y[:200]
     cv = KFold(3, shuffle=True, random_state=0)
-    res = {name: cross_validate(est, X, y, cv=cv, scoring={"log_loss": "neg_log_loss"},
-                                return_indices=True)
-           for name, est in {"nb": GaussianNB(), "lr": LogisticRegression(max_iter=500)}.items()}
+    res = {
+        name: cross_validate(
+            est, X, y, cv=cv, scoring={"log_loss": "neg_log_loss"}, return_indices=True
+        )
+        for name, est in {"nb": GaussianNB(), "lr": LogisticRegression(max_iter=500)}.items()
+    }
     with pytest.raises(ValueError, match="neg_log_loss"):
         bc.Scores.from_cross_validate(res)
     with pytest.raises(ValueError, match="neg_log_loss"):  # a single scorer named a loss
         bc.Scores.from_cross_validate(
-            {k: {"test_score": v["test_log_loss"], "indices": v["indices"]}
-             for k, v in res.items()}, metric="log_loss")
+            {
+                k: {"test_score": v["test_log_loss"], "indices": v["indices"]}
+                for k, v in res.items()
+            },
+            metric="log_loss",
+        )
 
 
 @pytest.mark.parametrize("value", ["False", "True", 0, 1, "no"])
@@ -186,11 +224,13 @@ def test_higher_is_better_must_be_a_boolean(value):
     p = np.linspace(0, 1, 40)
     calls = [
         lambda: bc.compare(scores, "a", "b", higher_is_better=value),
-        lambda: bc.correlated_ttest([.8, .81, .8], [.9, .91, .9], rho=.1,
-                                    higher_is_better=value),
+        lambda: bc.correlated_ttest(
+            [0.8, 0.81, 0.8], [0.9, 0.91, 0.9], rho=0.1, higher_is_better=value
+        ),
         lambda: rank(scores, higher_is_better=value),
-        lambda: bc.paired_bootstrap_metric(y, p, p[::-1], "roc_auc", n_resamples=100,
-                                           higher_is_better=value),
+        lambda: bc.paired_bootstrap_metric(
+            y, p, p[::-1], "roc_auc", n_resamples=100, higher_is_better=value
+        ),
     ]
     for call in calls:
         with pytest.raises(TypeError, match="higher_is_better must be True or False"):
@@ -226,16 +266,19 @@ def test_subnormal_scores_are_refused_not_silently_rescaled():
     # normal tiny scores still give the scale-free answer
     ref = bc.correlated_ttest(b, c, rho=0.1)
     assert bc.correlated_ttest(b * 1e-300, c * 1e-300, rho=0.1).p_left == pytest.approx(
-        ref.p_left, rel=1e-9)
+        ref.p_left, rel=1e-9
+    )
 
 
 @pytest.mark.parametrize("kind", ["complex", "datetime", "timedelta"])
 def test_complex_and_datetime_scores_are_refused(kind):
     import bayescomp as bc
 
-    x = {"complex": np.array([1 + 1j, 2, 3]),
-         "datetime": np.array(["2020-01-01", "2020-01-02", "2020-01-05"], dtype="datetime64[D]"),
-         "timedelta": np.array([1, 2, 4], dtype="timedelta64[s]")}[kind]
+    x = {
+        "complex": np.array([1 + 1j, 2, 3]),
+        "datetime": np.array(["2020-01-01", "2020-01-02", "2020-01-05"], dtype="datetime64[D]"),
+        "timedelta": np.array([1, 2, 4], dtype="timedelta64[s]"),
+    }[kind]
     with pytest.raises(ValueError, match="real-valued scores"):
         bc.correlated_ttest(x, x[::-1], rho=0.1)
 
@@ -243,8 +286,17 @@ def test_complex_and_datetime_scores_are_refused(kind):
 def test_printed_probability_never_contradicts_the_decision():
     from bayescomp.core.rule import decide
 
-    d = decide(0.01, 0.04004, 0.94996, gamma=0.95, expected_gain=0.1, risk=0.01, rope=0.01,
-               baseline="a", candidate="b")
+    d = decide(
+        0.01,
+        0.04004,
+        0.94996,
+        gamma=0.95,
+        expected_gain=0.1,
+        risk=0.01,
+        rope=0.01,
+        baseline="a",
+        candidate="b",
+    )
     assert d.outcome == "inconclusive"
     assert "0.950" not in d.reason and "0.94996" in d.reason
 
@@ -254,8 +306,9 @@ def test_multimetric_summary_has_the_mean_scores():
 
     t = _table()
     t["f1"] = t["accuracy"] - 0.1
-    res = bc.compare(bc.Scores.from_frame(t, test_fraction=0.1), "a", "b",
-                     metric=["accuracy", "f1"])
+    res = bc.compare(
+        bc.Scores.from_frame(t, test_fraction=0.1), "a", "b", metric=["accuracy", "f1"]
+    )
     s = res.summary()
     assert s["baseline_score"].tolist() == pytest.approx([0.804, 0.704])
     assert s["candidate_score"].tolist() == pytest.approx([0.85, 0.75])
@@ -275,9 +328,27 @@ def test_compare_accepts_fit_time_as_the_guardrails_do(tmp_path):
     assert res.p_left == pytest.approx(ref.p_left) and res.p_left > 0.9
     path = tmp_path / "s.csv"
     t.assign(n_train=9, n_test=1).to_csv(path, index=False)
-    out = subprocess.run([sys.executable, "-m", "bayescomp", "compare", str(path), "--baseline",
-                          "a", "--candidate", "b", "--metric", "fit_time", "--rope", "0", "--json"],
-                         capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bayescomp",
+            "compare",
+            str(path),
+            "--baseline",
+            "a",
+            "--candidate",
+            "b",
+            "--metric",
+            "fit_time",
+            "--rope",
+            "0",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     assert "fit_time" in out.stdout
 
@@ -299,8 +370,9 @@ def test_n_jobs_zero_is_refused_in_our_words():
 
     models = {"a": DummyClassifier(), "b": DummyClassifier(strategy="uniform")}
     with pytest.raises(ValueError, match="n_jobs=0 runs no worker") as info:
-        bc.cross_validate_paired(models, np.zeros((20, 2)), np.array([0, 1] * 10), cv=2,
-                                 n_jobs=0, progress=False)
+        bc.cross_validate_paired(
+            models, np.zeros((20, 2)), np.array([0, 1] * 10), cv=2, n_jobs=0, progress=False
+        )
     assert "Parallel" not in str(info.value)
     with pytest.raises(ValueError, match="n_jobs=0 runs no worker"):
         bc.blb_metric(np.array([0, 1] * 300), np.array([0, 1] * 300), "accuracy", n_jobs=0)
@@ -318,16 +390,28 @@ def test_select_refuses_a_one_class_target_and_mismatched_lengths(case):
     models = {"dummy": DummyClassifier(), "tree": DecisionTreeClassifier(random_state=0)}
     match = "single value" if case == "one class" else "y has 38 entries but X has 40 rows"
     with pytest.raises(ValueError, match=match):
-        bc.select(models, X, y, baseline="dummy", rope=0.01, n_splits=2, n_repeats=1,
-                  progress=False, metric="accuracy")
+        bc.select(
+            models,
+            X,
+            y,
+            baseline="dummy",
+            rope=0.01,
+            n_splits=2,
+            n_repeats=1,
+            progress=False,
+            metric="accuracy",
+        )
 
 
 def test_semicolon_csv_with_a_comma_in_a_quoted_header_is_read_right(tmp_path):
     import bayescomp as bc
 
     path = tmp_path / "scores.csv"
-    path.write_text('model;split;"acc, test";n_train;n_test\nlr;0;0.81;90;10\nlr;1;0.82;90;10\n'
-                    "rf;0;0.85;90;10\nrf;1;0.86;90;10\n", encoding="utf-8")
+    path.write_text(
+        'model;split;"acc, test";n_train;n_test\nlr;0;0.81;90;10\nlr;1;0.82;90;10\n'
+        "rf;0;0.85;90;10\nrf;1;0.86;90;10\n",
+        encoding="utf-8",
+    )
     s = bc.Scores.read_csv(path)
     assert s.metrics == ["acc, test"] and s.models == ["lr", "rf"]
     one = tmp_path / "one.csv"  # a header without any separator is one column, not sniffed
@@ -364,8 +448,14 @@ def _cli(*args, cwd=None, timeout=300):
     import sys
 
     env = {**os.environ, "PYTHONPATH": os.getcwd()}
-    return subprocess.run([sys.executable, "-m", "bayescomp", *map(str, args)], cwd=cwd,
-                          env=env, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "bayescomp", *map(str, args)],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def _two_dataset_csv(path):
@@ -377,28 +467,45 @@ def _two_dataset_csv(path):
         base = rng.normal(0.8, 0.02, 10)
         for model, shift in (("a", 0.0), ("b", 0.01)):
             for k in range(10):
-                rows.append({"dataset": ds, "model": model, "split": k, "n_train": 90,
-                             "n_test": 10, "accuracy": base[k] + shift + rng.normal(0, 0.005),
-                             "f1": base[k] - 0.1 + shift})
+                rows.append(
+                    {
+                        "dataset": ds,
+                        "model": model,
+                        "split": k,
+                        "n_train": 90,
+                        "n_test": 10,
+                        "accuracy": base[k] + shift + rng.normal(0, 0.005),
+                        "f1": base[k] - 0.1 + shift,
+                    }
+                )
     pd.DataFrame(rows).to_csv(path, index=False)
     return path
 
 
-@pytest.mark.parametrize("flag,values", [("--metric", ("accuracy", "f1")),
-                                         ("--dataset", ("d1", "d2")),
-                                         ("--rope", ("0", "0.01"))])
+@pytest.mark.parametrize(
+    "flag,values",
+    [("--metric", ("accuracy", "f1")), ("--dataset", ("d1", "d2")), ("--rope", ("0", "0.01"))],
+)
 def test_a_repeated_single_valued_flag_is_an_error(tmp_path, flag, values):
     csv = _two_dataset_csv(tmp_path / "s.csv")
-    out = _cli("compare", csv, "--baseline", "a", "--rope", "0", *(
-        x for v in values for x in (flag, v)) if flag != "--rope" else ("--rope", "0.01"))
+    out = _cli(
+        "compare",
+        csv,
+        "--baseline",
+        "a",
+        "--rope",
+        "0",
+        *(x for v in values for x in (flag, v)) if flag != "--rope" else ("--rope", "0.01"),
+    )
     assert out.returncode == 2
     assert f"{flag} was given 2 times but takes one value" in out.stderr
 
 
 def test_repeatable_flags_are_used_whole(tmp_path):
     csv = _two_dataset_csv(tmp_path / "s.csv")
-    out = _cli("select", csv, "--baseline", "a", "--rope", "0.01", "--dataset", "d1",
-               "--dataset", "d2")
+    out = _cli(
+        "select", csv, "--baseline", "a", "--rope", "0.01", "--dataset", "d1", "--dataset", "d2"
+    )
     assert out.returncode == 2 and "at most one --dataset" in out.stderr  # said, not dropped
 
 
@@ -407,19 +514,35 @@ def test_missing_file_is_reported_before_the_heavy_imports(tmp_path):
     import subprocess
     import sys
 
-    code = ("import sys; from bayescomp.cli.main import main; rc = main(['compare', "
-            "'missing.csv', '--baseline', 'a', '--rope', '0']); "
-            "print(sorted(m for m in ('pymc', 'arviz', 'matplotlib', 'sklearn.ensemble') "
-            "if m in sys.modules)); sys.exit(rc)")
-    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
-                         text=True, timeout=120, env={**os.environ, "PYTHONPATH": os.getcwd()})
+    code = (
+        "import sys; from bayescomp.cli.main import main; rc = main(['compare', "
+        "'missing.csv', '--baseline', 'a', '--rope', '0']); "
+        "print(sorted(m for m in ('pymc', 'arviz', 'matplotlib', 'sklearn.ensemble') "
+        "if m in sys.modules)); sys.exit(rc)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": os.getcwd()},
+    )
     assert out.returncode == 2 and "no such file or folder: missing.csv" in out.stderr
     assert out.stdout.strip() == "[]"
 
 
 def test_n_jobs_zero_on_the_command_line(tmp_path):
-    out = _cli("compare", "--dataset", "iris", "--rope", "0.01", "--n-jobs", "0",
-               *_two_model_files(tmp_path))
+    out = _cli(
+        "compare",
+        "--dataset",
+        "iris",
+        "--rope",
+        "0.01",
+        "--n-jobs",
+        "0",
+        *_two_model_files(tmp_path),
+    )
     assert out.returncode == 2
     assert "--n-jobs" in out.stderr and "runs no worker" in out.stderr
     assert "Parallel" not in out.stderr
@@ -428,8 +551,10 @@ def test_n_jobs_zero_on_the_command_line(tmp_path):
 def _two_model_files(tmp_path):
     a, b = tmp_path / "nb.py", tmp_path / "tree.py"
     a.write_text("from sklearn.naive_bayes import GaussianNB\nmodel = GaussianNB()\n")
-    b.write_text("from sklearn.tree import DecisionTreeClassifier\n"
-                 "model = DecisionTreeClassifier(random_state=0)\n")
+    b.write_text(
+        "from sklearn.tree import DecisionTreeClassifier\n"
+        "model = DecisionTreeClassifier(random_state=0)\n"
+    )
     return a, b
 
 
@@ -441,8 +566,19 @@ def test_unlabeled_says_pos_label_and_still_reads_the_old_spelling(tmp_path):
     score = np.where(y == "fraud", rng.normal(1, 1, 100), rng.normal(0, 1, 100))
     pd.DataFrame({"y": y, "p": score}).to_csv(tmp_path / "test.csv", index=False)
     pd.DataFrame({"p": rng.normal(0.3, 1, 400)}).to_csv(tmp_path / "pool.csv", index=False)
-    common = ("unlabeled", "--test", tmp_path / "test.csv", "--pool", tmp_path / "pool.csv",
-              "--score", "p", "--label", "y", "--class-size", "100")
+    common = (
+        "unlabeled",
+        "--test",
+        tmp_path / "test.csv",
+        "--pool",
+        tmp_path / "pool.csv",
+        "--score",
+        "p",
+        "--label",
+        "y",
+        "--class-size",
+        "100",
+    )
     new = _cli(*common, "--pos-label", "fraud")
     old = _cli(*common, "--positive-class", "fraud")
     assert new.returncode == 0 and old.returncode == 0, new.stderr + old.stderr
@@ -474,8 +610,16 @@ def test_missing_mcmc_extra_is_said_before_any_fit(monkeypatch):
     rng = np.random.default_rng(0)
     data = {f"d{i}": (rng.normal(size=(30, 2)), np.array([0, 1] * 15)) for i in range(2)}
     with pytest.raises(MissingExtraError, match=r"bayescomp\[mcmc\]"):
-        bc.select({"a": Counting(), "b": Counting()}, data, baseline="a", rope=0.01,
-                  n_splits=2, n_repeats=1, progress=False, metric="accuracy")
+        bc.select(
+            {"a": Counting(), "b": Counting()},
+            data,
+            baseline="a",
+            rope=0.01,
+            n_splits=2,
+            n_repeats=1,
+            progress=False,
+            metric="accuracy",
+        )
     assert fits == []
 
 
@@ -483,9 +627,26 @@ def test_missing_mcmc_extra_is_said_before_any_fit(monkeypatch):
 def test_quiet_silences_the_sampler_lines_in_a_subprocess(tmp_path):
     pytest.importorskip("pymc")
     csv = _two_dataset_csv(tmp_path / "s.csv")
-    out = _cli("compare", csv, "--baseline", "a", "--candidate", "b", "--metric", "accuracy",
-               "--rope", "0.01", "--method", "hierarchical", "--draws", "200", "--chains", "2",
-               "--quiet", timeout=600)
+    out = _cli(
+        "compare",
+        csv,
+        "--baseline",
+        "a",
+        "--candidate",
+        "b",
+        "--metric",
+        "accuracy",
+        "--rope",
+        "0.01",
+        "--method",
+        "hierarchical",
+        "--draws",
+        "200",
+        "--chains",
+        "2",
+        "--quiet",
+        timeout=600,
+    )
     assert out.returncode == 0, out.stderr
     for noise in ("Initializing NUTS", "Sampling", "Auto-assigning", "Multiprocess"):
         assert noise not in out.stderr, out.stderr
@@ -498,8 +659,13 @@ def test_hierarchical_probabilities_carry_their_monte_carlo_standard_error():
 
     rng = np.random.default_rng(0)
     delta0 = rng.normal(0.012, 0.01, size=(4, 2500))  # independent draws
-    idata = az.from_dict(posterior={"delta0": delta0, "nu": np.full((4, 2500), 5.0),
-                                    "std0": np.full((4, 2500), 0.01)})
+    idata = az.from_dict(
+        posterior={
+            "delta0": delta0,
+            "nu": np.full((4, 2500), 5.0),
+            "std0": np.full((4, 2500), 0.01),
+        }
+    )
     res = HierarchicalResult(idata=idata, rope=0.01)
     se = res.mcse()
     # independent draws: the binomial standard error sqrt(p (1 - p) / N), within 10 %
@@ -507,7 +673,14 @@ def test_hierarchical_probabilities_carry_their_monte_carlo_standard_error():
         assert se[key] == pytest.approx(np.sqrt(p * (1 - p) / delta0.size), rel=0.1)
     # autocorrelated draws (each repeated 10 times) have a larger error, as they should
     sticky = np.repeat(delta0[:, :250], 10, axis=1)
-    slow = HierarchicalResult(idata=az.from_dict(posterior={
-        "delta0": sticky, "nu": np.full((4, 2500), 5.0), "std0": np.full((4, 2500), 0.01)}),
-        rope=0.01)
+    slow = HierarchicalResult(
+        idata=az.from_dict(
+            posterior={
+                "delta0": sticky,
+                "nu": np.full((4, 2500), 5.0),
+                "std0": np.full((4, 2500), 0.01),
+            }
+        ),
+        rope=0.01,
+    )
     assert slow.mcse()["p_right"] > 2 * se["p_right"]

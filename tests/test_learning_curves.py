@@ -18,9 +18,15 @@ from bayescomp.studies.learning import _schedule
 def lc():
     X, y = load_breast_cancer(return_X_y=True)
     cv = RepeatedStratifiedKFold(n_splits=5, n_repeats=2, random_state=0)
-    return bc.learning_curves({"dummy": DummyClassifier(), "nb": GaussianNB()}, X, y,
-                              baseline="dummy", cv=cv, train_sizes=[20, 100, 455],
-                              random_state=0)
+    return bc.learning_curves(
+        {"dummy": DummyClassifier(), "nb": GaussianNB()},
+        X,
+        y,
+        baseline="dummy",
+        cv=cv,
+        train_sizes=[20, 100, 455],
+        random_state=0,
+    )
 
 
 def test_sizes_and_real_rho(lc):
@@ -114,8 +120,9 @@ def test_summary_probability_columns_match_posterior(lc):
     scores = roped.scores
     nb = scores[(scores.train_size == 20) & (scores.model == "nb")].sort_values("split")
     du = scores[(scores.train_size == 20) & (scores.model == "dummy")].sort_values("split")
-    ref = bc.correlated_ttest(du["accuracy"].to_numpy(), nb["accuracy"].to_numpy(),
-                              rho=roped.rho(20))
+    ref = bc.correlated_ttest(
+        du["accuracy"].to_numpy(), nb["accuracy"].to_numpy(), rho=roped.rho(20)
+    )
     t = stats.t(ref.df, loc=ref.mean, scale=ref.scale)  # independent: scipy's t
     assert row["p_better"] == pytest.approx(t.sf(0.0), abs=1e-12)
     assert row["p_right"] == pytest.approx(t.sf(0.3), abs=1e-12)
@@ -134,9 +141,15 @@ def test_bounded_metric_gets_a_bounded_interval():
 
     X, y = load_iris(return_X_y=True)
     cv = RepeatedStratifiedKFold(n_splits=5, n_repeats=1, random_state=0)
-    lc = bc.learning_curves({"tree": DecisionTreeClassifier(random_state=0),
-                             "lda": LinearDiscriminantAnalysis()}, X, y, baseline="tree",
-                            cv=cv, train_sizes=[15, 120], random_state=0)
+    lc = bc.learning_curves(
+        {"tree": DecisionTreeClassifier(random_state=0), "lda": LinearDiscriminantAnalysis()},
+        X,
+        y,
+        baseline="tree",
+        cv=cv,
+        train_sizes=[15, 120],
+        random_state=0,
+    )
     s = lc.summary(level=0.99)
     f = lc.scores
     n_clipped = 0
@@ -145,8 +158,11 @@ def test_bounded_metric_gets_a_bounded_interval():
         v = v.to_numpy(dtype=float)
         n = v.size
         scale = np.sqrt(v.var(ddof=1) * (1 / n + r["rho"] / (1 - r["rho"])))
-        lo, hi = stats.t.interval(0.99, n - 1, loc=v.mean(), scale=scale) if scale > 0 \
+        lo, hi = (
+            stats.t.interval(0.99, n - 1, loc=v.mean(), scale=scale)
+            if scale > 0
             else (v.mean(), v.mean())
+        )
         assert r["low"] == pytest.approx(max(lo, 0.0)) and r["high"] == pytest.approx(min(hi, 1))
         assert r["clipped"] == (lo < 0 or hi > 1)
         n_clipped += r["clipped"]

@@ -11,7 +11,7 @@ import bayescomp as bc
 
 def _slide_example(scale=1):
     # lecture slides (seed 002): TP 90, FN 210, FP 140, TN 9560
-    tp, fn, fp, tn = (np.array([90, 210, 140, 9560]) // scale)
+    tp, fn, fp, tn = np.array([90, 210, 140, 9560]) // scale
     y = np.r_[np.ones(tp + fn, int), np.zeros(fp + tn, int)]
     pred = np.r_[np.ones(tp, int), np.zeros(fn, int), np.ones(fp, int), np.zeros(tn, int)]
     return y, pred
@@ -35,12 +35,13 @@ def test_published_values_without_intervals():
 def test_intervals_share_resamples_with_bootstrap_metric():
     y, pred = _slide_example(scale=20)
     t = bc.metric_table(y, pred, n_resamples=200, random_state=4)
-    one = bc.bootstrap_metric(y, pred, "accuracy", method="percentile", n_resamples=200,
-                              random_state=4)
+    one = bc.bootstrap_metric(
+        y, pred, "accuracy", method="percentile", n_resamples=200, random_state=4
+    )
     assert (t.loc["accuracy", "low"], t.loc["accuracy", "high"]) == pytest.approx(
-        (one.low, one.high))
-    f1 = bc.bootstrap_metric(y, pred, "f1", method="percentile", n_resamples=200,
-                             random_state=4)
+        (one.low, one.high)
+    )
+    f1 = bc.bootstrap_metric(y, pred, "f1", method="percentile", n_resamples=200, random_state=4)
     assert t.loc["f1", "high"] == pytest.approx(f1.high)
     assert (t["low"] <= t["estimate"]).all() and (t["estimate"] <= t["high"]).all()
     assert t.attrs["n"] == y.size and t.attrs["method"] == "percentile"
@@ -53,7 +54,8 @@ def test_scores_add_auc_and_average_precision():
     t = bc.metric_table(y, (s > 0.5).astype(int), y_score=s, n_resamples=100, random_state=0)
     assert t.loc["roc_auc", "estimate"] == pytest.approx(skm.roc_auc_score(y, s))
     assert t.loc["average_precision", "estimate"] == pytest.approx(
-        skm.average_precision_score(y, s))
+        skm.average_precision_score(y, s)
+    )
 
 
 def test_regression_metrics():
@@ -107,8 +109,20 @@ def test_forest_plot():
 def test_registry_orients_every_metric_of_the_table():
     from bayescomp.core.orientation import higher_is_better
 
-    for name in ("accuracy", "recall", "specificity", "tnr", "ppv", "npv", "f2", "f0.5",
-                 "precision_at_k_unlabeled", "f1_at_k", "roc_auc", "r2"):
+    for name in (
+        "accuracy",
+        "recall",
+        "specificity",
+        "tnr",
+        "ppv",
+        "npv",
+        "f2",
+        "f0.5",
+        "precision_at_k_unlabeled",
+        "f1_at_k",
+        "roc_auc",
+        "r2",
+    ):
         assert higher_is_better(name) is True, name
     for name in ("error_rate", "mse", "rmse", "mae", "fpr"):
         assert higher_is_better(name) is False, name
@@ -125,5 +139,6 @@ def test_two_negatives_specificity_row_is_a_note_not_a_crash():
     assert row["estimate"] == skm.recall_score(y, p, pos_label=0) == 1.0
     assert np.isnan(row["low"]) and np.isnan(row["high"])
     assert row["note"].startswith(
-        "metric 'specificity' was undefined on 22 of 200 bootstrap resamples")
+        "metric 'specificity' was undefined on 22 of 200 bootstrap resamples"
+    )
     assert t.loc["recall (TPR, sensitivity)", "estimate"] == pytest.approx(27 / 28)

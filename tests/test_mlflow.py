@@ -47,10 +47,26 @@ def server(tmp_path_factory):
     port = _free_port()
     log = open(root / "server.log", "w")  # noqa: SIM115 - closed after the server stops
     proc = subprocess.Popen(
-        [sys.executable, "-m", "mlflow", "server", "--host", "127.0.0.1", "--port", str(port),
-         "--backend-store-uri", f"sqlite:///{root / 'mlflow.db'}",
-         "--artifacts-destination", str(root / "artifacts"), "--workers", "1"],
-        stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        [
+            sys.executable,
+            "-m",
+            "mlflow",
+            "server",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--backend-store-uri",
+            f"sqlite:///{root / 'mlflow.db'}",
+            "--artifacts-destination",
+            str(root / "artifacts"),
+            "--workers",
+            "1",
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     uri = f"http://127.0.0.1:{port}"
     try:
         for _ in range(120):  # bounded: at most ~120 s
@@ -96,8 +112,9 @@ def _register_nb(uri, name, X, y):
 
     mlflow.set_tracking_uri(uri)
     with mlflow.start_run(run_name="train production model"):
-        info = mlflow.sklearn.log_model(GaussianNB().fit(X, y), name="model",
-                                        serialization_format="cloudpickle")
+        info = mlflow.sklearn.log_model(
+            GaussianNB().fit(X, y), name="model", serialization_format="cloudpickle"
+        )
     client = MlflowClient(uri)
     mv = mlflow.register_model(info.model_uri, name)
     client.set_registered_model_alias(name, "champion", mv.version)
@@ -106,14 +123,15 @@ def _register_nb(uri, name, X, y):
 
 def _runs(client, kind):
     exp = client.get_experiment_by_name("bayescomp")
-    return client.search_runs([exp.experiment_id], filter_string=f"tags.`bayescomp.kind` = '{kind}'")
+    return client.search_runs(
+        [exp.experiment_id], filter_string=f"tags.`bayescomp.kind` = '{kind}'"
+    )
 
 
 def test_registry_champion_to_gated_promotion(server, data):
     X, y = data
     client = _register_nb(server, "bc_promote", X, y)
-    models = {**registry_models(["models:/bc_promote@champion"], tracking_uri=server),
-              "lr": _lr()}
+    models = {**registry_models(["models:/bc_promote@champion"], tracking_uri=server), "lr": _lr()}
     assert models["bc_promote@champion"].path == "models:/bc_promote/1"
     tracker = MlflowTracker("bc_promote", tracking_uri=server)
     sel = bc.select(models, X, y, baseline="bc_promote@champion", tracker=tracker, **DESIGN)
@@ -126,11 +144,14 @@ def test_registry_champion_to_gated_promotion(server, data):
     # the default family rule decided; one challenger: its corrected gain is its gain
     assert parent.data.tags["bayescomp.rule"] == "family" == sel.recommendation["rule"]
     assert parent.data.metrics["corrected_gain"] == pytest.approx(
-        sel.recommendation["corrected_gain"])
+        sel.recommendation["corrected_gain"]
+    )
     assert sel.recommendation["corrected_gain"] == pytest.approx(
-        float(sel.steps.iloc[0]["expected_gain"]), rel=1e-6)
-    steps = [r for r in _runs(client, "step") if r.data.tags["mlflow.parentRunId"]
-             == tracker.parent_id]
+        float(sel.steps.iloc[0]["expected_gain"]), rel=1e-6
+    )
+    steps = [
+        r for r in _runs(client, "step") if r.data.tags["mlflow.parentRunId"] == tracker.parent_id
+    ]
     assert len(steps) == 1
     run, row = steps[0], sel.steps.iloc[0]
     for k in ("p_better", "p_left", "p_rope", "p_right", "risk", "expected_gain"):
@@ -138,30 +159,29 @@ def test_registry_champion_to_gated_promotion(server, data):
     lo, hi = sel.results[0].hdi(0.95)
     assert run.data.metrics["hdi95_low"] == pytest.approx(lo)
     assert run.data.metrics["hdi95_high"] == pytest.approx(hi)
-    assert run.data.params["rope"] == "0.005" and run.data.params["rho"] == str(
-        sel.results[0].rho)
-    assert json.loads(run.data.params["design_fingerprint"]) == sel.settings[
-        "design_fingerprint"]
+    assert run.data.params["rope"] == "0.005" and run.data.params["rho"] == str(sel.results[0].rho)
+    assert json.loads(run.data.params["design_fingerprint"]) == sel.settings["design_fingerprint"]
     assert run.data.tags["bayescomp.decision"] == "promote"
     assert run.data.tags["bayescomp.reason"] == row["reason"]
     arts = {a.path for a in client.list_artifacts(run.info.run_id)}
     assert arts == {"paired_scores.csv", "posterior.png", "paired_scores.png"}
-    csv = mlflow.artifacts.download_artifacts(run_id=run.info.run_id,
-                                              artifact_path="paired_scores.csv",
-                                              tracking_uri=server)
+    csv = mlflow.artifacts.download_artifacts(
+        run_id=run.info.run_id, artifact_path="paired_scores.csv", tracking_uri=server
+    )
     np.testing.assert_allclose(pd.read_csv(csv)["challenger"], sel.paired[0]["challenger"])
-    assert "report.html" in {a.path.split("/")[-1]
-                             for a in client.list_artifacts(tracker.parent_id, "report")}
+    assert "report.html" in {
+        a.path.split("/")[-1] for a in client.list_artifacts(tracker.parent_id, "report")
+    }
 
     # the alias moved to a new version holding the refitted champion
     mv = client.get_model_version_by_alias("bc_promote", "champion")
     assert mv.version == "2"
     prod = registry_models(["models:/bc_promote@champion"], tracking_uri=server)
-    np.testing.assert_array_equal(prod["bc_promote@champion"].estimator.predict(X),
-                                  sel.refit_champion().predict(X))
+    np.testing.assert_array_equal(
+        prod["bc_promote@champion"].estimator.predict(X), sel.refit_champion().predict(X)
+    )
     hist = alias_history("bc_promote", tracking_uri=server)
-    assert hist[["action", "from_version", "to_version"]].values.tolist() == [
-        ["moved", "1", "2"]]
+    assert hist[["action", "from_version", "to_version"]].values.tolist() == [["moved", "1", "2"]]
 
     # rerunning the same selection logs nothing twice and leaves the alias alone
     n_parent, n_step = len(_runs(client, "selection")), len(_runs(client, "step"))
@@ -179,8 +199,9 @@ def test_keep_is_a_recorded_refusal(server, data):
 
     client = _register_nb(server, "bc_keep", X, y)
     tracker = MlflowTracker("bc_keep", tracking_uri=server)
-    sel = bc.select({"lr": _lr(), "nb": GaussianNB()}, X, y, baseline="lr", tracker=tracker,
-                    **DESIGN)
+    sel = bc.select(
+        {"lr": _lr(), "nb": GaussianNB()}, X, y, baseline="lr", tracker=tracker, **DESIGN
+    )
     assert sel.recommendation["action"] == "keep"
     assert client.get_model_version_by_alias("bc_keep", "champion").version == "1"
     hist = alias_history("bc_keep", tracking_uri=server)
@@ -228,13 +249,18 @@ def test_killed_selection_resumes_without_duplicates(server, tmp_path):
     from mlflow import MlflowClient
 
     client = MlflowClient(server)
-    parents = [r for r in _runs(client, "selection")
-               if r.data.params.get("baseline") == "nb" and r.data.tags.get(
-                   "bayescomp.identity") and r.info.status == "RUNNING"]
+    parents = [
+        r
+        for r in _runs(client, "selection")
+        if r.data.params.get("baseline") == "nb"
+        and r.data.tags.get("bayescomp.identity")
+        and r.info.status == "RUNNING"
+    ]
     assert len(parents) == 1
     pid = parents[0].info.run_id
-    kids = lambda: [r for r in _runs(client, "step")  # noqa: E731
-                    if r.data.tags["mlflow.parentRunId"] == pid]
+    kids = lambda: [  # noqa: E731
+        r for r in _runs(client, "step") if r.data.tags["mlflow.parentRunId"] == pid
+    ]
     assert [r.data.tags["bayescomp.step"] for r in kids()] == ["1"]
     env.pop("BC_KILL_AFTER")
     done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=300)
@@ -268,12 +294,24 @@ def test_default_and_file_store_uris(where, tmp_path, monkeypatch):
     mlflow.set_tracking_uri(None)  # forget what an earlier test set: back to the default
     rng = np.random.default_rng(3)
     base = rng.normal(0.8, 0.02, 20)
-    f = pd.DataFrame({"model": np.repeat(["a", "b"], 20), "split": np.tile(range(20), 2),
-                      "acc": np.r_[base, base + 0.03 + rng.normal(0, 0.005, 20)],
-                      "n_train": 90, "n_test": 10})
+    f = pd.DataFrame(
+        {
+            "model": np.repeat(["a", "b"], 20),
+            "split": np.tile(range(20), 2),
+            "acc": np.r_[base, base + 0.03 + rng.normal(0, 0.005, 20)],
+            "n_train": 90,
+            "n_test": 10,
+        }
+    )
     tracker = MlflowTracker()  # no registry model: tracking only, MLflow's default URI
-    sel = bc.select(scores=bc.Scores.from_frame(f, metrics=["acc"]), baseline="a",
-                    scoring="acc", rope=0.01, higher_is_better=True, tracker=tracker)
+    sel = bc.select(
+        scores=bc.Scores.from_frame(f, metrics=["acc"]),
+        baseline="a",
+        scoring="acc",
+        rope=0.01,
+        higher_is_better=True,
+        tracker=tracker,
+    )
     run = MlflowClient().get_run(tracker.parent_id)
     assert run.data.tags["bayescomp.action"] == "promote"
     assert run.data.metrics["p_right"] == pytest.approx(sel.recommendation["p_right"])
@@ -285,8 +323,15 @@ def _paired_scores(shift, seed=0, n=20):
     rng = np.random.default_rng(seed)
     base = rng.normal(0.85, 0.02, n)
     cand = base + shift + rng.normal(0, 0.004, n)
-    f = pd.DataFrame({"model": np.repeat(["prod", "new"], n), "split": np.tile(range(n), 2),
-                      "accuracy": np.r_[base, cand], "n_train": 90, "n_test": 10})
+    f = pd.DataFrame(
+        {
+            "model": np.repeat(["prod", "new"], n),
+            "split": np.tile(range(n), 2),
+            "accuracy": np.r_[base, cand],
+            "n_train": 90,
+            "n_test": 10,
+        }
+    )
     return bc.Scores.from_frame(f, metrics=["accuracy"]), cand - base
 
 
@@ -297,7 +342,9 @@ def test_bayesian_threshold_validate_passes_and_fails_from_the_posterior():
     out = validate(scores, "new", "prod", [BayesianThreshold("accuracy", rope=0.01)])
     # independent: Nadeau–Bengio corrected Student t posterior of the mean difference
     n, rho = len(diff), 0.1
-    post = stats.t(n - 1, loc=diff.mean(), scale=np.sqrt(diff.var(ddof=1) * (1 / n + rho / (1 - rho))))
+    post = stats.t(
+        n - 1, loc=diff.mean(), scale=np.sqrt(diff.var(ddof=1) * (1 / n + rho / (1 - rho)))
+    )
     assert out["accuracy"].outcome == "promote"
     assert out["accuracy"].p_right == pytest.approx(post.sf(0.01), rel=1e-9)
     with pytest.raises(ModelValidationFailedException, match="accuracy: inconclusive") as e:
@@ -305,8 +352,12 @@ def test_bayesian_threshold_validate_passes_and_fails_from_the_posterior():
     assert "new did not pass" in str(e.value)
     # lower is better: the same scores read as an error rate fail with reject
     with pytest.raises(ModelValidationFailedException, match="accuracy: reject"):
-        validate(scores, "new", "prod",
-                 [BayesianThreshold("accuracy", rope=0.01, greater_is_better=False)])
+        validate(
+            scores,
+            "new",
+            "prod",
+            [BayesianThreshold("accuracy", rope=0.01, greater_is_better=False)],
+        )
     with pytest.raises(ValueError, match="gamma"):
         BayesianThreshold("accuracy", rope=0.01, gamma=1.5)
 
@@ -329,11 +380,31 @@ def test_cli_registry_candidates_and_gate(server, data, tmp_path, capsys):
         '"""Scaled logistic regression."""\nfrom sklearn.linear_model import LogisticRegression\n'
         "from sklearn.pipeline import make_pipeline\nfrom sklearn.preprocessing import "
         "StandardScaler\nmodel = make_pipeline(StandardScaler(), LogisticRegression("
-        "max_iter=5000))\n")
-    args = ["select", "models:/bc_cli@champion", str(models), "--dataset", "breast_cancer",
-            "--baseline", "bc_cli@champion", "--metric", "accuracy", "--rope", "0.005",
-            "--n-splits", "5", "--n-repeats", "2", "--quiet", "--mlflow-model", "bc_cli",
-            "--mlflow-uri", server, "--json"]
+        "max_iter=5000))\n"
+    )
+    args = [
+        "select",
+        "models:/bc_cli@champion",
+        str(models),
+        "--dataset",
+        "breast_cancer",
+        "--baseline",
+        "bc_cli@champion",
+        "--metric",
+        "accuracy",
+        "--rope",
+        "0.005",
+        "--n-splits",
+        "5",
+        "--n-repeats",
+        "2",
+        "--quiet",
+        "--mlflow-model",
+        "bc_cli",
+        "--mlflow-uri",
+        server,
+        "--json",
+    ]
     capsys.readouterr()  # MLflow's own "View run" lines of the registration above
     assert main([*args, "--fail-unless", "keep"]) == 1  # the gate fails: lr is promoted
     rec = json.loads(capsys.readouterr().out)
@@ -346,4 +417,6 @@ def test_cli_registry_candidates_and_gate(server, data, tmp_path, capsys):
     assert rec["steps"][0]["decision"] == "equivalent" and rec["steps"][0]["p_rope"] == 1.0
     hist = alias_history("bc_cli", tracking_uri=server)
     assert hist[["action", "from_version", "to_version"]].values.tolist() == [
-        ["moved", "1", "2"], ["refused", "2", "2"]]
+        ["moved", "1", "2"],
+        ["refused", "2", "2"],
+    ]

@@ -43,16 +43,22 @@ CELLS = [
 def executed(tmp_path_factory):
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(c) for c in CELLS]
-    client = nbclient.NotebookClient(nb, timeout=240, kernel_name="python3",
-                                     resources={"metadata": {"path": str(
-                                         tmp_path_factory.mktemp("nb"))}})
+    client = nbclient.NotebookClient(
+        nb,
+        timeout=240,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(tmp_path_factory.mktemp("nb"))}},
+    )
     client.execute()
     return nb
 
 
 def _html(cell):
-    return "".join(o["data"]["text/html"] for o in cell.outputs
-                   if o.get("output_type") == "execute_result" and "text/html" in o["data"])
+    return "".join(
+        o["data"]["text/html"]
+        for o in cell.outputs
+        if o.get("output_type") == "execute_result" and "text/html" in o["data"]
+    )
 
 
 def test_selection_displays_escaped_html(executed):
@@ -60,8 +66,7 @@ def test_selection_displays_escaped_html(executed):
     assert "Recommendation: promote &lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "<script" not in html  # a name from user data never becomes markup
     assert html.count('class="d-promote"') == 1
-    assert re.search(r'<img alt="decision timeline" width="640" src="data:image/png;base64,',
-                     html)
+    assert re.search(r'<img alt="decision timeline" width="640" src="data:image/png;base64,', html)
 
 
 def test_ttest_card_numbers_match_scipy(executed):
@@ -70,8 +75,8 @@ def test_ttest_card_numbers_match_scipy(executed):
     a = rng.normal(0.80, 0.02, 20)
     d = (a + 0.012 + rng.normal(0, 0.01, 20)) - a
     post = stats.t(19, loc=d.mean(), scale=np.sqrt(d.var(ddof=1) * (1 / 20 + 0.1 / 0.9)))
-    assert f"<td>p_rope</td><td class=\"num\">{post.cdf(0.005) - post.cdf(-0.005):.3f}</td>" in html
-    assert f"<td>p_right</td><td class=\"num\">{post.sf(0.005):.3f}</td>" in html
+    assert f'<td>p_rope</td><td class="num">{post.cdf(0.005) - post.cdf(-0.005):.3f}</td>' in html
+    assert f'<td>p_right</td><td class="num">{post.sf(0.005):.3f}</td>' in html
     assert 'decision: <span class="d-promote">promote</span> — ' in html
     assert "data:image/png;base64," in html
 
@@ -83,10 +88,16 @@ def test_metric_interval_card(executed):
 
 def test_progress_bar_shows_in_the_kernel_and_not_when_disabled(executed):
     def bar_outputs(cell):
-        return [o for o in cell.outputs
-                if (o.get("output_type") == "stream" and o.get("name") == "stderr"
-                    and "fit" in o["text"])
-                or "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
+        return [
+            o
+            for o in cell.outputs
+            if (
+                o.get("output_type") == "stream"
+                and o.get("name") == "stderr"
+                and "fit" in o["text"]
+            )
+            or "application/vnd.jupyter.widget-view+json" in o.get("data", {})
+        ]
 
     shown = bar_outputs(executed.cells[4])
     assert shown, executed.cells[4].outputs
@@ -96,6 +107,5 @@ def test_progress_bar_shows_in_the_kernel_and_not_when_disabled(executed):
         text = "".join(o.get("text", "") for o in shown)
         assert "select" in text and "/12" in text
     else:
-        assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {})
-                   for o in shown)
+        assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in shown)
     assert bar_outputs(executed.cells[5]) == []

@@ -26,7 +26,10 @@ def _run_without(missing: tuple[str, ...], code: str) -> subprocess.CompletedPro
     blocked = "; ".join(f"sys.modules[{m!r}] = None" for m in missing)
     return subprocess.run(
         [sys.executable, "-c", f"import sys; {blocked}\n{code}"],
-        capture_output=True, text=True, cwd=REPO, timeout=300,
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=300,
     )
 
 
@@ -49,7 +52,9 @@ def test_require_names_the_extra_and_the_purpose():
 
 
 def test_hierarchical_model_without_pymc_names_the_extra():
-    proc = _run_without(("pymc",), """
+    proc = _run_without(
+        ("pymc",),
+        """
 import numpy as np, bayescomp as bc
 rng = np.random.default_rng(0)
 diffs = {f"d{i}": rng.normal(0.01, 0.02, 20) for i in range(4)}
@@ -64,42 +69,56 @@ for call in (lambda: bc.hierarchical_test(diffs, rho=0.1, rope=0.01, random_stat
         print("ImportError:", e)
     else:
         print("no error")
-""")
+""",
+    )
     assert proc.returncode == 0, proc.stderr
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith(("ImportError", "no error"))]
-    expected = ("ImportError: the hierarchical model needs pymc, which is not installed; "
-                f"install it with: {MESSAGE}")
+    expected = (
+        "ImportError: the hierarchical model needs pymc, which is not installed; "
+        f"install it with: {MESSAGE}"
+    )
     assert lines == [expected, expected]
 
 
 def test_cli_across_datasets_without_pymc_is_a_one_line_error(tmp_path):
     rng = np.random.default_rng(0)
     csv = tmp_path / "scores.csv"
-    pd.DataFrame({"dataset": np.repeat(["a", "b"], 20),
-                  "model": np.tile(np.repeat(["x", "y"], 10), 2),
-                  "split": np.tile(np.arange(10), 4),
-                  "accuracy": rng.uniform(0.7, 0.9, 40)}).to_csv(csv, index=False)
-    proc = _run_without(("pymc",), f"""
+    pd.DataFrame(
+        {
+            "dataset": np.repeat(["a", "b"], 20),
+            "model": np.tile(np.repeat(["x", "y"], 10), 2),
+            "split": np.tile(np.arange(10), 4),
+            "accuracy": rng.uniform(0.7, 0.9, 40),
+        }
+    ).to_csv(csv, index=False)
+    proc = _run_without(
+        ("pymc",),
+        f"""
 from bayescomp.cli.main import main
 sys.exit(main(["compare", {str(csv)!r}, "--baseline", "x", "--candidate", "y",
                "--metric", "accuracy", "--rope", "0.01", "--test-fraction", "0.1"]))
-""")
+""",
+    )
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.strip().splitlines()[-1] == (
         "bayescomp compare: error: the hierarchical model needs pymc, which is not installed; "
-        f"install it with: {MESSAGE}")
+        f"install it with: {MESSAGE}"
+    )
 
 
 def test_loading_a_result_without_h5py_names_the_extra(tmp_path):
     path = tmp_path / "result.nc"
     path.write_bytes(b"not read: the check comes first")
-    proc = _run_without(("h5py",), f"""
+    proc = _run_without(
+        ("h5py",),
+        f"""
 import bayescomp as bc
 try:
     bc.load({str(path)!r})
 except ImportError as e:
     print("ImportError:", e)
-""")
+""",
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == (
         "ImportError: reading a hierarchical result (bayescomp.load) needs h5py, which is not "
@@ -108,7 +127,9 @@ except ImportError as e:
 
 
 def test_one_dataset_comparison_and_selection_need_neither_pymc_nor_h5py():
-    proc = _run_without(("pymc", "pytensor", "h5py", "nutpie"), """
+    proc = _run_without(
+        ("pymc", "pytensor", "h5py", "nutpie"),
+        """
 import numpy as np, pandas as pd, bayescomp as bc
 rng = np.random.default_rng(0)
 frame = pd.DataFrame({"model": np.repeat(["base", "cand"], 30), "split": np.tile(np.arange(30), 2),
@@ -117,7 +138,8 @@ scores = bc.Scores.from_frame(frame, test_fraction=0.1)
 res = bc.compare(scores, "base", "cand", rope=0.01)
 sel = bc.select(scores=scores, baseline="base", scoring="accuracy", rope=0.01)
 print(res.decision(0.95).outcome, sel.champion, round(res.hdi()[0], 4) < round(res.hdi()[1], 4))
-""")
+""",
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split()[-3:] == ["promote", "cand", "True"]
 

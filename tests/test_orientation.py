@@ -20,8 +20,9 @@ def rmse_scores():
     rng = np.random.default_rng(0)
     a = rng.normal(1.0, 0.05, 20)
     b = a - 0.03 + rng.normal(0, 0.005, 20)  # b has the lower (better) RMSE on every split
-    df = pd.DataFrame({"model": ["a"] * 20 + ["b"] * 20, "split": list(range(20)) * 2,
-                       "rmse": np.r_[a, b]})
+    df = pd.DataFrame(
+        {"model": ["a"] * 20 + ["b"] * 20, "split": list(range(20)) * 2, "rmse": np.r_[a, b]}
+    )
     return bc.Scores.from_frame(df, test_fraction=0.1), a, b
 
 
@@ -47,23 +48,31 @@ def test_negated_scorer_under_a_loss_name_is_refused():
     cv = RepeatedKFold(n_splits=3, n_repeats=1, random_state=0)
     models = {"dummy": DummyRegressor(), "lr": LinearRegression()}
     with pytest.raises(ValueError, match=r"'mse' names a lower-is-better metric.*'neg_mse'"):
-        bc.cross_validate_paired(models, X, y, cv=cv, scoring={"mse": "neg_mean_squared_error"},
-                                 progress=False)
+        bc.cross_validate_paired(
+            models, X, y, cv=cv, scoring={"mse": "neg_mean_squared_error"}, progress=False
+        )
     cv = RepeatedKFold(n_splits=3, n_repeats=2, random_state=0)
-    s = bc.cross_validate_paired(models, X, y, cv=cv,
-                                 scoring={"neg_mse": "neg_mean_squared_error"}, progress=False)
+    s = bc.cross_validate_paired(
+        models, X, y, cv=cv, scoring={"neg_mse": "neg_mean_squared_error"}, progress=False
+    )
     res = bc.compare(s, "dummy", "lr", metric="neg_mse")  # neg_* is higher-is-better
     f = s.to_frame()
-    gain = (f[f.model == "lr"]["neg_mse"].to_numpy() - f[f.model == "dummy"]["neg_mse"].to_numpy())
+    gain = f[f.model == "lr"]["neg_mse"].to_numpy() - f[f.model == "dummy"]["neg_mse"].to_numpy()
     assert res.mean == pytest.approx(gain.mean()) and res.mean > 0
 
 
 def test_numeric_model_names(tmp_path, capsys):
     rng = np.random.default_rng(1)
     base = rng.normal(0.8, 0.01, 10)
-    df = pd.DataFrame({"model": ["1"] * 10 + ["2"] * 10, "split": list(range(10)) * 2,
-                       "n_train": 90, "n_test": 10,
-                       "accuracy": np.r_[base, base + 0.003 + rng.normal(0, 0.002, 10)]})
+    df = pd.DataFrame(
+        {
+            "model": ["1"] * 10 + ["2"] * 10,
+            "split": list(range(10)) * 2,
+            "n_train": 90,
+            "n_test": 10,
+            "accuracy": np.r_[base, base + 0.003 + rng.normal(0, 0.002, 10)],
+        }
+    )
     scores = bc.Scores.from_frame(df)
     with pytest.raises(ValueError, match="also has a model named '1'"):
         bc.compare(scores, 1, "2")

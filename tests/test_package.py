@@ -11,14 +11,27 @@ import pytest
 import bayescomp
 
 REPO = Path(__file__).resolve().parents[1]
-HEAVY = ("pymc", "pytensor", "arviz", "nutpie", "numpyro", "jax", "dask", "sklearn", "pandas",
-         "matplotlib")
+HEAVY = (
+    "pymc",
+    "pytensor",
+    "arviz",
+    "nutpie",
+    "numpyro",
+    "jax",
+    "dask",
+    "sklearn",
+    "pandas",
+    "matplotlib",
+)
 
 
 def _modules_after(code: str) -> set[str]:
     proc = subprocess.run(
         [sys.executable, "-c", f"import sys; {code}; print(' '.join(sys.modules))"],
-        capture_output=True, text=True, cwd=REPO, check=True,
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        check=True,
     )
     return set(proc.stdout.split())
 

@@ -49,8 +49,9 @@ def _simulate(worth, n: int, rng) -> pd.DataFrame:
             scores[pick] = k - place
             left.remove(pick)
         rows.append(scores)
-    return pd.DataFrame(rows, columns=[f"m{i}" for i in range(k)],
-                        index=[f"d{i}" for i in range(n)])
+    return pd.DataFrame(
+        rows, columns=[f"m{i}" for i in range(k)], index=[f"d{i}" for i in range(n)]
+    )
 
 
 def _hand_result(draws: np.ndarray, table: pd.DataFrame) -> PlackettLuceResult:
@@ -59,8 +60,12 @@ def _hand_result(draws: np.ndarray, table: pd.DataFrame) -> PlackettLuceResult:
 
     rankings = rankings_from_scores(table)
     chains = 2
-    raw = from_dict({"posterior": {"worth": draws.reshape(chains, -1, draws.shape[-1])},
-                     "sample_stats": {"diverging": np.zeros((chains, len(draws) // chains))}})
+    raw = from_dict(
+        {
+            "posterior": {"worth": draws.reshape(chains, -1, draws.shape[-1])},
+            "sample_stats": {"diverging": np.zeros((chains, len(draws) // chains))},
+        }
+    )
     return PlackettLuceResult(idata=_to_idata(raw, rankings, {"metric": "acc"}), metric="acc")
 
 
@@ -70,8 +75,10 @@ def test_loglik_matches_sequential_choice_and_is_normalised(k):
     rng = np.random.default_rng(k)
     worth = rng.dirichlet(np.ones(k))
     perms = list(itertools.permutations(range(k)))
-    table = pd.DataFrame([[k - list(p).index(m) for m in range(k)] for p in perms],
-                         columns=[f"m{i}" for i in range(k)])
+    table = pd.DataFrame(
+        [[k - list(p).index(m) for m in range(k)] for p in perms],
+        columns=[f"m{i}" for i in range(k)],
+    )
     r = rankings_from_scores(table)
     ll = plackett_luce_loglik(worth, r)
     expected = np.array([_pl_probability(worth, p) for p in perms])
@@ -98,15 +105,18 @@ def test_tied_ranking_is_the_exact_marginal_over_consistent_orders():
     # listing the tied models in another column order changes nothing
     perm = [4, 2, 0, 3, 1]
     r2 = rankings_from_scores(table.iloc[:, perm])
-    np.testing.assert_allclose(plackett_luce_loglik(worth[perm], r2),
-                               plackett_luce_loglik(worth, r), rtol=1e-12)
+    np.testing.assert_allclose(
+        plackett_luce_loglik(worth[perm], r2), plackett_luce_loglik(worth, r), rtol=1e-12
+    )
     assert r.ranks.iloc[0].tolist() == [3.0, 5.0, 3.0, 1.0, 3.0]  # ties share the average place
     assert r.tied == ("0", "1")
 
 
 def test_all_tied_dataset_is_left_out_and_ties_chain_within_tolerance():
-    table = pd.DataFrame({"a": [0.9, 0.7, 0.50], "b": [0.8, 0.7, 0.505], "c": [0.7, 0.7, 0.51]},
-                         index=["x", "y", "z"])
+    table = pd.DataFrame(
+        {"a": [0.9, 0.7, 0.50], "b": [0.8, 0.7, 0.505], "c": [0.7, 0.7, 0.51]},
+        index=["x", "y", "z"],
+    )
     r = rankings_from_scores(table, tie_tol=0.006)  # z: c-b and b-a within tol -> all tied
     assert r.all_tied == ("y", "z") and r.datasets == ("x",)
     assert r.ranks.loc["z"].tolist() == [2.0, 2.0, 2.0]
@@ -147,8 +157,11 @@ def test_expected_rank_matches_simulated_rankings():
         (pd.DataFrame({"a": [1.0, 2.0]}), {}, "at least 2 models"),
         (pd.DataFrame({c: [1.0, 2.0] for c in "abcdefgh"}), {}, "every model scores the same"),
         (pd.DataFrame({c: [1.0, float(i)] for i, c in enumerate("abcdefgh")}), {}, None),
-        (pd.DataFrame({c: [1.0, 1.0, 0.0] for c in "abcdefgh"}).assign(i=[2.0, 0, 1]), {},
-         "40320 orderings"),
+        (
+            pd.DataFrame({c: [1.0, 1.0, 0.0] for c in "abcdefgh"}).assign(i=[2.0, 0, 1]),
+            {},
+            "40320 orderings",
+        ),
         (pd.DataFrame({"a": [1.0, 2.0], "b": [0.5, 0.2]}), {"tie_tol": -1}, "tie_tol"),
     ],
 )
@@ -170,10 +183,17 @@ def test_bad_options_and_inputs_raise():
         plackett_luce(table, draws=0)
     with pytest.raises(ValueError, match="sampler"):
         plackett_luce(table, sampler="stan")
-    scores = bc.Scores.from_frame(pd.DataFrame(
-        {"dataset": np.repeat(["x", "y"], 6), "model": np.tile(np.repeat(["a", "b"], 3), 2),
-         "split": np.tile(range(3), 4), "accuracy": np.linspace(0.7, 0.9, 12)}),
-        test_fraction=0.1)
+    scores = bc.Scores.from_frame(
+        pd.DataFrame(
+            {
+                "dataset": np.repeat(["x", "y"], 6),
+                "model": np.tile(np.repeat(["a", "b"], 3), 2),
+                "split": np.tile(range(3), 4),
+                "accuracy": np.linspace(0.7, 0.9, 12),
+            }
+        ),
+        test_fraction=0.1,
+    )
     with pytest.raises(ValueError, match="rope"):
         bc.rank(scores, "accuracy", rope=0.01, method="plackett_luce")
     with pytest.raises(ValueError, match="at least 2"):
@@ -186,10 +206,10 @@ def test_bad_options_and_inputs_raise():
 @pytest.fixture()
 def hand():
     """6 draws w = (.5, .3, .2) and 2 draws w = (.2, .5, .3) of models a_1, b, c."""
-    draws = np.array([[0.5, 0.3, 0.2]] * 3 + [[0.2, 0.5, 0.3]] + [[0.5, 0.3, 0.2]] * 3
-                     + [[0.2, 0.5, 0.3]])
-    table = pd.DataFrame({"a_1": [0.9, 0.8], "b": [0.8, 0.9], "c": [0.7, 0.8]},
-                         index=["d1", "d2"])
+    draws = np.array(
+        [[0.5, 0.3, 0.2]] * 3 + [[0.2, 0.5, 0.3]] + [[0.5, 0.3, 0.2]] * 3 + [[0.2, 0.5, 0.3]]
+    )
+    table = pd.DataFrame({"a_1": [0.9, 0.8], "b": [0.8, 0.9], "c": [0.7, 0.8]}, index=["d1", "d2"])
     return _hand_result(draws, table)
 
 
@@ -197,7 +217,7 @@ def test_summaries_follow_from_the_draws(hand):
     assert hand.p_best.tolist() == [0.75, 0.25, 0.0]
     assert hand.p_first.tolist() == pytest.approx([0.425, 0.35, 0.225])
     # expected ranks per draw: (1.661, 2.025, 2.314) and (2.314, 1.661, 2.025)
-    r1 = [1 + .3 / .8 + .2 / .7, 1 + .5 / .8 + .2 / .5, 1 + .5 / .7 + .3 / .5]
+    r1 = [1 + 0.3 / 0.8 + 0.2 / 0.7, 1 + 0.5 / 0.8 + 0.2 / 0.5, 1 + 0.5 / 0.7 + 0.3 / 0.5]
     r2 = [r1[2], r1[0], r1[1]]
     mean = [(6 * a + 2 * b) / 8 for a, b in zip(r1, r2, strict=True)]
     assert hand.expected_ranks()["expected_rank"].tolist() == pytest.approx(mean)
@@ -229,8 +249,10 @@ def test_to_latex_exact_text(hand):
         "\\end{tabular}\n"
     )
     wrapped = hand.to_latex(caption="Ranks of 3 models & more", label="tab:rank")
-    assert "\\begin{table}\n\\centering\n\\caption{Ranks of 3 models \\& more}\n" \
-           "\\label{tab:rank}\n" in wrapped
+    assert (
+        "\\begin{table}\n\\centering\n\\caption{Ranks of 3 models \\& more}\n"
+        "\\label{tab:rank}\n" in wrapped
+    )
     assert wrapped.endswith("\\end{tabular}\n\\end{table}\n")
 
 
@@ -285,8 +307,9 @@ def test_same_seed_same_draws_and_all_tied_datasets_change_nothing(simulated):
     table, res = simulated
     tied = pd.DataFrame(np.ones((3, K)), columns=table.columns, index=["t0", "t1", "t2"])
     again = plackett_luce(pd.concat([table, tied]), random_state=1, **FAST)
-    np.testing.assert_array_equal(again.idata.posterior["worth"].values,
-                                  res.idata.posterior["worth"].values)
+    np.testing.assert_array_equal(
+        again.idata.posterior["worth"].values, res.idata.posterior["worth"].values
+    )
     assert again.all_tied == ("t0", "t1", "t2")
     assert list(again.idata.constant_data["informative"].values[-3:]) == [0, 0, 0]
 
@@ -377,8 +400,9 @@ def test_shared_data_order_agrees_with_mean_ranks(baycomp_scores, baycomp_rankin
     # independent: scipy's average ranks of the per-dataset mean accuracies
     from scipy.stats import rankdata
 
-    means = baycomp_scores.to_frame().pivot_table(index="dataset", columns="model",
-                                                  values="accuracy")
+    means = baycomp_scores.to_frame().pivot_table(
+        index="dataset", columns="model", values="accuracy"
+    )
     mean_rank = pd.Series(rankdata(-means.to_numpy(), axis=1).mean(axis=0), index=means.columns)
     assert res.order == list(mean_rank.sort_values().index)
     assert res.order == ["aode", "hnb", "j48gr", "j48", "nbc"]
@@ -387,14 +411,26 @@ def test_shared_data_order_agrees_with_mean_ranks(baycomp_scores, baycomp_rankin
     assert res.p_beats.loc["aode", "nbc"] > 0.99
 
 
-@pytest.mark.parametrize(("a", "b"), [("aode", "nbc"),
-                                      pytest.param("hnb", "j48", marks=pytest.mark.slow)])
-def test_shared_data_agrees_with_the_pairwise_hierarchical_model(baycomp_scores,
-                                                                 baycomp_ranking, a, b):
+@pytest.mark.parametrize(
+    ("a", "b"), [("aode", "nbc"), pytest.param("hnb", "j48", marks=pytest.mark.slow)]
+)
+def test_shared_data_agrees_with_the_pairwise_hierarchical_model(
+    baycomp_scores, baycomp_ranking, a, b
+):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        h = bc.compare(baycomp_scores, baseline=b, candidate=a, metric="accuracy", rope=0.0,
-                       method="hierarchical", random_state=1, chains=2, draws=500, tune=1000)
+        h = bc.compare(
+            baycomp_scores,
+            baseline=b,
+            candidate=a,
+            metric="accuracy",
+            rope=0.0,
+            method="hierarchical",
+            random_state=1,
+            chains=2,
+            draws=500,
+            tune=1000,
+        )
     # both say a is better than b, and confidently
     assert h.p_better > 0.95
     assert baycomp_ranking.p_beats.loc[a, b] > 0.95
@@ -404,8 +440,9 @@ def test_shared_data_agrees_with_the_pairwise_hierarchical_model(baycomp_scores,
 def test_shared_data_agrees_with_pairwise_rank_on_every_pair(baycomp_scores, baycomp_ranking):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        pairwise = bc.rank(baycomp_scores, "accuracy", random_state=1, chains=4, draws=1000,
-                           tune=1000)
+        pairwise = bc.rank(
+            baycomp_scores, "accuracy", random_state=1, chains=4, draws=1000, tune=1000
+        )
     pl = baycomp_ranking.p_beats
     for a, b in itertools.permutations(pl.index, 2):
         ph = pairwise.p_better.loc[a, b]

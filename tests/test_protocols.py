@@ -15,8 +15,13 @@ from bayescomp.core.rule import decide, decide_many
 def scores():
     rng = np.random.default_rng(0)
     base = rng.normal(0.8, 0.02, 20)
-    frame = pd.DataFrame({"model": np.repeat(["a", "b"], 20), "split": np.tile(range(20), 2),
-                          "accuracy": np.r_[base, base + rng.normal(0.02, 0.01, 20)]})
+    frame = pd.DataFrame(
+        {
+            "model": np.repeat(["a", "b"], 20),
+            "split": np.tile(range(20), 2),
+            "accuracy": np.r_[base, base + rng.normal(0.02, 0.01, 20)],
+        }
+    )
     return bc.Scores.from_frame(frame, test_fraction=0.1)
 
 
@@ -42,8 +47,14 @@ def test_rank_test_result_is_a_posterior(test):
 def test_scores_is_a_scores_provider(scores):
     assert isinstance(scores, ScoresProvider)
     paired = scores.paired("a", "b")
-    assert list(paired.columns) == ["dataset", "split", "baseline", "candidate", "n_train",
-                                    "n_test"]
+    assert list(paired.columns) == [
+        "dataset",
+        "split",
+        "baseline",
+        "candidate",
+        "n_train",
+        "n_test",
+    ]
     assert paired.attrs["rho"] == scores.rho() == 0.1
 
 
@@ -61,7 +72,14 @@ def test_decide_many_is_the_scalar_rule():
 def test_compare_registry_lists_every_method():
     from bayescomp.posterior.compare import ACROSS_DATASETS, METHODS, REGISTRY
 
-    assert METHODS == ("auto", "ttest", "time_ordered", "hierarchical", "signed_rank", "sign",
-                       "multivariate")
+    assert METHODS == (
+        "auto",
+        "ttest",
+        "time_ordered",
+        "hierarchical",
+        "signed_rank",
+        "sign",
+        "multivariate",
+    )
     assert ACROSS_DATASETS == ("hierarchical", "signed_rank", "sign")
     assert not REGISTRY["ttest"].across_datasets

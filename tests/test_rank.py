@@ -17,8 +17,17 @@ def _scores(metric: str = "accuracy", k: int = 5, n: int = 25, seed: int = 0) ->
     rows = []
     for i, off in enumerate(offsets):
         vals = base + off + rng.normal(0, 0.01 + 0.004 * i, n)
-        rows.append(pd.DataFrame({"model": f"m{i}", "split": np.arange(n), metric: vals,
-                                  "n_train": 180, "n_test": 20}))
+        rows.append(
+            pd.DataFrame(
+                {
+                    "model": f"m{i}",
+                    "split": np.arange(n),
+                    metric: vals,
+                    "n_train": 180,
+                    "n_test": 20,
+                }
+            )
+        )
     return bc.Scores.from_frame(pd.concat(rows, ignore_index=True))
 
 
@@ -57,11 +66,14 @@ def test_rank_against_scipy_formula():
     n, rho = len(d), 0.1
     post = stats.t(n - 1, loc=d.mean(), scale=np.sqrt(d.var(ddof=1) * (1 / n + rho / (1 - rho))))
     assert r.p_better.loc["m4", "m0"] == pytest.approx(post.sf(0), abs=1e-12)
-    assert r.p_rope.loc["m4", "m0"] == pytest.approx(post.cdf(0.005) - post.cdf(-0.005),
-                                                     abs=1e-12)
+    assert r.p_rope.loc["m4", "m0"] == pytest.approx(post.cdf(0.005) - post.cdf(-0.005), abs=1e-12)
     summ = r.summary(0.95)
-    assert len(summ) == 20 and set(summ["decision"]) <= {"promote", "reject", "equivalent",
-                                                          "inconclusive"}
+    assert len(summ) == 20 and set(summ["decision"]) <= {
+        "promote",
+        "reject",
+        "equivalent",
+        "inconclusive",
+    }
     row = summ[(summ["model"] == "m4") & (summ["versus"] == "m0")].iloc[0]
     assert row["decision"] == bc.compare(scores, "m0", "m4", rope=0.005).decision(0.95).outcome
 
@@ -102,10 +114,12 @@ def test_rank_across_datasets_fits_each_pair_once_and_mirrors_it(monkeypatch):
     for ds in ["d1", "d2", "d3"]:
         base = rng.normal(0.8, 0.02, 10)
         for m, shift in (("a", 0.0), ("b", 0.03), ("c", 0.01)):
-            rows += [(ds, m, sp, 9, 1, v)
-                     for sp, v in enumerate(base + shift + rng.normal(0, 0.005, 10))]
-    scores = bc.Scores(pd.DataFrame(
-        rows, columns=["dataset", "model", "split", "n_train", "n_test", "accuracy"]))
+            rows += [
+                (ds, m, sp, 9, 1, v) for sp, v in enumerate(base + shift + rng.normal(0, 0.005, 10))
+            ]
+    scores = bc.Scores(
+        pd.DataFrame(rows, columns=["dataset", "model", "split", "n_train", "n_test", "accuracy"])
+    )
     real, calls = cmp.compare, []
 
     def counted(*args, **kwargs):
@@ -119,9 +133,10 @@ def test_rank_across_datasets_fits_each_pair_once_and_mirrors_it(monkeypatch):
     assert len(calls) == 3 and len({frozenset(c) for c in calls}) == 3  # k(k-1)/2 posteriors
     names = list(r.p_right.index)
     for i, a in enumerate(names):
-        for b in names[i + 1:]:
-            direct = real(scores, b, a, metric="accuracy", rope=0.01, method="signed_rank",
-                          random_state=0)
+        for b in names[i + 1 :]:
+            direct = real(
+                scores, b, a, metric="accuracy", rope=0.01, method="signed_rank", random_state=0
+            )
             assert r.p_right.loc[a, b] == pytest.approx(direct.p_right)
             assert r.p_left.loc[b, a] == pytest.approx(direct.p_right)  # the mirror
             assert r.p_right.loc[b, a] == pytest.approx(direct.p_left)

@@ -22,8 +22,7 @@ def _baycomp(test, z, n):
     baycomp = pytest.importorskip("baycomp")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return getattr(baycomp, test).probs(np.zeros_like(z), z, rope=0, random_state=1,
-                                            nsamples=n)
+        return getattr(baycomp, test).probs(np.zeros_like(z), z, rope=0, random_state=1, nsamples=n)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

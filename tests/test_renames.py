@@ -42,8 +42,9 @@ def test_n_samples_is_now_draws(data):
     d = np.c_[z, z[::-1]]
     with pytest.warns(FutureWarning):
         old = bc.multivariate_ttest(d, rho=0.1, n_samples=2000)
-    assert old.draws == 2000 and old.p_joint == bc.multivariate_ttest(d, rho=0.1,
-                                                                       draws=2000).p_joint
+    assert (
+        old.draws == 2000 and old.p_joint == bc.multivariate_ttest(d, rho=0.1, draws=2000).p_joint
+    )
     with pytest.warns(FutureWarning):
         assert old.n_samples == 2000
 
@@ -56,7 +57,7 @@ def test_blb_gamma_is_now_subset_exponent():
         old = bc.blb_metric(y, s, "roc_auc", gamma=0.6, n_subsets=3, random_state=0)
     new = bc.blb_metric(y, s, "roc_auc", subset_exponent=0.6, n_subsets=3, random_state=0)
     assert (old.low, old.high, old.b) == (new.low, new.high, new.b)
-    assert new.b == int(np.ceil(3000 ** 0.6))
+    assert new.b == int(np.ceil(3000**0.6))
     with pytest.warns(FutureWarning):
         assert new.gamma == new.subset_exponent == 0.6
 
@@ -64,8 +65,14 @@ def test_blb_gamma_is_now_subset_exponent():
 def test_paired_interval_share_is_named_as_a_bootstrap_share():
     rng = np.random.default_rng(2)
     y = rng.integers(0, 2, 200)
-    res = bc.paired_bootstrap_metric(y, y + rng.normal(0, 1, 200), y + rng.normal(0, 0.5, 200),
-                                     "roc_auc", n_resamples=300, random_state=0)
+    res = bc.paired_bootstrap_metric(
+        y,
+        y + rng.normal(0, 1, 200),
+        y + rng.normal(0, 0.5, 200),
+        "roc_auc",
+        n_resamples=300,
+        random_state=0,
+    )
     d = res.difference.distribution
     assert res.share_resamples_better == pytest.approx(np.mean(d > 0) + 0.5 * np.mean(d == 0))
     with pytest.warns(FutureWarning, match="'p_better' is renamed 'share_resamples_better'"):
@@ -77,8 +84,18 @@ def test_renamed_cli_flags_keep_working(tmp_path, capsys):
     y = rng.integers(0, 2, 300)
     path = tmp_path / "p.csv"
     pd.DataFrame({"y": y, "s": y + rng.normal(0, 1, 300)}).to_csv(path, index=False)
-    base = ["interval", str(path), "--y-true", "y", "--pred", "s", "--seed", "0",
-            "--n-resamples", "200"]
+    base = [
+        "interval",
+        str(path),
+        "--y-true",
+        "y",
+        "--pred",
+        "s",
+        "--seed",
+        "0",
+        "--n-resamples",
+        "200",
+    ]
     assert cli.main([*base, "--confidence-level", "0.9"]) == 0
     new = capsys.readouterr().out
     with pytest.warns(FutureWarning, match="'--level' is renamed '--confidence-level'"):
@@ -89,8 +106,13 @@ def test_renamed_cli_flags_keep_working(tmp_path, capsys):
 
 
 def test_scores_select_is_now_subset():
-    frame = pd.DataFrame({"model": np.repeat(["a", "b", "c"], 4), "split": np.tile(range(4), 3),
-                          "acc": np.arange(12) / 12})
+    frame = pd.DataFrame(
+        {
+            "model": np.repeat(["a", "b", "c"], 4),
+            "split": np.tile(range(4), 3),
+            "acc": np.arange(12) / 12,
+        }
+    )
     s = bc.Scores.from_frame(frame, test_fraction=0.1)
     assert s.subset(models=["a", "c"]).models == ["a", "c"]
     with pytest.warns(FutureWarning, match="'select' is renamed 'subset'"):
@@ -106,8 +128,10 @@ def test_one_plot_paired_scores():
         ax = plots.plot_paired_scores(paired)
     assert ax.get_title() == plots.plot_paired_lines(paired).get_title()
     sel = paired.rename(columns={"baseline": "champion", "candidate": "challenger"})
-    labels = [t.get_text() for t in selection_plots.plot_paired_scores(
-        sel, "a", "b", "acc").get_legend().get_texts()]
+    labels = [
+        t.get_text()
+        for t in selection_plots.plot_paired_scores(sel, "a", "b", "acc").get_legend().get_texts()
+    ]
     assert "b better (1)" in labels and "a better (1)" in labels and "tie (1)" in labels
 
 
@@ -127,8 +151,11 @@ def test_every_warning_shares_one_exported_base_class():
 
     from bayescomp.core import exceptions
 
-    found = [c for _, c in inspect.getmembers(exceptions, inspect.isclass)
-             if issubclass(c, Warning) and c.__module__ == exceptions.__name__]
+    found = [
+        c
+        for _, c in inspect.getmembers(exceptions, inspect.isclass)
+        if issubclass(c, Warning) and c.__module__ == exceptions.__name__
+    ]
     assert len(found) >= 10
     for cls in found:
         assert issubclass(cls, bc.BayescompWarning) and getattr(bc, cls.__name__) is cls

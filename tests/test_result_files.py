@@ -35,7 +35,11 @@ def test_file_of_version_0_1_0_loads_with_its_numbers(old):
     assert old.random_state == 3 and old.refitted and old.higher_is_better
     assert len(old.attempts) == 4 and not old.converged
     assert [a["parameterization"] for a in old.attempts] == [
-        "centered", "centered", "noncentered", "noncentered"]
+        "centered",
+        "centered",
+        "noncentered",
+        "noncentered",
+    ]
     assert old.dataset_names == ("ds0", "ds1", "ds2", "ds3")
 
 
@@ -48,8 +52,9 @@ def test_old_file_supports_every_view_and_round_trips(old, tmp_path):
     # the stored observed means are the data's (seeded simulation of the fixture script)
     rng = np.random.default_rng(7)
     diffs = [rng.normal(0.01 * (i - 1), 0.02, 10 + 2 * i) for i in range(4)]
-    np.testing.assert_allclose(old.idata.constant_data["observed_mean"].values,
-                               [d.mean() for d in diffs], rtol=1e-12)
+    np.testing.assert_allclose(
+        old.idata.constant_data["observed_mean"].values, [d.mean() for d in diffs], rtol=1e-12
+    )
     assert {"r_hat", "ess_bulk"} <= set(old.diagnostics.columns)
     lo, hi = old.hdi(0.95)
     assert lo < float(old._delta0.mean()) < hi

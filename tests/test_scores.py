@@ -17,9 +17,17 @@ def tidy(n=10, models=("a", "b"), datasets=("d",), seed=0, n_train=90, n_test=10
     for ds in datasets:
         for m in models:
             for k in range(n):
-                rows.append({"dataset": ds, "model": m, "split": k, "n_train": n_train,
-                             "n_test": n_test, "accuracy": rng.uniform(0.7, 0.9),
-                             "roc_auc": rng.uniform(0.8, 1.0)})
+                rows.append(
+                    {
+                        "dataset": ds,
+                        "model": m,
+                        "split": k,
+                        "n_train": n_train,
+                        "n_test": n_test,
+                        "accuracy": rng.uniform(0.7, 0.9),
+                        "roc_auc": rng.uniform(0.8, 1.0),
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -54,8 +62,12 @@ def test_from_frame_fills_dataset_split_and_sizes_from_test_fraction():
 
 def test_from_frame_long_format_metric_value():
     wide = tidy(n=4)
-    long = wide.melt(id_vars=["dataset", "model", "split", "n_train", "n_test"],
-                     value_vars=["accuracy", "roc_auc"], var_name="metric", value_name="value")
+    long = wide.melt(
+        id_vars=["dataset", "model", "split", "n_train", "n_test"],
+        value_vars=["accuracy", "roc_auc"],
+        var_name="metric",
+        value_name="value",
+    )
     s = bc.Scores.from_frame(long.sample(frac=1, random_state=0))  # any row order
     assert sorted(s.metrics) == ["accuracy", "roc_auc"]
     got = s.to_frame().sort_values(["model", "split"]).reset_index(drop=True)
@@ -102,8 +114,12 @@ def test_cross_validate_paired_scores_round_trip(tmp_path):
     y = np.r_[np.zeros(20), np.ones(20)]
     s = bc.cross_validate_paired(
         {"prior": DummyClassifier(), "const": DummyClassifier(strategy="constant", constant=1)},
-        X, y, cv=RepeatedKFold(n_splits=4, n_repeats=2, random_state=0), scoring="accuracy",
-        progress=False)
+        X,
+        y,
+        cv=RepeatedKFold(n_splits=4, n_repeats=2, random_state=0),
+        scoring="accuracy",
+        progress=False,
+    )
     s.to_csv(tmp_path / "s.csv")
     back = bc.Scores.read_csv(tmp_path / "s.csv")
     assert back.metrics == ["accuracy"] and back.rho() == pytest.approx(0.25)
@@ -114,8 +130,12 @@ def test_cross_validate_paired_scores_round_trip(tmp_path):
 def _scores_from_design(design):
     t = design.table()
     rng = np.random.default_rng(0)
-    frame = pd.concat([t.assign(model=m, accuracy=rng.uniform(0.7, 0.8, len(t)) + i / 10)
-                       for i, m in enumerate(("a", "b"))])
+    frame = pd.concat(
+        [
+            t.assign(model=m, accuracy=rng.uniform(0.7, 0.8, len(t)) + i / 10)
+            for i, m in enumerate(("a", "b"))
+        ]
+    )
     return bc.Scores.from_frame(frame)
 
 
@@ -129,8 +149,9 @@ def test_rho_of_real_designs():
     expected = np.ceil(0.2 * 103) / 103  # sklearn rounds the test size up
     assert shuffle.rho == pytest.approx(expected)
     assert _scores_from_design(shuffle).rho() == pytest.approx(expected)
-    with_100 = materialise_splits(ShuffleSplit(n_splits=5, test_size=0.2, random_state=0),
-                                  np.zeros((100, 1)))
+    with_100 = materialise_splits(
+        ShuffleSplit(n_splits=5, test_size=0.2, random_state=0), np.zeros((100, 1))
+    )
     assert with_100.rho == pytest.approx(0.2)
 
 
@@ -226,7 +247,8 @@ def test_mean_select_concat_repr():
     m = s.mean("accuracy")
     f = s.to_frame()
     assert m.loc["d2", "c"] == pytest.approx(
-        f[(f["dataset"] == "d2") & (f["model"] == "c")]["accuracy"].mean())
+        f[(f["dataset"] == "d2") & (f["model"] == "c")]["accuracy"].mean()
+    )
     sub = s.select(models=["a", "c"], datasets=["d1"])
     assert sub.models == ["a", "c"] and sub.datasets == ["d1"] and len(sub) == 8
     both = bc.Scores.concat([sub, s.select(models=["a", "c"], datasets=["d2"])])

@@ -33,8 +33,13 @@ def _table(diffs: dict[str, np.ndarray], seed: int = 0) -> bc.Scores:
     rng = np.random.default_rng(seed)
     base = rng.normal(0.85, 0.02, N)
     rows = {"base": base, **{k: base + d for k, d in diffs.items()}}
-    df = pd.DataFrame({"model": np.repeat(list(rows), N), "split": np.tile(np.arange(N), len(rows)),
-                       "accuracy": np.concatenate(list(rows.values()))})
+    df = pd.DataFrame(
+        {
+            "model": np.repeat(list(rows), N),
+            "split": np.tile(np.arange(N), len(rows)),
+            "accuracy": np.concatenate(list(rows.values())),
+        }
+    )
     return bc.Scores.from_frame(df, test_fraction=RHO)
 
 
@@ -50,20 +55,28 @@ def _posterior(d: np.ndarray, rope: float) -> tuple[float, float, float]:
 def known() -> tuple[bc.Scores, dict[str, np.ndarray]]:
     rng = np.random.default_rng(42)
     diffs = {
-        "better": 0.03 + rng.normal(0, 0.004, N),     # clearly better than base (rope 0.01)
-        "equivalent": rng.normal(0, 0.001, N),        # clearly inside the ROPE
-        "worse": -0.03 + rng.normal(0, 0.004, N),     # clearly worse
-        "noisy": rng.normal(0.005, 0.05, N),          # too noisy to tell
+        "better": 0.03 + rng.normal(0, 0.004, N),  # clearly better than base (rope 0.01)
+        "equivalent": rng.normal(0, 0.001, N),  # clearly inside the ROPE
+        "worse": -0.03 + rng.normal(0, 0.004, N),  # clearly worse
+        "noisy": rng.normal(0.005, 0.05, N),  # too noisy to tell
     }
     return _table(diffs), diffs
 
 
-@pytest.mark.parametrize("challenger, expected", [("better", "promote"), ("equivalent", "equivalent"),
-                                                  ("worse", "reject"), ("noisy", "inconclusive")])
+@pytest.mark.parametrize(
+    "challenger, expected",
+    [
+        ("better", "promote"),
+        ("equivalent", "equivalent"),
+        ("worse", "reject"),
+        ("noisy", "inconclusive"),
+    ],
+)
 def test_promotion_logic_on_constructed_tables(known, challenger, expected):
     scores, diffs = known
-    sel = bc.select(["base", challenger], scores=scores, baseline="base", scoring="accuracy",
-                    rope=0.01)
+    sel = bc.select(
+        ["base", challenger], scores=scores, baseline="base", scoring="accuracy", rope=0.01
+    )
     row = sel.steps.iloc[0]
     assert row["decision"] == expected
     assert sel.champion == (challenger if expected == "promote" else "base")
@@ -73,9 +86,13 @@ def test_promotion_logic_on_constructed_tables(known, challenger, expected):
     assert row["p_right"] == pytest.approx(p_right, abs=1e-10)
     assert row["expected_gain"] == pytest.approx(np.mean(diffs[challenger]), abs=1e-12)
     assert row["risk"] == pytest.approx(
-        stats.t(N - 1, loc=np.mean(diffs[challenger]),
-                scale=np.sqrt(np.var(diffs[challenger], ddof=1) * (1 / N + RHO / (1 - RHO))))
-        .cdf(0), abs=1e-10)
+        stats.t(
+            N - 1,
+            loc=np.mean(diffs[challenger]),
+            scale=np.sqrt(np.var(diffs[challenger], ddof=1) * (1 / N + RHO / (1 - RHO))),
+        ).cdf(0),
+        abs=1e-10,
+    )
     assert sel.recommendation["action"] == ("promote" if expected == "promote" else "keep")
 
 
@@ -83,9 +100,13 @@ def test_champion_changes_and_later_steps_compare_against_new_champion():
     rng = np.random.default_rng(1)
     b = 0.03 + rng.normal(0, 0.003, N)
     # c is clearly better than base, but practically equivalent to b
-    scores = _table({"b": b, "c": b + rng.normal(0.0005, 0.001, N), "w": b - 0.04 + rng.normal(0, 0.003, N)}, seed=3)
-    sel = bc.select(scores=scores, baseline="base", scoring="accuracy", rope=0.01,
-                    rule="champion_challenger")
+    scores = _table(
+        {"b": b, "c": b + rng.normal(0.0005, 0.001, N), "w": b - 0.04 + rng.normal(0, 0.003, N)},
+        seed=3,
+    )
+    sel = bc.select(
+        scores=scores, baseline="base", scoring="accuracy", rope=0.01, rule="champion_challenger"
+    )
     assert sel.steps["challenger"].tolist() == ["b", "c", "w"]
     assert sel.steps["champion"].tolist() == ["base", "b", "b"]
     assert sel.steps["decision"].tolist() == ["promote", "equivalent", "reject"]
@@ -102,11 +123,9 @@ def test_champion_changes_and_later_steps_compare_against_new_champion():
 
 def test_order_by_name_and_by_mean(known):
     scores, _ = known
-    by_name = bc.select(scores=scores, baseline="base", scoring="accuracy", rope=0.01,
-                        order="name")
+    by_name = bc.select(scores=scores, baseline="base", scoring="accuracy", rope=0.01, order="name")
     assert by_name.steps["challenger"].tolist() == ["better", "equivalent", "noisy", "worse"]
-    by_mean = bc.select(scores=scores, baseline="base", scoring="accuracy", rope=0.01,
-                        order="mean")
+    by_mean = bc.select(scores=scores, baseline="base", scoring="accuracy", rope=0.01, order="mean")
     f = scores.to_frame()
     means = f[f["model"] != "base"].groupby("model")["accuracy"].mean()
     assert by_mean.steps["challenger"].tolist() == list(means.sort_values(ascending=False).index)
@@ -115,10 +134,19 @@ def test_order_by_name_and_by_mean(known):
 def test_lower_is_better_metric_is_oriented():
     rng = np.random.default_rng(5)
     base = rng.normal(0.3, 0.02, N)
-    df = pd.DataFrame({"model": np.repeat(["base", "cand"], N), "split": np.tile(range(N), 2),
-                       "rmse": np.r_[base, base - 0.05 + rng.normal(0, 0.003, N)]})
-    sel = bc.select(scores=bc.Scores.from_frame(df, test_fraction=0.1), baseline="base",
-                    scoring="rmse", rope=0.01)
+    df = pd.DataFrame(
+        {
+            "model": np.repeat(["base", "cand"], N),
+            "split": np.tile(range(N), 2),
+            "rmse": np.r_[base, base - 0.05 + rng.normal(0, 0.003, N)],
+        }
+    )
+    sel = bc.select(
+        scores=bc.Scores.from_frame(df, test_fraction=0.1),
+        baseline="base",
+        scoring="rmse",
+        rope=0.01,
+    )
     assert sel.steps.iloc[0]["decision"] == "promote"  # lower rmse is better
     assert sel.steps.iloc[0]["expected_gain"] > 0
 
@@ -134,13 +162,16 @@ def test_scores_mode_errors(known, tmp_path):
     with pytest.raises(ValueError, match="order"):
         bc.select(scores=scores, baseline="base", scoring="accuracy", rope=0.01, order="best")
     with pytest.raises(ValueError, match="precomputed scores"):
-        bc.select(scores=scores, baseline="base", scoring="accuracy",
-                  rope=0.01).refit_champion()
+        bc.select(scores=scores, baseline="base", scoring="accuracy", rope=0.01).refit_champion()
     path = tmp_path / "s.csv"
     scores.to_csv(path)
     from_csv = bc.select(scores=str(path), baseline="base", scoring="accuracy", rope=0.01)
-    assert from_csv.steps["decision"].tolist() == bc.select(
-        scores=scores, baseline="base", scoring="accuracy", rope=0.01).steps["decision"].tolist()
+    assert (
+        from_csv.steps["decision"].tolist()
+        == bc.select(scores=scores, baseline="base", scoring="accuracy", rope=0.01)
+        .steps["decision"]
+        .tolist()
+    )
 
 
 def test_several_datasets_go_through_compare(known):
@@ -155,10 +186,12 @@ def test_several_datasets_go_through_compare(known):
     small = {"chains": 2, "draws": 300, "tune": 300, "refit": False}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        expected = bc.compare(two, "base", "better", metric="accuracy", rope=0.01,
-                              random_state=0, **small)
-        sel = bc.select(scores=two, baseline="base", scoring="accuracy", rope=0.01,
-                        compare_options=small)
+        expected = bc.compare(
+            two, "base", "better", metric="accuracy", rope=0.01, random_state=0, **small
+        )
+        sel = bc.select(
+            scores=two, baseline="base", scoring="accuracy", rope=0.01, compare_options=small
+        )
     assert sel.steps.iloc[0]["p_right"] == pytest.approx(expected.p_right)
     assert sel.steps.iloc[0]["p_rope"] == pytest.approx(expected.p_rope)
 
@@ -178,14 +211,26 @@ def test_fitted_selection_costs_k_plus_one_cvs_and_reuses_champion(bc_data, tmp_
     models = {"nb": GaussianNB(), "lr": _lr(), "lr_weak": _lr(0.01)}
     cv = RepeatedStratifiedKFold(n_splits=5, n_repeats=2, random_state=3)
     store = tmp_path / "s.sqlite"
-    sel = bc.select(models, X, y, baseline="nb", cv=cv, scoring=["roc_auc", "accuracy"],
-                    metric="roc_auc", rope=0.002, store=store, progress=False)
+    sel = bc.select(
+        models,
+        X,
+        y,
+        baseline="nb",
+        cv=cv,
+        scoring=["roc_auc", "accuracy"],
+        metric="roc_auc",
+        rope=0.002,
+        store=store,
+        progress=False,
+    )
     assert sel.fits_total == 30 and sel.fits_performed == 30  # (k + 1) x 10 fits, not 2k x 10
     assert sel.steps["fits"].tolist() == [10, 10]
     with bc.ResultStore(store) as st:
         assert st.count_fits() == 30
         assert set(st.query("SELECT DISTINCT metric FROM scores")["metric"]) == {
-            "roc_auc", "accuracy"}
+            "roc_auc",
+            "accuracy",
+        }
     # scores equal an independent cross_validate_paired on the same splits
     ref = bc.cross_validate_paired(models, X, y, cv=cv, scoring="roc_auc", progress=False)
     got = sel.scores.to_frame().set_index(["model", "split"])["roc_auc"]
@@ -197,15 +242,26 @@ def test_fitted_selection_costs_k_plus_one_cvs_and_reuses_champion(bc_data, tmp_
         assert row["p_right"] == pytest.approx(res.p_right, abs=1e-12)
         assert row["p_rope"] == pytest.approx(res.p_rope, abs=1e-12)
     # a second run loads everything from the store and refits nothing
-    again = bc.select(models, X, y, baseline="nb", cv=cv, scoring=["roc_auc", "accuracy"],
-                      metric="roc_auc", rope=0.002, store=store, progress=False)
+    again = bc.select(
+        models,
+        X,
+        y,
+        baseline="nb",
+        cv=cv,
+        scoring=["roc_auc", "accuracy"],
+        metric="roc_auc",
+        rope=0.002,
+        store=store,
+        progress=False,
+    )
     assert again.fits_performed == 0 and again.fits_loaded == 30
     pd.testing.assert_frame_equal(again.steps, sel.steps)
     prod = sel.refit_champion()
     assert prod.predict(X).shape == y.shape
     r = bc.rank(sel.base_scores, "roc_auc", rope=0.002)
     assert r.p_better.loc["lr", "nb"] == pytest.approx(
-        bc.compare(ref, "nb", "lr", metric="roc_auc").p_better, abs=1e-12)
+        bc.compare(ref, "nb", "lr", metric="roc_auc").p_better, abs=1e-12
+    )
     json.dumps(sel.to_dict())  # machine-readable, no NaN
 
 
@@ -213,8 +269,17 @@ def test_sequential_testing_adds_seeded_repetitions_to_both_models(bc_data, tmp_
     X, y = bc_data
     models = {"lr": _lr(), "nb": GaussianNB()}
     cv = RepeatedStratifiedKFold(n_splits=5, n_repeats=2, random_state=0)
-    kw = dict(baseline="lr", cv=cv, scoring="accuracy", rope=0.02, gamma=0.99, max_repeats=2,
-              rule="champion_challenger", progress=False, store=tmp_path / "seq.sqlite")
+    kw = dict(
+        baseline="lr",
+        cv=cv,
+        scoring="accuracy",
+        rope=0.02,
+        gamma=0.99,
+        max_repeats=2,
+        rule="champion_challenger",
+        progress=False,
+        store=tmp_path / "seq.sqlite",
+    )
     sel = bc.select(models, X, y, **kw)
     again = bc.select(models, X, y, **kw)  # the extra repetitions are resumed too
     assert (again.fits_performed, again.fits_loaded) == (0, 40)
@@ -229,21 +294,35 @@ def test_sequential_testing_adds_seeded_repetitions_to_both_models(bc_data, tmp_
     f = sel.scores.to_frame()
     assert sorted(f["split"].unique()) == list(range(20))
     for b in (1, 2):
-        extra = materialise_splits(RepeatedStratifiedKFold(n_splits=5, n_repeats=1,
-                                                           random_state=_block_seed(0, b)), X, y)
-        ref = bc.cross_validate_paired(models, X, y, cv=extra.splits, scoring="accuracy",
-                                       progress=False).to_frame()
+        extra = materialise_splits(
+            RepeatedStratifiedKFold(n_splits=5, n_repeats=1, random_state=_block_seed(0, b)), X, y
+        )
+        ref = bc.cross_validate_paired(
+            models, X, y, cv=extra.splits, scoring="accuracy", progress=False
+        ).to_frame()
         got = f[f["split"].between(10 + 5 * (b - 1), 9 + 5 * b)]
         for m in models:
-            np.testing.assert_allclose(got.loc[got["model"] == m, "accuracy"].to_numpy(),
-                                       ref.loc[ref["model"] == m, "accuracy"].to_numpy())
+            np.testing.assert_allclose(
+                got.loc[got["model"] == m, "accuracy"].to_numpy(),
+                ref.loc[ref["model"] == m, "accuracy"].to_numpy(),
+            )
     # the posterior of the step uses all 20 paired splits
     both = bc.Scores(f)
     res = bc.compare(both, "lr", "nb", metric="accuracy", rope=0.02)
     assert row["p_left"] == pytest.approx(res.p_left, abs=1e-12)
     # a step already decided on the design needs no repetition
-    sel2 = bc.select(models, X, y, baseline="nb", cv=cv, scoring="accuracy", rope=0.001,
-                     max_repeats=3, rule="champion_challenger", progress=False)
+    sel2 = bc.select(
+        models,
+        X,
+        y,
+        baseline="nb",
+        cv=cv,
+        scoring="accuracy",
+        rope=0.001,
+        max_repeats=3,
+        rule="champion_challenger",
+        progress=False,
+    )
     assert sel2.steps.iloc[0]["decision"] == "promote"
     assert sel2.steps.iloc[0]["extra_repeats"] == 0
     assert "no extra repetition needed" in sel2.steps.iloc[0]["reason"]
@@ -252,9 +331,18 @@ def test_sequential_testing_adds_seeded_repetitions_to_both_models(bc_data, tmp_
 def test_sequential_testing_needs_a_seeded_shuffling_splitter(bc_data):
     X, y = bc_data
     with pytest.raises(ValueError, match="integer random_state"):
-        bc.select({"a": GaussianNB(), "b": _lr(0.001)}, X, y, baseline="a",
-                  cv=RepeatedStratifiedKFold(n_splits=3, n_repeats=1), scoring="accuracy",
-                  rope=0.0, gamma=0.999, max_repeats=1, progress=False)
+        bc.select(
+            {"a": GaussianNB(), "b": _lr(0.001)},
+            X,
+            y,
+            baseline="a",
+            cv=RepeatedStratifiedKFold(n_splits=3, n_repeats=1),
+            scoring="accuracy",
+            rope=0.0,
+            gamma=0.999,
+            max_repeats=1,
+            progress=False,
+        )
 
 
 # ------------------------------------------------------------------ nested CV
@@ -287,13 +375,22 @@ def test_nested_cv_tuning_sees_only_the_outer_training_fold(bc_data, tmp_path):
     cv = RepeatedStratifiedKFold(n_splits=4, n_repeats=1, random_state=0)
     outer = materialise_splits(cv, Xid, y)
     RowRecorder.log.clear()
-    sel = bc.select({"nb": GaussianNB(), "tuned": search}, Xid, y, baseline="nb", cv=cv,
-                    scoring="roc_auc", rope=0.002, store=tmp_path / "n.sqlite", n_jobs=1,
-                    progress=False)
+    sel = bc.select(
+        {"nb": GaussianNB(), "tuned": search},
+        Xid,
+        y,
+        baseline="nb",
+        cv=cv,
+        scoring="roc_auc",
+        rope=0.002,
+        store=tmp_path / "n.sqlite",
+        n_jobs=1,
+        progress=False,
+    )
     per_outer = 3 * 2 + 1  # inner folds x grid + refit on the whole outer training fold
     assert len(RowRecorder.log) == per_outer * len(outer)
     for k, (train, test) in enumerate(outer.splits):
-        chunk = RowRecorder.log[k * per_outer:(k + 1) * per_outer]
+        chunk = RowRecorder.log[k * per_outer : (k + 1) * per_outer]
         for rows in chunk:
             assert np.isin(rows, train).all() and not np.isin(rows, test).any()
         np.testing.assert_array_equal(chunk[-1], np.sort(train))  # refit: the outer train fold
@@ -316,18 +413,30 @@ def test_inner_cv_as_index_pairs_is_refused(bc_data):
     X, y = bc_data
     pairs = [(np.arange(100), np.arange(100, 200)), (np.arange(100, 200), np.arange(100))]
     with pytest.raises(ValueError, match="inner cv"):
-        bc.select({"nb": GaussianNB(), "g": GridSearchCV(_lr(), {"logisticregression__C": [1]},
-                                                         cv=pairs)},
-                  X, y, baseline="nb", scoring="roc_auc", rope=0.01, n_splits=3, n_repeats=1,
-                  progress=False)
+        bc.select(
+            {
+                "nb": GaussianNB(),
+                "g": GridSearchCV(_lr(), {"logisticregression__C": [1]}, cv=pairs),
+            },
+            X,
+            y,
+            baseline="nb",
+            scoring="roc_auc",
+            rope=0.01,
+            n_splits=3,
+            n_repeats=1,
+            progress=False,
+        )
 
 
 # ------------------------------------------------------------------ model files
 GOOD_NB = '"""Naive Bayes."""\nfrom sklearn.naive_bayes import GaussianNB\nmodel = GaussianNB()\n'
-GOOD_LR = ('"""Logistic regression."""\nfrom sklearn.linear_model import LogisticRegression\n'
-           'from sklearn.pipeline import make_pipeline\n'
-           'from sklearn.preprocessing import StandardScaler\n'
-           'model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000))\n')
+GOOD_LR = (
+    '"""Logistic regression."""\nfrom sklearn.linear_model import LogisticRegression\n'
+    "from sklearn.pipeline import make_pipeline\n"
+    "from sklearn.preprocessing import StandardScaler\n"
+    "model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000))\n"
+)
 
 
 @pytest.fixture
@@ -344,19 +453,50 @@ def model_dir(tmp_path):
 def test_broken_model_files_skipped_or_fatal(bc_data, model_dir):
     X, y = bc_data
     with pytest.warns(ModelFileWarning) as rec:
-        sel = bc.select(model_dir, X, y, baseline="a_nb", scoring="roc_auc", rope=0.002,
-                        n_splits=3, n_repeats=1, progress=False)
+        sel = bc.select(
+            model_dir,
+            X,
+            y,
+            baseline="a_nb",
+            scoring="roc_auc",
+            rope=0.002,
+            n_splits=3,
+            n_repeats=1,
+            progress=False,
+        )
     assert set(sel.skipped) == {"b_broken", "d_nomodel"}
     assert any("b_broken.py" in str(w.message) for w in rec)
     assert sel.steps["challenger"].tolist() == ["c_lr"]  # nothing else is lost
     assert "skipped" in sel.candidates.set_index("model").loc["b_broken", "status"]
     with pytest.raises(ModelFileError, match=r"b_broken\.py"):
-        bc.select(model_dir, X, y, baseline="a_nb", scoring="roc_auc", rope=0.002,
-                  n_splits=3, n_repeats=1, progress=False, on_error="raise")
-    with pytest.raises(ValueError, match="baseline 'b_broken' is not among"), warnings.catch_warnings():
+        bc.select(
+            model_dir,
+            X,
+            y,
+            baseline="a_nb",
+            scoring="roc_auc",
+            rope=0.002,
+            n_splits=3,
+            n_repeats=1,
+            progress=False,
+            on_error="raise",
+        )
+    with (
+        pytest.raises(ValueError, match="baseline 'b_broken' is not among"),
+        warnings.catch_warnings(),
+    ):
         warnings.simplefilter("ignore", ModelFileWarning)
-        bc.select(model_dir, X, y, baseline="b_broken", scoring="roc_auc", rope=0.002,
-                  n_splits=3, n_repeats=1, progress=False)
+        bc.select(
+            model_dir,
+            X,
+            y,
+            baseline="b_broken",
+            scoring="roc_auc",
+            rope=0.002,
+            n_splits=3,
+            n_repeats=1,
+            progress=False,
+        )
 
 
 class Explodes(ClassifierMixin, BaseEstimator):
@@ -367,14 +507,42 @@ class Explodes(ClassifierMixin, BaseEstimator):
 def test_failing_fit_marks_the_step_or_stops(bc_data):
     X, y = bc_data
     models = {"nb": GaussianNB(), "bad": Explodes(), "lr": _lr()}
-    sel = bc.select(models, X, y, baseline="nb", scoring="roc_auc", rope=0.002, n_splits=3,
-                    n_repeats=1, progress=False)
+    sel = bc.select(
+        models,
+        X,
+        y,
+        baseline="nb",
+        scoring="roc_auc",
+        rope=0.002,
+        n_splits=3,
+        n_repeats=1,
+        progress=False,
+    )
     row = sel.steps.set_index("challenger").loc["bad"]
     assert row["decision"] == "error" and "boom" in row["reason"] and np.isnan(row["p_right"])
     assert np.isfinite(sel.steps.set_index("challenger").loc["lr", "p_right"])  # still compared
     with pytest.raises(FitError, match="boom"):
-        bc.select(models, X, y, baseline="nb", scoring="roc_auc", rope=0.002, n_splits=3,
-                  n_repeats=1, progress=False, on_error="raise")
+        bc.select(
+            models,
+            X,
+            y,
+            baseline="nb",
+            scoring="roc_auc",
+            rope=0.002,
+            n_splits=3,
+            n_repeats=1,
+            progress=False,
+            on_error="raise",
+        )
     with pytest.raises(RuntimeError, match="baseline 'bad' failed"):
-        bc.select(models, X, y, baseline="bad", scoring="roc_auc", rope=0.002, n_splits=3,
-                  n_repeats=1, progress=False)
+        bc.select(
+            models,
+            X,
+            y,
+            baseline="bad",
+            scoring="roc_auc",
+            rope=0.002,
+            n_splits=3,
+            n_repeats=1,
+            progress=False,
+        )

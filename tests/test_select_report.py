@@ -18,13 +18,18 @@ from bayescomp.cli.main import main
 @pytest.fixture(scope="module")
 def scores_csv(tmp_path_factory):
     # steps: forest promote, knn reject, svm inconclusive
-    return write_selection_scores(tmp_path_factory.mktemp("csv") / "scores.csv", last='svm')
+    return write_selection_scores(tmp_path_factory.mktemp("csv") / "scores.csv", last="svm")
 
 
 @pytest.fixture(scope="module")
 def report_dir(scores_csv, tmp_path_factory):
-    sel = bc.select(scores=scores_csv, baseline="logreg", scoring="accuracy", rope=0.01,
-                    rule="champion_challenger")
+    sel = bc.select(
+        scores=scores_csv,
+        baseline="logreg",
+        scoring="accuracy",
+        rope=0.01,
+        rule="champion_challenger",
+    )
     out = tmp_path_factory.mktemp("report")
     path = sel.report(out)
     return sel, out, path
@@ -35,9 +40,15 @@ def test_report_files_and_json(report_dir):
     assert sel.steps["decision"].tolist() == ["promote", "reject", "inconclusive"]
     assert path == out / "report.html"
     pngs = sorted(p.name for p in out.glob("*.png"))
-    assert pngs == ["step_01_posterior.png", "step_01_scores.png", "step_02_posterior.png",
-                    "step_02_scores.png", "step_03_posterior.png", "step_03_scores.png",
-                    "timeline.png"]
+    assert pngs == [
+        "step_01_posterior.png",
+        "step_01_scores.png",
+        "step_02_posterior.png",
+        "step_02_scores.png",
+        "step_03_posterior.png",
+        "step_03_scores.png",
+        "timeline.png",
+    ]
     record = json.loads((out / "selection.json").read_text())
     assert record["champion"] == "forest"
     assert [s["decision"] for s in record["steps"]] == ["promote", "reject", "inconclusive"]
@@ -48,7 +59,8 @@ def test_report_files_and_json(report_dir):
     assert [r["challenger"] for r in step2] == pytest.approx(knn.tolist())
     assert record["recommendation"]["action"] == "promote"
     assert record["recommendation"]["risk"] == pytest.approx(
-        bc.compare(sel.scores, "logreg", "forest", metric="accuracy", rope=0.01).p_worse)
+        bc.compare(sel.scores, "logreg", "forest", metric="accuracy", rope=0.01).p_worse
+    )
     assert record["timeline"][1]["champion"] == "forest"
 
 
@@ -67,16 +79,30 @@ def test_report_html_is_self_contained(report_dir):
 
 @pytest.mark.browser
 def test_report_renders_in_headless_chromium(report_dir, tmp_path):
-    binary = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which(
-        "google-chrome")
+    binary = (
+        shutil.which("chromium")
+        or shutil.which("chromium-browser")
+        or shutil.which("google-chrome")
+    )
     if binary is None:
         pytest.skip("no chromium binary found")
     _, _, path = report_dir
     shot = tmp_path / "report.png"
-    cmd = [binary, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-           "--no-first-run", "--disable-background-networking", "--disable-component-update",
-           "--disable-sync", f"--user-data-dir={tmp_path / 'profile'}", f"--screenshot={shot}",
-           "--window-size=1200,1600", path.resolve().as_uri()]
+    cmd = [
+        binary,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={tmp_path / 'profile'}",
+        f"--screenshot={shot}",
+        "--window-size=1200,1600",
+        path.resolve().as_uri(),
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=90)
     assert shot.exists(), proc.stderr[-2000:]
     import matplotlib.image as mpimg
@@ -93,14 +119,37 @@ def test_report_renders_in_headless_chromium(report_dir, tmp_path):
 
 
 def test_cli_on_scores_csv_human_and_json(scores_csv, tmp_path, capsys):
-    rc = main(["select", str(scores_csv), "--baseline", "logreg", "--metric", "accuracy",
-               "--rope", "0.01", "--report", str(tmp_path / "rep")])
+    rc = main(
+        [
+            "select",
+            str(scores_csv),
+            "--baseline",
+            "logreg",
+            "--metric",
+            "accuracy",
+            "--rope",
+            "0.01",
+            "--report",
+            str(tmp_path / "rep"),
+        ]
+    )
     out = capsys.readouterr().out
     assert rc == 0
     assert "recommendation: promote forest" in out and "step" in out and "why:" in out
     assert (tmp_path / "rep" / "report.html").exists()
-    rc = main(["select", str(scores_csv), "--baseline", "logreg", "--rope", "0.01", "--json",
-               "--order", "name"])
+    rc = main(
+        [
+            "select",
+            str(scores_csv),
+            "--baseline",
+            "logreg",
+            "--rope",
+            "0.01",
+            "--json",
+            "--order",
+            "name",
+        ]
+    )
     record = json.loads(capsys.readouterr().out)
     assert rc == 0 and [s["challenger"] for s in record["steps"]] == ["forest", "knn", "svm"]
     rc = main(["select", str(scores_csv), "--baseline", "nope", "--rope", "0.01"])
@@ -111,13 +160,29 @@ def test_cli_on_scores_csv_human_and_json(scores_csv, tmp_path, capsys):
 def test_cli_fits_models_with_quiet_and_on_error(tmp_path, capsys):
     models = tmp_path / "models"
     models.mkdir()
-    (models / "nb.py").write_text('"""NB."""\nfrom sklearn.naive_bayes import GaussianNB\n'
-                                  "model = GaussianNB()\n")
-    (models / "lr.py").write_text('"""LR."""\nfrom sklearn.linear_model import LogisticRegression'
-                                  "\nmodel = LogisticRegression(max_iter=5000)\n")
+    (models / "nb.py").write_text(
+        '"""NB."""\nfrom sklearn.naive_bayes import GaussianNB\nmodel = GaussianNB()\n'
+    )
+    (models / "lr.py").write_text(
+        '"""LR."""\nfrom sklearn.linear_model import LogisticRegression'
+        "\nmodel = LogisticRegression(max_iter=5000)\n"
+    )
     (models / "zz_broken.py").write_text("raise ImportError('missing dependency')\n")
-    args = ["select", str(models), "--dataset", "breast_cancer", "--baseline", "nb", "--rope",
-            "0.005", "--n-splits", "3", "--n-repeats", "1", "--quiet"]
+    args = [
+        "select",
+        str(models),
+        "--dataset",
+        "breast_cancer",
+        "--baseline",
+        "nb",
+        "--rope",
+        "0.005",
+        "--n-splits",
+        "3",
+        "--n-repeats",
+        "1",
+        "--quiet",
+    ]
     assert main(args) == 0
     cap = capsys.readouterr()
     assert "warning: skipped model file" in cap.err and "zz_broken.py" in cap.err

@@ -43,7 +43,8 @@ def test_sign_test_simulation_recovers_region_probabilities():
     pop = stats.norm(0.01, 0.02)
     np.testing.assert_allclose(
         res.next_dataset.as_tuple(),
-        [pop.cdf(-0.005), pop.cdf(0.005) - pop.cdf(-0.005), pop.sf(0.005)], atol=0.03,
+        [pop.cdf(-0.005), pop.cdf(0.005) - pop.cdf(-0.005), pop.sf(0.005)],
+        atol=0.03,
     )
 
 
@@ -51,22 +52,21 @@ def test_sign_test_simulation_recovers_region_probabilities():
 def test_signed_rank_hand_worked_single_observation():
     # one dataset z1 = 0.05, pseudo-observation at 0 with weight s = 1: (w0, w1) ~ Dir(1, 1)
     # rope 0: theta_right = 0.5 w0^2 + 2 w0 w1 + w1^2 = 1 - 0.5 w0^2, E = 1 - 0.5 * 1/3 = 5/6
-    res = signed_rank_test([0.05], rope=0.0, prior_strength=1.0, random_state=0,
-                           n_samples=200_000)
+    res = signed_rank_test([0.05], rope=0.0, prior_strength=1.0, random_state=0, n_samples=200_000)
     assert res.next_dataset.p_right == pytest.approx(5 / 6, abs=0.003)
     assert res.next_dataset.p_rope == pytest.approx(0.0, abs=1e-12)
     assert res.p_right == 1.0  # 1 - 0.5 w0^2 > 0.5 w0^2 for every draw
     # rope 0.03: only z1 + z1 = 0.1 exceeds 2 * rope -> theta_right = w1^2, E = 2/((1+1)(2+1))
-    res = signed_rank_test([0.05], rope=0.03, prior_strength=1.0, random_state=0,
-                           n_samples=200_000)
+    res = signed_rank_test([0.05], rope=0.03, prior_strength=1.0, random_state=0, n_samples=200_000)
     assert res.next_dataset.p_right == pytest.approx(1 / 3, abs=0.003)
     assert res.next_dataset.p_left == 0.0
 
 
 def test_signed_rank_vectorised_equals_a_loop_over_draws():
     z = np.array([0.02, -0.01, 0.0, 0.04, 0.015, -0.03])
-    res = signed_rank_test(z, rope=0.01, prior_strength=0.5, random_state=5, n_samples=300,
-                           chunk_size=300)
+    res = signed_rank_test(
+        z, rope=0.01, prior_strength=0.5, random_state=5, n_samples=300, chunk_size=300
+    )
     w = np.random.default_rng(5).dirichlet(np.r_[0.5, np.ones(6)], 300)
     zz = np.r_[0.0, z]
     for k in range(300):
@@ -90,16 +90,19 @@ def test_signed_rank_simulation_matches_pairwise_average_probabilities():
     res = signed_rank_test(z, rope=0.005, random_state=0, n_samples=2000)
     np.testing.assert_allclose(
         res.next_dataset.as_tuple(),
-        [pair.cdf(-0.005), pair.cdf(0.005) - pair.cdf(-0.005), pair.sf(0.005)], atol=0.04,
+        [pair.cdf(-0.005), pair.cdf(0.005) - pair.cdf(-0.005), pair.sf(0.005)],
+        atol=0.04,
     )
 
 
 def test_prior_at_infinity_favours_that_side():
     z = [0.001, -0.002, 0.0015, 0.0005]
-    right = signed_rank_test(z, rope=0.0, prior_place="right", prior_strength=2.0,
-                             random_state=0, n_samples=5000)
-    left = signed_rank_test(z, rope=0.0, prior_place="left", prior_strength=2.0,
-                            random_state=0, n_samples=5000)
+    right = signed_rank_test(
+        z, rope=0.0, prior_place="right", prior_strength=2.0, random_state=0, n_samples=5000
+    )
+    left = signed_rank_test(
+        z, rope=0.0, prior_place="left", prior_strength=2.0, random_state=0, n_samples=5000
+    )
     assert right.next_dataset.p_right > left.next_dataset.p_right
 
 
@@ -132,8 +135,15 @@ def test_decision_summary_and_plot():
     from matplotlib.axes import Axes
 
     z = np.array([0.02, 0.03, 0.015, 0.04, 0.025, 0.03, 0.01, 0.05, 0.035, 0.02])
-    res = signed_rank_test(z, rope=0.005, random_state=0, n_samples=5000,
-                           baseline_name="old", candidate_name="new", metric="auc")
+    res = signed_rank_test(
+        z,
+        rope=0.005,
+        random_state=0,
+        n_samples=5000,
+        baseline_name="old",
+        candidate_name="new",
+        metric="auc",
+    )
     assert res.decision(0.95).outcome == "promote"
     assert res.expected_gain == pytest.approx(z.sum() / (len(z) + 0.5), rel=0.05)
     s = res.summary()

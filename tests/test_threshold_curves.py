@@ -23,20 +23,23 @@ def reps():
 
 def test_values_equal_sklearn_at_each_threshold(reps):
     thr = np.linspace(0, 1, 11)
-    cur = bc.threshold_curves(predictions=reps, thresholds=thr,
-                              metrics=("precision", "recall", "fpr", "f1", "accuracy"))
+    cur = bc.threshold_curves(
+        predictions=reps, thresholds=thr, metrics=("precision", "recall", "fpr", "f1", "accuracy")
+    )
     for r, (y, s) in enumerate(reps):
         for j, t in enumerate(cur.thresholds):
             pred = (s >= t).astype(int)
             if pred.sum():
                 assert cur.metric_values("precision")[r, j] == pytest.approx(
-                    precision_score(y, pred))
+                    precision_score(y, pred)
+                )
                 assert cur.metric_values("f1")[r, j] == pytest.approx(f1_score(y, pred))
             else:
                 assert np.isnan(cur.metric_values("precision")[r, j])
             assert cur.metric_values("recall")[r, j] == pytest.approx(recall_score(y, pred))
             assert cur.metric_values("fpr")[r, j] == pytest.approx(
-                1 - recall_score(y, pred, pos_label=0))
+                1 - recall_score(y, pred, pos_label=0)
+            )
             assert cur.metric_values("accuracy")[r, j] == pytest.approx(np.mean(pred == y))
 
 
@@ -56,8 +59,11 @@ def test_undefined_precision_is_counted_not_zeroed(reps):
 def test_summary_matches_pandas_groupby(reps):
     cur = bc.threshold_curves(predictions=reps, thresholds=np.linspace(0, 1, 21))
     long = cur.to_frame()
-    ref = (long[long.metric == "precision"].groupby("threshold")["value"]
-           .agg(["mean", "std", "min", "max", "count"]))
+    ref = (
+        long[long.metric == "precision"]
+        .groupby("threshold")["value"]
+        .agg(["mean", "std", "min", "max", "count"])
+    )
     s = cur.summary("precision")
     np.testing.assert_allclose(s["mean"], ref["mean"], equal_nan=True)
     np.testing.assert_allclose(s["std"], ref["std"], equal_nan=True)
@@ -68,8 +74,12 @@ def test_summary_matches_pandas_groupby(reps):
 
 
 def test_predictions_table_input_equals_pairs(reps):
-    frame = pd.concat([pd.DataFrame({"repetition": r, "y_true": y, "y_score": s})
-                       for r, (y, s) in enumerate(reps)])
+    frame = pd.concat(
+        [
+            pd.DataFrame({"repetition": r, "y_true": y, "y_score": s})
+            for r, (y, s) in enumerate(reps)
+        ]
+    )
     a = bc.threshold_curves(predictions=frame)
     b = bc.threshold_curves(predictions=reps)
     np.testing.assert_array_equal(a.values, b.values)
@@ -85,8 +95,14 @@ def test_estimator_path_uses_every_split():
 
     X, y = load_breast_cancer(return_X_y=True)
     model = make_pipeline(StandardScaler(), LogisticRegression())
-    cur = bc.threshold_curves(model, X, y, cv=ShuffleSplit(5, test_size=0.33, random_state=0),
-                              thresholds=np.linspace(0, 1, 11), n_jobs=1)
+    cur = bc.threshold_curves(
+        model,
+        X,
+        y,
+        cv=ShuffleSplit(5, test_size=0.33, random_state=0),
+        thresholds=np.linspace(0, 1, 11),
+        n_jobs=1,
+    )
     assert cur.n_repetitions == 5 and (cur.n_test == 188).all()
     # at threshold 0 every row is predicted positive: recall 1 and precision = prevalence
     s = cur.summary()
@@ -116,9 +132,12 @@ def test_small_data_bands_are_wider_seed_000():
 
 @pytest.mark.parametrize(
     "kwargs, match",
-    [({"thresholds": [-0.1, 0.5]}, r"\[0, 1\]"), ({"thresholds": [1.5]}, r"\[0, 1\]"),
-     ({"metrics": ("precision", "auc")}, "unknown curve metric"),
-     ({"thresholds": []}, "non-empty")],
+    [
+        ({"thresholds": [-0.1, 0.5]}, r"\[0, 1\]"),
+        ({"thresholds": [1.5]}, r"\[0, 1\]"),
+        ({"metrics": ("precision", "auc")}, "unknown curve metric"),
+        ({"thresholds": []}, "non-empty"),
+    ],
 )
 def test_bad_thresholds_and_metrics(reps, kwargs, match):
     with pytest.raises(ValueError, match=match):
@@ -132,8 +151,9 @@ def test_bad_inputs():
         bc.threshold_curves(predictions=[(np.array([0, 1]), np.array([0.1, np.nan]))])
     with pytest.raises(ValueError, match="own scale"):
         bc.threshold_curves(predictions=[(np.array([0, 1]), np.array([-2.0, 3.0]))])
-    ok = bc.threshold_curves(predictions=[(np.array([0, 1]), np.array([-2.0, 3.0]))],
-                             thresholds=[-3, 0, 4])
+    ok = bc.threshold_curves(
+        predictions=[(np.array([0, 1]), np.array([-2.0, 3.0]))], thresholds=[-3, 0, 4]
+    )
     assert ok.summary("recall")["mean"].tolist() == [1.0, 1.0, 0.0]
     with pytest.raises(ValueError, match="no test rows"):
         bc.threshold_curves(predictions=[(np.array([]), np.array([]))])
@@ -154,21 +174,24 @@ def test_plots(reps):
 def test_pos_label_must_be_among_the_labels(reps):
     """String labels with the default pos_label=1 used to give precision 0.0 silently."""
     names = [(np.where(y == 1, "pos", "neg"), s) for y, s in reps]
-    msg = ("pos_label=1 is not among y_true's labels ['neg', 'pos']; pass pos_label= with "
-           "the positive class (e.g. pos_label='pos')")
+    msg = (
+        "pos_label=1 is not among y_true's labels ['neg', 'pos']; pass pos_label= with "
+        "the positive class (e.g. pos_label='pos')"
+    )
     with pytest.raises(ValueError) as err:
         bc.threshold_curves(predictions=names, thresholds=[0.5])
     assert str(err.value) == msg
     # a label present in only one repetition still counts (labels over all repetitions)
     only_late = [(np.zeros(4, int), np.full(4, 0.2)), (np.array([0, 2, 2]), np.full(3, 0.7))]
-    cur = bc.threshold_curves(predictions=only_late, thresholds=[0.5], pos_label=2,
-                              metrics=("recall",))
+    cur = bc.threshold_curves(
+        predictions=only_late, thresholds=[0.5], pos_label=2, metrics=("recall",)
+    )
     assert cur.summary("recall")["n_defined"].tolist() == [1]
     with pytest.raises(ValueError, match=r"pos_label=1 is not among y_true's labels \[0, 2\]"):
         bc.threshold_curves(predictions=only_late, thresholds=[0.5])
     # with the right pos_label the string labels give sklearn's numbers
-    cur = bc.threshold_curves(predictions=names, thresholds=[0.5], pos_label="pos",
-                              metrics=("precision",))
-    ref = [precision_score(y, np.where(s >= 0.5, "pos", "neg"), pos_label="pos")
-           for y, s in names]
+    cur = bc.threshold_curves(
+        predictions=names, thresholds=[0.5], pos_label="pos", metrics=("precision",)
+    )
+    ref = [precision_score(y, np.where(s >= 0.5, "pos", "neg"), pos_label="pos") for y, s in names]
     np.testing.assert_allclose(cur.values[0, :, 0], ref)

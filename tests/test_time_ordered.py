@@ -56,8 +56,9 @@ def test_components_match_dense_gls_and_likelihood():
         Ri = np.linalg.inv(R)
         a = np.ones(n) @ Ri @ np.ones(n)
         r = z - fit.params[0]
-        ref.append(-0.5 * np.linalg.slogdet(R)[1] - 0.5 * np.log(a)
-                   - 0.5 * (n - 1) * np.log(r @ Ri @ r))
+        ref.append(
+            -0.5 * np.linalg.slogdet(R)[1] - 0.5 * np.log(a) - 0.5 * (n - 1) * np.log(r @ Ri @ r)
+        )
     got = logw[[0, 7, 20, 33, 39]]
     np.testing.assert_allclose(got - got[0], np.array(ref) - ref[0], rtol=1e-9, atol=1e-9)
 
@@ -118,8 +119,7 @@ def test_cross_validate_paired_and_compare_dispatch():
     X = rng.standard_normal((240, 3))
     y = X @ [1.0, 0.5, 0.0] + rng.standard_normal(240)
     models = {"mean": DummyRegressor(), "ridge": Ridge()}
-    s = bc.cross_validate_paired(models, X, y, cv=TimeSeriesSplit(10), scoring="r2",
-                                 progress=False)
+    s = bc.cross_validate_paired(models, X, y, cv=TimeSeriesSplit(10), scoring="r2", progress=False)
     assert s.to_frame()["time_ordered"].all()
     res = bc.compare(s, "mean", "ridge", metric="r2", rope=0.01)
     assert isinstance(res, TimeOrderedResult) and res.n == 10
@@ -152,7 +152,15 @@ def test_select_on_time_ordered_design():
     rng = np.random.default_rng(2)
     X = pd.DataFrame(rng.standard_normal((200, 2)), columns=["a", "b"])
     y = X["a"] * 2 + rng.standard_normal(200)
-    sel = bc.select({"mean": DummyRegressor(), "ridge": Ridge()}, X, y, baseline="mean",
-                    scoring="r2", rope=0.01, cv=TimeSeriesSplit(8), progress=False)
+    sel = bc.select(
+        {"mean": DummyRegressor(), "ridge": Ridge()},
+        X,
+        y,
+        baseline="mean",
+        scoring="r2",
+        rope=0.01,
+        cv=TimeSeriesSplit(8),
+        progress=False,
+    )
     assert isinstance(sel.results[0], TimeOrderedResult)
     assert sel.champion == "ridge"

@@ -101,8 +101,9 @@ def test_agrees_with_baycomp_on_published_data(shared_data):
     for ds in ("iris", "wine", "sonar", "ionosphere"):
         res = bc.compare(scores, "nbc", "aode", metric="accuracy", rope=0.01, dataset=ds)
         p = scores.paired("nbc", "aode", "accuracy", ds)
-        ref = baycomp.two_on_single(p["baseline"].to_numpy(), p["candidate"].to_numpy(),
-                                    rope=0.01, runs=10)
+        ref = baycomp.two_on_single(
+            p["baseline"].to_numpy(), p["candidate"].to_numpy(), rope=0.01, runs=10
+        )
         assert (res.p_left, res.p_rope, res.p_right) == pytest.approx(ref, abs=1e-10)
 
 
@@ -221,8 +222,9 @@ def test_goal_p_star_via_array_and_compare():
     scalar = bc.correlated_ttest(p_star, acc, rho=0.1, rope=0.005)
     assert scalar.p_right == pytest.approx(res.p_right, abs=1e-15)
 
-    frame = pd.DataFrame({"model": "forest", "split": np.arange(50), "n_train": 90,
-                          "n_test": 10, "accuracy": acc})
+    frame = pd.DataFrame(
+        {"model": "forest", "split": np.arange(50), "n_train": 90, "n_test": 10, "accuracy": acc}
+    )
     scores = bc.Scores.from_frame(frame)
     via_compare = bc.compare(scores, baseline=p_star, candidate="forest", rope=0.005)
     assert via_compare.p_right == pytest.approx(res.p_right, abs=1e-15)
@@ -233,8 +235,9 @@ def test_goal_p_star_via_array_and_compare():
 def test_goal_on_a_lower_is_better_metric():
     rng = np.random.default_rng(6)
     rmse = rng.normal(1.9, 0.05, 20)
-    frame = pd.DataFrame({"model": "m", "split": range(20), "n_train": 4, "n_test": 1,
-                          "rmse": rmse})
+    frame = pd.DataFrame(
+        {"model": "m", "split": range(20), "n_train": 4, "n_test": 1, "rmse": rmse}
+    )
     res = bc.compare(bc.Scores.from_frame(frame), baseline=2.0, candidate="m")
     # reaching the goal means rmse below 2.0: positive orientation
     assert res.mean == pytest.approx(2.0 - rmse.mean())
@@ -246,8 +249,15 @@ def test_compare_equals_direct_call_and_flips_lower_is_better():
     n = 30
     a = rng.normal(0.30, 0.02, n)
     b = a - rng.normal(0.01, 0.005, n)  # lower log loss: b is better
-    frame = pd.DataFrame({"model": ["a"] * n + ["b"] * n, "split": list(range(n)) * 2,
-                          "n_train": 80, "n_test": 20, "log_loss": np.r_[a, b]})
+    frame = pd.DataFrame(
+        {
+            "model": ["a"] * n + ["b"] * n,
+            "split": list(range(n)) * 2,
+            "n_train": 80,
+            "n_test": 20,
+            "log_loss": np.r_[a, b],
+        }
+    )
     res = bc.compare(frame, "a", "b", metric="log_loss", rope=0.002)
     direct = bc.correlated_ttest(-a, -b, rho=0.2, rope=0.002)
     assert res.p_right == pytest.approx(direct.p_right) and res.p_right > 0.95
@@ -292,8 +302,17 @@ def test_two_splits_warn_heavy_tails():
 
 # -------------------------------------------------------------- decision rule
 def _result(mean, scale, rope, df=29):
-    return CorrelatedTTestResult(mean=mean, scale=scale, df=df, rho=0.1, n=df + 1, rope=rope,
-                                 baseline_name="lr", candidate_name="rf", metric="auc")
+    return CorrelatedTTestResult(
+        mean=mean,
+        scale=scale,
+        df=df,
+        rho=0.1,
+        n=df + 1,
+        rope=rope,
+        baseline_name="lr",
+        candidate_name="rf",
+        metric="auc",
+    )
 
 
 @pytest.mark.parametrize(
@@ -343,8 +362,9 @@ def test_decision_threshold_is_inclusive_and_gamma_checked():
 
 
 def test_decide_untrusted_is_inconclusive():
-    d = bc.decide(0.0, 0.0, 1.0, expected_gain=0.1, risk=0.0, trusted=False,
-                  untrusted_reason="r_hat 1.2")
+    d = bc.decide(
+        0.0, 0.0, 1.0, expected_gain=0.1, risk=0.0, trusted=False, untrusted_reason="r_hat 1.2"
+    )
     assert d.outcome == "inconclusive" and "r_hat 1.2" in d.reason
 
 
@@ -414,15 +434,23 @@ def test_nadeau_bengio_batch():
     res = nadeau_bengio_ttest(np.zeros_like(d), d, rho=0.2, alternative="less")
     for i in (0, 7, 19):
         assert res.pvalue[i] == pytest.approx(
-            nadeau_bengio_ttest(np.zeros(40), d[i], rho=0.2, alternative="less").pvalue)
+            nadeau_bengio_ttest(np.zeros(40), d[i], rho=0.2, alternative="less").pvalue
+        )
 
 
 # ------------------------------------------------- result methods and ArviZ
 @pytest.fixture(scope="module")
 def result(pair):
     base, cand = pair
-    return bc.correlated_ttest(base, cand, rho=0.1, rope=0.003, baseline_name="logreg",
-                               candidate_name="forest", metric="roc_auc")
+    return bc.correlated_ttest(
+        base,
+        cand,
+        rho=0.1,
+        rope=0.003,
+        baseline_name="logreg",
+        candidate_name="forest",
+        metric="roc_auc",
+    )
 
 
 def test_sample_moments(result):
@@ -458,8 +486,9 @@ def test_to_inference_data_with_arviz(result):
     assert idata.attrs["candidate"] == "forest" and idata.attrs["rope"] == result.rope
     assert idata.posterior.attrs["candidate"] == "forest"
     if arviz_major() >= 1:
-        pc = az.plot_dist(idata, var_names=["mu"], rope=(-result.rope, result.rope),
-                          backend="matplotlib")
+        pc = az.plot_dist(
+            idata, var_names=["mu"], rope=(-result.rope, result.rope), backend="matplotlib"
+        )
         assert pc.viz is not None
         return
     ax = az.plot_posterior(idata, var_names=["mu"], rope=(-result.rope, result.rope))
@@ -473,10 +502,25 @@ def test_to_inference_data_with_arviz(result):
 def test_summary_columns(result):
     table = result.summary(level=0.9, gamma=0.9)
     assert list(table.columns) == [
-        "baseline", "candidate", "metric", "baseline_score", "candidate_score", "difference",
-        "mean", "sd", "hdi_90_low",
-        "hdi_90_high", "rho",
-        "n", "df", "rope", "p_left", "p_rope", "p_right", "p_better", "decision",
+        "baseline",
+        "candidate",
+        "metric",
+        "baseline_score",
+        "candidate_score",
+        "difference",
+        "mean",
+        "sd",
+        "hdi_90_low",
+        "hdi_90_high",
+        "rho",
+        "n",
+        "df",
+        "rope",
+        "p_left",
+        "p_rope",
+        "p_right",
+        "p_better",
+        "decision",
     ]
     row = table.iloc[0]
     assert len(table) == 1 and row["candidate"] == "forest" and row["metric"] == "roc_auc"
@@ -524,8 +568,13 @@ def test_batch_equals_loop_property():
     from hypothesis.extra.numpy import arrays
 
     @settings(max_examples=40, deadline=None)
-    @given(data=st.data(), batch=st.integers(1, 5), n=st.integers(3, 15),
-           rho=st.floats(0, 0.5), rope=st.floats(0, 0.05))
+    @given(
+        data=st.data(),
+        batch=st.integers(1, 5),
+        n=st.integers(3, 15),
+        rho=st.floats(0, 0.5),
+        rope=st.floats(0, 0.05),
+    )
     def check(data, batch, n, rho, rope):
         elem = st.floats(0, 1, allow_subnormal=False)  # subnormals are refused (issue 23)
         b = data.draw(arrays(float, (batch, n), elements=elem))
@@ -537,7 +586,8 @@ def test_batch_equals_loop_property():
                 one = bc.correlated_ttest(b[i], c[i], rho=rho, rope=rope)
                 for f in ("mean", "scale", "p_left", "p_rope", "p_right"):
                     assert np.asarray(getattr(res, f))[i] == pytest.approx(
-                        getattr(one, f), rel=1e-9, abs=1e-12)
+                        getattr(one, f), rel=1e-9, abs=1e-12
+                    )
 
     check()
 
@@ -552,9 +602,11 @@ def test_zero_variance_shortcut_equals_the_full_rounding_floor():
     for scale in (1e-250, 1e-3, 1.0, 1e3, 1e250):
         b = rng.normal(0.8, 0.05, (6, 20)) * scale
         bs += [b, b, b]
-        cs += [b + 0.01 * scale,                                   # a copy plus a constant
-               b + rng.normal(0, 1e-17, (6, 20)) * scale,          # rounding-level noise
-               b + rng.normal(0.01, 0.02, (6, 20)) * scale]        # a real difference
+        cs += [
+            b + 0.01 * scale,  # a copy plus a constant
+            b + rng.normal(0, 1e-17, (6, 20)) * scale,  # rounding-level noise
+            b + rng.normal(0.01, 0.02, (6, 20)) * scale,
+        ]  # a real difference
     b, c = np.concatenate(bs), np.concatenate(cs)
     _, sd, _ = corrected_scale(c - b, np.asarray(0.1))
     full = sd <= 16 * np.finfo(float).eps * np.maximum(np.abs(b).max(-1), np.abs(c).max(-1))

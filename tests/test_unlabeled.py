@@ -68,10 +68,12 @@ def test_class_size_interval_bounds_precision():
     res = bc.precision_at_k_unlabeled(test_s, test_y, pool_s, class_size=(800, 1200))
     t = res.table
     k = t.index.to_numpy()
-    np.testing.assert_allclose(t["precision_at_k_lower"],
-                               np.minimum(t["recall_at_k"] * 800 / k, 1.0))
-    np.testing.assert_allclose(t["precision_at_k_upper"],
-                               np.minimum(t["recall_at_k"] * 1200 / k, 1.0))
+    np.testing.assert_allclose(
+        t["precision_at_k_lower"], np.minimum(t["recall_at_k"] * 800 / k, 1.0)
+    )
+    np.testing.assert_allclose(
+        t["precision_at_k_upper"], np.minimum(t["recall_at_k"] * 1200 / k, 1.0)
+    )
     assert (t["f1_at_k_lower"] <= t["f1_at_k"] + 1e-12).all()
     assert (t["f1_at_k"] <= t["f1_at_k_upper"] + 1e-12).all()
     lo_t, hi_t = res.best_threshold_range
@@ -86,15 +88,22 @@ def test_multiclass_is_per_class_binary():
     pool = rng.random((3000, 3)) + np.eye(3)[rng.integers(0, 3, 3000)]
     out = bc.precision_at_k_unlabeled(test, labels, pool, class_size={0: 1000, 2: (900, 1100)})
     assert set(out) == {0, 2}
-    single = bc.precision_at_k_unlabeled(test[:, 2], labels, pool[:, 2], (900, 1100),
-                                         positive_class=2)
+    single = bc.precision_at_k_unlabeled(
+        test[:, 2], labels, pool[:, 2], (900, 1100), positive_class=2
+    )
     np.testing.assert_array_equal(out[2].table.to_numpy(), single.table.to_numpy())
 
 
 @pytest.mark.parametrize(
     "size, match",
-    [(0, "positive"), (-5, "positive"), (11, "exceeds"), ((5, 3), "low > high"),
-     ("many", "number"), ((1, 2, 3), "interval")],
+    [
+        (0, "positive"),
+        (-5, "positive"),
+        (11, "exceeds"),
+        ((5, 3), "low > high"),
+        ("many", "number"),
+        ((1, 2, 3), "interval"),
+    ],
 )
 def test_bad_class_size(size, match):
     with pytest.raises(ValueError, match=match):

@@ -48,14 +48,32 @@ def _fits(store: Path) -> int:
         return 0
 
 
-def _start(out: Path, address: str, store: Path, worker_timeout: float = 60
-           ) -> subprocess.Popen:
-    cmd = [sys.executable, str(DRIVER), str(out), "--backend", "dask", "--scheduler", address,
-           "--store", str(store), "--delay", str(DELAY), "--n-repeats", str(N_REPEATS),
-           "--worker-timeout", str(worker_timeout)]
+def _start(out: Path, address: str, store: Path, worker_timeout: float = 60) -> subprocess.Popen:
+    cmd = [
+        sys.executable,
+        str(DRIVER),
+        str(out),
+        "--backend",
+        "dask",
+        "--scheduler",
+        address,
+        "--store",
+        str(store),
+        "--delay",
+        str(DELAY),
+        "--n-repeats",
+        str(N_REPEATS),
+        "--worker-timeout",
+        str(worker_timeout),
+    ]
     log = open(out.with_suffix(".log"), "a")  # noqa: SIM115 - closed with the process
-    return subprocess.Popen(cmd, env={**os.environ, "PYTHONPATH": str(REPO)}, stdout=log,
-                            stderr=log, start_new_session=True)
+    return subprocess.Popen(
+        cmd,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        stdout=log,
+        stderr=log,
+        start_new_session=True,
+    )
 
 
 def _finish(proc: subprocess.Popen, out: Path, timeout: float) -> tuple[int, dict]:
@@ -63,8 +81,10 @@ def _finish(proc: subprocess.Popen, out: Path, timeout: float) -> tuple[int, dic
         rc = proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
-        pytest.fail(f"the call hung (no answer after {timeout} s): "
-                    f"{out.with_suffix('.log').read_text()[-2000:]}")
+        pytest.fail(
+            f"the call hung (no answer after {timeout} s): "
+            f"{out.with_suffix('.log').read_text()[-2000:]}"
+        )
     log = out.with_suffix(".log").read_text()
     assert out.exists(), log[-3000:]
     return rc, json.loads(out.read_text())
@@ -79,11 +99,24 @@ def reference():
     import bayescomp as bc
 
     X, y = load_breast_cancer(return_X_y=True)
-    sel = bc.select(fit_driver.models(0.0), X, y, baseline="nb", scoring="roc_auc",
-                    rope=0.005, n_splits=3, n_repeats=N_REPEATS, n_jobs=1, progress=False)
+    sel = bc.select(
+        fit_driver.models(0.0),
+        X,
+        y,
+        baseline="nb",
+        scoring="roc_auc",
+        rope=0.005,
+        n_splits=3,
+        n_repeats=N_REPEATS,
+        n_jobs=1,
+        progress=False,
+    )
     base = sel.base_scores.to_frame().sort_values(["model", "split"])
-    return {"champion": sel.champion, "decisions": sel.steps["decision"].tolist(),
-            "scores": [[r.model, int(r.split), float(r.roc_auc)] for r in base.itertuples()]}
+    return {
+        "champion": sel.champion,
+        "decisions": sel.steps["decision"].tolist(),
+        "scores": [[r.model, int(r.split), float(r.roc_auc)] for r in base.itertuples()],
+    }
 
 
 def _same_answer(res: dict, ref: dict) -> None:
@@ -97,8 +130,9 @@ def nanny_cluster():
     """Two workers under nannies (a killed worker is restarted)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1,
-                                           dashboard_address=None)
+        cluster = distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, dashboard_address=None
+        )
         client = distributed.Client(cluster)
     client.wait_for_workers(2, timeout=120)
     yield client
@@ -110,8 +144,7 @@ def _worker_pids(client) -> list[int]:
     return list(client.run(os.getpid, on_error="ignore").values())
 
 
-def _kill_workers(client, proc: subprocess.Popen, store: Path, kills: int, seed: int
-                  ) -> int:
+def _kill_workers(client, proc: subprocess.Popen, store: Path, kills: int, seed: int) -> int:
     """SIGKILL a random worker ``kills`` times while the call runs; the kills done."""
     rng = random.Random(seed)
     done = 0
@@ -135,8 +168,9 @@ def _kill_workers(client, proc: subprocess.Popen, store: Path, kills: int, seed:
 def test_worker_kills_lose_no_fit(nanny_cluster, tmp_path, reference, kills):
     store, out = tmp_path / "s.sqlite", tmp_path / "out.json"
     proc = _start(out, nanny_cluster.scheduler.address, store)
-    assert _kill_workers(nanny_cluster, proc, store, kills, seed=kills) == kills, \
+    assert _kill_workers(nanny_cluster, proc, store, kills, seed=kills) == kills, (
         "the run ended before every kill"
+    )
     rc, res = _finish(proc, out, timeout=300)
     assert rc == 0, res
     assert _fits(store) == N_FITS == res["fits_total"] == res["fits_performed"]
@@ -146,11 +180,21 @@ def test_worker_kills_lose_no_fit(nanny_cluster, tmp_path, reference, kills):
 
 def _bare_workers(address: str, n: int) -> list[subprocess.Popen]:
     """Worker processes without a nanny: once killed, nothing restarts them."""
-    cmd = [sys.executable, "-m", "distributed.cli.dask_worker", address, "--no-nanny",
-           "--nthreads", "1", "--no-dashboard"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "distributed.cli.dask_worker",
+        address,
+        "--no-nanny",
+        "--nthreads",
+        "1",
+        "--no-dashboard",
+    ]
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return [subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL) for _ in range(n)]
+    return [
+        subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _ in range(n)
+    ]
 
 
 def test_all_workers_killed_stops_then_resumes(tmp_path, reference):

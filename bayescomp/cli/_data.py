@@ -22,21 +22,38 @@ _DATA_ONLY = ("target", "groups", "time", "task")
 def add_data_flags(p: argparse.ArgumentParser) -> None:
     """The data flags, in their own group of ``--help``."""
     g = p.add_argument_group("your own data (CSV, .csv.gz, Parquet or Feather)")
-    g.add_argument("--data", metavar="PATH",
-                   help="fit the models on this table instead of a built-in --dataset")
+    g.add_argument(
+        "--data",
+        metavar="PATH",
+        help="fit the models on this table instead of a built-in --dataset",
+    )
     g.add_argument("--target", metavar="COL", help="the column to predict (with --data)")
-    g.add_argument("--groups", metavar="COL",
-                   help="group ids (e.g. customer): no group is in both training and test")
-    g.add_argument("--drop", metavar="COL", nargs="+", action="extend", default=[],
-                   help="columns that are not features (ids, leaks)")
-    g.add_argument("--time", metavar="COL",
-                   help="time-ordered design: sort by COL and test on --n-splits expanding "
-                        "windows (TimeSeriesSplit); COL is not a feature")
-    g.add_argument("--gap", type=int, default=0,
-                   help="with --time: rows left out between each training window and its test "
-                        "window")
-    g.add_argument("--task", choices=TASKS,
-                   help="override the task inferred from the target")
+    g.add_argument(
+        "--groups",
+        metavar="COL",
+        help="group ids (e.g. customer): no group is in both training and test",
+    )
+    g.add_argument(
+        "--drop",
+        metavar="COL",
+        nargs="+",
+        action="extend",
+        default=[],
+        help="columns that are not features (ids, leaks)",
+    )
+    g.add_argument(
+        "--time",
+        metavar="COL",
+        help="time-ordered design: sort by COL and test on --n-splits expanding "
+        "windows (TimeSeriesSplit); COL is not a feature",
+    )
+    g.add_argument(
+        "--gap",
+        type=int,
+        default=0,
+        help="with --time: rows left out between each training window and its test window",
+    )
+    g.add_argument("--task", choices=TASKS, help="override the task inferred from the target")
 
 
 @dataclass(frozen=True)
@@ -48,8 +65,8 @@ class OwnData:
     groups: Any
     cv: Any
     name: str
-    task: str            # binary / multiclass / regression
-    sklearn_task: str    # classification / regression (bayescomp.scores.datasets)
+    task: str  # binary / multiclass / regression
+    sklearn_task: str  # classification / regression (bayescomp.scores.datasets)
     default_metric: str
 
 
@@ -58,16 +75,20 @@ def own_data(args: argparse.Namespace) -> OwnData | None:
     from bayescomp.cli.main import UserError
 
     if getattr(args, "data", None) is None:
-        given = [f"--{k}" for k in _DATA_ONLY if getattr(args, k, None)] + (
-            ["--drop"] if getattr(args, "drop", None) else []) + (
-            ["--gap"] if getattr(args, "gap", 0) else [])
+        given = (
+            [f"--{k}" for k in _DATA_ONLY if getattr(args, k, None)]
+            + (["--drop"] if getattr(args, "drop", None) else [])
+            + (["--gap"] if getattr(args, "gap", 0) else [])
+        )
         if given:
-            raise UserError(f"{', '.join(given)} describe the columns of --data PATH; pass "
-                            "--data with them")
+            raise UserError(
+                f"{', '.join(given)} describe the columns of --data PATH; pass --data with them"
+            )
         return None
     if getattr(args, "dataset", None):
-        raise UserError("give --data PATH (your table) or --dataset NAME (a built-in one), "
-                        "not both")
+        raise UserError(
+            "give --data PATH (your table) or --dataset NAME (a built-in one), not both"
+        )
     if not args.target:
         raise UserError(f"--data {args.data} needs --target COL: the column to predict")
     if args.gap and not args.time:
@@ -75,16 +96,31 @@ def own_data(args: argparse.Namespace) -> OwnData | None:
     if args.gap < 0:
         raise UserError(f"--gap must be >= 0, got {args.gap}")
     if args.groups and args.time:
-        raise UserError("--groups and --time together are not supported: use --time for a "
-                        "time-ordered design, or --groups for grouped k-fold")
+        raise UserError(
+            "--groups and --time together are not supported: use --time for a "
+            "time-ordered design, or --groups for grouped k-fold"
+        )
     from bayescomp.scores.tabular import read_table
 
-    table = read_table(args.data, target=args.target, groups=args.groups, drop=args.drop,
-                       time=args.time, task=args.task, n_splits=args.n_splits)
-    return OwnData(table.X, table.y, table.groups, _design(table, args), table.name,
-                   table.task, "regression" if table.task == "regression" else
-                   "classification", {"binary": "roc_auc", "multiclass": "accuracy",
-                                      "regression": "r2"}[table.task])
+    table = read_table(
+        args.data,
+        target=args.target,
+        groups=args.groups,
+        drop=args.drop,
+        time=args.time,
+        task=args.task,
+        n_splits=args.n_splits,
+    )
+    return OwnData(
+        table.X,
+        table.y,
+        table.groups,
+        _design(table, args),
+        table.name,
+        table.task,
+        "regression" if table.task == "regression" else "classification",
+        {"binary": "roc_auc", "multiclass": "accuracy", "regression": "r2"}[table.task],
+    )
 
 
 def _design(table: Any, args: argparse.Namespace) -> Any:
@@ -97,12 +133,18 @@ def _design(table: Any, args: argparse.Namespace) -> Any:
         if getattr(args, "max_repeats", 0):
             from bayescomp.cli.main import UserError
 
-            raise UserError("--max-repeats adds shuffled repetitions; a time-ordered design "
-                            "(--time) has one order: drop --max-repeats")
+            raise UserError(
+                "--max-repeats adds shuffled repetitions; a time-ordered design "
+                "(--time) has one order: drop --max-repeats"
+            )
         return TimeSeriesSplit(n_splits=args.n_splits, gap=args.gap)
     if args.groups:
-        return RepeatedGroupKFold(n_splits=args.n_splits, n_repeats=args.n_repeats,
-                                  random_state=args.seed, stratify=classes)
+        return RepeatedGroupKFold(
+            n_splits=args.n_splits,
+            n_repeats=args.n_repeats,
+            random_state=args.seed,
+            stratify=classes,
+        )
     cls = RepeatedStratifiedKFold if classes else RepeatedKFold
     return cls(n_splits=args.n_splits, n_repeats=args.n_repeats, random_state=args.seed)
 
@@ -122,18 +164,25 @@ def name_the_column(message: str, X: Any) -> str:
         if found:
             break
     if len(found) == 1:
-        return (f"{message} (feature column {found[0]!r}: encode it in the model file, e.g. "
-                "a ColumnTransformer with OneHotEncoder, or --drop it)")
+        return (
+            f"{message} (feature column {found[0]!r}: encode it in the model file, e.g. "
+            "a ColumnTransformer with OneHotEncoder, or --drop it)"
+        )
     return message
 
 
 def add_guardrail_flag(p: argparse.ArgumentParser) -> None:
     """``--guardrail METRIC:ROPE`` (repeatable) of ``select`` and ``compare``."""
-    p.add_argument("--guardrail", action="append", default=[], metavar="METRIC:ROPE",
-                   help="a metric the candidate must not be worse on beyond ROPE (e.g. "
-                        "neg_log_loss:0.01 or fit_time:0.5); repeatable. Promotion then needs "
-                        "P(better beyond --rope and every guardrail held) >= gamma: the "
-                        "joint probability p_joint")
+    p.add_argument(
+        "--guardrail",
+        action="append",
+        default=[],
+        metavar="METRIC:ROPE",
+        help="a metric the candidate must not be worse on beyond ROPE (e.g. "
+        "neg_log_loss:0.01 or fit_time:0.5); repeatable. Promotion then needs "
+        "P(better beyond --rope and every guardrail held) >= gamma: the "
+        "joint probability p_joint",
+    )
 
 
 def parse_guardrails(values: list[str]) -> dict[str, float]:
@@ -148,8 +197,10 @@ def parse_guardrails(values: list[str]) -> dict[str, float]:
         except ValueError:
             value = float("nan")
         if not sep or not metric or not value >= 0:
-            raise UserError(f"--guardrail {text!r}: write METRIC:ROPE with a ROPE >= 0, e.g. "
-                            "--guardrail neg_log_loss:0.01")
+            raise UserError(
+                f"--guardrail {text!r}: write METRIC:ROPE with a ROPE >= 0, e.g. "
+                "--guardrail neg_log_loss:0.01"
+            )
         if metric in out:
             raise UserError(f"--guardrail {metric!r} is given twice; give each metric once")
         out[metric] = value

@@ -50,7 +50,8 @@ def output_file(example: str) -> Any:
         if Path(value).is_dir():
             raise argparse.ArgumentTypeError(
                 f"{value!r} is a directory; give a file name inside it (e.g. "
-                f"{str(Path(value) / example)!r})")
+                f"{str(Path(value) / example)!r})"
+            )
         return value
 
     return check

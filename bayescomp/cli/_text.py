@@ -11,9 +11,11 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-ROPE_HELP = ("required: half-width of the region of practical equivalence on the metric's "
-             "scale, the smallest difference that matters (e.g. 0.01 for AUC); differences "
-             "within ±ROPE count as equivalent. --rope 0 makes every difference matter")
+ROPE_HELP = (
+    "required: half-width of the region of practical equivalence on the metric's "
+    "scale, the smallest difference that matters (e.g. 0.01 for AUC); differences "
+    "within ±ROPE count as equivalent. --rope 0 makes every difference matter"
+)
 
 
 def rope_note(rope: Any) -> str:
@@ -26,10 +28,14 @@ def rope_note(rope: Any) -> str:
     """
     rope = float(rope)
     if rope == 0:
-        return ("ROPE ±0 (--rope 0): no difference is too small to matter, so 'equivalent' "
-                "is impossible and any difference the posterior is sure of decides.")
-    return (f"ROPE ±{rope:g} (--rope): differences within ±{rope:g} count as practically "
-            "equivalent; 'promote' needs the candidate better by more than that.")
+        return (
+            "ROPE ±0 (--rope 0): no difference is too small to matter, so 'equivalent' "
+            "is impossible and any difference the posterior is sure of decides."
+        )
+    return (
+        f"ROPE ±{rope:g} (--rope): differences within ±{rope:g} count as practically "
+        "equivalent; 'promote' needs the candidate better by more than that."
+    )
 
 
 def in_flags(message: str, parser: Any, command: str) -> str:
@@ -64,11 +70,13 @@ def in_flags(message: str, parser: Any, command: str) -> str:
                     flags[a.dest] = longs[0]
     for arg, dest in (("y_pred_or_score", "pred"), ("y_true", "y_true")):  # data arguments
         if dest in flags:
-            message = re.sub(rf"(?<![\w.-]){arg}(?![\w=])", f"the {flags[dest]} column",
-                             message)
+            message = re.sub(rf"(?<![\w.-]){arg}(?![\w=])", f"the {flags[dest]} column", message)
     if "higher_is_better" in flags:
-        message = re.sub(r"(?<![\w-])higher_is_better=(True or False|True|False)?",
-                         "--higher-is-better or --lower-is-better", message)
+        message = re.sub(
+            r"(?<![\w-])higher_is_better=(True or False|True|False)?",
+            "--higher-is-better or --lower-is-better",
+            message,
+        )
 
     def swap(m: re.Match) -> str:
         name, value = m.group(1), m.group(2)
@@ -78,9 +86,12 @@ def in_flags(message: str, parser: Any, command: str) -> str:
 
     message = re.sub(r"(?<![\w.-])([a-z][a-z0-9_]*)=([^\s,;)]*)", swap, message)
     # "test_fraction must lie in (0, 1)": an argument named as the subject of a sentence
-    return re.sub(r"(?<![\w.-])([a-z][a-z0-9_]*_[a-z0-9_]+|metric|threshold|rope|gamma)"
-                  r"(?= must | is not | should )",
-                  lambda m: flags.get(m.group(1), m.group(1)), message)
+    return re.sub(
+        r"(?<![\w.-])([a-z][a-z0-9_]*_[a-z0-9_]+|metric|threshold|rope|gamma)"
+        r"(?= must | is not | should )",
+        lambda m: flags.get(m.group(1), m.group(1)),
+        message,
+    )
 
 
 def aligned(rows: list[list[str]], columns: list[str]) -> list[str]:
@@ -90,8 +101,9 @@ def aligned(rows: list[list[str]], columns: list[str]) -> list[str]:
 
     frame = pd.DataFrame(rows, columns=columns)
     width = {c: max(len(c), *(len(v) for v in frame[c])) for c in columns}
-    text = frame.to_string(index=False, justify="left",
-                           formatters={c: f"{{:<{width[c]}}}".format for c in columns})
+    text = frame.to_string(
+        index=False, justify="left", formatters={c: f"{{:<{width[c]}}}".format for c in columns}
+    )
     head, *body = text.splitlines()
     return [head, "-" * len(head), *body]
 
@@ -104,10 +116,12 @@ class RenamedFlag(argparse.Action):
         super().__init__(option_strings, dest, help=argparse.SUPPRESS, **kwargs)
         self.new = new
 
-    def __call__(self, parser: Any, namespace: Any, values: Any,
-                 option_string: str | None = None) -> None:
+    def __call__(
+        self, parser: Any, namespace: Any, values: Any, option_string: str | None = None
+    ) -> None:
         from bayescomp.core.deprecation import warn_renamed
 
-        warn_renamed(f"bayescomp {parser.prog.split()[-1]}", str(option_string), self.new,
-                     stacklevel=2)
+        warn_renamed(
+            f"bayescomp {parser.prog.split()[-1]}", str(option_string), self.new, stacklevel=2
+        )
         setattr(namespace, self.dest, values)

@@ -40,51 +40,105 @@ def register(sub: Any) -> None:
             "baseline unless --baseline says otherwise, every other file is a candidate."
         ),
     )
-    p.add_argument("inputs", nargs="*", metavar="INPUT",
-                   help="a scores CSV, or two or more model files (*.py defining `model = ...`); "
-                   "none with --predictions")
-    p.add_argument("--dataset", help="built-in dataset for model files (breast_cancer, wine, "
-                   "iris, digits, diabetes); with a CSV, the dataset of the table to compare on")
+    p.add_argument(
+        "inputs",
+        nargs="*",
+        metavar="INPUT",
+        help="a scores CSV, or two or more model files (*.py defining `model = ...`); "
+        "none with --predictions",
+    )
+    p.add_argument(
+        "--dataset",
+        help="built-in dataset for model files (breast_cancer, wine, "
+        "iris, digits, diabetes); with a CSV, the dataset of the table to compare on",
+    )
     add_data_flags(p)
     p.add_argument("--baseline", help="baseline model name, or a number: a performance goal p*")
-    p.add_argument("--candidate", action="append",
-                   help="candidate model name (repeatable; default: every other model)")
-    p.add_argument("--metric", help="metric (scikit-learn scorer name for model files; a column "
-                   "of the CSV); default roc_auc for two classes, accuracy for more, r2 for "
-                   "regression, or the CSV's only metric")
+    p.add_argument(
+        "--candidate",
+        action="append",
+        help="candidate model name (repeatable; default: every other model)",
+    )
+    p.add_argument(
+        "--metric",
+        help="metric (scikit-learn scorer name for model files; a column "
+        "of the CSV); default roc_auc for two classes, accuracy for more, r2 for "
+        "regression, or the CSV's only metric",
+    )
     p.add_argument("--rope", type=float, required=True, help=ROPE_HELP)
-    p.add_argument("--gamma", type=float, default=0.95, help="posterior probability needed for "
-                   "a decision (default 0.95)")
+    p.add_argument(
+        "--gamma",
+        type=float,
+        default=0.95,
+        help="posterior probability needed for a decision (default 0.95)",
+    )
     add_guardrail_flag(p)
     direction = p.add_mutually_exclusive_group()
-    direction.add_argument("--higher-is-better", dest="higher_is_better", action="store_true",
-                           default=None, help="the metric is a score (default: from its name)")
-    direction.add_argument("--lower-is-better", dest="higher_is_better", action="store_false",
-                           help="the metric is a loss")
-    p.add_argument("--test-fraction", type=float,
-                   help="for CSVs without n_train/n_test columns: n_test/(n_train+n_test)")
+    direction.add_argument(
+        "--higher-is-better",
+        dest="higher_is_better",
+        action="store_true",
+        default=None,
+        help="the metric is a score (default: from its name)",
+    )
+    direction.add_argument(
+        "--lower-is-better",
+        dest="higher_is_better",
+        action="store_false",
+        help="the metric is a loss",
+    )
+    p.add_argument(
+        "--test-fraction",
+        type=float,
+        help="for CSVs without n_train/n_test columns: n_test/(n_train+n_test)",
+    )
     p.add_argument("--n-splits", type=int, default=10, help="folds per repetition (default 10)")
     p.add_argument("--n-repeats", type=int, default=10, help="repetitions (default 10)")
     p.add_argument("--seed", type=int, default=0, help="seed of the splits (default 0)")
     p.add_argument("--n-jobs", type=int, default=None, help="parallel fits (joblib)")
     add_backend_args(p)
-    p.add_argument("--save-scores", type=output_file("scores.csv"), metavar="CSV",
-                   help="write the per-split scores to a CSV")
-    p.add_argument("--method", default="auto", choices=RegisteredMethods(),
-                   help="a registered comparison method: %(choices)s. Default auto: ttest "
-                   "on one dataset, hierarchical on several. A method on paired predictions "
-                   "reads a CSV with a y_true column and one column per model")
-    p.add_argument("--draws", type=int, default=2000,
-                   help="hierarchical model: kept MCMC draws per chain (default 2000)")
-    p.add_argument("--chains", type=int, default=4,
-                   help="hierarchical model: MCMC chains (default 4)")
-    p.add_argument("--plot", type=output_file("plot.png"), metavar="PNG", help="write the posterior plot (one candidate)")
-    p.add_argument("--plots", metavar="DIR", help="write every plot of every comparison as PNG "
-                   "files into DIR (posterior; across datasets also simplex, forest, trace)")
+    p.add_argument(
+        "--save-scores",
+        type=output_file("scores.csv"),
+        metavar="CSV",
+        help="write the per-split scores to a CSV",
+    )
+    p.add_argument(
+        "--method",
+        default="auto",
+        choices=RegisteredMethods(),
+        help="a registered comparison method: %(choices)s. Default auto: ttest "
+        "on one dataset, hierarchical on several. A method on paired predictions "
+        "reads a CSV with a y_true column and one column per model",
+    )
+    p.add_argument(
+        "--draws",
+        type=int,
+        default=2000,
+        help="hierarchical model: kept MCMC draws per chain (default 2000)",
+    )
+    p.add_argument(
+        "--chains", type=int, default=4, help="hierarchical model: MCMC chains (default 4)"
+    )
+    p.add_argument(
+        "--plot",
+        type=output_file("plot.png"),
+        metavar="PNG",
+        help="write the posterior plot (one candidate)",
+    )
+    p.add_argument(
+        "--plots",
+        metavar="DIR",
+        help="write every plot of every comparison as PNG "
+        "files into DIR (posterior; across datasets also simplex, forest, trace)",
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.add_argument("--fail-unless", choices=OUTCOMES, metavar="OUTCOME",
-                   help="exit with status 1 unless every decision is OUTCOME (e.g. promote), "
-                   "for CI gates")
+    p.add_argument(
+        "--fail-unless",
+        choices=OUTCOMES,
+        metavar="OUTCOME",
+        help="exit with status 1 unless every decision is OUTCOME (e.g. promote), for CI gates",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_prediction_arguments(p)
     p.set_defaults(func=run)
@@ -100,9 +154,11 @@ def _scores_from_models(args: argparse.Namespace) -> tuple[Any, str, list[str], 
 
     own = own_data(args)
     if not args.dataset and own is None:
-        raise UserError("model files need --dataset NAME (breast_cancer, wine, iris, digits, "
-                        "diabetes) or --data PATH --target COL (your table); or give a scores "
-                        "CSV instead")
+        raise UserError(
+            "model files need --dataset NAME (breast_cancer, wine, iris, digits, "
+            "diabetes) or --data PATH --target COL (your table); or give a scores "
+            "CSV instead"
+        )
     if len(args.inputs) < 2:
         raise UserError("give at least two model files: a baseline and a candidate")
     if own is not None:
@@ -124,16 +180,27 @@ def _scores_from_models(args: argparse.Namespace) -> tuple[Any, str, list[str], 
     if metric == "roc_auc" and task == "classification" and len(set(y)) > 2:
         metric = "roc_auc_ovr"
     splitter = RepeatedStratifiedKFold if task == "classification" else RepeatedKFold
-    cv = own.cv if own is not None else splitter(
-        n_splits=args.n_splits, n_repeats=args.n_repeats, random_state=args.seed)
+    cv = (
+        own.cv
+        if own is not None
+        else splitter(n_splits=args.n_splits, n_repeats=args.n_repeats, random_state=args.seed)
+    )
     models = {n: specs[n].estimator for n in [baseline, *candidates]}
     guarded = [g for g in parse_guardrails(args.guardrail) if g not in TIMINGS]
     scoring = list(dict.fromkeys([metric, *guarded])) if guarded else metric
     with on_backend(args):
-        scores = cross_validate_paired(models, X, y, cv=cv, scoring=scoring, n_jobs=args.n_jobs,
-                                       progress=not args.quiet, dataset=name,
-                                       groups=own.groups if own is not None else None,
-                                       **fit_options(args))
+        scores = cross_validate_paired(
+            models,
+            X,
+            y,
+            cv=cv,
+            scoring=scoring,
+            n_jobs=args.n_jobs,
+            progress=not args.quiet,
+            dataset=name,
+            groups=own.groups if own is not None else None,
+            **fit_options(args),
+        )
     return scores, baseline, candidates, metric
 
 
@@ -148,8 +215,10 @@ def _scores_from_csv(args: argparse.Namespace) -> tuple[Any, Any, list[str], str
         try:
             baseline = float(args.baseline)
         except ValueError:
-            raise UserError(f"--baseline {args.baseline!r} is neither a model of the table "
-                            f"{scores.models} nor a number (a performance goal)") from None
+            raise UserError(
+                f"--baseline {args.baseline!r} is neither a model of the table "
+                f"{scores.models} nor a number (a performance goal)"
+            ) from None
     candidates = args.candidate or [m for m in scores.models if m != baseline]
     return scores, baseline, candidates, args.metric
 
@@ -172,8 +241,11 @@ def _method(args: argparse.Namespace, *, many: bool, timed: bool = False) -> tup
     registration."""
     from bayescomp.posterior.registry import lookup
 
-    name = args.method if args.method != "auto" else (
-        "hierarchical" if many else "time_ordered" if timed else "ttest")
+    name = (
+        args.method
+        if args.method != "auto"
+        else ("hierarchical" if many else "time_ordered" if timed else "ttest")
+    )
     return name, lookup(name)
 
 
@@ -183,8 +255,10 @@ def _from_predictions(args: argparse.Namespace) -> tuple[Any, Any, list[str], st
     from bayescomp.posterior.registry import TRUTH_COLUMN
 
     if len(args.inputs) != 1:
-        raise UserError(f"--method {args.method} compares paired predictions: give one CSV with "
-                        f"a {TRUTH_COLUMN} column and one column of predictions per model")
+        raise UserError(
+            f"--method {args.method} compares paired predictions: give one CSV with "
+            f"a {TRUTH_COLUMN} column and one column of predictions per model"
+        )
     table = read_csv(args.inputs[0])
     models = [str(c) for c in table.columns if c != TRUTH_COLUMN]
     if not args.baseline:
@@ -196,21 +270,32 @@ def _from_predictions(args: argparse.Namespace) -> tuple[Any, Any, list[str], st
 def run(args: argparse.Namespace) -> int:
     if args.predictions:
         if args.inputs:
-            raise UserError("--predictions reads one CSV of item-level predictions; give no "
-                            "other INPUT")
+            raise UserError(
+                "--predictions reads one CSV of item-level predictions; give no other INPUT"
+            )
         from bayescomp.cli.predictions import run_predictions
 
         return run_predictions(args)
     if args.method != "auto" and _method(args, many=False)[1].input == "predictions":
         table, baseline, candidates, metric = _from_predictions(args)
-        return _run(args, table, baseline, candidates, metric, dataset=None, many=False,
-                    scope=f"items: {len(table)}")
+        return _run(
+            args,
+            table,
+            baseline,
+            candidates,
+            metric,
+            dataset=None,
+            many=False,
+            scope=f"items: {len(table)}",
+        )
     if not args.inputs:
         raise UserError("give a scores CSV, model files, or --predictions CSV")
     is_csv = len(args.inputs) == 1 and Path(args.inputs[0]).suffix.lower() in (".csv", ".txt")
     if is_csv and args.data:
-        raise UserError("--data fits the models on your table; with a scores CSV nothing is "
-                        "fitted: give model files instead")
+        raise UserError(
+            "--data fits the models on your table; with a scores CSV nothing is "
+            "fitted: give model files instead"
+        )
     if is_csv:
         scores, baseline, candidates, metric = _scores_from_csv(args)
         dataset = args.dataset
@@ -222,12 +307,29 @@ def run(args: argparse.Namespace) -> int:
     if args.guardrail:
         return _guarded(scores, baseline, candidates, metric, dataset, args)
     n_datasets = len(scores.datasets) if dataset is None else 1
-    return _run(args, scores, baseline, candidates, metric, dataset=dataset,
-                many=n_datasets > 1, scope=f"datasets: {n_datasets}")
+    return _run(
+        args,
+        scores,
+        baseline,
+        candidates,
+        metric,
+        dataset=dataset,
+        many=n_datasets > 1,
+        scope=f"datasets: {n_datasets}",
+    )
 
 
-def _run(args: argparse.Namespace, data: Any, baseline: Any, candidates: list[str],
-         metric: str | None, *, dataset: str | None, many: bool, scope: str) -> int:
+def _run(
+    args: argparse.Namespace,
+    data: Any,
+    baseline: Any,
+    candidates: list[str],
+    metric: str | None,
+    *,
+    dataset: str | None,
+    many: bool,
+    scope: str,
+) -> int:
     """Compare every candidate with the baseline by the chosen method, and print it."""
     from bayescomp.posterior.compare import compare
 
@@ -237,15 +339,25 @@ def _run(args: argparse.Namespace, data: Any, baseline: Any, candidates: list[st
     from bayescomp.scores.table import Scores
 
     timed = isinstance(data, Scores) and is_time_ordered_scores(
-        data, data.datasets if dataset is None else [dataset])
+        data, data.datasets if dataset is None else [dataset]
+    )
     method, spec = _method(args, many=many, timed=timed)
     options: dict[str, Any] = {}
     if method == "hierarchical":
         options = {"draws": args.draws, "chains": args.chains}
     results = [
-        compare(data, baseline, c, metric=metric, rope=args.rope, dataset=dataset,
-                higher_is_better=args.higher_is_better, method=method,
-                random_state=args.seed if method != "ttest" else None, **options)
+        compare(
+            data,
+            baseline,
+            c,
+            metric=metric,
+            rope=args.rope,
+            dataset=dataset,
+            higher_is_better=args.higher_is_better,
+            method=method,
+            random_state=args.seed if method != "ttest" else None,
+            **options,
+        )
         for c in candidates
     ]
     decisions = [r.decision(args.gamma) for r in results]
@@ -274,8 +386,14 @@ def _run(args: argparse.Namespace, data: Any, baseline: Any, candidates: list[st
     return 0
 
 
-def _guarded(scores: Any, baseline: Any, candidates: list[str], metric: str | None,
-             dataset: str | None, args: argparse.Namespace) -> int:
+def _guarded(
+    scores: Any,
+    baseline: Any,
+    candidates: list[str],
+    metric: str | None,
+    dataset: str | None,
+    args: argparse.Namespace,
+) -> int:
     """``--guardrail``: the joint posterior of the metric and its guardrails per candidate."""
     from bayescomp.cli._data import parse_guardrails
     from bayescomp.posterior.compare import compare
@@ -283,28 +401,64 @@ def _guarded(scores: Any, baseline: Any, candidates: list[str], metric: str | No
     guards = parse_guardrails(args.guardrail)
     metric = scores._check_metric(metric)
     hib = None if args.higher_is_better is None else {metric: args.higher_is_better}
-    results = [compare(scores, baseline, c, metric=[metric, *guards], dataset=dataset,
-                       rope={metric: args.rope, **guards}, higher_is_better=hib,
-                       random_state=args.seed) for c in candidates]
+    results = [
+        compare(
+            scores,
+            baseline,
+            c,
+            metric=[metric, *guards],
+            dataset=dataset,
+            rope={metric: args.rope, **guards},
+            higher_is_better=hib,
+            random_state=args.seed,
+        )
+        for c in candidates
+    ]
     decisions = [r.decision(args.gamma) for r in results]
-    rows = [{"baseline": r.baseline_name, "candidate": r.candidate_name, "metric": metric,
-             "guardrails": guards, "rope": args.rope, "p_left": r.p_left, "p_rope": r.p_rope,
-             "p_right": r.p_right, "p_joint": r.p_joint, "p_better": r.p_better,
-             "decision": d.outcome, "reason": d.reason, "gamma": d.gamma}
-            for r, d in zip(results, decisions, strict=True)]
+    rows = [
+        {
+            "baseline": r.baseline_name,
+            "candidate": r.candidate_name,
+            "metric": metric,
+            "guardrails": guards,
+            "rope": args.rope,
+            "p_left": r.p_left,
+            "p_rope": r.p_rope,
+            "p_right": r.p_right,
+            "p_joint": r.p_joint,
+            "p_better": r.p_better,
+            "decision": d.outcome,
+            "reason": d.reason,
+            "gamma": d.gamma,
+        }
+        for r, d in zip(results, decisions, strict=True)
+    ]
     if args.json:
         json.dump(jsonable(rows if len(rows) > 1 else rows[0]), sys.stdout, indent=2)
         print()
     else:
         g = ", ".join(f"{k} ±{v:g}" for k, v in guards.items())
-        print(terminal_literal(f"baseline: {baseline}   metric: {metric}   rope: ±{args.rope:g}"
-                               f"   guardrails: {g}") + "\n")
-        table = [[row["candidate"], format_probability(row["p_right"]),
-                  format_probability(row["p_joint"]), row["decision"]] for row in rows]
+        print(
+            terminal_literal(
+                f"baseline: {baseline}   metric: {metric}   rope: ±{args.rope:g}   guardrails: {g}"
+            )
+            + "\n"
+        )
+        table = [
+            [
+                row["candidate"],
+                format_probability(row["p_right"]),
+                format_probability(row["p_joint"]),
+                row["decision"],
+            ]
+            for row in rows
+        ]
         for line in aligned(table, ["candidate", "P(right)", "p_joint", "decision"]):
             print(terminal_literal(line))
-        print("\np_joint: P(candidate better beyond the ROPE on the metric and every guardrail "
-              "held); promote needs p_joint >= gamma\n")
+        print(
+            "\np_joint: P(candidate better beyond the ROPE on the metric and every guardrail "
+            "held); promote needs p_joint >= gamma\n"
+        )
         for row in rows:
             print(f"  {terminal_literal(row['candidate'])}: {terminal_literal(row['reason'])}")
     if args.fail_unless and any(d.outcome != args.fail_unless for d in decisions):
@@ -315,8 +469,13 @@ def _guarded(scores: Any, baseline: Any, candidates: list[str], metric: str | No
 def _json_record(r: Posterior, d: Decision) -> dict[str, Any]:
     """The result's record (:meth:`to_dict`) with the decision at the chosen gamma."""
     row = r.to_dict()
-    row.update(decision=d.outcome, reason=d.reason, risk=d.risk,
-               expected_gain=d.expected_gain, gamma=d.gamma)
+    row.update(
+        decision=d.outcome,
+        reason=d.reason,
+        risk=d.risk,
+        expected_gain=d.expected_gain,
+        gamma=d.gamma,
+    )
     return jsonable(row)
 
 
@@ -336,28 +495,52 @@ def write_plots(results: list[Posterior], folder: Path) -> list[Path]:
     return written
 
 
-def format_across(results: list[Posterior], decisions: list[Decision], method: str,
-                  means: dict[str, float] | None = None, *, scope: str = "") -> str:
+def format_across(
+    results: list[Posterior],
+    decisions: list[Decision],
+    method: str,
+    means: dict[str, float] | None = None,
+    *,
+    scope: str = "",
+) -> str:
     """Table of a comparison by any method but the t-test: every kind of probability per
     candidate, then each decision with its reason, the models' mean scores (``means``)
     and the sampler's diagnostics."""
     r0 = results[0]
-    head = (f"baseline: {r0.baseline_name}   metric: {r0.metric}   rope: ±{float(r0.rope):g}   "
-            f"{scope}   method: {method}")
-    rows = [[r.candidate_name, kind, format_probability(p.p_left),
-             format_probability(p.p_rope), format_probability(p.p_right)]
-            for r in results for kind, p in r.probabilities().items()]
-    lines = [head, rope_note(r0.rope), "",
-             *aligned(rows, ["candidate", "probabilities of", "P(left)", "P(rope)", "P(right)"]),
-             ""]
+    head = (
+        f"baseline: {r0.baseline_name}   metric: {r0.metric}   rope: ±{float(r0.rope):g}   "
+        f"{scope}   method: {method}"
+    )
+    rows = [
+        [
+            r.candidate_name,
+            kind,
+            format_probability(p.p_left),
+            format_probability(p.p_rope),
+            format_probability(p.p_right),
+        ]
+        for r in results
+        for kind, p in r.probabilities().items()
+    ]
+    lines = [
+        head,
+        rope_note(r0.rope),
+        "",
+        *aligned(rows, ["candidate", "probabilities of", "P(left)", "P(rope)", "P(right)"]),
+        "",
+    ]
     for r, d in zip(results, decisions, strict=True):
         score = ""
         if means:
-            score = (f" [mean {r.metric} over datasets: {r.candidate_name} "
-                     f"{_score(means.get(r.candidate_name))}, {r.baseline_name} "
-                     f"{_score(means.get(r.baseline_name))}]")
-        lines.append(f"  {r.candidate_name}: {d.outcome}: {d.reason}{score}"
-                     f"{_diagnostics(r.diagnostics_summary())}")
+            score = (
+                f" [mean {r.metric} over datasets: {r.candidate_name} "
+                f"{_score(means.get(r.candidate_name))}, {r.baseline_name} "
+                f"{_score(means.get(r.baseline_name))}]"
+            )
+        lines.append(
+            f"  {r.candidate_name}: {d.outcome}: {d.reason}{score}"
+            f"{_diagnostics(r.diagnostics_summary())}"
+        )
     return "\n".join(map(terminal_literal, lines))
 
 
@@ -365,8 +548,10 @@ def _diagnostics(s: dict[str, Any]) -> str:
     """The worst-case MCMC diagnostics in brackets (empty for a posterior not sampled by MCMC)."""
     if not {"max_r_hat", "min_ess_bulk", "divergences"} <= s.keys():
         return ""
-    return (f" [max R-hat {s['max_r_hat']:.3f}, min bulk ESS {s['min_ess_bulk']:.0f}, "
-            f"divergences {s['divergences']}]")
+    return (
+        f" [max R-hat {s['max_r_hat']:.3f}, min bulk ESS {s['min_ess_bulk']:.0f}, "
+        f"divergences {s['divergences']}]"
+    )
 
 
 def format_table(results: list[Posterior], decisions: list[Decision]) -> str:
@@ -374,23 +559,43 @@ def format_table(results: list[Posterior], decisions: list[Decision]) -> str:
     rows, s0 = [], results[0].summary().iloc[0]
     for r, d in zip(results, decisions, strict=True):
         s = r.summary().iloc[0]
-        rows.append([r.candidate_name, _score(s["candidate_score"]), f"{s['mean']:+.4f}",
-                     f"[{s['hdi_95_low']:+.4f}, {s['hdi_95_high']:+.4f}]",
-                     format_probability(r.p_left), format_probability(r.p_rope),
-                     format_probability(r.p_right), format_probability(r.p_better), d.outcome])
-    head = (f"baseline: {s0['baseline']} (mean {s0['metric']}: {_score(s0['baseline_score'])})   "
-            f"metric: {s0['metric']}   rope: ±{float(s0['rope']):g}   "
-            + (f"rho: {s0['rho']:.3g}" if "rho" in s0 else "time-ordered windows (AR(1) posterior)")
-            + f"   splits: {s0['n']}")
-    cols = ["candidate", f"mean {s0['metric']}", "mean diff", "95% HDI", "P(left)", "P(rope)",
-            "P(right)", "P(better)", "decision"]
-    reasons = [f"  {r.candidate_name}: {d.reason}" for r, d in zip(results, decisions,
-                                                                   strict=True)]
-    legend = (f"P(left/rope/right): candidate worse beyond, within, better beyond the ROPE "
-              f"±{float(s0['rope']):g}; P(better): candidate better at all. Differences are "
-              f"{'candidate − baseline' if results[0].higher_is_better else 'baseline − candidate (lower is better)'}.")
-    lines = [head, "", *aligned(rows, cols), "", legend, rope_note(results[0].rope), "",
-             *reasons]
+        rows.append(
+            [
+                r.candidate_name,
+                _score(s["candidate_score"]),
+                f"{s['mean']:+.4f}",
+                f"[{s['hdi_95_low']:+.4f}, {s['hdi_95_high']:+.4f}]",
+                format_probability(r.p_left),
+                format_probability(r.p_rope),
+                format_probability(r.p_right),
+                format_probability(r.p_better),
+                d.outcome,
+            ]
+        )
+    head = (
+        f"baseline: {s0['baseline']} (mean {s0['metric']}: {_score(s0['baseline_score'])})   "
+        f"metric: {s0['metric']}   rope: ±{float(s0['rope']):g}   "
+        + (f"rho: {s0['rho']:.3g}" if "rho" in s0 else "time-ordered windows (AR(1) posterior)")
+        + f"   splits: {s0['n']}"
+    )
+    cols = [
+        "candidate",
+        f"mean {s0['metric']}",
+        "mean diff",
+        "95% HDI",
+        "P(left)",
+        "P(rope)",
+        "P(right)",
+        "P(better)",
+        "decision",
+    ]
+    reasons = [f"  {r.candidate_name}: {d.reason}" for r, d in zip(results, decisions, strict=True)]
+    legend = (
+        f"P(left/rope/right): candidate worse beyond, within, better beyond the ROPE "
+        f"±{float(s0['rope']):g}; P(better): candidate better at all. Differences are "
+        f"{'candidate − baseline' if results[0].higher_is_better else 'baseline − candidate (lower is better)'}."
+    )
+    lines = [head, "", *aligned(rows, cols), "", legend, rope_note(results[0].rope), "", *reasons]
     return "\n".join(map(terminal_literal, lines))  # a name with a newline stays on its line
 
 

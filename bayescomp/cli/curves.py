@@ -47,8 +47,10 @@ def run_curves(args: argparse.Namespace) -> int:
     pos = parse_label(args.pos_label, y)
     check_pos_label(y, pos, flag="--pos-label")
     cur = bc.threshold_curves(
-        predictions=preds, thresholds=_thresholds(args.thresholds) if args.thresholds else None,
-        metrics=metrics, pos_label=pos,
+        predictions=preds,
+        thresholds=_thresholds(args.thresholds) if args.thresholds else None,
+        metrics=metrics,
+        pos_label=pos,
     )
     summary = cur.summary()
     summary.columns = [f"{m}_{st}" for m, st in summary.columns]
@@ -66,8 +68,7 @@ def run_curves(args: argparse.Namespace) -> int:
 
 #: why a metric has no value at a threshold (in every repetition, so its mean is NaN)
 UNDEFINED = {
-    "precision": "no score reaches the threshold, so nothing is predicted positive "
-                 "(TP + FP = 0)",
+    "precision": "no score reaches the threshold, so nothing is predicted positive (TP + FP = 0)",
     "f1": "precision and recall are both 0 or undefined (TP = 0)",
     "recall": "a repetition has no positive row",
     "fpr": "a repetition has no negative row",
@@ -84,16 +85,19 @@ def _undefined_notes(shown: Any) -> list[str]:
             metric = col[: -len("_mean")]
             at = shown.index[nan.to_numpy()]
             why = UNDEFINED.get(metric, "it is undefined in every repetition there")
-            notes.append(f"NaN: {metric} at threshold(s) {at.min():g}–{at.max():g} is undefined "
-                         f"in every repetition: {why}; {metric}_n_defined counts the "
-                         "repetitions where it is defined")
+            notes.append(
+                f"NaN: {metric} at threshold(s) {at.min():g}–{at.max():g} is undefined "
+                f"in every repetition: {why}; {metric}_n_defined counts the "
+                "repetitions where it is defined"
+            )
     return notes
 
 
 def register(subparsers: Any) -> None:
     """Add ``curves`` to the ``bayescomp`` command."""
     c = subparsers.add_parser(
-        "curves", help="precision/recall/ROC at fixed thresholds across repetitions, with bands",
+        "curves",
+        help="precision/recall/ROC at fixed thresholds across repetitions, with bands",
         description="Threshold curves from stored out-of-sample predictions (one repetition "
         "id per row): every repetition is evaluated at the same thresholds.",
     )
@@ -102,11 +106,21 @@ def register(subparsers: Any) -> None:
     c.add_argument("--score", required=True, help="column of positive-class scores")
     c.add_argument("--repetition", required=True, help="column identifying the repetition")
     c.add_argument("--thresholds", help="START:STOP:NUM or a comma list (default 0:1:101)")
-    c.add_argument("--metrics", default="precision,recall,fpr",
-                   help="comma list of precision, recall, fpr, specificity, f1, accuracy")
+    c.add_argument(
+        "--metrics",
+        default="precision,recall,fpr",
+        help="comma list of precision, recall, fpr, specificity, f1, accuracy",
+    )
     c.add_argument("--pos-label", help="positive class (default 1)")
     c.add_argument("--kind", default="pr", help="plot: pr, roc, or a metric name vs threshold")
     c.add_argument("--band", default="std", choices=("std", "quantile"))
-    c.add_argument("--out", type=output_file("table.csv"), help="write the per-threshold summary to this CSV")
-    c.add_argument("--plot", type=output_file("plot.png"), metavar="FILE.png", help="write the curve with its band")
+    c.add_argument(
+        "--out", type=output_file("table.csv"), help="write the per-threshold summary to this CSV"
+    )
+    c.add_argument(
+        "--plot",
+        type=output_file("plot.png"),
+        metavar="FILE.png",
+        help="write the curve with its band",
+    )
     c.set_defaults(func=run_curves)

@@ -34,22 +34,44 @@ def run_interval(args: argparse.Namespace) -> int:
             raise ValueError("--blb with --candidate is not supported; use the paired bootstrap")
         cand = column(frame, args.candidate, args.file)
         res = bc.paired_bootstrap_metric(
-            y, pred, cand, args.metric, method=args.method, n_resamples=args.n_resamples,
-            confidence_level=args.confidence_level, stratify=args.stratify,
-            threshold=args.threshold, pos_label=pos, baseline_name=args.pred, candidate_name=args.candidate,
+            y,
+            pred,
+            cand,
+            args.metric,
+            method=args.method,
+            n_resamples=args.n_resamples,
+            confidence_level=args.confidence_level,
+            stratify=args.stratify,
+            threshold=args.threshold,
+            pos_label=pos,
+            baseline_name=args.pred,
+            candidate_name=args.candidate,
             random_state=args.seed,
         )
     elif args.blb:
         res = bc.blb_metric(
-            y, pred, args.metric, subset_exponent=args.subset_exponent,
+            y,
+            pred,
+            args.metric,
+            subset_exponent=args.subset_exponent,
             confidence_level=args.confidence_level,
-            threshold=args.threshold, pos_label=pos, n_jobs=args.n_jobs, random_state=args.seed,
+            threshold=args.threshold,
+            pos_label=pos,
+            n_jobs=args.n_jobs,
+            random_state=args.seed,
         )
     else:
         res = bc.bootstrap_metric(
-            y, pred, args.metric, method=args.method, n_resamples=args.n_resamples,
-            confidence_level=args.confidence_level, stratify=args.stratify,
-            threshold=args.threshold, pos_label=pos, random_state=args.seed,
+            y,
+            pred,
+            args.metric,
+            method=args.method,
+            n_resamples=args.n_resamples,
+            confidence_level=args.confidence_level,
+            stratify=args.stratify,
+            threshold=args.threshold,
+            pos_label=pos,
+            random_state=args.seed,
         )
     table = res.summary()
     print(res)
@@ -62,33 +84,53 @@ def run_interval(args: argparse.Namespace) -> int:
 def register(subparsers: Any) -> None:
     """Add ``interval`` to the ``bayescomp`` command."""
     p = subparsers.add_parser(
-        "interval", help="bootstrap / BLB confidence interval of a metric from a CSV of predictions",
+        "interval",
+        help="bootstrap / BLB confidence interval of a metric from a CSV of predictions",
         description="Confidence interval of a metric on one test set (scipy bootstrap, or the "
         "bag of little bootstraps with --blb); with --candidate, the paired difference.",
     )
     p.add_argument("file", help="CSV with one row per test row")
     p.add_argument("--y-true", required=True, help="column of true labels/targets")
-    p.add_argument("--pred", required=True,
-                   help="column of predictions or scores (the baseline with --candidate)")
-    p.add_argument("--candidate", help="second prediction column: paired bootstrap of the "
-                   "difference candidate - pred")
+    p.add_argument(
+        "--pred",
+        required=True,
+        help="column of predictions or scores (the baseline with --candidate)",
+    )
+    p.add_argument(
+        "--candidate",
+        help="second prediction column: paired bootstrap of the difference candidate - pred",
+    )
     p.add_argument("--metric", default="roc_auc", help="scikit-learn metric name (default roc_auc)")
     p.add_argument("--method", default="bca", choices=("bca", "percentile", "basic"))
     p.add_argument("--n-resamples", type=int, default=2000)
-    p.add_argument("--confidence-level", type=float, default=0.95,
-                   help="confidence level (default 0.95)")
-    p.add_argument("--level", type=float, action=RenamedFlag, new="--confidence-level",
-                   dest="confidence_level")
+    p.add_argument(
+        "--confidence-level", type=float, default=0.95, help="confidence level (default 0.95)"
+    )
+    p.add_argument(
+        "--level", type=float, action=RenamedFlag, new="--confidence-level", dest="confidence_level"
+    )
     p.add_argument("--stratify", action="store_true", help="resample within each class")
     p.add_argument("--threshold", type=float, help="turn scores into labels at this cut-off")
     p.add_argument("--pos-label", help="positive class (default 1)")
     p.add_argument("--blb", action="store_true", help="bag of little bootstraps (large files)")
-    p.add_argument("--subset-exponent", type=float, default=0.7,
-                   help="BLB subset size n**subset_exponent (default 0.7)")
-    p.add_argument("--gamma", type=float, action=RenamedFlag, new="--subset-exponent",
-                   dest="subset_exponent")
+    p.add_argument(
+        "--subset-exponent",
+        type=float,
+        default=0.7,
+        help="BLB subset size n**subset_exponent (default 0.7)",
+    )
+    p.add_argument(
+        "--gamma", type=float, action=RenamedFlag, new="--subset-exponent", dest="subset_exponent"
+    )
     p.add_argument("--n-jobs", type=int, help="BLB subsets in parallel")
     p.add_argument("--seed", type=int, help="random seed")
-    p.add_argument("--out", type=output_file("table.csv"), help="write the summary table to this CSV")
-    p.add_argument("--plot", type=output_file("plot.png"), metavar="FILE.png", help="write the resampling histogram")
+    p.add_argument(
+        "--out", type=output_file("table.csv"), help="write the summary table to this CSV"
+    )
+    p.add_argument(
+        "--plot",
+        type=output_file("plot.png"),
+        metavar="FILE.png",
+        help="write the resampling histogram",
+    )
     p.set_defaults(func=run_interval)

@@ -81,7 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="bayescomp",
         description="Bayesian model comparison: is the candidate really better than the baseline?",
-        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"bayescomp {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -188,8 +189,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     missing = missing_inputs(args)
     if missing:  # said at once: the statistics stack takes seconds to import
-        print(f"bayescomp {args.command}: error: no such file or folder: "
-              f"{one_line(', '.join(missing))}", file=sys.stderr)
+        print(
+            f"bayescomp {args.command}: error: no such file or folder: "
+            f"{one_line(', '.join(missing))}",
+            file=sys.stderr,
+        )
         return 2
     counts: Counter = Counter()
     try:
@@ -201,8 +205,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 failure = model_failure(exc)
                 if failure is None:
                     raise
-                hint = (" (or --on-error skip to go on without it)"
-                        if "on_error" in vars(args) else "")
+                hint = (
+                    " (or --on-error skip to go on without it)" if "on_error" in vars(args) else ""
+                )
                 raise UserError(f"{failure}; fix the model file{hint}") from exc
     except BrokenPipeError:
         # the reader went away (``bayescomp ... --json | head``): stop quietly, as cat does;
@@ -214,8 +219,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from bayescomp.cli._text import in_flags
 
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        print(f"bayescomp {args.command}: error: "
-              f"{one_line(in_flags(str(msg), parser, args.command))}", file=sys.stderr)
+        print(
+            f"bayescomp {args.command}: error: "
+            f"{one_line(in_flags(str(msg), parser, args.command))}",
+            file=sys.stderr,
+        )
         return 2
     except ImportError as exc:
         from bayescomp.core.exceptions import MissingExtraError
@@ -230,9 +238,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # a bug of ours: still one line, and how to get the details
         if os.environ.get("BAYESCOMP_TRACEBACK"):
             raise
-        print(f"bayescomp {args.command}: internal error: {type(exc).__name__}: "
-              f"{one_line(exc)} (set BAYESCOMP_TRACEBACK=1 for the traceback, and please "
-              "report it)", file=sys.stderr)
+        print(
+            f"bayescomp {args.command}: internal error: {type(exc).__name__}: "
+            f"{one_line(exc)} (set BAYESCOMP_TRACEBACK=1 for the traceback, and please "
+            "report it)",
+            file=sys.stderr,
+        )
         return 3
     finally:
         with contextlib.suppress(BrokenPipeError, OSError):

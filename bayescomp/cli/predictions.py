@@ -23,22 +23,48 @@ from bayescomp.core.text import terminal_literal
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The flags of a comparison on one test set (shared by ``compare`` and ``select``)."""
     g = p.add_argument_group("one test set (--predictions)")
-    g.add_argument("--predictions", metavar="CSV",
-                   help="item-level predictions on one test set: a y_true column, one column "
-                   "per model, optional cluster/item/sample columns")
-    g.add_argument("--cluster", metavar="COL", help="column of the cluster of each item "
-                   "(passage, customer): whole clusters are resampled")
-    g.add_argument("--item", metavar="COL", help="column of the item id, when an item has "
-                   "several rows (repeated samples): scores are averaged within the item")
-    g.add_argument("--sample", metavar="COL", help="column numbering the repeated samples of "
-                   "an item (checked: one row per item and sample); needs --item")
-    g.add_argument("--y-true", default="y_true", metavar="COL",
-                   help="column of the true labels (default y_true); 'none' when the model "
-                   "columns already hold per-item scores")
-    g.add_argument("--threshold", type=float,
-                   help="turn scores into labels (score >= threshold is 1) for f1/precision/recall")
-    g.add_argument("--posterior-draws", type=int, default=4000, metavar="N",
-                   help="posterior draws of the difference (default 4000)")
+    g.add_argument(
+        "--predictions",
+        metavar="CSV",
+        help="item-level predictions on one test set: a y_true column, one column "
+        "per model, optional cluster/item/sample columns",
+    )
+    g.add_argument(
+        "--cluster",
+        metavar="COL",
+        help="column of the cluster of each item (passage, customer): whole clusters are resampled",
+    )
+    g.add_argument(
+        "--item",
+        metavar="COL",
+        help="column of the item id, when an item has "
+        "several rows (repeated samples): scores are averaged within the item",
+    )
+    g.add_argument(
+        "--sample",
+        metavar="COL",
+        help="column numbering the repeated samples of "
+        "an item (checked: one row per item and sample); needs --item",
+    )
+    g.add_argument(
+        "--y-true",
+        default="y_true",
+        metavar="COL",
+        help="column of the true labels (default y_true); 'none' when the model "
+        "columns already hold per-item scores",
+    )
+    g.add_argument(
+        "--threshold",
+        type=float,
+        help="turn scores into labels (score >= threshold is 1) for f1/precision/recall",
+    )
+    g.add_argument(
+        "--posterior-draws",
+        type=int,
+        default=4000,
+        metavar="N",
+        help="posterior draws of the difference (default 4000)",
+    )
 
 
 def read_predictions(args: argparse.Namespace) -> tuple[Any, dict[str, Any], list[str]]:
@@ -48,31 +74,52 @@ def read_predictions(args: argparse.Namespace) -> tuple[Any, dict[str, Any], lis
 
     table = read_csv(args.predictions)
     y_true = None if str(args.y_true).lower() == "none" else args.y_true
-    columns = {"y_true": y_true, "cluster": args.cluster, "item": args.item,
-               "sample": args.sample}
+    columns = {"y_true": y_true, "cluster": args.cluster, "item": args.item, "sample": args.sample}
     for what, name in columns.items():
         if name is not None and name not in table.columns:
-            raise UserError(f"--{what.replace('_', '-')} column {name!r} is not in "
-                            f"{args.predictions}; columns are {[str(c) for c in table.columns]}")
+            raise UserError(
+                f"--{what.replace('_', '-')} column {name!r} is not in "
+                f"{args.predictions}; columns are {[str(c) for c in table.columns]}"
+            )
     models = prediction_models(table, **columns)
     if len(models) < 2:
-        raise UserError(f"{args.predictions} needs at least two model columns besides "
-                        f"{[v for v in columns.values() if v]}; it has {models}")
+        raise UserError(
+            f"{args.predictions} needs at least two model columns besides "
+            f"{[v for v in columns.values() if v]}; it has {models}"
+        )
     return table, columns, models
 
 
-def compare_all(args: argparse.Namespace, table: Any, columns: dict[str, Any], baseline: str,
-                candidates: list[str]) -> list[Any]:
+def compare_all(
+    args: argparse.Namespace,
+    table: Any,
+    columns: dict[str, Any],
+    baseline: str,
+    candidates: list[str],
+) -> list[Any]:
     """One posterior per candidate against ``baseline``."""
     from bayescomp.posterior.predictions import compare_predictions
 
-    metric = args.metric if args.metric is not None else (
-        "accuracy" if columns["y_true"] is not None else None)
-    return [compare_predictions(table, baseline, c, metric=metric, rope=args.rope,
-                                higher_is_better=args.higher_is_better,
-                                threshold=args.threshold, draws=args.posterior_draws,
-                                random_state=args.seed, **columns)
-            for c in candidates]
+    metric = (
+        args.metric
+        if args.metric is not None
+        else ("accuracy" if columns["y_true"] is not None else None)
+    )
+    return [
+        compare_predictions(
+            table,
+            baseline,
+            c,
+            metric=metric,
+            rope=args.rope,
+            higher_is_better=args.higher_is_better,
+            threshold=args.threshold,
+            draws=args.posterior_draws,
+            random_state=args.seed,
+            **columns,
+        )
+        for c in candidates
+    ]
 
 
 def run_predictions(args: argparse.Namespace) -> int:
@@ -81,8 +128,10 @@ def run_predictions(args: argparse.Namespace) -> int:
     if not args.baseline:
         raise UserError(f"name the --baseline (model columns: {models})")
     if args.baseline not in models:
-        raise UserError(f"--baseline {args.baseline!r} is not a model column of "
-                        f"{args.predictions}; model columns: {models}")
+        raise UserError(
+            f"--baseline {args.baseline!r} is not a model column of "
+            f"{args.predictions}; model columns: {models}"
+        )
     candidates = args.candidate or [m for m in models if m != args.baseline]
     results = compare_all(args, table, columns, args.baseline, candidates)
     decisions = [r.decision(args.gamma) for r in results]
@@ -97,8 +146,10 @@ def run_predictions(args: argparse.Namespace) -> int:
         if not args.json:
             print(f"wrote {len(written)} plot(s) to {args.plots}", file=sys.stderr)
     if args.json:
-        out = [r.to_dict(gamma=args.gamma) | {"reason": d.reason, "gamma": d.gamma}
-               for r, d in zip(results, decisions, strict=True)]
+        out = [
+            r.to_dict(gamma=args.gamma) | {"reason": d.reason, "gamma": d.gamma}
+            for r, d in zip(results, decisions, strict=True)
+        ]
         json.dump(out if len(out) > 1 else out[0], sys.stdout, indent=2, allow_nan=False)
         print()
     else:
@@ -113,12 +164,16 @@ def _companions(r: Any) -> str:
     f = r.frequentist
     if "mcnemar" in f:
         m = f["mcnemar"]
-        parts.append(f"McNemar exact p = {m.pvalue_exact:.3g}, mid-p = {m.pvalue_midp:.3g} "
-                     f"({m.only_candidate} items only {r.candidate_name} right, "
-                     f"{m.only_baseline} only {r.baseline_name})")
+        parts.append(
+            f"McNemar exact p = {m.pvalue_exact:.3g}, mid-p = {m.pvalue_midp:.3g} "
+            f"({m.only_candidate} items only {r.candidate_name} right, "
+            f"{m.only_baseline} only {r.baseline_name})"
+        )
     if "delong" in f:
-        parts.append(f"paired DeLong p = {f['delong'].pvalue:.3g}, 95% CI "
-                     f"[{f['delong'].low:+.4f}, {f['delong'].high:+.4f}]")
+        parts.append(
+            f"paired DeLong p = {f['delong'].pvalue:.3g}, 95% CI "
+            f"[{f['delong'].low:+.4f}, {f['delong'].high:+.4f}]"
+        )
     if "standard_error" in f:
         kind = "cluster-robust SE" if r.n_clusters else "SE"
         parts.append(f"{kind} of the mean difference {f['standard_error']:.4g}")
@@ -128,19 +183,40 @@ def _companions(r: Any) -> str:
 def format_holdout(results: list[Any], decisions: list[Any]) -> str:
     """Fixed-width table of comparisons on one test set, then the design and the reasons."""
     r0 = results[0]
-    design = (f"   clusters: {r0.n_clusters}" if r0.n_clusters else "")
+    design = f"   clusters: {r0.n_clusters}" if r0.n_clusters else ""
     if r0.n_rows != r0.n_items:
         design += f"   rows: {r0.n_rows}"
-    head = (f"baseline: {r0.baseline_name} ({r0.metric}: {r0.baseline_score:.4f})   "
-            f"metric: {r0.metric}   rope: ±{r0.rope:g}   items: {r0.n_items}{design}")
-    cols = ["candidate", r0.metric or "score", "mean diff", "95% HDI", "P(left)", "P(rope)",
-            "P(right)", "P(better)", "decision"]
+    head = (
+        f"baseline: {r0.baseline_name} ({r0.metric}: {r0.baseline_score:.4f})   "
+        f"metric: {r0.metric}   rope: ±{r0.rope:g}   items: {r0.n_items}{design}"
+    )
+    cols = [
+        "candidate",
+        r0.metric or "score",
+        "mean diff",
+        "95% HDI",
+        "P(left)",
+        "P(rope)",
+        "P(right)",
+        "P(better)",
+        "decision",
+    ]
     rows = []
     for r, d in zip(results, decisions, strict=True):
         lo, hi = r.hdi(0.95)
-        rows.append([r.candidate_name, f"{r.candidate_score:.4f}", f"{r.expected_gain:+.4f}",
-                     f"[{lo:+.4f}, {hi:+.4f}]", f"{r.p_left:.3f}", f"{r.p_rope:.3f}",
-                     f"{r.p_right:.3f}", f"{r.p_better:.3f}", d.outcome])
+        rows.append(
+            [
+                r.candidate_name,
+                f"{r.candidate_score:.4f}",
+                f"{r.expected_gain:+.4f}",
+                f"[{lo:+.4f}, {hi:+.4f}]",
+                f"{r.p_left:.3f}",
+                f"{r.p_rope:.3f}",
+                f"{r.p_right:.3f}",
+                f"{r.p_better:.3f}",
+                d.outcome,
+            ]
+        )
     widths = [max(len(c), *(len(row[i]) for row in rows)) for i, c in enumerate(cols)]
     line = "  ".join(c.ljust(w) for c, w in zip(cols, widths, strict=True))
     body = ["  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)) for row in rows]
@@ -149,8 +225,10 @@ def format_holdout(results: list[Any], decisions: list[Any]) -> str:
         lines.append(f"  {r.candidate_name}: {d.reason}")
         extra = []
         if r.design_effect is not None:
-            extra.append(f"design effect {r.design_effect:.2f} (interval "
-                         f"{r.interval_widening:.2f}x as wide as a cluster-blind one)")
+            extra.append(
+                f"design effect {r.design_effect:.2f} (interval "
+                f"{r.interval_widening:.2f}x as wide as a cluster-blind one)"
+            )
         if r.within_item_share is not None:
             extra.append(f"within-item share of the variance {r.within_item_share:.2f}")
         companions = _companions(r)

@@ -24,29 +24,52 @@ METHODS = ("plackett_luce", "pairwise")
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
-        "rank", help="rank many models across datasets (Plackett-Luce) or pair by pair",
+        "rank",
+        help="rank many models across datasets (Plackett-Luce) or pair by pair",
         description="Rank every model of a scores CSV (one row per dataset, model and split): "
-                    "a joint Bayesian Plackett-Luce ranking across datasets, or every pair "
-                    "with the posterior of compare.")
-    p.add_argument("scores", metavar="SCORES.csv", help="per-split scores (dataset, model, "
-                   "split, n_train, n_test and one column per metric)")
+        "a joint Bayesian Plackett-Luce ranking across datasets, or every pair "
+        "with the posterior of compare.",
+    )
+    p.add_argument(
+        "scores",
+        metavar="SCORES.csv",
+        help="per-split scores (dataset, model, split, n_train, n_test and one column per metric)",
+    )
     p.add_argument("--metric", help="the metric column to rank on (default: the only one)")
-    p.add_argument("--method", choices=METHODS, default=None,
-                   help="plackett_luce (default with several datasets) or pairwise (default "
-                        "on one dataset)")
-    p.add_argument("--rope", type=float, default=0.0,
-                   help="pairwise: half-width of the region of practical equivalence")
-    p.add_argument("--gamma", type=float, default=0.95,
-                   help="posterior probability needed for a decision (default 0.95)")
+    p.add_argument(
+        "--method",
+        choices=METHODS,
+        default=None,
+        help="plackett_luce (default with several datasets) or pairwise (default on one dataset)",
+    )
+    p.add_argument(
+        "--rope",
+        type=float,
+        default=0.0,
+        help="pairwise: half-width of the region of practical equivalence",
+    )
+    p.add_argument(
+        "--gamma",
+        type=float,
+        default=0.95,
+        help="posterior probability needed for a decision (default 0.95)",
+    )
     p.add_argument("--dataset", help="rank on this dataset of the table only")
-    p.add_argument("--test-fraction", type=float,
-                   help="for CSVs without n_train/n_test columns: n_test/(n_train+n_test)")
+    p.add_argument(
+        "--test-fraction",
+        type=float,
+        help="for CSVs without n_train/n_test columns: n_test/(n_train+n_test)",
+    )
     p.add_argument("--draws", type=int, default=None, help="MCMC draws per chain")
     p.add_argument("--chains", type=int, default=None, help="MCMC chains")
     p.add_argument("--seed", type=int, default=0, help="seed of the sampler (default 0)")
     p.add_argument("--latex", metavar="FILE", help="write the ranking as a LaTeX table")
-    p.add_argument("--plot", metavar="PNG", help="write the ranking's figure (Plackett-Luce: "
-                   "the critical-difference-style diagram; pairwise: P(row better) heatmap)")
+    p.add_argument(
+        "--plot",
+        metavar="PNG",
+        help="write the ranking's figure (Plackett-Luce: "
+        "the critical-difference-style diagram; pairwise: P(row better) heatmap)",
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--quiet", action="store_true", help="no sampler log lines")
     p.set_defaults(func=run)
@@ -71,37 +94,48 @@ def run(args: argparse.Namespace) -> int:
     many = args.dataset is None and len(scores.datasets) > 1
     method = args.method or ("plackett_luce" if many else "pairwise")
     if method == "plackett_luce" and args.rope:
-        raise UserError("--rope is a margin between two models; a Plackett-Luce ranking has "
-                        "none: drop --rope or use --method pairwise")
-    options = {k: v for k, v in (("draws", args.draws), ("chains", args.chains))
-               if v is not None}
-    kwargs: dict[str, Any] = dict(metric=args.metric, dataset=args.dataset, method=method,
-                                  random_state=args.seed, **options)
+        raise UserError(
+            "--rope is a margin between two models; a Plackett-Luce ranking has "
+            "none: drop --rope or use --method pairwise"
+        )
+    options = {k: v for k, v in (("draws", args.draws), ("chains", args.chains)) if v is not None}
+    kwargs: dict[str, Any] = dict(
+        metric=args.metric, dataset=args.dataset, method=method, random_state=args.seed, **options
+    )
     if method == "pairwise":
         kwargs["rope"] = args.rope
     res = rank(scores, **kwargs)
     table = _table(res, method, args.gamma)
     metric = res.metric or args.metric or "score"
     if args.latex:
-        text = (res.to_latex(caption=f"Ranking on {metric}") if method == "plackett_luce"
-                else table.to_latex(index=False, float_format="%.3f"))
+        text = (
+            res.to_latex(caption=f"Ranking on {metric}")
+            if method == "plackett_luce"
+            else table.to_latex(index=False, float_format="%.3f")
+        )
         with open(args.latex, "w", encoding="utf-8") as fh:
             fh.write(text)
     if args.plot:
         ax = res.plot(args.gamma) if method == "plackett_luce" else res.plot("p_better")
         ax.figure.savefig(args.plot, dpi=110, bbox_inches="tight")
     if args.json:
-        out = {"method": method, "metric": metric,
-               "rows": json.loads(table.to_json(orient="records", double_precision=15))}
+        out = {
+            "method": method,
+            "metric": metric,
+            "rows": json.loads(table.to_json(orient="records", double_precision=15)),
+        }
         json.dump(out, sys.stdout, indent=2)
         print()
         return 0
     from bayescomp.core.text import terminal_literal
 
-    print(f"ranking of {len(table['model'].unique())} models on {terminal_literal(metric)}"
-          f" ({method})\n")
-    with pd.option_context("display.width", 160, "display.max_columns", 20,
-                           "display.float_format", "{:.3f}".format):
+    print(
+        f"ranking of {len(table['model'].unique())} models on {terminal_literal(metric)}"
+        f" ({method})\n"
+    )
+    with pd.option_context(
+        "display.width", 160, "display.max_columns", 20, "display.float_format", "{:.3f}".format
+    ):
         print(terminal_literal(table.to_string(index=False)))
     for path in (args.latex, args.plot):
         if path:

@@ -29,63 +29,118 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "select",
         help="walk candidate models against the production baseline; promote only what is "
-             "better beyond the ROPE",
+        "better beyond the ROPE",
         description="Champion/challenger selection. SOURCE is a folder of model files, model "
-                    "files, or one scores CSV (then nothing is fitted).",
+        "files, or one scores CSV (then nothing is fitted).",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    p.add_argument("source", nargs="*", help="models/ folder, model .py files, or a scores .csv "
-                   "(none with --predictions)")
-    p.add_argument("--dataset", action="append", default=None,
-                   help="built-in dataset to cross-validate on (breast_cancer, wine, iris, "
-                        "digits, diabetes); repeat for several datasets; with a CSV: the dataset "
-                        "of the table to use")
+    p.add_argument(
+        "source",
+        nargs="*",
+        help="models/ folder, model .py files, or a scores .csv (none with --predictions)",
+    )
+    p.add_argument(
+        "--dataset",
+        action="append",
+        default=None,
+        help="built-in dataset to cross-validate on (breast_cancer, wine, iris, "
+        "digits, diabetes); repeat for several datasets; with a CSV: the dataset "
+        "of the table to use",
+    )
     add_data_flags(p)
     p.add_argument("--baseline", required=True, help="the model in production (first champion)")
-    p.add_argument("--metric", default=None,
-                   help="scikit-learn scorer / metric column the decision is made on (default: "
-                        "roc_auc for two classes, accuracy for more, r2 for regression)")
+    p.add_argument(
+        "--metric",
+        default=None,
+        help="scikit-learn scorer / metric column the decision is made on (default: "
+        "roc_auc for two classes, accuracy for more, r2 for regression)",
+    )
     p.add_argument("--rope", type=float, required=True, help=ROPE_HELP)
     p.add_argument("--gamma", type=float, default=0.95, help="posterior probability to decide")
     add_guardrail_flag(p)
     p.add_argument("--store", default=None, help="SQLite file keeping every fit (resumable)")
-    p.add_argument("--report", default=None, metavar="DIR",
-                   help="write report.html, PNGs and selection.json into DIR")
-    p.add_argument("--order", choices=("given", "name", "mean"), default="given",
-                   help="challenger order: as given (folder: by file name), by name, or by mean "
-                        "score, best first")
-    p.add_argument("--rule", choices=("family", "champion_challenger"), default="family",
-                   help="promotion rule: 'family' (default) keeps the false-promotion rate of "
-                        "the whole selection at 1 - gamma; 'champion_challenger' decides each "
-                        "step at gamma (the former default)")
-    p.add_argument("--max-repeats", type=int, default=0,
-                   help="sequential testing: extra seeded repetitions per inconclusive step")
+    p.add_argument(
+        "--report",
+        default=None,
+        metavar="DIR",
+        help="write report.html, PNGs and selection.json into DIR",
+    )
+    p.add_argument(
+        "--order",
+        choices=("given", "name", "mean"),
+        default="given",
+        help="challenger order: as given (folder: by file name), by name, or by mean "
+        "score, best first",
+    )
+    p.add_argument(
+        "--rule",
+        choices=("family", "champion_challenger"),
+        default="family",
+        help="promotion rule: 'family' (default) keeps the false-promotion rate of "
+        "the whole selection at 1 - gamma; 'champion_challenger' decides each "
+        "step at gamma (the former default)",
+    )
+    p.add_argument(
+        "--max-repeats",
+        type=int,
+        default=0,
+        help="sequential testing: extra seeded repetitions per inconclusive step",
+    )
     p.add_argument("--n-splits", type=int, default=10, help="folds of the repeated k-fold design")
     p.add_argument("--n-repeats", type=int, default=10, help="repetitions of the design")
     p.add_argument("--seed", type=int, default=0, help="random_state of the design")
     p.add_argument("--n-jobs", type=int, default=None, help="parallel fits (joblib)")
     add_backend_args(p)
-    p.add_argument("--on-error", choices=("skip", "raise"), default="skip",
-                   help="a broken model file or failing fit: skip that model, or stop")
+    p.add_argument(
+        "--on-error",
+        choices=("skip", "raise"),
+        default="skip",
+        help="a broken model file or failing fit: skip that model, or stop",
+    )
     p.add_argument("--method", default="auto", help=argparse.SUPPRESS)
-    p.add_argument("--draws", type=int, default=None,
-                   help="several datasets: MCMC draws per chain of the hierarchical model")
-    p.add_argument("--chains", type=int, default=None,
-                   help="several datasets: MCMC chains of the hierarchical model")
+    p.add_argument(
+        "--draws",
+        type=int,
+        default=None,
+        help="several datasets: MCMC draws per chain of the hierarchical model",
+    )
+    p.add_argument(
+        "--chains",
+        type=int,
+        default=None,
+        help="several datasets: MCMC chains of the hierarchical model",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--format", choices=("table", "json", "markdown"), default="table",
-                   help="output on stdout: the human table, JSON, or Markdown (CI job summaries)")
+    p.add_argument(
+        "--format",
+        choices=("table", "json", "markdown"),
+        default="table",
+        help="output on stdout: the human table, JSON, or Markdown (CI job summaries)",
+    )
     p.add_argument("--json", action="store_true", help="same as --format json")
-    p.add_argument("--fail-unless", choices=GATES, default=None,
-                   help="CI gate: exit 1 unless the recommendation is promote / keep, or "
-                        "(decided) every step reached a decision (none inconclusive or failed)")
-    g = p.add_argument_group("MLflow (pip install 'bayescomp[mlflow]'); a SOURCE may also be "
-                             "models:/NAME/VERSION or models:/NAME@alias")
-    g.add_argument("--mlflow-model", default=None, metavar="NAME",
-                   help="log every step as an MLflow run and move NAME's alias on promote")
-    g.add_argument("--mlflow-uri", default=None, metavar="URI",
-                   help="MLflow tracking/registry URI (default: MLflow's, e.g. "
-                        "MLFLOW_TRACKING_URI)")
+    p.add_argument(
+        "--fail-unless",
+        choices=GATES,
+        default=None,
+        help="CI gate: exit 1 unless the recommendation is promote / keep, or "
+        "(decided) every step reached a decision (none inconclusive or failed)",
+    )
+    g = p.add_argument_group(
+        "MLflow (pip install 'bayescomp[mlflow]'); a SOURCE may also be "
+        "models:/NAME/VERSION or models:/NAME@alias"
+    )
+    g.add_argument(
+        "--mlflow-model",
+        default=None,
+        metavar="NAME",
+        help="log every step as an MLflow run and move NAME's alias on promote",
+    )
+    g.add_argument(
+        "--mlflow-uri",
+        default=None,
+        metavar="URI",
+        help="MLflow tracking/registry URI (default: MLflow's, e.g. MLFLOW_TRACKING_URI)",
+    )
     g.add_argument("--alias", default="champion", help="registry alias that follows the champion")
     from bayescomp.cli.predictions import add_arguments as add_prediction_arguments
 
@@ -105,8 +160,9 @@ def gate_met(sel: Any, gate: str | None) -> bool:
     return sel.recommendation["action"] == gate
 
 
-def _check_task(source: Any, tasks: set[str], datasets: list[str],
-                own_task: str | None = None) -> None:
+def _check_task(
+    source: Any, tasks: set[str], datasets: list[str], own_task: str | None = None
+) -> None:
     """Classifiers on a regression dataset (or the reverse): one clear line before any fit."""
     import warnings
 
@@ -120,8 +176,11 @@ def _check_task(source: Any, tasks: set[str], datasets: list[str],
     except Exception:  # select reports loading errors itself
         return
     for name in datasets:
-        check_task({m: s.estimator for m, s in specs.items()},
-                   own_task or BUILTIN[name][1], "--data" if own_task else name)
+        check_task(
+            {m: s.estimator for m, s in specs.items()},
+            own_task or BUILTIN[name][1],
+            "--data" if own_task else name,
+        )
 
 
 def _models_arg(sources: list[str], args: argparse.Namespace) -> Any:
@@ -136,8 +195,7 @@ def _models_arg(sources: list[str], args: argparse.Namespace) -> Any:
 
     specs = dict(registry_models(registry, tracking_uri=args.mlflow_uri))
     if files:
-        specs.update(load_models(files[0] if len(files) == 1 else files,
-                                 on_error=args.on_error))
+        specs.update(load_models(files[0] if len(files) == 1 else files, on_error=args.on_error))
     return specs
 
 
@@ -146,8 +204,10 @@ def _tracker(args: argparse.Namespace) -> Any:
         if args.mlflow_uri is not None:
             from bayescomp.cli.main import UserError
 
-            raise UserError("--mlflow-uri needs --mlflow-model NAME (the registered model "
-                            "whose alias follows the champion)")
+            raise UserError(
+                "--mlflow-uri needs --mlflow-model NAME (the registered model "
+                "whose alias follows the champion)"
+            )
         return None
     from bayescomp.integrations.mlflow import MlflowTracker
 
@@ -169,12 +229,20 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("give a models/ folder, model files, a scores CSV, or --predictions CSV")
     sources = list(args.source)
     csv_mode = len(sources) == 1 and Path(sources[0]).suffix.lower() == ".csv"
-    common = dict(baseline=args.baseline, rope=args.rope, gamma=args.gamma, order=args.order,
-                  method=args.method, rule=args.rule)
+    common = dict(
+        baseline=args.baseline,
+        rope=args.rope,
+        gamma=args.gamma,
+        order=args.order,
+        method=args.method,
+        rule=args.rule,
+    )
     mcmc = {k: v for k, v in (("draws", args.draws), ("chains", args.chains)) if v is not None}
     if mcmc and (len(args.dataset or ()) == 1 or (not csv_mode and not args.dataset)):
-        raise UserError("--draws/--chains set the hierarchical model across several datasets; "
-                        "with one dataset the correlated t-test needs no sampling")
+        raise UserError(
+            "--draws/--chains set the hierarchical model across several datasets; "
+            "with one dataset the correlated t-test needs no sampling"
+        )
     common["compare_options"] = mcmc or None
     from bayescomp.cli._data import parse_guardrails
 
@@ -183,21 +251,31 @@ def run(args: argparse.Namespace) -> int:
         common["tracker"] = _tracker(args)
         if csv_mode:
             if args.data:
-                raise UserError("--data fits the models on your table; with a scores CSV "
-                                "nothing is fitted: give model files instead")
+                raise UserError(
+                    "--data fits the models on your table; with a scores CSV "
+                    "nothing is fitted: give model files instead"
+                )
             if args.dataset and len(args.dataset) > 1:
                 raise UserError("with a scores CSV give at most one --dataset")
             if args.store:
                 raise UserError("--store keeps fits; with a scores CSV nothing is fitted")
             if args.max_repeats:
-                raise UserError("--max-repeats adds repetitions by fitting; with a scores CSV "
-                                "nothing is fitted")
-            sel = select(Path(sources[0]), metric=args.metric,
-                         dataset=args.dataset[0] if args.dataset else None, **common)
+                raise UserError(
+                    "--max-repeats adds repetitions by fitting; with a scores CSV nothing is fitted"
+                )
+            sel = select(
+                Path(sources[0]),
+                metric=args.metric,
+                dataset=args.dataset[0] if args.dataset else None,
+                **common,
+            )
         else:
-            sel = _select_fitted(select_models, sources, args,
-                                 {**common, "on_error": args.on_error,
-                                  "progress": not args.quiet})
+            sel = _select_fitted(
+                select_models,
+                sources,
+                args,
+                {**common, "on_error": args.on_error, "progress": not args.quiet},
+            )
     except (ModelFileError, FitError) as exc:
         raise UserError(str(exc)) from None
     except ImportError as exc:
@@ -217,26 +295,43 @@ def _select_predictions(args: argparse.Namespace) -> Any:
         raise UserError("--predictions reads one CSV of item-level predictions; give no SOURCE")
     table, columns, models = read_predictions(args)
     if args.baseline not in models:
-        raise UserError(f"--baseline {args.baseline!r} is not a model column of "
-                        f"{args.predictions}; model columns: {models}")
-    metric = args.metric if args.metric is not None else (
-        "accuracy" if columns["y_true"] is not None else None)
-    return select_predictions(table, baseline=args.baseline, rope=args.rope, gamma=args.gamma,
-                              metric=metric, order=args.order, threshold=args.threshold,
-                              draws=args.posterior_draws, random_state=args.seed, **columns)
+        raise UserError(
+            f"--baseline {args.baseline!r} is not a model column of "
+            f"{args.predictions}; model columns: {models}"
+        )
+    metric = (
+        args.metric
+        if args.metric is not None
+        else ("accuracy" if columns["y_true"] is not None else None)
+    )
+    return select_predictions(
+        table,
+        baseline=args.baseline,
+        rope=args.rope,
+        gamma=args.gamma,
+        metric=metric,
+        order=args.order,
+        threshold=args.threshold,
+        draws=args.posterior_draws,
+        random_state=args.seed,
+        **columns,
+    )
 
 
-def _select_fitted(select: Any, sources: list[str], args: argparse.Namespace,
-                   common: dict[str, Any]) -> Any:
+def _select_fitted(
+    select: Any, sources: list[str], args: argparse.Namespace, common: dict[str, Any]
+) -> Any:
     from bayescomp.cli._data import name_the_column, own_data
     from bayescomp.cli.main import UserError
     from bayescomp.studies.select import FitError
 
     own = own_data(args)
     if not args.dataset and own is None:
-        raise UserError("pass --data PATH --target COL (your table) or --dataset NAME "
-                        "(breast_cancer, wine, iris, digits, diabetes) to cross-validate the "
-                        "models, or a scores CSV")
+        raise UserError(
+            "pass --data PATH --target COL (your table) or --dataset NAME "
+            "(breast_cancer, wine, iris, digits, diabetes) to cross-validate the "
+            "models, or a scores CSV"
+        )
     from bayescomp.scores.datasets import load_dataset
 
     data = {}
@@ -249,12 +344,19 @@ def _select_fitted(select: Any, sources: list[str], args: argparse.Namespace,
         data, tasks = {own.name: (own.X, own.y)}, {own.sklearn_task}
     from bayescomp.scores.datasets import default_metric
 
-    metric = args.metric or (own.default_metric if own is not None else default_metric(
-        next(iter(data.values()))[1], next(iter(tasks))))
+    metric = args.metric or (
+        own.default_metric
+        if own is not None
+        else default_metric(next(iter(data.values()))[1], next(iter(tasks)))
+    )
     files = [s for s in sources if not s.startswith("models:/")]
     if files:
-        _check_task(files[0] if len(files) == 1 else files, tasks, list(data),
-                    own.sklearn_task if own is not None else None)
+        _check_task(
+            files[0] if len(files) == 1 else files,
+            tasks,
+            list(data),
+            own.sklearn_task if own is not None else None,
+        )
     X_arg = data if len(data) > 1 else next(iter(data.values()))[0]
     y_arg = None if len(data) > 1 else next(iter(data.values()))[1]
     # scoring=None: every fit is scored on the decision metric and the task's standard
@@ -264,14 +366,24 @@ def _select_fitted(select: Any, sources: list[str], args: argparse.Namespace,
     guarded = [g for g in common.get("guardrails") or () if g not in TIMINGS]
     try:
         with on_backend(args):
-            return select(_models_arg(sources, args), X_arg, y_arg, metric=metric,
-                          scoring=list(dict.fromkeys([metric, *guarded])) if guarded else None,
-                          dataset=None if len(data) > 1 else next(iter(data)),
-                          store=args.store, max_repeats=args.max_repeats,
-                          n_splits=args.n_splits, n_repeats=args.n_repeats,
-                          random_state=args.seed, n_jobs=args.n_jobs, **fit_options(args),
-                          groups=own.groups if own else None, cv=own.cv if own else None,
-                          **common)
+            return select(
+                _models_arg(sources, args),
+                X_arg,
+                y_arg,
+                metric=metric,
+                scoring=list(dict.fromkeys([metric, *guarded])) if guarded else None,
+                dataset=None if len(data) > 1 else next(iter(data)),
+                store=args.store,
+                max_repeats=args.max_repeats,
+                n_splits=args.n_splits,
+                n_repeats=args.n_repeats,
+                random_state=args.seed,
+                n_jobs=args.n_jobs,
+                **fit_options(args),
+                groups=own.groups if own else None,
+                cv=own.cv if own else None,
+                **common,
+            )
     except FitError as exc:  # a feature column the models cannot handle: name it
         raise UserError(name_the_column(str(exc), own.X) if own else str(exc)) from None
 
@@ -280,8 +392,11 @@ def _print(sel: Any, args: argparse.Namespace, csv_mode: bool, report: Any) -> N
     from bayescomp.studies.select import format_steps
 
     fmt = "json" if args.json else args.format
-    gate = None if args.fail_unless is None else {
-        "condition": args.fail_unless, "met": gate_met(sel, args.fail_unless)}
+    gate = (
+        None
+        if args.fail_unless is None
+        else {"condition": args.fail_unless, "met": gate_met(sel, args.fail_unless)}
+    )
     if fmt == "json":
         out = sel.to_dict(include_scores=False)
         out["report"] = str(report) if report else None
@@ -293,24 +408,32 @@ def _print(sel: Any, args: argparse.Namespace, csv_mode: bool, report: Any) -> N
 
         print(selection_markdown(sel))
         if gate is not None:
-            print(f"CI gate `--fail-unless {gate['condition']}`: "
-                  f"**{'passed' if gate['met'] else 'FAILED'}**")
+            print(
+                f"CI gate `--fail-unless {gate['condition']}`: "
+                f"**{'passed' if gate['met'] else 'FAILED'}**"
+            )
         return
     from bayescomp.core.text import terminal_literal
 
-    print(f"champion/challenger selection on {terminal_literal(sel.metric)} (ROPE "
-          f"±{sel.rope:g}, γ = {sel.gamma:g}, rule {sel.recommendation.get('rule', '?')}), "
-          f"baseline {terminal_literal(sel.baseline)}\n")
+    print(
+        f"champion/challenger selection on {terminal_literal(sel.metric)} (ROPE "
+        f"±{sel.rope:g}, γ = {sel.gamma:g}, rule {sel.recommendation.get('rule', '?')}), "
+        f"baseline {terminal_literal(sel.baseline)}\n"
+    )
     print(format_steps(sel.steps))
     print("\n" + rope_note(sel.rope))
     print(f"\nrecommendation: {terminal_literal(sel.recommendation['text'])}")
     if not csv_mode:
-        print(f"fits: {sel.fits_total} needed, {sel.fits_performed} computed now, "
-              f"{sel.fits_loaded} read from the store" + (f" {sel.store}" if sel.store else "")
-              + (f", {sel.fits_retried} sent again after a lost worker"
-                 if sel.fits_retried else ""))
+        print(
+            f"fits: {sel.fits_total} needed, {sel.fits_performed} computed now, "
+            f"{sel.fits_loaded} read from the store"
+            + (f" {sel.store}" if sel.store else "")
+            + (f", {sel.fits_retried} sent again after a lost worker" if sel.fits_retried else "")
+        )
     if report:
         print(f"report: {report}")
     if gate is not None:
-        print(f"gate --fail-unless {gate['condition']}: "
-              f"{'passed' if gate['met'] else 'FAILED (exit status 1)'}")
+        print(
+            f"gate --fail-unless {gate['condition']}: "
+            f"{'passed' if gate['met'] else 'FAILED (exit status 1)'}"
+        )

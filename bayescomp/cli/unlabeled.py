@@ -32,10 +32,12 @@ def _class_size(text: str) -> Any:
 class _DeprecatedFlag(argparse.Action):
     """``--positive-class``: the old spelling of ``--pos-label``, still read, with a note."""
 
-    def __call__(self, parser: Any, namespace: Any, values: Any, option_string: Any = None
-                 ) -> None:
-        print(f"{parser.prog}: warning: {option_string} is deprecated and will be removed; "
-              "use --pos-label, as the other commands do", file=sys.stderr)
+    def __call__(self, parser: Any, namespace: Any, values: Any, option_string: Any = None) -> None:
+        print(
+            f"{parser.prog}: warning: {option_string} is deprecated and will be removed; "
+            "use --pos-label, as the other commands do",
+            file=sys.stderr,
+        )
         setattr(namespace, self.dest, values)
 
 
@@ -49,8 +51,9 @@ def run_unlabeled(args: argparse.Namespace) -> int:
     y = column(test, args.label, args.test)
     ts = column(test, args.score, args.test).astype(float)
     ps = column(pool, args.pool_score or args.score, args.pool).astype(float)
-    res = bc.precision_at_k_unlabeled(ts, y, ps, _class_size(args.class_size),
-                                      positive_class=parse_label(args.pos_label, y))
+    res = bc.precision_at_k_unlabeled(
+        ts, y, ps, _class_size(args.class_size), positive_class=parse_label(args.pos_label, y)
+    )
     print(res)
     if res.best_threshold_range is not None:
         lo, hi = res.best_threshold_range
@@ -66,7 +69,8 @@ def run_unlabeled(args: argparse.Namespace) -> int:
 def register(subparsers: Any) -> None:
     """Add ``unlabeled`` to the ``bayescomp`` command."""
     u = subparsers.add_parser(
-        "unlabeled", help="recall@k / precision@k on an unlabeled pool with a known class size",
+        "unlabeled",
+        help="recall@k / precision@k on an unlabeled pool with a known class size",
         description="Precision@k on an unlabeled pool estimated from the labeled test set's "
         "recall and the number of class members in the pool (or bounds on it).",
     )
@@ -75,14 +79,22 @@ def register(subparsers: Any) -> None:
     u.add_argument("--score", required=True, help="score column (in both files)")
     u.add_argument("--pool-score", help="score column of the pool if named differently")
     u.add_argument("--label", required=True, help="label column of the test file")
-    u.add_argument("--class-size", required=True,
-                   help="members of the class in the pool: N or LOW:HIGH")
-    u.add_argument("--pos-label", help="the class of interest (default 1), as in the other "
-                   "commands")
-    u.add_argument("--positive-class", dest="pos_label", action=_DeprecatedFlag,
-                   help=argparse.SUPPRESS)
-    u.add_argument("--out", type=output_file("table.csv"),
-                   help="write the table indexed by k to this CSV")
-    u.add_argument("--plot", type=output_file("plot.png"), metavar="FILE.png",
-                   help="write the recall@k vs k plot")
+    u.add_argument(
+        "--class-size", required=True, help="members of the class in the pool: N or LOW:HIGH"
+    )
+    u.add_argument(
+        "--pos-label", help="the class of interest (default 1), as in the other commands"
+    )
+    u.add_argument(
+        "--positive-class", dest="pos_label", action=_DeprecatedFlag, help=argparse.SUPPRESS
+    )
+    u.add_argument(
+        "--out", type=output_file("table.csv"), help="write the table indexed by k to this CSV"
+    )
+    u.add_argument(
+        "--plot",
+        type=output_file("plot.png"),
+        metavar="FILE.png",
+        help="write the recall@k vs k plot",
+    )
     u.set_defaults(func=run_unlabeled)

@@ -161,8 +161,15 @@ def diagnostics_summary(idata: Any, var_names: Sequence[str]) -> Any:
     return az.summary(idata, var_names=list(var_names), kind="diagnostics", round_to="none")
 
 
-def plot_posterior(idata: Any, var: str, ax: Any, *, hdi_prob: float = 0.95,
-                   ref_val: float | None = None, rope: tuple[float, float] | None = None) -> Any:
+def plot_posterior(
+    idata: Any,
+    var: str,
+    ax: Any,
+    *,
+    hdi_prob: float = 0.95,
+    ref_val: float | None = None,
+    rope: tuple[float, float] | None = None,
+) -> Any:
     """Density of one scalar variable with its HDI, mean, reference value and ROPE, on ``ax``.
 
     ArviZ 0.2x draws it with ``az.plot_posterior``; under ArviZ 1.x (whose plots live in
@@ -171,12 +178,14 @@ def plot_posterior(idata: Any, var: str, ax: Any, *, hdi_prob: float = 0.95,
     if arviz_major() < 1:
         import arviz as az
 
-        kwargs: dict[str, Any] = {"ref_val": ref_val, "hdi_prob": hdi_prob,
-                                  "point_estimate": "mean"}
+        kwargs: dict[str, Any] = {
+            "ref_val": ref_val,
+            "hdi_prob": hdi_prob,
+            "point_estimate": "mean",
+        }
         if rope is not None:
             kwargs["rope"] = rope
-        return az.plot_posterior(idata, var_names=[var], ax=ax, textsize=8, round_to=3,
-                                 **kwargs)
+        return az.plot_posterior(idata, var_names=[var], ax=ax, textsize=8, round_to=3, **kwargs)
     from scipy.stats import gaussian_kde
 
     x = np.asarray(idata.posterior[var].values, dtype=float).ravel()
@@ -185,8 +194,13 @@ def plot_posterior(idata: Any, var: str, ax: Any, *, hdi_prob: float = 0.95,
     dens = gaussian_kde(x)(grid) if np.ptp(x) > 0 else np.zeros_like(grid)
     ax.plot(grid, dens, color="C0")
     ax.plot([lo, hi], [0, 0], color="k", lw=4, solid_capstyle="butt")
-    ax.text((lo + hi) / 2, dens.max() * 0.06, f"{hdi_prob:.0%} HDI [{lo:.3g}, {hi:.3g}]",
-            ha="center", fontsize=8)
+    ax.text(
+        (lo + hi) / 2,
+        dens.max() * 0.06,
+        f"{hdi_prob:.0%} HDI [{lo:.3g}, {hi:.3g}]",
+        ha="center",
+        fontsize=8,
+    )
     ax.text(x.mean(), dens.max() * 1.02, f"mean = {x.mean():.3g}", ha="center", fontsize=8)
     if rope is not None:
         inside = float(np.mean((x >= rope[0]) & (x <= rope[1])))
@@ -195,8 +209,14 @@ def plot_posterior(idata: Any, var: str, ax: Any, *, hdi_prob: float = 0.95,
     if ref_val is not None:
         below = float(np.mean(x < ref_val))
         ax.axvline(ref_val, color="C1", ls="--", lw=1)
-        ax.text(ref_val, dens.max() * 0.8, f"{below:.1%} < {ref_val:g} < {1 - below:.1%}",
-                ha="center", fontsize=8, color="C1")
+        ax.text(
+            ref_val,
+            dens.max() * 0.8,
+            f"{below:.1%} < {ref_val:g} < {1 - below:.1%}",
+            ha="center",
+            fontsize=8,
+            color="C1",
+        )
     ax.set_yticks([])
     ax.set_title(var)
     return ax
@@ -212,14 +232,18 @@ def plot_trace_ranks(idata: Any, var_names: Sequence[str], figsize: tuple[float,
     if arviz_major() < 1:
         import arviz as az
 
-        return az.plot_trace(idata, var_names=list(var_names), kind="rank_vlines",
-                             compact=False, figsize=figsize,
-                             backend_kwargs={"layout": "constrained"})
+        return az.plot_trace(
+            idata,
+            var_names=list(var_names),
+            kind="rank_vlines",
+            compact=False,
+            figsize=figsize,
+            backend_kwargs={"layout": "constrained"},
+        )
     import matplotlib.pyplot as plt
     from scipy.stats import gaussian_kde, rankdata
 
-    _, axes = plt.subplots(len(var_names), 2, figsize=figsize, layout="constrained",
-                           squeeze=False)
+    _, axes = plt.subplots(len(var_names), 2, figsize=figsize, layout="constrained", squeeze=False)
     for row, var in zip(axes, var_names, strict=True):
         draws = np.asarray(idata.posterior[var].values, dtype=float)
         chains, n = draws.shape[:2]

@@ -20,8 +20,10 @@ def as_float_array(x: Any, name: str) -> np.ndarray:
     kind = getattr(x, "dtype", None)
     kind = np.asarray(x).dtype.kind if kind is None else kind.kind
     if kind in _NOT_SCORES:
-        raise ValueError(f"{name} must be real-valued scores, got {_NOT_SCORES[kind]}; pass the "
-                         "metric values themselves (floats)")
+        raise ValueError(
+            f"{name} must be real-valued scores, got {_NOT_SCORES[kind]}; pass the "
+            "metric values themselves (floats)"
+        )
     try:
         arr = np.asarray(x, dtype=float)
     except (TypeError, ValueError) as exc:
@@ -48,13 +50,18 @@ def check_bool(value: Any, name: str, *, optional: bool = False) -> bool | None:
         return None
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
-    hint = (f': pass {name}={value.strip().capitalize()}, not "{value}"'
-            if isinstance(value, str) and value.strip().lower() in ("true", "false") else "")
-    raise TypeError(f"{name} must be True or False (a boolean); got the "
-                    f"{type(value).__name__} {value!r}. A string is always true in Python"
-                    f"{hint}" if isinstance(value, str) else
-                    f"{name} must be True or False (a boolean); got the "
-                    f"{type(value).__name__} {value!r}")
+    hint = (
+        f': pass {name}={value.strip().capitalize()}, not "{value}"'
+        if isinstance(value, str) and value.strip().lower() in ("true", "false")
+        else ""
+    )
+    raise TypeError(
+        f"{name} must be True or False (a boolean); got the "
+        f"{type(value).__name__} {value!r}. A string is always true in Python"
+        f"{hint}"
+        if isinstance(value, str)
+        else f"{name} must be True or False (a boolean); got the {type(value).__name__} {value!r}"
+    )
 
 
 def check_n_jobs(n_jobs: Any) -> int | None:
@@ -72,11 +79,16 @@ def check_n_jobs(n_jobs: Any) -> int | None:
     """
     if n_jobs is None:
         return None
-    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, (int, np.integer)) \
-            or n_jobs == 0:
-        raise ValueError(f"n_jobs={n_jobs!r} runs no worker: pass a positive number of "
-                         "parallel jobs (1 runs in this process), -1 for every core, or None "
-                         "for joblib's default")
+    if (
+        isinstance(n_jobs, (bool, np.bool_))
+        or not isinstance(n_jobs, (int, np.integer))
+        or n_jobs == 0
+    ):
+        raise ValueError(
+            f"n_jobs={n_jobs!r} runs no worker: pass a positive number of "
+            "parallel jobs (1 runs in this process), -1 for every core, or None "
+            "for joblib's default"
+        )
     return int(n_jobs)
 
 
@@ -131,8 +143,10 @@ def check_own_level(requested: float | None, own: float, what: str) -> float:
     that level, since the result cannot be read at another without computing it again."""
     if requested is None or abs(float(requested) - own) < 1e-12:
         return own
-    raise ValueError(f"this {what} was computed at confidence_level={own:g}, not "
-                     f"{requested:g}; compute it again with confidence_level={requested:g}")
+    raise ValueError(
+        f"this {what} was computed at confidence_level={own:g}, not "
+        f"{requested:g}; compute it again with confidence_level={requested:g}"
+    )
 
 
 def check_no_level(confidence_level: float | None, what: str) -> None:
@@ -146,10 +160,13 @@ def rng_from(random_state: Any) -> np.random.Generator:
     if isinstance(random_state, np.random.Generator):
         return random_state
     bad = isinstance(random_state, bool) or not (
-        random_state is None or isinstance(random_state, (int, np.integer, np.random.SeedSequence)))
+        random_state is None or isinstance(random_state, (int, np.integer, np.random.SeedSequence))
+    )
     if bad or (isinstance(random_state, (int, np.integer)) and random_state < 0):
-        raise ValueError(f"random_state must be None, a non-negative integer or a numpy "
-                         f"Generator (e.g. random_state=0); got {random_state!r}")
+        raise ValueError(
+            f"random_state must be None, a non-negative integer or a numpy "
+            f"Generator (e.g. random_state=0); got {random_state!r}"
+        )
     return np.random.default_rng(random_state)
 
 
@@ -167,8 +184,10 @@ def _n_rows(x: Any, name: str) -> int:
     try:
         return int(_num_samples(x))
     except TypeError:
-        raise TypeError(f"{name} must be array-like with one entry per sample (an array, a list, "
-                        f"a pandas Series or DataFrame); got {type(x).__name__}") from None
+        raise TypeError(
+            f"{name} must be array-like with one entry per sample (an array, a list, "
+            f"a pandas Series or DataFrame); got {type(x).__name__}"
+        ) from None
 
 
 def check_no_missing(values: Any, name: str, what: str = "a value") -> None:
@@ -190,18 +209,22 @@ def check_no_missing(values: Any, name: str, what: str = "a value") -> None:
         bad = ~np.isfinite(arr)
     elif arr.dtype.kind == "O":
         bad = np.asarray(pd.isna(arr), dtype=bool) | np.array(
-            [isinstance(v, float) and np.isinf(v) for v in arr.ravel()]).reshape(arr.shape)
+            [isinstance(v, float) and np.isinf(v) for v in arr.ravel()]
+        ).reshape(arr.shape)
     else:
         return
     if bad.any():
         rows = np.flatnonzero(bad.reshape(len(arr), -1).any(axis=1) if arr.ndim else bad)
-        raise ValueError(f"{name} has {rows.size} missing or non-finite value(s) (None/NaN/inf; "
-                         f"first at rows {rows[:5].tolist()}); every row needs {what}: drop or "
-                         "fill those rows before passing them")
+        raise ValueError(
+            f"{name} has {rows.size} missing or non-finite value(s) (None/NaN/inf; "
+            f"first at rows {rows[:5].tolist()}); every row needs {what}: drop or "
+            "fill those rows before passing them"
+        )
 
 
-def check_samples(X: Any, y: Any = None, groups: Any = None, *, need_y: bool = False,
-                  finite_X: bool = True) -> None:
+def check_samples(
+    X: Any, y: Any = None, groups: Any = None, *, need_y: bool = False, finite_X: bool = True
+) -> None:
     """Features, targets and group labels that can be split and fitted, checked once.
 
     ``X`` must have at least one row; ``y`` and ``groups`` (when given) one entry per row of
@@ -219,21 +242,25 @@ def check_samples(X: Any, y: Any = None, groups: Any = None, *, need_y: bool = F
     ValueError: y has 3 entries but X has 4 rows: pass one y value per row of X
     """
     if X is None:
-        raise ValueError("X is None: pass the features, one row per sample (an array or a "
-                         "DataFrame)")
+        raise ValueError(
+            "X is None: pass the features, one row per sample (an array or a DataFrame)"
+        )
     n = _n_rows(X, "X")
     if n == 0:
         raise ValueError("X has no rows: pass at least one row per fold of the cross-validation")
     if need_y and y is None:
-        raise ValueError("y is None but the models are supervised (classifiers or regressors): "
-                         "pass the targets, one per row of X")
+        raise ValueError(
+            "y is None but the models are supervised (classifiers or regressors): "
+            "pass the targets, one per row of X"
+        )
     for name, values, what in (("y", y, "a target"), ("groups", groups, "a group label")):
         if values is None:
             continue
         m = _n_rows(values, name)
         if m != n:
-            raise ValueError(f"{name} has {m} entries but X has {n} rows: pass one {name} value "
-                             f"per row of X")
+            raise ValueError(
+                f"{name} has {m} entries but X has {n} rows: pass one {name} value per row of X"
+            )
         check_no_missing(values, name, what)
     if finite_X and not hasattr(X, "tocsr"):
         try:
@@ -242,6 +269,8 @@ def check_samples(X: Any, y: Any = None, groups: Any = None, *, need_y: bool = F
             return
         if arr.dtype.kind in "fc" and np.isinf(arr).any():
             rows = np.flatnonzero(np.isinf(arr).reshape(n, -1).any(axis=1))
-            raise ValueError(f"X holds infinite values in {rows.size} row(s) (first at rows "
-                             f"{rows[:5].tolist()}); no estimator can fit them: replace or drop "
-                             "those rows (NaN is allowed where the estimator handles it)")
+            raise ValueError(
+                f"X holds infinite values in {rows.size} row(s) (first at rows "
+                f"{rows[:5].tolist()}); no estimator can fit them: replace or drop "
+                "those rows (NaN is allowed where the estimator handles it)"
+            )

@@ -19,8 +19,12 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def warn_renamed(where: str, old: str, new: str, *, stacklevel: int = 3) -> None:
     """The one ``FutureWarning`` of a renamed argument, attribute or flag."""
-    warnings.warn(f"{where}: {old!r} is renamed {new!r}; use {new!r} (the old name will be "
-                  "removed in a future release)", FutureWarning, stacklevel=stacklevel)
+    warnings.warn(
+        f"{where}: {old!r} is renamed {new!r}; use {new!r} (the old name will be "
+        "removed in a future release)",
+        FutureWarning,
+        stacklevel=stacklevel,
+    )
 
 
 def renamed_arguments(**old_to_new: str) -> Callable[[F], F]:
@@ -35,8 +39,10 @@ def renamed_arguments(**old_to_new: str) -> Callable[[F], F]:
             for old, new in old_to_new.items():
                 if old in kwargs:
                     if new in kwargs:
-                        raise TypeError(f"{func.__qualname__}() got both {new}= and its old "
-                                        f"name {old}=; pass {new}= only")
+                        raise TypeError(
+                            f"{func.__qualname__}() got both {new}= and its old "
+                            f"name {old}=; pass {new}= only"
+                        )
                     warn_renamed(f"{func.__qualname__}()", old, new)
                     kwargs[new] = kwargs.pop(old)
             return func(*args, **kwargs)

@@ -92,8 +92,9 @@ class WorkersLostError(RuntimeError):
     ``finished``/``total`` count the fits; ``results`` holds ``{key: result}`` of the
     fits that finished, where the caller keeps them (a call without a store)."""
 
-    def __init__(self, message: str, *, finished: int = 0, total: int = 0,
-                 results: dict | None = None):
+    def __init__(
+        self, message: str, *, finished: int = 0, total: int = 0, results: dict | None = None
+    ):
         super().__init__(message)
         self.finished, self.total = finished, total
         self.results = dict(results or {})

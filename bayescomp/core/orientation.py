@@ -13,27 +13,87 @@ from typing import Any
 
 LOWER_IS_BETTER = frozenset(
     {
-        "error", "error_rate", "zero_one_loss", "hamming_loss", "log_loss", "brier_score_loss",
-        "brier", "mse", "mean_squared_error", "rmse", "root_mean_squared_error", "mae",
-        "mean_absolute_error", "median_absolute_error", "max_error", "mape",
-        "mean_absolute_percentage_error", "mean_squared_log_error", "msle",
-        "root_mean_squared_log_error", "mean_poisson_deviance", "mean_gamma_deviance",
-        "mean_tweedie_deviance", "mean_pinball_loss", "fpr", "fnr", "false_positive_rate",
-        "false_negative_rate", "fit_time", "score_time", "runtime", "latency",
+        "error",
+        "error_rate",
+        "zero_one_loss",
+        "hamming_loss",
+        "log_loss",
+        "brier_score_loss",
+        "brier",
+        "mse",
+        "mean_squared_error",
+        "rmse",
+        "root_mean_squared_error",
+        "mae",
+        "mean_absolute_error",
+        "median_absolute_error",
+        "max_error",
+        "mape",
+        "mean_absolute_percentage_error",
+        "mean_squared_log_error",
+        "msle",
+        "root_mean_squared_log_error",
+        "mean_poisson_deviance",
+        "mean_gamma_deviance",
+        "mean_tweedie_deviance",
+        "mean_pinball_loss",
+        "fpr",
+        "fnr",
+        "false_positive_rate",
+        "false_negative_rate",
+        "fit_time",
+        "score_time",
+        "runtime",
+        "latency",
         # OpenML evaluation measures
-        "relative_absolute_error", "root_relative_squared_error", "mean_prior_absolute_error",
+        "relative_absolute_error",
+        "root_relative_squared_error",
+        "mean_prior_absolute_error",
     }
 )
 HIGHER_IS_BETTER = frozenset(
     {
-        "accuracy", "balanced_accuracy", "roc_auc", "auc", "average_precision", "precision",
-        "recall", "f1", "fbeta", "f_beta", "r2", "explained_variance", "matthews_corrcoef",
-        "mcc", "cohen_kappa", "jaccard", "tpr", "tnr", "sensitivity", "specificity",
-        "true_positive_rate", "true_negative_rate", "top_k_accuracy", "d2_absolute_error_score",
-        "precision_at_k", "recall_at_k", "ndcg", "map", "score", "ppv", "npv", "f2", "f0.5",
-        "precision_at_k_unlabeled", "recall_at_k_unlabeled", "f1_at_k",
+        "accuracy",
+        "balanced_accuracy",
+        "roc_auc",
+        "auc",
+        "average_precision",
+        "precision",
+        "recall",
+        "f1",
+        "fbeta",
+        "f_beta",
+        "r2",
+        "explained_variance",
+        "matthews_corrcoef",
+        "mcc",
+        "cohen_kappa",
+        "jaccard",
+        "tpr",
+        "tnr",
+        "sensitivity",
+        "specificity",
+        "true_positive_rate",
+        "true_negative_rate",
+        "top_k_accuracy",
+        "d2_absolute_error_score",
+        "precision_at_k",
+        "recall_at_k",
+        "ndcg",
+        "map",
+        "score",
+        "ppv",
+        "npv",
+        "f2",
+        "f0.5",
+        "precision_at_k_unlabeled",
+        "recall_at_k_unlabeled",
+        "f1_at_k",
         # OpenML evaluation measures
-        "predictive_accuracy", "area_under_roc_curve", "f_measure", "kappa",
+        "predictive_accuracy",
+        "area_under_roc_curve",
+        "f_measure",
+        "kappa",
     }
 )
 
@@ -42,10 +102,16 @@ HIGHER_IS_BETTER = frozenset(
 #: metric name (a scikit-learn scorer for fits, a metric function for intervals): each
 #: alias means the same metric, pointing the same way, as the name it maps to
 METRIC_ALIASES: dict[str, str] = {
-    "auc": "roc_auc", "roc_auc_score": "roc_auc", "accuracy_score": "accuracy",
-    "balanced_accuracy_score": "balanced_accuracy", "f1_score": "f1",
-    "precision_score": "precision", "recall_score": "recall", "r2_score": "r2",
-    "average_precision_score": "average_precision", "ap": "average_precision",
+    "auc": "roc_auc",
+    "roc_auc_score": "roc_auc",
+    "accuracy_score": "accuracy",
+    "balanced_accuracy_score": "balanced_accuracy",
+    "f1_score": "f1",
+    "precision_score": "precision",
+    "recall_score": "recall",
+    "r2_score": "r2",
+    "average_precision_score": "average_precision",
+    "ap": "average_precision",
     "mcc": "matthews_corrcoef",
 }
 
@@ -66,12 +132,40 @@ def canonical_metric(name: str) -> str:
 #: metrics that are proportions (or areas under a curve of proportions): they lie in [0, 1]
 UNIT_INTERVAL = frozenset(
     {
-        "accuracy", "balanced_accuracy", "roc_auc", "average_precision", "precision", "recall",
-        "f1", "fbeta", "f_beta", "f2", "f0.5", "jaccard", "tpr", "tnr", "fpr", "fnr",
-        "sensitivity", "specificity", "true_positive_rate", "true_negative_rate",
-        "false_positive_rate", "false_negative_rate", "top_k_accuracy", "precision_at_k",
-        "recall_at_k", "f1_at_k", "ppv", "npv", "error", "error_rate", "zero_one_loss",
-        "hamming_loss", "brier_score_loss", "brier",
+        "accuracy",
+        "balanced_accuracy",
+        "roc_auc",
+        "average_precision",
+        "precision",
+        "recall",
+        "f1",
+        "fbeta",
+        "f_beta",
+        "f2",
+        "f0.5",
+        "jaccard",
+        "tpr",
+        "tnr",
+        "fpr",
+        "fnr",
+        "sensitivity",
+        "specificity",
+        "true_positive_rate",
+        "true_negative_rate",
+        "false_positive_rate",
+        "false_negative_rate",
+        "top_k_accuracy",
+        "precision_at_k",
+        "recall_at_k",
+        "f1_at_k",
+        "ppv",
+        "npv",
+        "error",
+        "error_rate",
+        "zero_one_loss",
+        "hamming_loss",
+        "brier_score_loss",
+        "brier",
     }
 )
 
@@ -101,8 +195,18 @@ def metric_bounds(metric: str | None) -> tuple[float, float]:
     if key.startswith("neg_"):
         lo, hi = metric_bounds(key[4:])
         return -hi, 0.0 - lo  # 0.0 - 0.0 is 0.0, not -0.0
-    for suffix in ("_micro", "_macro", "_weighted", "_samples", "_ovr", "_ovo", "_binary",
-                   "_ovr_weighted", "_ovo_weighted", "_score"):
+    for suffix in (
+        "_micro",
+        "_macro",
+        "_weighted",
+        "_samples",
+        "_ovr",
+        "_ovo",
+        "_binary",
+        "_ovr_weighted",
+        "_ovo_weighted",
+        "_score",
+    ):
         if key.endswith(suffix) and key[: -len(suffix)] in UNIT_INTERVAL | {"roc_auc"}:
             key = key[: -len(suffix)]
     if key in UNIT_INTERVAL:
@@ -116,8 +220,9 @@ def metric_bounds(metric: str | None) -> tuple[float, float]:
     return -inf, inf
 
 
-def clip_to_range(low: float, high: float, metric: str | None, *,
-                  difference: bool = False) -> tuple[float, float, bool]:
+def clip_to_range(
+    low: float, high: float, metric: str | None, *, difference: bool = False
+) -> tuple[float, float, bool]:
     """An interval ``[low, high]`` clipped to the values ``metric`` can take.
 
     With ``difference=True`` the range is that of a difference of two such values
@@ -170,16 +275,19 @@ def check_metric_range(values: Any, metric: str, *, where: str = "") -> None:
         raise ValueError(
             f"{name} is a loss (lower is better, never negative) but holds negative values, "
             f"e.g. {bad:.4g}; these look like scikit-learn's negated scorer: name the metric "
-            f"'neg_{key}' (higher is better), or negate the values")
+            f"'neg_{key}' (higher is better), or negate the values"
+        )
     if key.startswith("neg_") and hi == 0.0 and bad > 0:
         raise ValueError(
             f"{name} is a negated loss (higher is better, never positive) but holds positive "
             f"values, e.g. {bad:.4g}; these look like the loss itself: name the metric "
-            f"{key[4:]!r} (lower is better), or negate the values")
+            f"{key[4:]!r} (lower is better), or negate the values"
+        )
     direction = "higher" if higher_is_better(key) else "lower"
     raise ValueError(
         f"{name} lies in [{lo:g}, {hi:g}] ({direction} is better) but holds {bad:.4g}; fix "
-        "the values (a percentage? divide by 100) or name the column after what it holds")
+        "the values (a percentage? divide by 100) or name the column after what it holds"
+    )
 
 
 inf_ = float("inf")
@@ -201,9 +309,11 @@ def check_metric_value(value: Any, metric: str, name: str) -> float:
     lo, hi = metric_bounds(metric)
     v = float(value)
     if not (v == v and abs(v) != inf_ and lo <= v <= hi):
-        raise ValueError(f"{name}={value!r} is not a value {metric!r} can take (a finite number "
-                         f"in [{lo:g}, {hi:g}]); pass the value the metric has on the full "
-                         "data, 'full' to compute it, or 'subsets'")
+        raise ValueError(
+            f"{name}={value!r} is not a value {metric!r} can take (a finite number "
+            f"in [{lo:g}, {hi:g}]); pass the value the metric has on the full "
+            "data, 'full' to compute it, or 'subsets'"
+        )
     return v
 
 

@@ -138,8 +138,9 @@ class ScoresProvider(Protocol):
     @property
     def metrics(self) -> list[str]: ...
 
-    def paired(self, baseline: str, candidate: str, metric: str | None = None,
-               dataset: str | None = None) -> pd.DataFrame:
+    def paired(
+        self, baseline: str, candidate: str, metric: str | None = None, dataset: str | None = None
+    ) -> pd.DataFrame:
         """Columns ``dataset, split, baseline, candidate, n_train, n_test`` on the shared
         splits; ``attrs["rho"]`` is their test fraction (the ``rho`` of the t-test)."""
 
@@ -163,24 +164,59 @@ class FitStore(Protocol):
     (``docs/selection.md``).
     """
 
-    def check_design(self, dataset: str, *, fingerprint: str, data_hash: str, n_samples: int,
-                     n_splits: int, metric: str, scoring: list[str], cv: str,
-                     seed: int | None, splits: Sequence[Mapping[str, Any]]) -> bool:
+    def check_design(
+        self,
+        dataset: str,
+        *,
+        fingerprint: str,
+        data_hash: str,
+        n_samples: int,
+        n_splits: int,
+        metric: str,
+        scoring: list[str],
+        cv: str,
+        seed: int | None,
+        splits: Sequence[Mapping[str, Any]],
+    ) -> bool:
         """Record the base design of ``dataset`` (True when it was already recorded)."""
 
-    def check_block(self, dataset: str, block: int, *, fingerprint: str, seed: int | None,
-                    splits: Sequence[Mapping[str, Any]]) -> None:
+    def check_block(
+        self,
+        dataset: str,
+        block: int,
+        *,
+        fingerprint: str,
+        seed: int | None,
+        splits: Sequence[Mapping[str, Any]],
+    ) -> None:
         """Record (or check against the stored one) extra repetition ``block`` >= 1."""
 
-    def check_model(self, model: str, *, params_hash: str, params: str, description: str = "",
-                    path: str | None = None, nested: bool = False) -> None:
+    def check_model(
+        self,
+        model: str,
+        *,
+        params_hash: str,
+        params: str,
+        description: str = "",
+        path: str | None = None,
+        nested: bool = False,
+    ) -> None:
         """Record a model's parameters (refuse when its stored fits used other ones)."""
 
     def load_fits(self, dataset: str, model: str) -> Mapping[int, Mapping[str, Any]]:
         """The successful stored fits of ``model`` on ``dataset``, keyed by split id."""
 
-    def write_fit(self, *, dataset: str, model: str, split: int, seed: int | None,
-                  result: Mapping[str, Any], params_hash: str, params: str) -> Any:
+    def write_fit(
+        self,
+        *,
+        dataset: str,
+        model: str,
+        split: int,
+        seed: int | None,
+        result: Mapping[str, Any],
+        params_hash: str,
+        params: str,
+    ) -> Any:
         """Keep one finished fit (a failed one too; a later fit of it replaces it)."""
 
 

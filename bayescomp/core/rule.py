@@ -89,32 +89,37 @@ def decide_many(p_left: Any, p_rope: Any, p_right: Any, gamma: float = 0.95) -> 
     ['promote', 'reject', 'inconclusive']
     """
     gamma = check_gamma(gamma)
-    left, rope, right = np.broadcast_arrays(*(np.asarray(p, dtype=float)
-                                              for p in (p_left, p_rope, p_right)))
-    out = np.select([right >= gamma, left >= gamma, rope >= gamma], list(OUTCOMES[:3]),
-                    default=OUTCOMES[3])
+    left, rope, right = np.broadcast_arrays(
+        *(np.asarray(p, dtype=float) for p in (p_left, p_rope, p_right))
+    )
+    out = np.select(
+        [right >= gamma, left >= gamma, rope >= gamma], list(OUTCOMES[:3]), default=OUTCOMES[3]
+    )
     return out.astype(object)
 
 
-def _check_probabilities(p_left: Any, p_rope: Any, p_right: Any, gain: Any, risk: Any,
-                         trusted: bool) -> tuple[float, float, float]:
+def _check_probabilities(
+    p_left: Any, p_rope: Any, p_right: Any, gain: Any, risk: Any, trusted: bool
+) -> tuple[float, float, float]:
     """The three region probabilities as floats; a trusted posterior's must be a distribution."""
     try:
         probs = (float(p_left), float(p_rope), float(p_right))
         gain, risk = float(gain), float(risk)
     except (TypeError, ValueError):
-        raise TypeError(f"p_left, p_rope, p_right, expected_gain and risk must be numbers; got "
-                        f"{(p_left, p_rope, p_right, gain, risk)!r}") from None
+        raise TypeError(
+            f"p_left, p_rope, p_right, expected_gain and risk must be numbers; got "
+            f"{(p_left, p_rope, p_right, gain, risk)!r}"
+        ) from None
     if not trusted:
         return probs
     arr = np.array([*probs, risk])
-    if not (np.all((arr >= 0) & (arr <= 1)) and abs(sum(probs) - 1) < 1e-6
-            and np.isfinite(gain)):
+    if not (np.all((arr >= 0) & (arr <= 1)) and abs(sum(probs) - 1) < 1e-6 and np.isfinite(gain)):
         raise ValueError(
             f"decide needs probabilities in [0, 1] with p_left + p_rope + p_right = 1, a finite "
             f"expected_gain and risk in [0, 1]; got p=({p_left}, {p_rope}, {p_right}), "
             f"expected_gain={gain}, risk={risk} — pass trusted=False for a posterior that "
-            "cannot be trusted")
+            "cannot be trusted"
+        )
     return probs
 
 

@@ -25,12 +25,15 @@ class Tally(NamedTuple):
 
     def text(self, candidate: str, baseline: str) -> str:
         """``"svm better on 31, logreg better on 24, tied on 45 of 100 splits"``."""
-        return (f"{candidate} better on {self.wins}, {baseline} better on {self.losses}, "
-                f"tied on {self.ties} of {self.n} splits")
+        return (
+            f"{candidate} better on {self.wins}, {baseline} better on {self.losses}, "
+            f"tied on {self.ties} of {self.n} splits"
+        )
 
 
-def win_loss_tie(baseline: Any, candidate: Any, higher_is_better: bool = True,
-                 tol: float = 0.0) -> Tally:
+def win_loss_tie(
+    baseline: Any, candidate: Any, higher_is_better: bool = True, tol: float = 0.0
+) -> Tally:
     """Count the splits where ``candidate`` scored better, worse, or the same as ``baseline``.
 
     Parameters
@@ -61,8 +64,7 @@ def win_loss_tie(baseline: Any, candidate: Any, higher_is_better: bool = True,
     b = np.asarray(baseline, dtype=float)
     c = np.asarray(candidate, dtype=float)
     if b.shape != c.shape:
-        raise ValueError(f"paired scores must have the same length, got {b.shape} and "
-                         f"{c.shape}")
+        raise ValueError(f"paired scores must have the same length, got {b.shape} and {c.shape}")
     if tol < 0:
         raise ValueError(f"tol must be >= 0, got {tol}")
     d = (c - b) if higher_is_better else (b - c)

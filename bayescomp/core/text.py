@@ -43,8 +43,12 @@ def to_spreadsheet(value: Any) -> Any:
 
 def from_spreadsheet(value: Any) -> Any:
     """Undo :func:`to_spreadsheet` on a cell read back from a CSV."""
-    if (isinstance(value, str) and value[:1] == _QUOTE
-            and value[1:2] in (*FORMULA_PREFIXES, _QUOTE) and value[1:2] != ""):
+    if (
+        isinstance(value, str)
+        and value[:1] == _QUOTE
+        and value[1:2] in (*FORMULA_PREFIXES, _QUOTE)
+        and value[1:2] != ""
+    ):
         return value[1:]
     return value
 

@@ -23,11 +23,11 @@ def auc_weighted(positive: np.ndarray, score: np.ndarray, weights: np.ndarray) -
     out = np.empty(weights.shape[0])
     step = max(1, 2_000_000 // max(s.size, 1))
     for start in range(0, weights.shape[0], step):
-        w = weights[start:start + step][:, order].astype(float)
+        w = weights[start : start + step][:, order].astype(float)
         wp = np.add.reduceat(w * pos, starts, axis=1)
         wn = np.add.reduceat(w * ~pos, starts, axis=1)
         below = np.cumsum(wn, axis=1) - wn
         num = (wp * (below + 0.5 * wn)).sum(axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):
-            out[start:start + step] = num / (wp.sum(axis=1) * wn.sum(axis=1))
+            out[start : start + step] = num / (wp.sum(axis=1) * wn.sum(axis=1))
     return out

@@ -80,11 +80,15 @@ def joint_differences(d: Any, rho: float) -> JointDifferences:
     """
     d = np.asarray(d, dtype=float)
     if d.ndim < 2 or d.shape[-2] < 2:
-        raise ValueError(f"joint_differences needs an (n, k) array of per-split differences "
-                         f"with n >= 2 splits; got shape {d.shape}")
+        raise ValueError(
+            f"joint_differences needs an (n, k) array of per-split differences "
+            f"with n >= 2 splits; got shape {d.shape}"
+        )
     if not np.all(np.isfinite(d)):
-        raise ValueError("the per-split differences contain NaN or infinite values; every "
-                         "challenger must be scored on every split of the baseline")
+        raise ValueError(
+            "the per-split differences contain NaN or infinite values; every "
+            "challenger must be scored on every split of the baseline"
+        )
     n = d.shape[-2]
     mean = d.mean(axis=-2)
     x = d - mean[..., None, :]
@@ -93,8 +97,9 @@ def joint_differences(d: Any, rho: float) -> JointDifferences:
     return JointDifferences(mean, c * cov, n - 1)
 
 
-def selection_bounds(mean: np.ndarray, shape: np.ndarray
-                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def selection_bounds(
+    mean: np.ndarray, shape: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The winner and the interval of its estimate that keeps it the winner.
 
     Returns ``(winner, lower, upper)``: the index of the largest mean, and the bounds
@@ -162,8 +167,9 @@ def projection_critical(df: int, k: int, beta: float) -> float:
     return float(stats.t.isf(beta / k, df)) if k > 1 and beta > 0 else np.inf
 
 
-def winner_test(joint: JointDifferences, rope: float, gamma: float = 0.95,
-                beta_share: float = BETA_SHARE) -> WinnerTest:
+def winner_test(
+    joint: JointDifferences, rope: float, gamma: float = 0.95, beta_share: float = BETA_SHARE
+) -> WinnerTest:
     """Test the winner of ``joint`` for ``difference > rope`` given that it won.
 
     The hybrid test of Andrews, Kitagawa & McCloskey (2024): with ``alpha = 1 - gamma``
@@ -189,8 +195,9 @@ def winner_test(joint: JointDifferences, rope: float, gamma: float = 0.95,
     se = np.take_along_axis(joint.scale, win[..., None], -1)[..., 0]
     se_ = np.where(se > 0, se, 1.0)
     crit = projection_critical(joint.df, k, beta)
-    p_cond = _truncated_sf(joint.df, (y - rope) / se_, (lower - rope) / se_,
-                           np.minimum((upper - rope) / se_, crit))
+    p_cond = _truncated_sf(
+        joint.df, (y - rope) / se_, (lower - rope) / se_, np.minimum((upper - rope) / se_, crit)
+    )
     proj = (y - crit * se) > rope
     level = (alpha - beta) / (1.0 - beta)
     p_sel = np.where(proj, 0.0, np.minimum(1.0, beta + (1.0 - beta) * p_cond))
@@ -198,22 +205,23 @@ def winner_test(joint: JointDifferences, rope: float, gamma: float = 0.95,
     point = se <= 0  # identical differences on every split: no uncertainty left
     promote = np.where(point, y > rope, promote)
     p_sel = np.where(point, (y <= rope).astype(float), p_sel)
-    p_right = np.where(point, (y > rope).astype(float),
-                       special.stdtr(joint.df, (y - rope) / se_))
+    p_right = np.where(point, (y > rope).astype(float), special.stdtr(joint.df, (y - rope) / se_))
     gain = np.where(point, y, _median_unbiased(joint.df, y, se_, lower, upper, crit))
     return WinnerTest(win, p_right, p_sel, gain, y, promote)
 
 
-def _median_unbiased(df: int, y: np.ndarray, se: np.ndarray, lower: np.ndarray,
-                     upper: np.ndarray, crit: float) -> np.ndarray:
+def _median_unbiased(
+    df: int, y: np.ndarray, se: np.ndarray, lower: np.ndarray, upper: np.ndarray, crit: float
+) -> np.ndarray:
     """Hybrid median-unbiased estimate: the ``mu`` at which the winner's estimate is the
     conditional median, searched inside the projection interval (bisection)."""
     half = np.where(np.isfinite(crit), crit, 8.0) * se
     lo, hi = y - half, y + half
     for _ in range(50):
         mid = 0.5 * (lo + hi)
-        sf = _truncated_sf(df, (y - mid) / se, (lower - mid) / se,
-                           np.minimum((upper - mid) / se, crit))
+        sf = _truncated_sf(
+            df, (y - mid) / se, (lower - mid) / se, np.minimum((upper - mid) / se, crit)
+        )
         below = sf < 0.5  # the estimate is above the conditional median: mu is larger
         lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
     return 0.5 * (lo + hi)

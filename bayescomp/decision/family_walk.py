@@ -79,8 +79,7 @@ def _block_splits(frame: pd.DataFrame, n0: int) -> int:
     return n0
 
 
-def _joint_test(names: list[str], state: dict[str, _Step], gamma: float, k: int
-                ) -> WinnerTest:
+def _joint_test(names: list[str], state: dict[str, _Step], gamma: float, k: int) -> WinnerTest:
     """The winner test over ``names`` (on the same splits), ``k`` challengers tried."""
     cols = []
     for c in names:
@@ -94,8 +93,16 @@ def _joint_test(names: list[str], state: dict[str, _Step], gamma: float, k: int
     return winner_test(joint, rope, gamma, beta_share=BETA_SHARE * len(names) / k)
 
 
-def family(scores: Scores, baseline: str, challengers: Sequence[str], *, metric: str,
-           compare: Compare, max_repeats: int = 0, racing: bool = True) -> Walk:
+def family(
+    scores: Scores,
+    baseline: str,
+    challengers: Sequence[str],
+    *,
+    metric: str,
+    compare: Compare,
+    max_repeats: int = 0,
+    racing: bool = True,
+) -> Walk:
     """The family rule (module docstring): a :class:`~bayescomp.decision.walk.Rule`.
 
     Examples
@@ -131,8 +138,14 @@ def family(scores: Scores, baseline: str, challengers: Sequence[str], *, metric:
     return _walk(baseline, challengers, failed, state, out, max_repeats, pending)
 
 
-def _decide(frame: pd.DataFrame, state: dict[str, _Step], live: list[str], max_repeats: int,
-            racing: bool, baseline: str) -> tuple[_Outcome, tuple[str, ...]]:
+def _decide(
+    frame: pd.DataFrame,
+    state: dict[str, _Step],
+    live: list[str],
+    max_repeats: int,
+    racing: bool,
+    baseline: str,
+) -> tuple[_Outcome, tuple[str, ...]]:
     """The winner test at the current look, and the models to fit one more block for."""
     if not live:
         return _Outcome(None, False, None, 0.95, 0, 0), ()
@@ -150,8 +163,11 @@ def _decide(frame: pd.DataFrame, state: dict[str, _Step], live: list[str], max_r
     open_ = [c for c in names if state[c].decision.outcome in ("inconclusive", "promote")]
     if promoted or look >= max_repeats or not open_:
         return out, ()
-    going = [c for c in names if not state[c].tried
-             and not (racing and racing_drop(state[c].decision.p_left, gamma))]
+    going = [
+        c
+        for c in names
+        if not state[c].tried and not (racing and racing_drop(state[c].decision.p_left, gamma))
+    ]
     return out, ((baseline, *going) if going else ())
 
 
@@ -163,31 +179,42 @@ def _reason(c: str, st: _Step, out: _Outcome, max_repeats: int) -> tuple[Any, st
         raced = " — not fitted on further repetitions (racing)" if st.extra < out.look else ""
         note += f" [{st.extra + 1} look(s){raced}]"
     if c == out.winner and out.promoted:
-        return d, (f"{d.reason}; the best of {out.k} challenger(s), and still better beyond "
-                   f"the ROPE given that it was selected (selective p = "
-                   f"{float(t.p_selective):.3f} ≤ {1 - out.gamma_used:.3g}); "
-                   f"winner's-curse-corrected gain {float(t.corrected_gain):+.4g}" + note)
+        return d, (
+            f"{d.reason}; the best of {out.k} challenger(s), and still better beyond "
+            f"the ROPE given that it was selected (selective p = "
+            f"{float(t.p_selective):.3f} ≤ {1 - out.gamma_used:.3g}); "
+            f"winner's-curse-corrected gain {float(t.corrected_gain):+.4g}" + note
+        )
     if d.outcome != "promote":
         return d, d.reason + note
     why = f"better beyond the ROPE on its own (P = {d.p_right:.3f}), but "
     if c == out.winner:
-        why += (f"not once its selection as the best of {out.k} challenger(s) is accounted "
-                f"for (selective p = {float(t.p_selective):.3f} > {1 - out.gamma_used:.3g})")
+        why += (
+            f"not once its selection as the best of {out.k} challenger(s) is accounted "
+            f"for (selective p = {float(t.p_selective):.3f} > {1 - out.gamma_used:.3g})"
+        )
     else:
         why += f"not the best of {out.k} challenger(s) ({out.winner} is)"
     return replace(d, outcome="inconclusive", reason=why), why + note
 
 
-def _walk(baseline: str, challengers: Sequence[str], failed: dict[str, str | None],
-          state: dict[str, _Step], out: _Outcome, max_repeats: int,
-          pending: tuple[str, ...]) -> Walk:
+def _walk(
+    baseline: str,
+    challengers: Sequence[str],
+    failed: dict[str, str | None],
+    state: dict[str, _Step],
+    out: _Outcome,
+    max_repeats: int,
+    pending: tuple[str, ...],
+) -> Walk:
     import pandas as pd
 
     rows, results, paired = [], [], []
     for i, c in enumerate(challengers, start=1):
         if c not in state:
-            row = step_row(i, baseline, c, None, None, 0, 0, 0,
-                           f"{c} was not compared: {failed[c]}")
+            row = step_row(
+                i, baseline, c, None, None, 0, 0, 0, f"{c} was not compared: {failed[c]}"
+            )
             row["looks"] = 0
             rows.append(row)
             results.append(None)
@@ -204,45 +231,65 @@ def _walk(baseline: str, challengers: Sequence[str], failed: dict[str, str | Non
             row["corrected_gain"] = float(out.test.corrected_gain)
         rows.append(row)
         results.append(st.res)
-        paired.append(pf.rename(columns={"baseline": "champion", "candidate": "challenger"})
-                      [PAIRED_COLUMNS])
+        paired.append(
+            pf.rename(columns={"baseline": "champion", "candidate": "challenger"})[PAIRED_COLUMNS]
+        )
     columns = STEP_COLUMNS[:3] + SCORE_COLUMNS + STEP_COLUMNS[3:] + FAMILY_COLUMNS
     extras = list(dict.fromkeys(k for r in rows for k in r if k not in columns))
     champion = out.winner if out.promoted and out.winner is not None else baseline
-    return Walk(pd.DataFrame(rows, columns=columns + extras), results, paired, champion,
-                pending, 0 if pending else None)
+    return Walk(
+        pd.DataFrame(rows, columns=columns + extras),
+        results,
+        paired,
+        champion,
+        pending,
+        0 if pending else None,
+    )
 
 
-def family_note(rec: dict[str, Any], steps: pd.DataFrame, rule: str, gamma: float
-                ) -> dict[str, Any]:
+def family_note(
+    rec: dict[str, Any], steps: pd.DataFrame, rule: str, gamma: float
+) -> dict[str, Any]:
     """The recommendation with the rule that decided it; under the family rule also the
     winner's selective p-value and, for a promotion, its winner's-curse-corrected gain."""
     rec = dict(rec, rule=rule)
     if "p_selective" not in steps.columns or steps["p_selective"].isna().all():
         if rule != "family":
-            rec["text"] += (f" — decided by rule {rule!r} (each step at its own gamma; the "
-                            "selection's false-promotion rate grows with the number of "
-                            "challengers)")
+            rec["text"] += (
+                f" — decided by rule {rule!r} (each step at its own gamma; the "
+                "selection's false-promotion rate grows with the number of "
+                "challengers)"
+            )
         return rec
     w = steps.loc[steps["p_selective"].notna()].iloc[0]
     k = int((steps["decision"] != "error").sum())
     p_sel, gain = float(w["p_selective"]), float(w["corrected_gain"])
-    rec.update(p_selective=p_sel, family_winner=w["challenger"], family_size=k,
-               corrected_gain=gain if rec["action"] == "promote" else None)
+    rec.update(
+        p_selective=p_sel,
+        family_winner=w["challenger"],
+        family_size=k,
+        corrected_gain=gain if rec["action"] == "promote" else None,
+    )
     if rec["action"] == "promote":
-        rec["text"] += (f" — decided by rule 'family': the best of {k} challenger(s), still "
-                        f"better beyond the ROPE given that it was selected (selective p = "
-                        f"{p_sel:.3f}); winner's-curse-corrected gain {gain:+.4g} (its mean "
-                        f"difference {float(w['expected_gain']):+.4g})")
+        rec["text"] += (
+            f" — decided by rule 'family': the best of {k} challenger(s), still "
+            f"better beyond the ROPE given that it was selected (selective p = "
+            f"{p_sel:.3f}); winner's-curse-corrected gain {gain:+.4g} (its mean "
+            f"difference {float(w['expected_gain']):+.4g})"
+        )
     elif float(w["p_right"]) < gamma:
-        rec["text"] += (f" — decided by rule 'family' (the best of {k} challenger(s), "
-                        f"{w['challenger']}, selective p = {p_sel:.3f})")
+        rec["text"] += (
+            f" — decided by rule 'family' (the best of {k} challenger(s), "
+            f"{w['challenger']}, selective p = {p_sel:.3f})"
+        )
     else:
-        rec["text"] = (f"keep {rec['baseline']}: the best of {k} challenger(s), "
-                       f"{w['challenger']} (mean difference {float(w['expected_gain']):+.4g},"
-                       f" P(better beyond the ROPE) = {float(w['p_right']):.3f} on its own), "
-                       "is not better beyond the ROPE once its selection as the best is "
-                       f"accounted for (selective p = {p_sel:.3f}) — decided by rule 'family'")
+        rec["text"] = (
+            f"keep {rec['baseline']}: the best of {k} challenger(s), "
+            f"{w['challenger']} (mean difference {float(w['expected_gain']):+.4g},"
+            f" P(better beyond the ROPE) = {float(w['p_right']):.3f} on its own), "
+            "is not better beyond the ROPE once its selection as the best is "
+            f"accounted for (selective p = {p_sel:.3f}) — decided by rule 'family'"
+        )
     return rec
 
 
@@ -270,15 +317,21 @@ def resolve_rule(rule: Any, n_datasets: int = 1) -> tuple[Rule, str]:
     if callable(rule):
         return rule, getattr(rule, "__name__", type(rule).__name__)
     if not isinstance(rule, str) or rule not in RULES:
-        raise ValueError(f"rule must be one of {list(RULES)} or a callable ('family' keeps the "
-                         "false-promotion rate of the whole selection, 'champion_challenger' "
-                         f"only each step's); got {rule!r}")
+        raise ValueError(
+            f"rule must be one of {list(RULES)} or a callable ('family' keeps the "
+            "false-promotion rate of the whole selection, 'champion_challenger' "
+            f"only each step's); got {rule!r}"
+        )
     if rule == "family" and n_datasets > 1:
-        warnings.warn(f"rule='family' needs the scores of one dataset; these cover "
-                      f"{n_datasets}: each step is decided on its own "
-                      "(rule='champion_challenger'), so the false-promotion rate holds per "
-                      "step, not for the selection — select on one dataset (dataset=) for "
-                      "the family-wise guarantee, or pass rule='champion_challenger' to "
-                      "silence this", FamilyRuleWarning, stacklevel=4)
+        warnings.warn(
+            f"rule='family' needs the scores of one dataset; these cover "
+            f"{n_datasets}: each step is decided on its own "
+            "(rule='champion_challenger'), so the false-promotion rate holds per "
+            "step, not for the selection — select on one dataset (dataset=) for "
+            "the family-wise guarantee, or pass rule='champion_challenger' to "
+            "silence this",
+            FamilyRuleWarning,
+            stacklevel=4,
+        )
         rule = "champion_challenger"
     return RULES[rule], rule

@@ -73,20 +73,31 @@ class Ranking:
     def models(self) -> list[str]:
         return list(self.p_better.index)
 
-    def summary(self, gamma: float = 0.95, *, confidence_level: float | None = None
-                ) -> pd.DataFrame:
+    def summary(
+        self, gamma: float = 0.95, *, confidence_level: float | None = None
+    ) -> pd.DataFrame:
         """Long table: one row per ordered pair with probabilities and the decision."""
         import pandas as pd
 
         check_no_level(confidence_level, "a pairwise ranking")
-        rows = [{"model": a, "versus": b, **{kind: getattr(self, kind).loc[a, b] for kind in
-                                              ("p_better", "p_left", "p_rope", "p_right",
-                                               "expected_gain")}}
-                for a in self.models for b in self.models if a != b]
-        frame = pd.DataFrame(rows, columns=["model", "versus", "p_better", "p_left", "p_rope",
-                                            "p_right", "expected_gain"])
-        frame["decision"] = decide_many(frame["p_left"], frame["p_rope"], frame["p_right"],
-                                        gamma)
+        rows = [
+            {
+                "model": a,
+                "versus": b,
+                **{
+                    kind: getattr(self, kind).loc[a, b]
+                    for kind in ("p_better", "p_left", "p_rope", "p_right", "expected_gain")
+                },
+            }
+            for a in self.models
+            for b in self.models
+            if a != b
+        ]
+        frame = pd.DataFrame(
+            rows,
+            columns=["model", "versus", "p_better", "p_left", "p_rope", "p_right", "expected_gain"],
+        )
+        frame["decision"] = decide_many(frame["p_left"], frame["p_rope"], frame["p_right"], gamma)
         if self.pairs:
             # across datasets each pair is decided by its own posterior, so a pair whose MCMC
             # did not converge is never decided; the reverse pair mirrors the outcome
@@ -95,15 +106,21 @@ class Ranking:
             for (a, b), res in self.pairs.items():
                 out = res.decision(gamma).outcome
                 outcome[a, b], outcome[b, a] = out, mirror.get(out, out)
-            frame["decision"] = [outcome[a, b] for a, b in zip(frame["model"],
-                                                                 frame["versus"], strict=True)]
+            frame["decision"] = [
+                outcome[a, b] for a, b in zip(frame["model"], frame["versus"], strict=True)
+            ]
         return frame
-
 
     def to_dict(self) -> dict[str, Any]:
         """The metric, the ROPE, each model's mean and every ordered pair, JSON-ready."""
-        return jsonable({"metric": self.metric, "rope": self.rope, "mean": self.mean.to_dict(),
-                         "pairs": self.summary().to_dict("records")})
+        return jsonable(
+            {
+                "metric": self.metric,
+                "rope": self.rope,
+                "mean": self.mean.to_dict(),
+                "pairs": self.summary().to_dict("records"),
+            }
+        )
 
     def _repr_html_(self) -> str:
         """Rich display in Jupyter: the pairs table and a small plot."""
@@ -117,10 +134,12 @@ class Ranking:
 
         if kind not in KINDS[:4]:
             raise ValueError(f"kind must be one of {KINDS[:4]}, got {kind!r}")
-        titles = {"p_better": f"P(row better than column) in {self.metric}",
-                  "p_right": f"P(row better than column by more than {self.rope:g})",
-                  "p_rope": f"P(|row − column| ≤ {self.rope:g})",
-                  "p_left": f"P(row worse than column by more than {self.rope:g})"}
+        titles = {
+            "p_better": f"P(row better than column) in {self.metric}",
+            "p_right": f"P(row better than column by more than {self.rope:g})",
+            "p_rope": f"P(|row − column| ≤ {self.rope:g})",
+            "p_left": f"P(row worse than column by more than {self.rope:g})",
+        }
         return plot_ranking(getattr(self, kind), titles[kind], ax=ax)
 
 
@@ -213,8 +232,10 @@ def rank(
 
     if len(scores.datasets) == 1:
         if options:
-            raise ValueError(f"options {sorted(options)} are MCMC settings; on one dataset the "
-                             "pairwise ranking is closed-form and takes none")
+            raise ValueError(
+                f"options {sorted(options)} are MCMC settings; on one dataset the "
+                "pairwise ranking is closed-form and takes none"
+            )
         vals, rho = _aligned(scores, f, names, metric)
         mats = _all_pairs(sign * vals, rho, rope)
         pairs = {}
@@ -225,9 +246,15 @@ def rank(
         pairs = {}
         for i, a in enumerate(names):
             for j in range(i + 1, k):
-                res = comparison.compare(scores, baseline=names[j], candidate=a,
-                                         metric=metric, rope=rope, higher_is_better=hib,
-                                         **extra)
+                res = comparison.compare(
+                    scores,
+                    baseline=names[j],
+                    candidate=a,
+                    metric=metric,
+                    rope=rope,
+                    higher_is_better=hib,
+                    **extra,
+                )
                 pairs[a, names[j]] = res
                 for kind in KINDS:
                     mats[kind][i, j] = float(getattr(res, kind))
@@ -236,14 +263,24 @@ def rank(
                 mats["p_rope"][j, i] = float(res.p_rope)
                 mats["p_right"][j, i] = float(res.p_left)
                 mats["expected_gain"][j, i] = -float(res.expected_gain)
-    frames = {kind: pd.DataFrame(mats[kind], index=pd.Index(names, name="model"),
-                                 columns=pd.Index(names, name="versus")) for kind in KINDS}
-    return Ranking(**frames, mean=(sign * mean).loc[names].rename(metric), metric=metric,
-                   rope=rope, pairs=pairs if len(scores.datasets) > 1 else None)
+    frames = {
+        kind: pd.DataFrame(
+            mats[kind], index=pd.Index(names, name="model"), columns=pd.Index(names, name="versus")
+        )
+        for kind in KINDS
+    }
+    return Ranking(
+        **frames,
+        mean=(sign * mean).loc[names].rename(metric),
+        metric=metric,
+        rope=rope,
+        pairs=pairs if len(scores.datasets) > 1 else None,
+    )
 
 
-def _aligned(scores: Scores, f: pd.DataFrame, names: list[str],
-             metric: str) -> tuple[np.ndarray, float]:
+def _aligned(
+    scores: Scores, f: pd.DataFrame, names: list[str], metric: str
+) -> tuple[np.ndarray, float]:
     """Scores of every model on the same splits as a (k, n) array, rows in ``names`` order
     and columns in split order, and the design's rho.
 
@@ -275,8 +312,9 @@ def _aligned(scores: Scores, f: pd.DataFrame, names: list[str],
     return vals, rho_from_sizes(cols["n_train"][0], cols["n_test"][0])
 
 
-def _all_pairs(vals: np.ndarray, rho: float, rope: float,
-               block: int = 256) -> dict[str, np.ndarray]:
+def _all_pairs(
+    vals: np.ndarray, rho: float, rope: float, block: int = 256
+) -> dict[str, np.ndarray]:
     """The correlated t-test of every ordered pair of rows of ``vals`` (oriented scores,
     shape (k, n)); entry [i, j] has row i as candidate and row j as baseline.
 
@@ -318,9 +356,13 @@ def _all_pairs(vals: np.ndarray, rho: float, rope: float,
         equiv = np.clip(1.0 - left - right, 0.0, 1.0)
         si, sj = np.nonzero(safe)
         gi = si + i0
-        for kind, there, back in (("p_left", left, right), ("p_right", right, left),
-                                  ("p_rope", equiv, equiv), ("p_better", better, worse),
-                                  ("expected_gain", mu, -mu)):
+        for kind, there, back in (
+            ("p_left", left, right),
+            ("p_right", right, left),
+            ("p_rope", equiv, equiv),
+            ("p_better", better, worse),
+            ("expected_gain", mu, -mu),
+        ):
             mats[kind][gi, sj] = there[si, sj]
             mats[kind][sj, gi] = back[si, sj]
     if exact:
@@ -337,8 +379,9 @@ def _all_pairs(vals: np.ndarray, rho: float, rope: float,
     return mats
 
 
-def _plackett_luce(scores: Scores, metric: str, rope: float, hib: bool, random_state: Any,
-                   options: dict[str, Any]) -> PlackettLuceResult:
+def _plackett_luce(
+    scores: Scores, metric: str, rope: float, hib: bool, random_state: Any, options: dict[str, Any]
+) -> PlackettLuceResult:
     """One Plackett–Luce fit of each dataset's ranking by mean score over its splits."""
     from bayescomp.posterior.plackett_luce import plackett_luce  # PyMC: imported on use
 
@@ -354,11 +397,15 @@ def _plackett_luce(scores: Scores, metric: str, rope: float, hib: bool, random_s
             f"scores cover {scores.datasets}. On one dataset use method='pairwise'"
         )
     f = scores.to_frame()
-    table = f.pivot_table(index="dataset", columns="model", values=metric, aggfunc="mean",
-                          dropna=False, sort=False)
-    missing = [(d, m) for d in scores.datasets for m in scores.models
-               if d not in table.index or m not in table.columns or not np.isfinite(
-                   table.loc[d, m])]
+    table = f.pivot_table(
+        index="dataset", columns="model", values=metric, aggfunc="mean", dropna=False, sort=False
+    )
+    missing = [
+        (d, m)
+        for d in scores.datasets
+        for m in scores.models
+        if d not in table.index or m not in table.columns or not np.isfinite(table.loc[d, m])
+    ]
     if missing:
         raise ValueError(
             f"every model needs finite {metric!r} scores on every dataset for a joint ranking; "
@@ -366,5 +413,6 @@ def _plackett_luce(scores: Scores, metric: str, rope: float, hib: bool, random_s
             "(scores.subset(...))"
         )
     table = table.loc[scores.datasets, scores.models]
-    return plackett_luce(table, metric=metric, higher_is_better=hib, random_state=random_state,
-                         **options)
+    return plackett_luce(
+        table, metric=metric, higher_is_better=hib, random_state=random_state, **options
+    )

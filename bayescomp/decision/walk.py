@@ -47,9 +47,22 @@ if TYPE_CHECKING:  # pragma: no cover
     from bayescomp.scores.table import Scores
 
 ORDERS = ("given", "name", "mean")
-STEP_COLUMNS = ["step", "champion", "challenger", "p_better", "p_left", "p_rope", "p_right",
-                "risk", "expected_gain", "decision", "reason", "fits", "n_splits",
-                "extra_repeats"]
+STEP_COLUMNS = [
+    "step",
+    "champion",
+    "challenger",
+    "p_better",
+    "p_left",
+    "p_rope",
+    "p_right",
+    "risk",
+    "expected_gain",
+    "decision",
+    "reason",
+    "fits",
+    "n_splits",
+    "extra_repeats",
+]
 #: the mean score of each model over the step's paired splits (what the posterior saw),
 #: shown beside the decision; kept out of STEP_COLUMNS, the columns the store records
 SCORE_COLUMNS = ["champion_score", "challenger_score"]
@@ -79,12 +92,21 @@ class Walk:
 class Rule(Protocol):
     """A selection rule: a pure function of a scores table (module docstring)."""
 
-    def __call__(self, scores: Scores, baseline: str, challengers: Sequence[str], *,
-                 metric: str, compare: Compare, max_repeats: int) -> Walk: ...
+    def __call__(
+        self,
+        scores: Scores,
+        baseline: str,
+        challengers: Sequence[str],
+        *,
+        metric: str,
+        compare: Compare,
+        max_repeats: int,
+    ) -> Walk: ...
 
 
-def order_challengers(challengers: list[str], order: str, means: Mapping[str, float],
-                      hib: bool) -> list[str]:
+def order_challengers(
+    challengers: list[str], order: str, means: Mapping[str, float], hib: bool
+) -> list[str]:
     """Challengers as given, by name, or by mean score (best first; ties keep the given
     order, models without a finite mean last).
 
@@ -97,14 +119,27 @@ def order_challengers(challengers: list[str], order: str, means: Mapping[str, fl
         return sorted(challengers)
     if order == "mean":
         sign = -1.0 if hib else 1.0
-        return sorted(challengers, key=lambda m: sign * means.get(m, np.nan)
-                      if np.isfinite(means.get(m, np.nan)) else np.inf)
+        return sorted(
+            challengers,
+            key=lambda m: (
+                sign * means.get(m, np.nan) if np.isfinite(means.get(m, np.nan)) else np.inf
+            ),
+        )
     return list(challengers)
 
 
-def compare_step(scores: ScoresProvider, champion: str, challenger: str, *, metric: str,
-                 rope: float, gamma: float, hib: bool, method: str,
-                 options: dict[str, Any] | None = None) -> tuple[Any, Decision]:
+def compare_step(
+    scores: ScoresProvider,
+    champion: str,
+    challenger: str,
+    *,
+    metric: str,
+    rope: float,
+    gamma: float,
+    hib: bool,
+    method: str,
+    options: dict[str, Any] | None = None,
+) -> tuple[Any, Decision]:
     """Posterior of ``challenger - champion`` (:func:`bayescomp.compare`) and its decision.
 
     ``options`` are further keyword arguments of :func:`bayescomp.compare`; its key
@@ -117,30 +152,50 @@ def compare_step(scores: ScoresProvider, champion: str, challenger: str, *, metr
     kwargs.update(options or {})
     guardrails = kwargs.pop("guardrails", None)
     if guardrails:  # the joint posterior of the primary metric and its guardrails
-        kwargs.update(metric=[metric, *guardrails], rope={metric: rope, **guardrails},
-                      higher_is_better={metric: hib})
+        kwargs.update(
+            metric=[metric, *guardrails],
+            rope={metric: rope, **guardrails},
+            higher_is_better={metric: hib},
+        )
     if method != "auto":
         kwargs["method"] = method
     res = compare(scores, champion, challenger, **kwargs)
     return res, res.decision(gamma)
 
 
-def step_row(step: int, champion: str, challenger: str, res: Any, d: Decision | None,
-             fits: int, n_splits: int, extra: int, reason: str,
-             means: tuple[float, float] = (float("nan"), float("nan"))) -> dict[str, Any]:
+def step_row(
+    step: int,
+    champion: str,
+    challenger: str,
+    res: Any,
+    d: Decision | None,
+    fits: int,
+    n_splits: int,
+    extra: int,
+    reason: str,
+    means: tuple[float, float] = (float("nan"), float("nan")),
+) -> dict[str, Any]:
     """One row of the steps table (``d`` None: the step could not be compared);
     ``means`` are the mean scores of champion and challenger on the step's splits."""
     nan = float("nan")
     fields = d.step_fields() if d is not None else {}  # guardrails, utility
     return fields | {
-        "step": step, "champion": champion, "challenger": challenger,
-        "champion_score": float(means[0]), "challenger_score": float(means[1]),
+        "step": step,
+        "champion": champion,
+        "challenger": challenger,
+        "champion_score": float(means[0]),
+        "challenger_score": float(means[1]),
         "p_better": float(res.p_better) if res is not None else nan,
-        "p_left": d.p_left if d else nan, "p_rope": d.p_rope if d else nan,
-        "p_right": d.p_right if d else nan, "risk": d.risk if d else nan,
+        "p_left": d.p_left if d else nan,
+        "p_rope": d.p_rope if d else nan,
+        "p_right": d.p_right if d else nan,
+        "risk": d.risk if d else nan,
         "expected_gain": d.expected_gain if d else nan,
-        "decision": d.outcome if d else "error", "reason": reason, "fits": fits,
-        "n_splits": n_splits, "extra_repeats": extra,
+        "decision": d.outcome if d else "error",
+        "reason": reason,
+        "fits": fits,
+        "n_splits": n_splits,
+        "extra_repeats": extra,
     }
 
 
@@ -198,8 +253,15 @@ def _repeat_note(d: Decision, extra: int, max_repeats: int, n_splits: int) -> st
     return note
 
 
-def champion_challenger(scores: Scores, baseline: str, challengers: Sequence[str], *,
-                        metric: str, compare: Compare, max_repeats: int = 0) -> Walk:
+def champion_challenger(
+    scores: Scores,
+    baseline: str,
+    challengers: Sequence[str],
+    *,
+    metric: str,
+    compare: Compare,
+    max_repeats: int = 0,
+) -> Walk:
     """The champion/challenger rule: walk ``challengers`` against the champion (first
     ``baseline``); a challenger becomes champion when its step decides *promote*.
 
@@ -235,8 +297,19 @@ def champion_challenger(scores: Scores, baseline: str, challengers: Sequence[str
     for step, challenger in enumerate(challengers, start=1):
         why = failure(frame, challenger)
         if why is not None:
-            rows.append(step_row(step, champion, challenger, None, None, 0, 0, 0,
-                                 f"{challenger} was not compared: {why}"))
+            rows.append(
+                step_row(
+                    step,
+                    champion,
+                    challenger,
+                    None,
+                    None,
+                    0,
+                    0,
+                    0,
+                    f"{challenger} was not compared: {why}",
+                )
+            )
             results.append(None)
             paired.append(pd.DataFrame(columns=PAIRED_COLUMNS))
             continue
@@ -248,17 +321,18 @@ def champion_challenger(scores: Scores, baseline: str, challengers: Sequence[str
         pf = sc.paired(champion, challenger, metric)
         reason = d.reason + d.step_note() + _repeat_note(d, extra, max_repeats, len(pf))
         means = (float(pf["baseline"].mean()), float(pf["candidate"].mean()))
-        rows.append(step_row(step, champion, challenger, res, d, 0, len(pf), extra, reason,
-                             means))
+        rows.append(step_row(step, champion, challenger, res, d, 0, len(pf), extra, reason, means))
         results.append(res)
-        paired.append(pf.rename(columns={"baseline": "champion", "candidate": "challenger"})
-                      [PAIRED_COLUMNS])
+        paired.append(
+            pf.rename(columns={"baseline": "champion", "candidate": "challenger"})[PAIRED_COLUMNS]
+        )
         if d.outcome == "promote":
             champion = challenger
     columns = STEP_COLUMNS[:3] + SCORE_COLUMNS + STEP_COLUMNS[3:]
     extras = list(dict.fromkeys(k for r in rows for k in r if k not in columns))
-    return Walk(pd.DataFrame(rows, columns=columns + extras), results, paired, champion,
-                pending, final)
+    return Walk(
+        pd.DataFrame(rows, columns=columns + extras), results, paired, champion, pending, final
+    )
 
 
 def charge_fits(steps: pd.DataFrame, table: Scores, baseline: str) -> pd.DataFrame:
@@ -297,30 +371,64 @@ def memoized(compare: Any) -> Any:
     return cached
 
 
-def recommend(scores: ScoresProvider, baseline: str, champion: str, steps: pd.DataFrame, *,
-              compare: Compare, metric: str, rope: float, gamma: float) -> dict[str, Any]:
+def recommend(
+    scores: ScoresProvider,
+    baseline: str,
+    champion: str,
+    steps: pd.DataFrame,
+    *,
+    compare: Compare,
+    metric: str,
+    rope: float,
+    gamma: float,
+) -> dict[str, Any]:
     """Final action: keep the baseline, or promote the champion (compared directly with the
     baseline on ``scores``), with a sentence saying why."""
     if champion == baseline:
         open_ = steps[(steps["decision"] == "inconclusive") & (steps["expected_gain"] > 0)]
-        text = (f"keep {baseline}: no challenger was better beyond the ROPE (±{rope:g}) with "
-                f"probability ≥ {gamma:g}")
+        text = (
+            f"keep {baseline}: no challenger was better beyond the ROPE (±{rope:g}) with "
+            f"probability ≥ {gamma:g}"
+        )
         if not open_.empty:
             r = open_.sort_values("expected_gain").iloc[-1]
-            text += (f". Closest: {r['challenger']} (inconclusive, expected gain "
-                     f"{r['expected_gain']:+.4g}, risk P(worse) = {r['risk']:.3f})")
-        return {"action": "keep", "champion": baseline, "baseline": baseline, "text": text,
-                "p_better": None, "p_left": None, "p_rope": None, "p_right": None,
-                "risk": None, "expected_gain": None}
+            text += (
+                f". Closest: {r['challenger']} (inconclusive, expected gain "
+                f"{r['expected_gain']:+.4g}, risk P(worse) = {r['risk']:.3f})"
+            )
+        return {
+            "action": "keep",
+            "champion": baseline,
+            "baseline": baseline,
+            "text": text,
+            "p_better": None,
+            "p_left": None,
+            "p_rope": None,
+            "p_right": None,
+            "risk": None,
+            "expected_gain": None,
+        }
     res, d = compare(scores, baseline, champion)
     p_better = float(res.p_better)
-    text = (f"promote {champion} to replace {baseline}: against {baseline} on the base design "
-            f"P(better) = {p_better:.3f}, P(better beyond ±{rope:g}) = {d.p_right:.3f}, "
-            f"expected gain {d.expected_gain:+.4g} {metric}, risk P(worse) = {d.risk:.3f}")
+    text = (
+        f"promote {champion} to replace {baseline}: against {baseline} on the base design "
+        f"P(better) = {p_better:.3f}, P(better beyond ±{rope:g}) = {d.p_right:.3f}, "
+        f"expected gain {d.expected_gain:+.4g} {metric}, risk P(worse) = {d.risk:.3f}"
+    )
     extra = d.step_fields()
     if "p_joint" in extra:
         text += f", P(that and every guardrail held) = {extra['p_joint']:.3f}"
-    return {"action": "promote", "champion": champion, "baseline": baseline, "text": text,
-            "p_better": p_better, "p_left": d.p_left, "p_rope": d.p_rope, "p_right": d.p_right,
-            "risk": d.risk, "expected_gain": d.expected_gain, "direct_decision": d.outcome,
-            **extra}
+    return {
+        "action": "promote",
+        "champion": champion,
+        "baseline": baseline,
+        "text": text,
+        "p_better": p_better,
+        "p_left": d.p_left,
+        "p_rope": d.p_rope,
+        "p_right": d.p_right,
+        "risk": d.risk,
+        "expected_gain": d.expected_gain,
+        "direct_decision": d.outcome,
+        **extra,
+    }

@@ -36,8 +36,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from bayescomp.core.rule import Decision
     from bayescomp.scores.model_files import ModelSpec
 
-__all__ = ["BayesianThreshold", "MlflowTracker", "alias_history", "registry_models",
-           "validate"]
+__all__ = ["BayesianThreshold", "MlflowTracker", "alias_history", "registry_models", "validate"]
 
 TAG = "bayescomp."
 _MAX_PARAM = 6000  # MLflow's limit on a param value
@@ -47,8 +46,9 @@ def _client(tracking_uri: str | None) -> Any:
     try:
         from mlflow.tracking import MlflowClient
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError("the MLflow bridge needs MLflow: pip install 'bayescomp[mlflow]'"
-                          ) from exc
+        raise ImportError(
+            "the MLflow bridge needs MLflow: pip install 'bayescomp[mlflow]'"
+        ) from exc
     return MlflowClient(tracking_uri=tracking_uri, registry_uri=tracking_uri)
 
 
@@ -88,9 +88,10 @@ def _parse_models_uri(uri: str) -> tuple[str, str | None, str | None]:
     """``models:/NAME/VERSION`` -> (NAME, VERSION, None); ``models:/NAME@alias`` -> (NAME,
     None, alias)."""
     if not uri.startswith("models:/"):
-        raise ValueError(f"{uri!r} is not a registry model URI; write models:/NAME/VERSION or "
-                         "models:/NAME@alias")
-    rest = uri[len("models:/"):]
+        raise ValueError(
+            f"{uri!r} is not a registry model URI; write models:/NAME/VERSION or models:/NAME@alias"
+        )
+    rest = uri[len("models:/") :]
     if "@" in rest:
         name, alias = rest.rsplit("@", 1)
         if name and alias:
@@ -99,12 +100,15 @@ def _parse_models_uri(uri: str) -> tuple[str, str | None, str | None]:
         name, version = rest.rsplit("/", 1)
         if name and version.isdigit():
             return name, version, None
-    raise ValueError(f"cannot read the registry model URI {uri!r}; write models:/NAME/VERSION "
-                     "(a version number) or models:/NAME@alias")
+    raise ValueError(
+        f"cannot read the registry model URI {uri!r}; write models:/NAME/VERSION "
+        "(a version number) or models:/NAME@alias"
+    )
 
 
-def registry_models(uris: Iterable[str], *, tracking_uri: str | None = None
-                    ) -> dict[str, ModelSpec]:
+def registry_models(
+    uris: Iterable[str], *, tracking_uri: str | None = None
+) -> dict[str, ModelSpec]:
     """Registry models as candidates of :func:`bayescomp.select`.
 
     Each ``models:/NAME/VERSION`` or ``models:/NAME@alias`` is resolved to its version and
@@ -127,19 +131,27 @@ def registry_models(uris: Iterable[str], *, tracking_uri: str | None = None
     for uri in uris:
         name, version, alias = _parse_models_uri(uri)
         try:
-            mv = (client.get_model_version_by_alias(name, alias) if alias
-                  else client.get_model_version(name, version))
+            mv = (
+                client.get_model_version_by_alias(name, alias)
+                if alias
+                else client.get_model_version(name, version)
+            )
         except Exception as exc:
-            raise ValueError(f"{uri}: not found in the registry at "
-                             f"{tracking_uri or mlflow.get_tracking_uri()} ({exc}); check the "
-                             "name, version or alias (mlflow models list)") from None
+            raise ValueError(
+                f"{uri}: not found in the registry at "
+                f"{tracking_uri or mlflow.get_tracking_uri()} ({exc}); check the "
+                "name, version or alias (mlflow models list)"
+            ) from None
         pinned = f"models:/{name}/{mv.version}"
         with _tracking(tracking_uri):
             est = mlflow.sklearn.load_model(pinned)
         label = f" (alias {alias})" if alias else ""
-        out[uri[len("models:/"):]] = ModelSpec(
-            name=uri[len("models:/"):], estimator=est, path=pinned,
-            description=f"{pinned}{label}, from run {mv.run_id}")
+        out[uri[len("models:/") :]] = ModelSpec(
+            name=uri[len("models:/") :],
+            estimator=est,
+            path=pinned,
+            description=f"{pinned}{label}, from run {mv.run_id}",
+        )
     return out
 
 
@@ -169,8 +181,14 @@ class MlflowTracker:
     ``bayescomp.alias.reason``.
     """
 
-    def __init__(self, model_name: str | None = None, *, tracking_uri: str | None = None,
-                 alias: str = "champion", experiment: str = "bayescomp"):
+    def __init__(
+        self,
+        model_name: str | None = None,
+        *,
+        tracking_uri: str | None = None,
+        alias: str = "champion",
+        experiment: str = "bayescomp",
+    ):
         self.model_name, self.tracking_uri = model_name, tracking_uri
         self.alias, self.experiment = alias, experiment
         self.client = _client(tracking_uri)
@@ -188,18 +206,24 @@ class MlflowTracker:
         exp_id = exp.experiment_id if exp else self.client.create_experiment(self.experiment)
         self._exp_id = exp_id
         found = self.client.search_runs(
-            [exp_id], filter_string=f"tags.`{TAG}identity` = '{identity}' and "
-                                    f"tags.`{TAG}kind` = 'selection'", max_results=1)
+            [exp_id],
+            filter_string=f"tags.`{TAG}identity` = '{identity}' and tags.`{TAG}kind` = 'selection'",
+            max_results=1,
+        )
         if found:
             self.parent_id, self.resumed = found[0].info.run_id, True
             children = self.client.search_runs(
-                [exp_id], filter_string=f"tags.`mlflow.parentRunId` = '{self.parent_id}'")
-            self._children = {int(r.data.tags[f"{TAG}step"]): r for r in children
-                              if f"{TAG}step" in r.data.tags}
+                [exp_id], filter_string=f"tags.`mlflow.parentRunId` = '{self.parent_id}'"
+            )
+            self._children = {
+                int(r.data.tags[f"{TAG}step"]): r for r in children if f"{TAG}step" in r.data.tags
+            }
             return
-        run = self.client.create_run(exp_id, run_name=f"select {settings.get('baseline')}",
-                                     tags={f"{TAG}identity": identity,
-                                           f"{TAG}kind": "selection"})
+        run = self.client.create_run(
+            exp_id,
+            run_name=f"select {settings.get('baseline')}",
+            tags={f"{TAG}identity": identity, f"{TAG}kind": "selection"},
+        )
         self.parent_id = run.info.run_id
         self._log_params(self.parent_id, {k: v for k, v in settings.items()})
 
@@ -212,12 +236,19 @@ class MlflowTracker:
                 return
             self.client.delete_run(old.info.run_id)  # half-logged by a killed process
         run = self.client.create_run(
-            self._exp_id, run_name=f"step {n}: {step['challenger']} vs {step['champion']}",
-            tags={"mlflow.parentRunId": self.parent_id, f"{TAG}identity": self.identity,
-                  f"{TAG}kind": "step", f"{TAG}step": str(n),
-                  f"{TAG}decision": str(step["decision"]), f"{TAG}reason": str(step["reason"]),
-                  f"{TAG}champion": str(step["champion"]),
-                  f"{TAG}challenger": str(step["challenger"])})
+            self._exp_id,
+            run_name=f"step {n}: {step['challenger']} vs {step['champion']}",
+            tags={
+                "mlflow.parentRunId": self.parent_id,
+                f"{TAG}identity": self.identity,
+                f"{TAG}kind": "step",
+                f"{TAG}step": str(n),
+                f"{TAG}decision": str(step["decision"]),
+                f"{TAG}reason": str(step["reason"]),
+                f"{TAG}champion": str(step["champion"]),
+                f"{TAG}challenger": str(step["challenger"]),
+            },
+        )
         rid = run.info.run_id
         self._log_params(rid, self._step_params(step, result))
         self._log_metrics(rid, self._step_metrics(step, result))
@@ -239,9 +270,22 @@ class MlflowTracker:
                 selection.report(tmp)
                 self.client.log_artifacts(pid, tmp, "report")
         self.client.set_tag(pid, f"{TAG}rule", str(rec.get("rule", "champion_challenger")))
-        self._log_metrics(pid, {k: rec.get(k) for k in ("p_better", "p_left", "p_rope",
-                                                        "p_right", "risk", "expected_gain",
-                                                        "corrected_gain", "p_selective")})
+        self._log_metrics(
+            pid,
+            {
+                k: rec.get(k)
+                for k in (
+                    "p_better",
+                    "p_left",
+                    "p_rope",
+                    "p_right",
+                    "risk",
+                    "expected_gain",
+                    "corrected_gain",
+                    "p_selective",
+                )
+            },
+        )
         if self.model_name is not None:
             self._alias(selection)
         self._terminate(pid)
@@ -258,8 +302,9 @@ class MlflowTracker:
     def _log_params(self, run_id: str, params: Mapping[str, Any]) -> None:
         from mlflow.entities import Param
 
-        self.client.log_batch(run_id, params=[Param(k, _text(v)) for k, v in params.items()
-                                              if v is not None])
+        self.client.log_batch(
+            run_id, params=[Param(k, _text(v)) for k, v in params.items() if v is not None]
+        )
 
     def _log_metrics(self, run_id: str, metrics: Mapping[str, Any]) -> None:
         from mlflow.entities import Metric
@@ -272,25 +317,34 @@ class MlflowTracker:
     def _step_params(self, step: Mapping[str, Any], result: Any) -> dict[str, Any]:
         s = self.settings
         rho = getattr(result, "rho", None)
-        return {"design_fingerprint": s.get("design_fingerprint"),
-                "rho": _finite(rho) if rho is not None and _finite(rho) is not None else None,
-                "rope": s.get("rope"), "gamma": s.get("gamma"), "metric": s.get("metric"),
-                "seed": s.get("random_state"), "champion": step["champion"],
-                "challenger": step["challenger"], "n_splits": step["n_splits"],
-                "extra_repeats": step["extra_repeats"], "looks": step.get("looks"),
-                "method": type(result).__name__ if result is not None else None}
+        return {
+            "design_fingerprint": s.get("design_fingerprint"),
+            "rho": _finite(rho) if rho is not None and _finite(rho) is not None else None,
+            "rope": s.get("rope"),
+            "gamma": s.get("gamma"),
+            "metric": s.get("metric"),
+            "seed": s.get("random_state"),
+            "champion": step["champion"],
+            "challenger": step["challenger"],
+            "n_splits": step["n_splits"],
+            "extra_repeats": step["extra_repeats"],
+            "looks": step.get("looks"),
+            "method": type(result).__name__ if result is not None else None,
+        }
 
     @staticmethod
     def _step_metrics(step: Mapping[str, Any], result: Any) -> dict[str, Any]:
-        out = {k: step[k] for k in ("p_better", "p_left", "p_rope", "p_right", "risk",
-                                    "expected_gain")}
+        out = {
+            k: step[k] for k in ("p_better", "p_left", "p_rope", "p_right", "risk", "expected_gain")
+        }
         if result is not None:
             lo, hi = result.hdi(0.95)
             out.update(posterior_mean=result.expected_gain, hdi95_low=lo, hdi95_high=hi)
         return out
 
-    def _step_artifacts(self, out: Path, step: Mapping[str, Any], result: Any,
-                        paired: pd.DataFrame) -> None:
+    def _step_artifacts(
+        self, out: Path, step: Mapping[str, Any], result: Any, paired: pd.DataFrame
+    ) -> None:
         import matplotlib.pyplot as plt
 
         from bayescomp.report.selection_plots import plot_paired_scores
@@ -301,24 +355,33 @@ class MlflowTracker:
         ax = result.plot()
         ax.figure.savefig(out / "posterior.png", dpi=100)
         plt.close(ax.figure)
-        ax = plot_paired_scores(paired, step["champion"], step["challenger"],
-                                self.settings.get("metric", ""), self.settings.get("rope", 0.0))
+        ax = plot_paired_scores(
+            paired,
+            step["champion"],
+            step["challenger"],
+            self.settings.get("metric", ""),
+            self.settings.get("rope", 0.0),
+        )
         ax.figure.savefig(out / "paired_scores.png", dpi=100)
         plt.close(ax.figure)
 
     # -- the registry alias
     def _current_version(self) -> str | None:
         try:
-            return str(self.client.get_model_version_by_alias(self.model_name, self.alias)
-                       .version)
+            return str(self.client.get_model_version_by_alias(self.model_name, self.alias).version)
         except Exception:  # no alias yet (or no such model)
             return None
 
     def _record(self, action: str, reason: str, from_v: str | None, to_v: str | None) -> None:
-        tags = {"alias.action": action, "alias.reason": reason, "alias.model": self.model_name,
-                "alias.name": self.alias, "alias.from_version": from_v or "",
-                "alias.to_version": to_v or "",
-                "alias.at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+        tags = {
+            "alias.action": action,
+            "alias.reason": reason,
+            "alias.model": self.model_name,
+            "alias.name": self.alias,
+            "alias.from_version": from_v or "",
+            "alias.to_version": to_v or "",
+            "alias.at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        }
         for k, v in tags.items():
             self.client.set_tag(self.parent_id, TAG + k, _text(v))
 
@@ -332,22 +395,29 @@ class MlflowTracker:
             return
         version = self._champion_version(sel)
         if version is None:
-            self._record("refused", f"promote {sel.champion}, but it is not a registry model "
-                         "and this selection has no estimator and data to register (it ran on "
-                         "precomputed scores)", current, current)
+            self._record(
+                "refused",
+                f"promote {sel.champion}, but it is not a registry model "
+                "and this selection has no estimator and data to register (it ran on "
+                "precomputed scores)",
+                current,
+                current,
+            )
             return
         if current == version:
             pending = tags.get(f"{TAG}alias.pending_from")
             if pending is not None and pending != version:  # moved by a killed run
                 self._record("moved", sel.recommendation["text"], pending, version)
             else:
-                self._record("unchanged", f"{self.alias} already on version {version}",
-                             current, version)
+                self._record(
+                    "unchanged", f"{self.alias} already on version {version}", current, version
+                )
             return
         self.client.set_tag(self.parent_id, f"{TAG}alias.pending_from", current or "")
         self.client.set_registered_model_alias(self.model_name, self.alias, version)
-        self.client.set_model_version_tag(self.model_name, version, f"{TAG}promoted_by_run",
-                                          self.parent_id)
+        self.client.set_model_version_tag(
+            self.model_name, version, f"{TAG}promoted_by_run", self.parent_id
+        )
         self._record("moved", sel.recommendation["text"], current, version)
 
     def _champion_version(self, sel: Any) -> str | None:
@@ -371,19 +441,27 @@ class MlflowTracker:
         est = sel.refit_champion()
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "champion_model"
-            mlflow.sklearn.save_model(est, str(path), serialization_format="cloudpickle",
-                                      pip_requirements=[f"scikit-learn=={sklearn.__version__}"])
+            mlflow.sklearn.save_model(
+                est,
+                str(path),
+                serialization_format="cloudpickle",
+                pip_requirements=[f"scikit-learn=={sklearn.__version__}"],
+            )
             self.client.log_artifacts(self.parent_id, str(path), "champion_model")
         source = f"{self.client.get_run(self.parent_id).info.artifact_uri}/champion_model"
         mv = self.client.create_model_version(
-            self.model_name, source, run_id=self.parent_id,
+            self.model_name,
+            source,
+            run_id=self.parent_id,
             tags={f"{TAG}identity": self.identity, f"{TAG}candidate": sel.champion},
-            description=f"bayescomp champion {sel.champion}: {sel.recommendation['text']}")
+            description=f"bayescomp champion {sel.champion}: {sel.recommendation['text']}",
+        )
         return str(mv.version)
 
 
-def alias_history(model_name: str, *, tracking_uri: str | None = None,
-                  experiment: str = "bayescomp") -> pd.DataFrame:
+def alias_history(
+    model_name: str, *, tracking_uri: str | None = None, experiment: str = "bayescomp"
+) -> pd.DataFrame:
     """Every alias move and refusal :class:`MlflowTracker` recorded for ``model_name``.
 
     Columns ``at, action, alias, from_version, to_version, reason, run_id``, oldest first.
@@ -395,16 +473,22 @@ def alias_history(model_name: str, *, tracking_uri: str | None = None,
     cols = ["at", "action", "alias", "from_version", "to_version", "reason", "run_id"]
     if exp is None:
         return pd.DataFrame(columns=cols)
-    runs = client.search_runs([exp.experiment_id],
-                              filter_string=f"tags.`{TAG}alias.model` = '{model_name}'")
-    rows = [{"at": r.data.tags.get(f"{TAG}alias.at"), "action": r.data.tags[f"{TAG}alias.action"],
-             "alias": r.data.tags.get(f"{TAG}alias.name"),
-             "from_version": r.data.tags.get(f"{TAG}alias.from_version") or None,
-             "to_version": r.data.tags.get(f"{TAG}alias.to_version") or None,
-             "reason": r.data.tags.get(f"{TAG}alias.reason"), "run_id": r.info.run_id}
-            for r in runs]
-    return pd.DataFrame(rows, columns=cols).sort_values("at", kind="stable").reset_index(
-        drop=True)
+    runs = client.search_runs(
+        [exp.experiment_id], filter_string=f"tags.`{TAG}alias.model` = '{model_name}'"
+    )
+    rows = [
+        {
+            "at": r.data.tags.get(f"{TAG}alias.at"),
+            "action": r.data.tags[f"{TAG}alias.action"],
+            "alias": r.data.tags.get(f"{TAG}alias.name"),
+            "from_version": r.data.tags.get(f"{TAG}alias.from_version") or None,
+            "to_version": r.data.tags.get(f"{TAG}alias.to_version") or None,
+            "reason": r.data.tags.get(f"{TAG}alias.reason"),
+            "run_id": r.info.run_id,
+        }
+        for r in runs
+    ]
+    return pd.DataFrame(rows, columns=cols).sort_values("at", kind="stable").reset_index(drop=True)
 
 
 # ---------------------------------------------------------------------------- validation
@@ -438,14 +522,23 @@ class BayesianThreshold:
         """The decision of the correlated posterior of ``candidate - baseline``."""
         from bayescomp.posterior.compare import compare
 
-        res = compare(scores, baseline, candidate, metric=self.metric, rope=self.rope,
-                      higher_is_better=self.greater_is_better)
+        res = compare(
+            scores,
+            baseline,
+            candidate,
+            metric=self.metric,
+            rope=self.rope,
+            higher_is_better=self.greater_is_better,
+        )
         return res.decision(self.gamma)
 
 
-def validate(scores: Any, candidate: str, baseline: str,
-             thresholds: Mapping[str, BayesianThreshold] | Iterable[BayesianThreshold]
-             ) -> dict[str, Decision]:
+def validate(
+    scores: Any,
+    candidate: str,
+    baseline: str,
+    thresholds: Mapping[str, BayesianThreshold] | Iterable[BayesianThreshold],
+) -> dict[str, Decision]:
     """Check ``candidate`` against ``baseline`` on every threshold, as
     ``mlflow.validate_evaluation_results`` does, but from the posterior.
 
@@ -479,5 +572,6 @@ def validate(scores: Any, candidate: str, baseline: str,
     if failed:
         raise ModelValidationFailedException(
             f"{candidate} did not pass the Bayesian thresholds against {baseline}:\n"
-            + "\n".join(failed))
+            + "\n".join(failed)
+        )
     return out

@@ -22,13 +22,13 @@ def auc_rows(positive: np.ndarray, score: np.ndarray, rows: np.ndarray) -> np.nd
     out = np.empty(rows.shape[0])
     step = max(1, 4_000_000 // max(rows.shape[1], 1))
     for start in range(0, rows.shape[0], step):
-        r = rows[start:start + step]
+        r = rows[start : start + step]
         ranks = rankdata(score[r], axis=1)
         pos = positive[r]
         n1 = pos.sum(axis=1).astype(float)
         n0 = r.shape[1] - n1
         with np.errstate(invalid="ignore", divide="ignore"):
-            out[start:start + step] = ((ranks * pos).sum(axis=1) - n1 * (n1 + 1) / 2) / (n1 * n0)
+            out[start : start + step] = ((ranks * pos).sum(axis=1) - n1 * (n1 + 1) / 2) / (n1 * n0)
     return out
 
 
@@ -48,8 +48,8 @@ def auc_low_memory(positive: np.ndarray, score: np.ndarray, chunk: int = 1_000_0
     ref.sort()
     total = 0.0
     for start in range(0, score.size, chunk):
-        s = score[start:start + chunk]
-        m = positive[start:start + chunk]
+        s = score[start : start + chunk]
+        m = positive[start : start + chunk]
         other = np.sort(s[~m] if small_is_pos else s[m])  # sorted queries: cache-friendly
         lo = np.searchsorted(ref, other, side="left")
         hi = np.searchsorted(ref, other, side="right")

@@ -58,17 +58,37 @@ _BASE: dict[str, tuple[str, dict[str, Any], str]] = {
 }
 _AVERAGED = {"precision", "recall", "f1", "fbeta", "jaccard", "tpr", "sensitivity", "ppv"}
 _SCORE_FUNCS = {
-    "roc_auc_score", "average_precision_score", "log_loss", "brier_score_loss", "roc_curve",
-    "det_curve", "top_k_accuracy_score", "d2_log_loss_score", "ndcg_score", "dcg_score",
+    "roc_auc_score",
+    "average_precision_score",
+    "log_loss",
+    "brier_score_loss",
+    "roc_curve",
+    "det_curve",
+    "top_k_accuracy_score",
+    "d2_log_loss_score",
+    "ndcg_score",
+    "dcg_score",
 }
 # score metrics of a binary task that read one-dimensional scores as the positive class's
 _BINARY_SCORE_FUNCS = {"roc_auc_score", "average_precision_score", "log_loss", "brier_score_loss"}
 _REGRESSION_FUNCS = {
-    "r2_score", "mean_squared_error", "root_mean_squared_error", "mean_absolute_error",
-    "median_absolute_error", "max_error", "explained_variance_score",
-    "mean_absolute_percentage_error", "mean_squared_log_error", "root_mean_squared_log_error",
-    "mean_poisson_deviance", "mean_gamma_deviance", "mean_tweedie_deviance",
-    "mean_pinball_loss", "d2_absolute_error_score", "d2_pinball_score", "d2_tweedie_score",
+    "r2_score",
+    "mean_squared_error",
+    "root_mean_squared_error",
+    "mean_absolute_error",
+    "median_absolute_error",
+    "max_error",
+    "explained_variance_score",
+    "mean_absolute_percentage_error",
+    "mean_squared_log_error",
+    "root_mean_squared_log_error",
+    "mean_poisson_deviance",
+    "mean_gamma_deviance",
+    "mean_tweedie_deviance",
+    "mean_pinball_loss",
+    "d2_absolute_error_score",
+    "d2_pinball_score",
+    "d2_tweedie_score",
 }
 
 
@@ -115,7 +135,9 @@ class MetricSpec:
             return acc if fast == "accuracy" else 1.0 - acc
         return np.array([safe_call(self, y_true[r], y_pred[r]) for r in rows])
 
-    def batch_weights(self, y_true: np.ndarray, y_pred: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    def batch_weights(
+        self, y_true: np.ndarray, y_pred: np.ndarray, weights: np.ndarray
+    ) -> np.ndarray:
         """Metric of each frequency-weighted resample; weights has shape (r, b)."""
         fast = self.fast
         if fast is not None and y_pred.ndim == 1 and (fast != "roc_auc" or _binary(y_true)):
@@ -127,7 +149,6 @@ class MetricSpec:
             acc = weights @ hit / weights.sum(axis=1)
             return acc if fast == "accuracy" else 1.0 - acc
         return np.array([safe_call(self, y_true, y_pred, w) for w in weights])
-
 
     def positive_mask(self, y_true: np.ndarray) -> np.ndarray:
         """Boolean mask of the positive rows: ``y_true == pos_label``, or, where no positive
@@ -226,8 +247,10 @@ def resolve_metric(
         fname = base if callable(getattr(skm, base, None)) else base + "_score"
         kw = kwargs
         kind = (
-            "score" if fname in _SCORE_FUNCS
-            else "regression" if fname in _REGRESSION_FUNCS
+            "score"
+            if fname in _SCORE_FUNCS
+            else "regression"
+            if fname in _REGRESSION_FUNCS
             else "label"
         )
     else:
@@ -238,8 +261,13 @@ def resolve_metric(
         )
     if beta is not None and fname == "fbeta_score":
         kw["beta"] = float(beta)
-    takes_pos = fname in ("precision_score", "recall_score", "f1_score", "fbeta_score",
-                          "jaccard_score")
+    takes_pos = fname in (
+        "precision_score",
+        "recall_score",
+        "f1_score",
+        "fbeta_score",
+        "jaccard_score",
+    )
     binary_score = fname in _BINARY_SCORE_FUNCS and "multi_class" not in kw
     positive = None
     if pos_label is not None and "average" not in kw and (takes_pos or binary_score):
@@ -266,8 +294,10 @@ def check_pos_label(
     labels = np.unique(np.asarray(y_true)).tolist()
     if pos_label in labels:
         return
-    if single_class_ok and len(labels) == 1 and (
-        isinstance(labels[0], str) == isinstance(pos_label, str)
+    if (
+        single_class_ok
+        and len(labels) == 1
+        and (isinstance(labels[0], str) == isinstance(pos_label, str))
     ):
         return
     example = labels[-1] if labels else 1
@@ -296,16 +326,22 @@ def check_predictions(
     for arr, nm in ((yt, "y_true"), (yp, name)):
         missing = sum(v is None or v != v for v in arr.ravel()) if arr.dtype == object else 0
         if missing:
-            raise ValueError(f"{nm} has {missing} missing value(s) (None/NaN); drop those rows "
-                             "first")
+            raise ValueError(
+                f"{nm} has {missing} missing value(s) (None/NaN); drop those rows first"
+            )
     if spec.kind == "score" and yp.dtype.kind not in "biuf":
-        raise TypeError(f"metric {spec.name!r} needs numeric scores, but {name} has dtype "
-                        f"{yp.dtype}; pass the model's scores or probabilities as numbers")
-    if threshold is not None and not (isinstance(threshold, (int, float, np.number))
-                                      and np.isfinite(threshold)):
+        raise TypeError(
+            f"metric {spec.name!r} needs numeric scores, but {name} has dtype "
+            f"{yp.dtype}; pass the model's scores or probabilities as numbers"
+        )
+    if threshold is not None and not (
+        isinstance(threshold, (int, float, np.number)) and np.isfinite(threshold)
+    ):
         raise ValueError(f"threshold must be a finite number (e.g. 0.5); got {threshold!r}")
     if yt.ndim != 1:
-        raise ValueError(f"y_true must be one-dimensional (one label per row); got shape {yt.shape}")
+        raise ValueError(
+            f"y_true must be one-dimensional (one label per row); got shape {yt.shape}"
+        )
     if yt.size == 0:
         raise ValueError("y_true is empty: need at least one test row to evaluate a metric")
     if yp.shape[0] != yt.shape[0]:
@@ -333,13 +369,17 @@ def check_predictions(
         others = labels[labels != pos_label]
         neg = others[0] if others.size else (0 if pos_label != 0 else 1)
         yp = np.where(yp >= threshold, pos_label, neg).astype(yt.dtype, copy=False)
-    if (spec.kind == "label" and yp.dtype.kind == "f" and yp.ndim == 1
-            and not np.all(yp == np.round(yp))):
-            raise ValueError(
-                f"metric {spec.name!r} compares predicted labels, but {name} holds continuous "
-                "scores; pass threshold=0.5 (or another cut-off) to turn scores into labels, or "
-                "use a score metric such as 'roc_auc'"
-            )
+    if (
+        spec.kind == "label"
+        and yp.dtype.kind == "f"
+        and yp.ndim == 1
+        and not np.all(yp == np.round(yp))
+    ):
+        raise ValueError(
+            f"metric {spec.name!r} compares predicted labels, but {name} holds continuous "
+            "scores; pass threshold=0.5 (or another cut-off) to turn scores into labels, or "
+            "use a score metric such as 'roc_auc'"
+        )
     if spec.pos_label is not None and yp.ndim == 1 and np.unique(yt).size <= 2:
         # the positive class must be one of the labels: text labels with the default
         # pos_label=1 would otherwise be scored against the wrong class (or fail deep in
@@ -353,7 +393,9 @@ def check_predictions(
     return yt, yp
 
 
-def safe_call(spec: MetricSpec, y_true: np.ndarray, y_pred: np.ndarray, weight: Any = None) -> float:
+def safe_call(
+    spec: MetricSpec, y_true: np.ndarray, y_pred: np.ndarray, weight: Any = None
+) -> float:
     """Call the metric on a resample, mapping "undefined on this resample" to NaN."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -361,6 +403,10 @@ def safe_call(spec: MetricSpec, y_true: np.ndarray, y_pred: np.ndarray, weight: 
             return spec(y_true, y_pred, weight)
         except ValueError as exc:
             msg = str(exc)
-            if "only one class" in msg.lower() or "one class" in msg.lower() or "not defined" in msg:
+            if (
+                "only one class" in msg.lower()
+                or "one class" in msg.lower()
+                or "not defined" in msg
+            ):
                 return np.nan
             raise

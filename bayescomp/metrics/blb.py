@@ -149,8 +149,14 @@ def _subset_task(
         )
     dev = done - center
     lo, hi = np.quantile(dev, [alpha / 2, 1 - alpha / 2], method=_QMETHOD)
-    return {"center": center, "lo": float(lo), "hi": float(hi), "sd": float(done.std(ddof=1)),
-            "r": int(done.size), "dev": dev}
+    return {
+        "center": center,
+        "lo": float(lo),
+        "hi": float(hi),
+        "sd": float(done.std(ddof=1)),
+        "r": int(done.size),
+        "dev": dev,
+    }
 
 
 def _full_estimate(spec: MetricSpec, yt: Any, yp: Any, dask: bool) -> float | None:
@@ -164,8 +170,9 @@ def _full_estimate(spec: MetricSpec, yt: Any, yp: Any, dask: bool) -> float | No
             labels = np.unique(da.unique(yt).compute()).tolist()
             pos = labels[-1] if spec.pos_label is None else spec.pos_label
             if len(labels) != 2 or pos not in labels:  # materialise the smaller class below
-                raise ValueError(f"roc_auc needs binary y_true holding pos_label={pos!r}; "
-                                 f"it holds {labels}")
+                raise ValueError(
+                    f"roc_auc needs binary y_true holding pos_label={pos!r}; it holds {labels}"
+                )
             return _dask_auc(yt == pos, yp)
         return _fast.auc_low_memory(spec.positive_mask(yt), np.asarray(yp))
     if dask:
@@ -186,8 +193,7 @@ def _dask_auc(positive: Any, score: Any) -> float:
     ref = np.array(score[positive if small_is_pos else ~positive].compute())
     ref.sort()
     total = 0.0
-    for s_blk, m_blk in zip(score.to_delayed().ravel(), positive.to_delayed().ravel(),
-                            strict=True):
+    for s_blk, m_blk in zip(score.to_delayed().ravel(), positive.to_delayed().ravel(), strict=True):
         s, m = dask.compute(s_blk, m_blk)
         other = np.sort(s[~m] if small_is_pos else s[m])  # sorted queries: cache-friendly
         lo = np.searchsorted(ref, other, side="left")
@@ -278,8 +284,9 @@ def blb_metric(
     >>> round(ci.width, 3)
     0.006
     """
-    exponent = _check_blb_args(subset_exponent, confidence_level, method, n_subsets,
-                               n_resamples, estimate)
+    exponent = _check_blb_args(
+        subset_exponent, confidence_level, method, n_subsets, n_resamples, estimate
+    )
     if not (isinstance(tol, (int, float)) and 0 < tol < np.inf):
         raise ValueError(f"tol must be a positive relative change (e.g. 0.05); got {tol!r}")
     spec = resolve_metric(metric, pos_label=pos_label)
@@ -290,7 +297,8 @@ def blb_metric(
         warnings.warn(
             f"only {n} rows: the bag of little bootstraps is meant for large test sets; "
             "bc.bootstrap_metric gives a more accurate interval here",
-            UserWarning, stacklevel=2,
+            UserWarning,
+            stacklevel=2,
         )
     rng = np.random.default_rng(random_state)
     alpha = 1 - float(confidence_level)
@@ -299,23 +307,53 @@ def blb_metric(
         return _draw_subsets(rng, k, n, b, yt_all, yp_all, dask, spec, threshold, pos_label)
 
     results, history, converged = _run_subsets(
-        draw, spec, n, int(n_subsets), int(n_resamples), alpha, adaptive=adaptive, tol=tol,
-        window=window, min_subsets=min_subsets, n_jobs=n_jobs,
+        draw,
+        spec,
+        n,
+        int(n_subsets),
+        int(n_resamples),
+        alpha,
+        adaptive=adaptive,
+        tol=tol,
+        window=window,
+        min_subsets=min_subsets,
+        n_jobs=n_jobs,
     )
     est, source = _center(estimate, spec, yt_all, yp_all, dask)
     centers = np.array([r["center"] for r in results])
     est, off_lo, off_hi = _offsets(method, results, est, source, centers, alpha)
-    return _result(spec, results, history, est, off_lo, off_hi, source, converged,
-                   confidence_level=float(confidence_level), method=method, n=n, exponent=exponent, b=b)
+    return _result(
+        spec,
+        results,
+        history,
+        est,
+        off_lo,
+        off_hi,
+        source,
+        converged,
+        confidence_level=float(confidence_level),
+        method=method,
+        n=n,
+        exponent=exponent,
+        b=b,
+    )
 
 
-def _check_blb_args(exponent: float, confidence_level: float, method: str, n_subsets: int,
-                    n_resamples: int, estimate: Any) -> float:
+def _check_blb_args(
+    exponent: float,
+    confidence_level: float,
+    method: str,
+    n_subsets: int,
+    n_resamples: int,
+    estimate: Any,
+) -> float:
     """Validate the arguments of :func:`blb_metric`; return ``subset_exponent`` as a float."""
     exponent = float(exponent)
     if not 0.5 <= exponent <= 1.0:
-        raise ValueError("subset_exponent must lie in [0.5, 1] (subset size b = "
-                         f"n**subset_exponent); got {exponent}")
+        raise ValueError(
+            "subset_exponent must lie in [0.5, 1] (subset size b = "
+            f"n**subset_exponent); got {exponent}"
+        )
     check_level(confidence_level, "confidence_level")
     if method not in ("percentile", "basic"):
         raise ValueError(f"method must be 'percentile' or 'basic' for BLB; got {method!r}")
@@ -335,8 +373,9 @@ def _check_blb_args(exponent: float, confidence_level: float, method: str, n_sub
     return exponent
 
 
-def _inputs(y_true: Any, y_pred: Any, spec: MetricSpec, threshold: float | None,
-            pos_label: Any) -> tuple[Any, Any, bool, float | None]:
+def _inputs(
+    y_true: Any, y_pred: Any, spec: MetricSpec, threshold: float | None, pos_label: Any
+) -> tuple[Any, Any, bool, float | None]:
     """Checked inputs, whether they are Dask arrays, and the threshold still to apply.
 
     NumPy inputs are checked (and thresholded) at once.  Dask inputs are only checked for
@@ -344,8 +383,9 @@ def _inputs(y_true: Any, y_pred: Any, spec: MetricSpec, threshold: float | None,
     """
     dask = _is_dask(y_true) or _is_dask(y_pred)
     if not dask:
-        yt_all, yp_all = check_predictions(y_true, y_pred, spec, threshold=threshold,
-                                           pos_label=pos_label, name="y_pred_or_score")
+        yt_all, yp_all = check_predictions(
+            y_true, y_pred, spec, threshold=threshold, pos_label=pos_label, name="y_pred_or_score"
+        )
         return yt_all, yp_all, False, threshold
     import dask.array as da
 
@@ -360,8 +400,7 @@ def _inputs(y_true: Any, y_pred: Any, spec: MetricSpec, threshold: float | None,
         labels = np.unique(da.unique(yt_all).compute())
         if labels.size > 2:
             raise ValueError(
-                f"threshold turns scores into binary labels but y_true has {labels.size} "
-                "classes"
+                f"threshold turns scores into binary labels but y_true has {labels.size} classes"
             )
         others = labels[labels != pos_label]
         neg = others[0] if others.size else (0 if pos_label != 0 else 1)
@@ -369,9 +408,18 @@ def _inputs(y_true: Any, y_pred: Any, spec: MetricSpec, threshold: float | None,
     return yt_all, yp_all, True, None
 
 
-def _draw_subsets(rng: np.random.Generator, k: int, n: int, b: int, yt_all: Any, yp_all: Any,
-                  dask: bool, spec: MetricSpec, threshold: float | None,
-                  pos_label: Any) -> list[tuple[np.ndarray, np.ndarray, int]]:
+def _draw_subsets(
+    rng: np.random.Generator,
+    k: int,
+    n: int,
+    b: int,
+    yt_all: Any,
+    yp_all: Any,
+    dask: bool,
+    spec: MetricSpec,
+    threshold: float | None,
+    pos_label: Any,
+) -> list[tuple[np.ndarray, np.ndarray, int]]:
     """``k`` subsets of ``b`` rows drawn without replacement, each with its own seed."""
     out = []
     for _ in range(k):
@@ -381,8 +429,9 @@ def _draw_subsets(rng: np.random.Generator, k: int, n: int, b: int, yt_all: Any,
             import dask as dk
 
             t, p = dk.compute(yt_all[idx], yp_all[idx])
-            t, p = check_predictions(t, p, spec, threshold=threshold, pos_label=pos_label,
-                                     name="y_pred_or_score")
+            t, p = check_predictions(
+                t, p, spec, threshold=threshold, pos_label=pos_label, name="y_pred_or_score"
+            )
         else:
             t, p = yt_all[idx], yp_all[idx]
         out.append((t, p, seed))
@@ -417,25 +466,28 @@ def _run_subsets(
     with Parallel(n_jobs=n_jobs) as parallel:
         while len(results) < n_subsets:
             batch = draw(min(per_batch, n_subsets - len(results)))
-            results.extend(parallel(
-                delayed(_subset_task)(spec, t, p, n, n_resamples, seed, alpha, adaptive, tol)
-                for t, p, seed in batch
-            ))
+            results.extend(
+                parallel(
+                    delayed(_subset_task)(spec, t, p, n, n_resamples, seed, alpha, adaptive, tol)
+                    for t, p, seed in batch
+                )
+            )
             for j in range(len(history), len(results)):
                 lo = np.mean([r["lo"] for r in results[: j + 1]])
                 hi = np.mean([r["hi"] for r in results[: j + 1]])
                 history.append(float(hi - lo))
             if adaptive and len(results) >= max(min_subsets, window + 1):
                 h = np.asarray(history)
-                change = np.abs(np.diff(h[-(window + 1):])) / np.maximum(h[-window:], 1e-12)
+                change = np.abs(np.diff(h[-(window + 1) :])) / np.maximum(h[-window:], 1e-12)
                 if np.all(change < tol):
                     converged = True
                     break
     return results, history, converged
 
 
-def _center(estimate: Any, spec: MetricSpec, yt_all: Any, yp_all: Any,
-            dask: bool) -> tuple[float | None, str]:
+def _center(
+    estimate: Any, spec: MetricSpec, yt_all: Any, yp_all: Any, dask: bool
+) -> tuple[float | None, str]:
     """The interval's centre and its source (``"given"``, ``"full"`` or ``"subsets"``).
 
     The centre is None when it is the mean over subsets (computed by :func:`_offsets`).
@@ -453,8 +505,14 @@ def _center(estimate: Any, spec: MetricSpec, yt_all: Any, yp_all: Any,
     return est, "full" if est is not None else "subsets"
 
 
-def _offsets(method: str, results: list[dict[str, Any]], est: float | None, source: str,
-             centers: np.ndarray, alpha: float) -> tuple[float, float, float]:
+def _offsets(
+    method: str,
+    results: list[dict[str, Any]],
+    est: float | None,
+    source: str,
+    centers: np.ndarray,
+    alpha: float,
+) -> tuple[float, float, float]:
     """Centre and the interval's offsets from it, from the averaged per-subset quantiles.
 
     Centred on the subsets' mean, the interval is widened by that mean's standard error.
@@ -475,26 +533,65 @@ def _offsets(method: str, results: list[dict[str, Any]], est: float | None, sour
         "the full-data value was not computed (Dask input); the interval is centred on "
         f"the mean of {centers.size} subset values and widened by their standard error "
         f"({se_c:.3g}); pass estimate=<full-data value> for the narrower interval",
-        BLBCenterWarning, stacklevel=3,
+        BLBCenterWarning,
+        stacklevel=3,
     )
-    return (float(centers.mean()), -float(np.hypot(off_lo, z * se_c)),
-            float(np.hypot(off_hi, z * se_c)))
+    return (
+        float(centers.mean()),
+        -float(np.hypot(off_lo, z * se_c)),
+        float(np.hypot(off_hi, z * se_c)),
+    )
 
 
-def _result(spec: MetricSpec, results: list[dict[str, Any]], history: list[float], est: float,
-            off_lo: float, off_hi: float, source: str, converged: bool, *,
-            confidence_level: float, method: str, n: int, exponent: float, b: int) -> BLBInterval:
+def _result(
+    spec: MetricSpec,
+    results: list[dict[str, Any]],
+    history: list[float],
+    est: float,
+    off_lo: float,
+    off_hi: float,
+    source: str,
+    converged: bool,
+    *,
+    confidence_level: float,
+    method: str,
+    n: int,
+    exponent: float,
+    b: int,
+) -> BLBInterval:
     """Assemble the :class:`BLBInterval` with its per-subset table."""
     import pandas as pd
 
-    subsets = pd.DataFrame([{"value": r["center"], "n_resamples": r["r"], "offset_low": r["lo"],
-                             "offset_high": r["hi"], "sd": r["sd"]} for r in results])
+    subsets = pd.DataFrame(
+        [
+            {
+                "value": r["center"],
+                "n_resamples": r["r"],
+                "offset_low": r["lo"],
+                "offset_high": r["hi"],
+                "sd": r["sd"],
+            }
+            for r in results
+        ]
+    )
     dist = est + np.concatenate([r["dev"] for r in results])
     return BLBInterval(  # low/high are clipped to the metric's range (MetricInterval)
-        metric=spec.name, estimate=est, low=est + off_lo, high=est + off_hi,
-        standard_error=float(np.mean([r["sd"] for r in results])), distribution=dist,
-        confidence_level=confidence_level, method=f"blb-{method}", n=n,
-        n_resamples=int(subsets["n_resamples"].sum()), higher_is_better=spec.higher_is_better,
-        subset_exponent=exponent, b=b, n_subsets=len(results), converged=converged,
-        estimate_source=source, subsets=subsets, history=np.asarray(history),
+        metric=spec.name,
+        estimate=est,
+        low=est + off_lo,
+        high=est + off_hi,
+        standard_error=float(np.mean([r["sd"] for r in results])),
+        distribution=dist,
+        confidence_level=confidence_level,
+        method=f"blb-{method}",
+        n=n,
+        n_resamples=int(subsets["n_resamples"].sum()),
+        higher_is_better=spec.higher_is_better,
+        subset_exponent=exponent,
+        b=b,
+        n_subsets=len(results),
+        converged=converged,
+        estimate_source=source,
+        subsets=subsets,
+        history=np.asarray(history),
     )

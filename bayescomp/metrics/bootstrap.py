@@ -34,7 +34,6 @@ _SCIPY_METHOD = {"bca": "BCa", "percentile": "percentile", "basic": "basic"}
 BCA_MAX_ROWS = 20_000
 
 
-
 @dataclass(frozen=True)
 class MetricInterval:
     """A confidence interval for one metric on one test set.
@@ -97,14 +96,20 @@ class MetricInterval:
 
         check_own_level(confidence_level, self.confidence_level, "interval")
         return pd.DataFrame(
-            [{
-                "metric": self.metric, "estimate": self.estimate, "low": self.low,
-                "high": self.high, "standard_error": self.standard_error,
-                "confidence_level": self.confidence_level, "method": self.method,
-                "n": self.n, "n_resamples": self.n_resamples,
-            }]
+            [
+                {
+                    "metric": self.metric,
+                    "estimate": self.estimate,
+                    "low": self.low,
+                    "high": self.high,
+                    "standard_error": self.standard_error,
+                    "confidence_level": self.confidence_level,
+                    "method": self.method,
+                    "n": self.n,
+                    "n_resamples": self.n_resamples,
+                }
+            ]
         )
-
 
     def to_dict(self) -> dict[str, Any]:
         """The summary's row, JSON-ready."""
@@ -154,21 +159,34 @@ class PairedMetricInterval:
         import pandas as pd
 
         frame = pd.concat(
-            [r.summary(confidence_level=confidence_level)
-             for r in (self.baseline, self.candidate, self.difference)],
+            [
+                r.summary(confidence_level=confidence_level)
+                for r in (self.baseline, self.candidate, self.difference)
+            ],
             ignore_index=True,
         )
-        frame.insert(0, "model", [self.baseline_name, self.candidate_name,
-                                  f"{self.candidate_name} - {self.baseline_name}"])
+        frame.insert(
+            0,
+            "model",
+            [
+                self.baseline_name,
+                self.candidate_name,
+                f"{self.candidate_name} - {self.baseline_name}",
+            ],
+        )
         return frame
-
 
     def to_dict(self) -> dict[str, Any]:
         """The three rows of the summary and the share of resamples better, JSON-ready."""
-        return jsonable({"metric": self.metric, "baseline": self.baseline_name,
-                         "candidate": self.candidate_name,
-                         "share_resamples_better": self.share_resamples_better,
-                         "intervals": self.summary().to_dict("records")})
+        return jsonable(
+            {
+                "metric": self.metric,
+                "baseline": self.baseline_name,
+                "candidate": self.candidate_name,
+                "share_resamples_better": self.share_resamples_better,
+                "intervals": self.summary().to_dict("records"),
+            }
+        )
 
     def _repr_html_(self) -> str:
         """Rich display in Jupyter: the interval of the difference and a small plot."""
@@ -216,8 +234,11 @@ def index_samples(y_true: np.ndarray, stratify: bool) -> tuple[np.ndarray, ...]:
             "(a regression target); use stratify=False"
         )
     groups = tuple(np.flatnonzero(y_true == lab) for lab in labels)
-    small = [int(lab) if np.issubdtype(type(lab), np.integer) else lab
-             for lab, g in zip(labels, groups, strict=True) if g.size < 2]
+    small = [
+        int(lab) if np.issubdtype(type(lab), np.integer) else lab
+        for lab, g in zip(labels, groups, strict=True)
+        if g.size < 2
+    ]
     if small:
         raise ValueError(
             f"stratify=True needs at least 2 test rows in every class; classes {small} have one"
@@ -256,15 +277,31 @@ def run_scipy_bootstrap(
         warnings.filterwarnings("ignore", message=".*degenerate.*")
         warnings.filterwarnings("ignore", message=".*BCa confidence interval cannot.*")
         return stats.bootstrap(
-            samples, statistic, n_resamples=int(n_resamples), batch=batch, vectorized=True,
-            paired=False, axis=-1, confidence_level=float(confidence_level),
-            method=_SCIPY_METHOD[method], rng=np.random.default_rng(random_state),
+            samples,
+            statistic,
+            n_resamples=int(n_resamples),
+            batch=batch,
+            vectorized=True,
+            paired=False,
+            axis=-1,
+            confidence_level=float(confidence_level),
+            method=_SCIPY_METHOD[method],
+            rng=np.random.default_rng(random_state),
         )
 
 
 def finish_interval(
-    res: Any, k: int, *, name: str, estimate: float, method: str, n: int, n_resamples: int,
-    confidence_level: float, higher_is_better: bool | None, difference: bool = False,
+    res: Any,
+    k: int,
+    *,
+    name: str,
+    estimate: float,
+    method: str,
+    n: int,
+    n_resamples: int,
+    confidence_level: float,
+    higher_is_better: bool | None,
+    difference: bool = False,
 ) -> MetricInterval:
     dist = np.asarray(res.bootstrap_distribution)[k]
     n_bad = int(np.sum(~np.isfinite(dist)))
@@ -281,7 +318,8 @@ def finish_interval(
             f"every bootstrap resample gave {name} = {dist[0]:.6g}: the interval collapses to "
             "that point and says nothing about the uncertainty (is the metric saturated, e.g. "
             "a perfect score on a small test set?)",
-            DegenerateBootstrapWarning, stacklevel=3,
+            DegenerateBootstrapWarning,
+            stacklevel=3,
         )
         low = high = float(dist[0])
     elif not (np.isfinite(low) and np.isfinite(high)):
@@ -290,13 +328,19 @@ def finish_interval(
             "degenerate); use method='percentile'"
         )
     # the basic interval (2 * estimate - quantile) can pass the metric's range: clip it
-    low, high, _ = clip_to_range(low, high, name.removesuffix(" difference"),
-                                 difference=difference)
+    low, high, _ = clip_to_range(low, high, name.removesuffix(" difference"), difference=difference)
     return MetricInterval(
-        metric=name, estimate=float(estimate), low=low, high=high,
-        standard_error=float(np.atleast_1d(res.standard_error)[k]), distribution=dist,
-        confidence_level=float(confidence_level), method=method, n=n,
-        n_resamples=int(n_resamples), higher_is_better=higher_is_better,
+        metric=name,
+        estimate=float(estimate),
+        low=low,
+        high=high,
+        standard_error=float(np.atleast_1d(res.standard_error)[k]),
+        distribution=dist,
+        confidence_level=float(confidence_level),
+        method=method,
+        n=n,
+        n_resamples=int(n_resamples),
+        higher_is_better=higher_is_better,
     )
 
 
@@ -385,21 +429,51 @@ def bootstrap_metric(
     method = check_bootstrap_args(method, n_resamples, confidence_level)
     spec = resolve_metric(metric, pos_label=pos_label)
     if is_spark_frame(y_true):  # in Spark: bayescomp.metrics.spark
-        return spark_bootstrap(y_true, spec, method, n_resamples, confidence_level, threshold,
-                               pos_label, random_state, dict(columns or {}))
-    yt, yp = check_predictions(y_true, y_pred_or_score, spec, threshold=threshold,
-                               pos_label=pos_label, name="y_pred_or_score")
+        return spark_bootstrap(
+            y_true,
+            spec,
+            method,
+            n_resamples,
+            confidence_level,
+            threshold,
+            pos_label,
+            random_state,
+            dict(columns or {}),
+        )
+    yt, yp = check_predictions(
+        y_true,
+        y_pred_or_score,
+        spec,
+        threshold=threshold,
+        pos_label=pos_label,
+        name="y_pred_or_score",
+    )
     estimate = _estimate(spec, yt, yp)
     samples = index_samples(yt, stratify)
 
     def rows(r: np.ndarray) -> np.ndarray:
         return spec.batch_rows(yt, yp, r)[None, :]
 
-    res = run_scipy_bootstrap(samples, rows, yt.shape[0], method=method, n_resamples=n_resamples,
-                     confidence_level=confidence_level, random_state=random_state)
-    return finish_interval(res, 0, name=spec.name, estimate=estimate, method=method, n=yt.shape[0],
-                   n_resamples=n_resamples, confidence_level=confidence_level,
-                   higher_is_better=spec.higher_is_better)
+    res = run_scipy_bootstrap(
+        samples,
+        rows,
+        yt.shape[0],
+        method=method,
+        n_resamples=n_resamples,
+        confidence_level=confidence_level,
+        random_state=random_state,
+    )
+    return finish_interval(
+        res,
+        0,
+        name=spec.name,
+        estimate=estimate,
+        method=method,
+        n=yt.shape[0],
+        n_resamples=n_resamples,
+        confidence_level=confidence_level,
+        higher_is_better=spec.higher_is_better,
+    )
 
 
 def paired_bootstrap_metric(
@@ -463,14 +537,23 @@ def paired_bootstrap_metric(
         "test set with bayescomp.holdout_posterior(y_true, baseline_pred, candidate_pred, "
         "metric=..., rope=...) (command line: bayescomp compare --predictions), which decides "
         "by the ROPE rule and handles clusters and repeated samples",
-        FutureWarning, stacklevel=2)
+        FutureWarning,
+        stacklevel=2,
+    )
     method = check_bootstrap_args(method, n_resamples, confidence_level)
     check_bool(higher_is_better, "higher_is_better", optional=True)
     spec = resolve_metric(metric, pos_label=pos_label)
-    yt, yb = check_predictions(y_true, baseline_pred, spec, threshold=threshold,
-                               pos_label=pos_label, name="baseline_pred")
-    _, yc = check_predictions(y_true, candidate_pred, spec, threshold=threshold,
-                              pos_label=pos_label, name="candidate_pred")
+    yt, yb = check_predictions(
+        y_true, baseline_pred, spec, threshold=threshold, pos_label=pos_label, name="baseline_pred"
+    )
+    _, yc = check_predictions(
+        y_true,
+        candidate_pred,
+        spec,
+        threshold=threshold,
+        pos_label=pos_label,
+        name="candidate_pred",
+    )
     est_b, est_c = _estimate(spec, yt, yb), _estimate(spec, yt, yc)
     samples = index_samples(yt, stratify)
 
@@ -479,22 +562,40 @@ def paired_bootstrap_metric(
         c = spec.batch_rows(yt, yc, r)
         return np.stack([b, c, c - b])
 
-    res = run_scipy_bootstrap(samples, rows, yt.shape[0], method=method, n_resamples=n_resamples,
-                     confidence_level=confidence_level, random_state=random_state)
+    res = run_scipy_bootstrap(
+        samples,
+        rows,
+        yt.shape[0],
+        method=method,
+        n_resamples=n_resamples,
+        confidence_level=confidence_level,
+        random_state=random_state,
+    )
     direction = spec.higher_is_better if higher_is_better is None else bool(higher_is_better)
-    common = dict(method=method, n=yt.shape[0], n_resamples=n_resamples,
-                  confidence_level=confidence_level, higher_is_better=direction)
+    common = dict(
+        method=method,
+        n=yt.shape[0],
+        n_resamples=n_resamples,
+        confidence_level=confidence_level,
+        higher_is_better=direction,
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateBootstrapWarning)
         base = finish_interval(res, 0, name=spec.name, estimate=est_b, **common)
         cand = finish_interval(res, 1, name=spec.name, estimate=est_c, **common)
-    diff = finish_interval(res, 2, name=f"{spec.name} difference", estimate=est_c - est_b,
-                   difference=True, **common)
+    diff = finish_interval(
+        res, 2, name=f"{spec.name} difference", estimate=est_c - est_b, difference=True, **common
+    )
     share = None
     if direction is not None:
         d = diff.distribution if direction else -diff.distribution
         share = float(np.mean(d > 0) + 0.5 * np.mean(d == 0))
     return PairedMetricInterval(
-        metric=spec.name, baseline=base, candidate=cand, difference=diff, share_resamples_better=share,
-        baseline_name=baseline_name, candidate_name=candidate_name,
+        metric=spec.name,
+        baseline=base,
+        candidate=cand,
+        difference=diff,
+        share_resamples_better=share,
+        baseline_name=baseline_name,
+        candidate_name=candidate_name,
     )

@@ -26,7 +26,14 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
 CURVE_METRICS = (
-    "precision", "recall", "tpr", "fpr", "specificity", "tnr", "f1", "accuracy",
+    "precision",
+    "recall",
+    "tpr",
+    "fpr",
+    "specificity",
+    "tnr",
+    "f1",
+    "accuracy",
     "positive_rate",
 )
 
@@ -74,15 +81,18 @@ class ThresholdCurves:
         import pandas as pd
 
         m, r, t = self.values.shape
-        return pd.DataFrame({
-            "repetition": np.tile(np.repeat(np.arange(r), t), m),
-            "threshold": np.tile(self.thresholds, m * r),
-            "metric": np.repeat(np.asarray(self.metrics, dtype=object), r * t),
-            "value": self.values.ravel(),
-        })
+        return pd.DataFrame(
+            {
+                "repetition": np.tile(np.repeat(np.arange(r), t), m),
+                "threshold": np.tile(self.thresholds, m * r),
+                "metric": np.repeat(np.asarray(self.metrics, dtype=object), r * t),
+                "value": self.values.ravel(),
+            }
+        )
 
-    def summary(self, metric: str | None = None, *, confidence_level: float | None = None
-                ) -> pd.DataFrame:
+    def summary(
+        self, metric: str | None = None, *, confidence_level: float | None = None
+    ) -> pd.DataFrame:
         """Per threshold: mean, std, quantiles, median, min, max over the repetitions in which
         the metric was defined, and ``n_defined`` out of ``n_repetitions``.
 
@@ -96,7 +106,7 @@ class ThresholdCurves:
             level = check_level(confidence_level, "confidence_level")
             lo_q, hi_q = (1 - level) / 2, (1 + level) / 2
         frames = {}
-        for name in ([metric] if metric else list(self.metrics)):
+        for name in [metric] if metric else list(self.metrics):
             v = self.metric_values(name)
             defined = np.isfinite(v)
             n_def = defined.sum(axis=0)
@@ -120,9 +130,14 @@ class ThresholdCurves:
     def to_dict(self) -> dict[str, Any]:
         """Thresholds, metrics and the per-threshold mean and SD of each metric."""
         s = self.summary()
-        return jsonable({"thresholds": self.thresholds, "metrics": list(self.metrics),
-                         "mean": {m: s[m]["mean"].to_numpy() for m in self.metrics},
-                         "std": {m: s[m]["std"].to_numpy() for m in self.metrics}})
+        return jsonable(
+            {
+                "thresholds": self.thresholds,
+                "metrics": list(self.metrics),
+                "mean": {m: s[m]["mean"].to_numpy() for m in self.metrics},
+                "std": {m: s[m]["std"].to_numpy() for m in self.metrics},
+            }
+        )
 
     def _repr_html_(self) -> str:
         """Rich display in Jupyter: the summary and a small plot."""
@@ -150,8 +165,15 @@ class ThresholdCurves:
         """
         from bayescomp.report.metric_plots import plot_threshold_curves
 
-        return plot_threshold_curves(self, kind=kind, ax=ax, band=band,
-                                     annotate_every=annotate_every, label=label, color=color)
+        return plot_threshold_curves(
+            self,
+            kind=kind,
+            ax=ax,
+            band=band,
+            annotate_every=annotate_every,
+            label=label,
+            color=color,
+        )
 
 
 class _quiet:
@@ -178,8 +200,9 @@ def _curve_values(
     return _from_counts(tp, fp, n_pos, n_neg, metrics)
 
 
-def _from_counts(tp: np.ndarray, fp: np.ndarray, n_pos: int, n_neg: int,
-                 metrics: Sequence[str]) -> np.ndarray:
+def _from_counts(
+    tp: np.ndarray, fp: np.ndarray, n_pos: int, n_neg: int, metrics: Sequence[str]
+) -> np.ndarray:
     """Every metric at every threshold from the confusion counts (rows: metrics)."""
     fn, tn = n_pos - tp, n_neg - fp
     n = n_pos + n_neg
@@ -208,24 +231,34 @@ def _from_counts(tp: np.ndarray, fp: np.ndarray, n_pos: int, n_neg: int,
     return np.asarray(out)
 
 
-def _spark_curves(df: Any, thresholds: Any, metrics: tuple[str, ...], pos_label: Any,
-                  quantiles: tuple[float, float], columns: dict[str, Any]) -> ThresholdCurves:
+def _spark_curves(
+    df: Any,
+    thresholds: Any,
+    metrics: tuple[str, ...],
+    pos_label: Any,
+    quantiles: tuple[float, float],
+    columns: dict[str, Any],
+) -> ThresholdCurves:
     """:func:`threshold_curves` on a Spark DataFrame: the counts are computed in Spark."""
     from bayescomp.metrics.spark import score_checks, threshold_counts
 
     rep = columns.get("repetition", "repetition")
     if rep is not None and rep not in df.columns:
         rep = None  # one repetition: the whole frame
-    cols = dict(label=columns.get("label", "y_true"), score=columns.get("score", "y_score"),
-                repetition=rep)
+    cols = dict(
+        label=columns.get("label", "y_true"), score=columns.get("score", "y_score"), repetition=rep
+    )
     proba, _ = score_checks(df, pos_label=pos_label, **cols)
     thr = _check_thresholds(thresholds, proba)
     counts = threshold_counts(df, thr, pos_label=pos_label, **cols)
-    values = np.stack([_from_counts(c.tp, c.fp, c.n_pos, c.n_neg, metrics) for c in counts],
-                      axis=1)
-    return ThresholdCurves(thresholds=thr, metrics=metrics, values=values,
-                           n_test=np.array([c.n_pos + c.n_neg for c in counts]),
-                           quantiles=quantiles)
+    values = np.stack([_from_counts(c.tp, c.fp, c.n_pos, c.n_neg, metrics) for c in counts], axis=1)
+    return ThresholdCurves(
+        thresholds=thr,
+        metrics=metrics,
+        values=values,
+        n_test=np.array([c.n_pos + c.n_neg for c in counts]),
+        quantiles=quantiles,
+    )
 
 
 def _check_thresholds(thresholds: Any, proba: bool) -> np.ndarray:
@@ -249,8 +282,14 @@ def _check_thresholds(thresholds: Any, proba: bool) -> np.ndarray:
 
 
 def _oof_predictions(
-    estimator: Any, X: Any, y: Any, cv: Any, groups: Any, pos_label: Any,
-    response_method: str, n_jobs: int | None,
+    estimator: Any,
+    X: Any,
+    y: Any,
+    cv: Any,
+    groups: Any,
+    pos_label: Any,
+    response_method: str,
+    n_jobs: int | None,
 ) -> tuple[list[tuple[np.ndarray, np.ndarray]], bool]:
     from functools import partial
 
@@ -263,8 +302,9 @@ def _oof_predictions(
     y = np.asarray(y)
     cv = check_cv(cv, y, classifier=True)
     if response_method == "auto":
-        response_method = "predict_proba" if hasattr(estimator, "predict_proba") else (
-            "decision_function")
+        response_method = (
+            "predict_proba" if hasattr(estimator, "predict_proba") else ("decision_function")
+        )
     if response_method not in ("predict_proba", "decision_function"):
         raise ValueError(
             f"response_method must be 'auto', 'predict_proba' or 'decision_function'; got "
@@ -272,14 +312,20 @@ def _oof_predictions(
         )
     predict = partial(_positive_scores, pos_label=pos_label, response_method=response_method)
     preds: dict[int, Any] = {}
-    run_fits((FitTask(k, estimator, X, y, tr, te, {}, predict=predict)
-              for k, (tr, te) in enumerate(cv.split(X, y, groups))),
-             lambda k, res: preds.__setitem__(k, res["predictions"]), n_jobs=n_jobs)
+    run_fits(
+        (
+            FitTask(k, estimator, X, y, tr, te, {}, predict=predict)
+            for k, (tr, te) in enumerate(cv.split(X, y, groups))
+        ),
+        lambda k, res: preds.__setitem__(k, res["predictions"]),
+        n_jobs=n_jobs,
+    )
     return [preds[k] for k in sorted(preds)], response_method == "predict_proba"
 
 
-def _positive_scores(est: Any, X_test: Any, y_test: Any, *, pos_label: Any,
-                     response_method: str) -> tuple[np.ndarray, np.ndarray]:
+def _positive_scores(
+    est: Any, X_test: Any, y_test: Any, *, pos_label: Any, response_method: str
+) -> tuple[np.ndarray, np.ndarray]:
     """``(y_test, score of the positive class)`` of a fitted classifier on one test fold."""
     if response_method == "predict_proba":
         classes = list(est.classes_)
@@ -407,13 +453,15 @@ def threshold_curves(
     if not 0 <= lo_q < hi_q <= 1:
         raise ValueError(f"quantiles must satisfy 0 <= low < high <= 1; got {quantiles}")
     if predictions is not None and estimator is None and is_spark_frame(predictions):
-        return _spark_curves(predictions, thresholds, metrics, pos_label, (lo_q, hi_q),
-                             dict(columns or {}))
+        return _spark_curves(
+            predictions, thresholds, metrics, pos_label, (lo_q, hi_q), dict(columns or {})
+        )
     if estimator is not None:
         if X is None or y is None or cv is None:
             raise ValueError("fitting an estimator needs X, y and cv")
-        pairs, proba = _oof_predictions(estimator, X, y, cv, groups, pos_label,
-                                        response_method, n_jobs)
+        pairs, proba = _oof_predictions(
+            estimator, X, y, cv, groups, pos_label, response_method, n_jobs
+        )
     else:
         pairs = _from_predictions(predictions)
         proba = all(np.all((s >= 0) & (s <= 1)) for _, s in pairs if s.size)
@@ -435,10 +483,13 @@ def threshold_curves(
 
     check_pos_label(np.concatenate([np.asarray(t).ravel() for t, _ in pairs]), pos_label)
     thr = _check_thresholds(thresholds, proba)
-    values = np.stack([
-        _curve_values(np.asarray(t) == pos_label, s, thr, metrics) for t, s in pairs
-    ], axis=1)
+    values = np.stack(
+        [_curve_values(np.asarray(t) == pos_label, s, thr, metrics) for t, s in pairs], axis=1
+    )
     return ThresholdCurves(
-        thresholds=thr, metrics=metrics, values=values,
-        n_test=np.array([t.shape[0] for t, _ in pairs]), quantiles=(lo_q, hi_q),
+        thresholds=thr,
+        metrics=metrics,
+        values=values,
+        n_test=np.array([t.shape[0] for t, _ in pairs]),
+        quantiles=(lo_q, hi_q),
     )

@@ -27,8 +27,15 @@ from bayescomp.metrics.bootstrap import (
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-CLASSIFICATION_METRICS = ("accuracy", "error_rate", "recall", "specificity", "precision", "f1",
-                          "fbeta")
+CLASSIFICATION_METRICS = (
+    "accuracy",
+    "error_rate",
+    "recall",
+    "specificity",
+    "precision",
+    "f1",
+    "fbeta",
+)
 SCORE_METRICS = ("roc_auc", "average_precision")
 REGRESSION_METRICS = ("r2", "mse", "rmse", "mae")
 _ALIASES = {
@@ -109,28 +116,51 @@ def metric_table(
     for values, name in ((y_true, "y_true"), (y_pred, "y_pred")):
         if values is not None:
             check_no_missing(values, name, "a label")
-    if isinstance(beta, bool) or not isinstance(beta, numbers.Real) or not (
-            np.isfinite(beta) and beta > 0):
-        raise ValueError(f"beta must be a finite number > 0 (the weight of recall in F-beta, "
-                         f"e.g. 2.0 or 0.5); got {beta!r}")
+    if (
+        isinstance(beta, bool)
+        or not isinstance(beta, numbers.Real)
+        or not (np.isfinite(beta) and beta > 0)
+    ):
+        raise ValueError(
+            f"beta must be a finite number > 0 (the weight of recall in F-beta, "
+            f"e.g. 2.0 or 0.5); got {beta!r}"
+        )
     yt = np.asarray(y_true)
     yp = np.asarray(y_pred)
     task, multiclass = _resolve_task(task, yt, yp)
     if interval:
         method = check_bootstrap_args(method, n_resamples, confidence_level)
     names = _metric_names(metrics, task, multiclass, y_score)
-    specs, preds, labels, yt = _resolve_specs(names, yt, yp, y_score, multiclass=multiclass,
-                                              average=average, pos_label=pos_label, beta=beta)
+    specs, preds, labels, yt = _resolve_specs(
+        names,
+        yt,
+        yp,
+        y_score,
+        multiclass=multiclass,
+        average=average,
+        pos_label=pos_label,
+        beta=beta,
+    )
     estimates = [safe_call(s, yt, p) for s, p in zip(specs, preds, strict=True)]
     frame = _point_table(specs, labels, estimates)
     frame.attrs.update(task=task, n=int(yt.shape[0]), interval=interval)
     if not interval:
         return frame
-    _add_intervals(frame, specs, preds, estimates, yt, method=method, n_resamples=n_resamples,
-                   confidence_level=confidence_level, stratify=stratify,
-                   random_state=random_state)
-    frame.attrs.update(method=method, n_resamples=int(n_resamples),
-                       confidence_level=float(confidence_level))
+    _add_intervals(
+        frame,
+        specs,
+        preds,
+        estimates,
+        yt,
+        method=method,
+        n_resamples=n_resamples,
+        confidence_level=confidence_level,
+        stratify=stratify,
+        random_state=random_state,
+    )
+    frame.attrs.update(
+        method=method, n_resamples=int(n_resamples), confidence_level=float(confidence_level)
+    )
     return frame
 
 
@@ -143,8 +173,9 @@ def _resolve_task(task: str, yt: np.ndarray, yp: np.ndarray) -> tuple[str, bool]
     return task, task == "classification" and np.unique(yt).size > 2
 
 
-def _metric_names(metrics: Sequence[str] | None, task: str, multiclass: bool,
-                  y_score: Any) -> list[str]:
+def _metric_names(
+    metrics: Sequence[str] | None, task: str, multiclass: bool, y_score: Any
+) -> list[str]:
     """The metrics asked for, or the classic set of the task."""
     if metrics is not None:
         names = [str(m) for m in metrics]
@@ -159,17 +190,28 @@ def _metric_names(metrics: Sequence[str] | None, task: str, multiclass: bool,
     return names
 
 
-def _resolve_specs(names: list[str], yt: np.ndarray, yp: np.ndarray, y_score: Any, *,
-                   multiclass: bool, average: str, pos_label: Any,
-                   beta: float) -> tuple[list[MetricSpec], list[np.ndarray], list[str], np.ndarray]:
+def _resolve_specs(
+    names: list[str],
+    yt: np.ndarray,
+    yp: np.ndarray,
+    y_score: Any,
+    *,
+    multiclass: bool,
+    average: str,
+    pos_label: Any,
+    beta: float,
+) -> tuple[list[MetricSpec], list[np.ndarray], list[str], np.ndarray]:
     """Each metric's spec, checked predictions and row label; and the checked ``y_true``."""
     specs, preds, labels = [], [], []
     for name in names:
         key = name
         if multiclass and name in ("precision", "recall", "f1", "fbeta", "jaccard"):
             key = f"{name}_{average}"
-        spec = resolve_metric(key, pos_label=None if multiclass else pos_label,
-                              beta=beta if name.startswith("fbeta") else None)
+        spec = resolve_metric(
+            key,
+            pos_label=None if multiclass else pos_label,
+            beta=beta if name.startswith("fbeta") else None,
+        )
         if spec.kind == "score":
             if y_score is None:
                 raise ValueError(f"metric {name!r} needs y_score (scores of the positive class)")
@@ -185,8 +227,9 @@ def _resolve_specs(names: list[str], yt: np.ndarray, yp: np.ndarray, y_score: An
     return specs, preds, labels, yt
 
 
-def _point_table(specs: list[MetricSpec], labels: list[str],
-                 estimates: list[float]) -> pd.DataFrame:
+def _point_table(
+    specs: list[MetricSpec], labels: list[str], estimates: list[float]
+) -> pd.DataFrame:
     """The table of point estimates; interval columns empty, undefined metrics noted."""
     import pandas as pd
 
@@ -208,31 +251,58 @@ def _point_table(specs: list[MetricSpec], labels: list[str],
     return frame
 
 
-def _add_intervals(frame: pd.DataFrame, specs: list[MetricSpec], preds: list[np.ndarray],
-                   estimates: list[float], yt: np.ndarray, *, method: str, n_resamples: int,
-                   confidence_level: float, stratify: bool, random_state: Any) -> None:
+def _add_intervals(
+    frame: pd.DataFrame,
+    specs: list[MetricSpec],
+    preds: list[np.ndarray],
+    estimates: list[float],
+    yt: np.ndarray,
+    *,
+    method: str,
+    n_resamples: int,
+    confidence_level: float,
+    stratify: bool,
+    random_state: Any,
+) -> None:
     """Fill ``low``, ``high`` and ``standard_error`` in place from one shared set of resamples."""
     samples = index_samples(yt, stratify)
 
     def rows(r: np.ndarray) -> np.ndarray:
         return np.stack([s.batch_rows(yt, p, r) for s, p in zip(specs, preds, strict=True)])
 
-    res = run_scipy_bootstrap(samples, rows, yt.shape[0], method=method, n_resamples=n_resamples,
-                     confidence_level=confidence_level, random_state=random_state)
+    res = run_scipy_bootstrap(
+        samples,
+        rows,
+        yt.shape[0],
+        method=method,
+        n_resamples=n_resamples,
+        confidence_level=confidence_level,
+        random_state=random_state,
+    )
     for i, spec in enumerate(specs):
         if not np.isfinite(estimates[i]):
             continue
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", DegenerateBootstrapWarning)
-                iv = finish_interval(res, i, name=spec.name, estimate=estimates[i], method=method,
-                             n=yt.shape[0], n_resamples=n_resamples,
-                             confidence_level=confidence_level,
-                             higher_is_better=spec.higher_is_better)
+                iv = finish_interval(
+                    res,
+                    i,
+                    name=spec.name,
+                    estimate=estimates[i],
+                    method=method,
+                    n=yt.shape[0],
+                    n_resamples=n_resamples,
+                    confidence_level=confidence_level,
+                    higher_is_better=spec.higher_is_better,
+                )
         except ValueError as exc:
             frame.iloc[i, frame.columns.get_loc("note")] = str(exc).split(";")[0]
             continue
         frame.iloc[i, [frame.columns.get_loc(c) for c in ("low", "high", "standard_error")]] = [
-            iv.low, iv.high, iv.standard_error]
+            iv.low,
+            iv.high,
+            iv.standard_error,
+        ]
         if iv.low == iv.high:
             frame.iloc[i, frame.columns.get_loc("note")] = "every resample gave the same value"

@@ -34,12 +34,15 @@ def _check_columns(df: Any, columns: dict[str, str | None]) -> None:
     have = list(df.columns)
     for role, name in columns.items():
         if name is not None and name not in have:
-            raise ValueError(f"the Spark DataFrame has no {role} column {name!r}; its columns "
-                             f"are {have} (name them with label=, score=, repetition=)")
+            raise ValueError(
+                f"the Spark DataFrame has no {role} column {name!r}; its columns "
+                f"are {have} (name them with label=, score=, repetition=)"
+            )
 
 
-def score_checks(df: Any, *, label: str, score: str, repetition: str | None,
-                 pos_label: Any) -> tuple[bool, int]:
+def score_checks(
+    df: Any, *, label: str, score: str, repetition: str | None, pos_label: Any
+) -> tuple[bool, int]:
     """Check the columns in Spark; return (all scores in [0, 1], number of rows).
 
     Refuses missing or non-finite scores, missing labels, more than two classes and a
@@ -50,29 +53,42 @@ def score_checks(df: Any, *, label: str, score: str, repetition: str | None,
     s = F.col(score).cast("double")
     row = df.agg(
         F.count(F.lit(1)).alias("n"),
-        F.sum((F.col(score).isNull() | F.isnan(s) | (F.abs(s) == float("inf")))
-              .cast("long")).alias("bad"),
+        F.sum((F.col(score).isNull() | F.isnan(s) | (F.abs(s) == float("inf"))).cast("long")).alias(
+            "bad"
+        ),
         F.sum(F.col(label).isNull().cast("long")).alias("no_label"),
-        F.min(s).alias("lo"), F.max(s).alias("hi")).collect()[0]
+        F.min(s).alias("lo"),
+        F.max(s).alias("hi"),
+    ).collect()[0]
     if row["n"] == 0:
         raise ValueError("the Spark DataFrame has no rows")
     if row["bad"]:
-        raise ValueError(f"{row['bad']} rows have a missing, NaN or infinite {score!r}; drop "
-                         "or fix them first (e.g. df.dropna(subset=[...]))")
+        raise ValueError(
+            f"{row['bad']} rows have a missing, NaN or infinite {score!r}; drop "
+            "or fix them first (e.g. df.dropna(subset=[...]))"
+        )
     if row["no_label"]:
         raise ValueError(f"{row['no_label']} rows have no {label!r}; drop them first")
     labels = [r[0] for r in df.select(label).distinct().limit(3).collect()]
     if len(labels) > 2:
-        raise ValueError(f"threshold curves need two classes; {label!r} has more "
-                         f"(e.g. {labels})")
+        raise ValueError(f"threshold curves need two classes; {label!r} has more (e.g. {labels})")
     if pos_label not in labels:
-        raise ValueError(f"pos_label={pos_label!r} is not one of the labels {sorted(labels)} "
-                         f"of {label!r}; pass pos_label= with the positive class")
+        raise ValueError(
+            f"pos_label={pos_label!r} is not one of the labels {sorted(labels)} "
+            f"of {label!r}; pass pos_label= with the positive class"
+        )
     return bool(row["lo"] >= 0 and row["hi"] <= 1), int(row["n"])
 
 
-def threshold_counts(df: Any, thresholds: np.ndarray, *, label: str, score: str,
-                     repetition: str | None, pos_label: Any) -> list[Counts]:
+def threshold_counts(
+    df: Any,
+    thresholds: np.ndarray,
+    *,
+    label: str,
+    score: str,
+    repetition: str | None,
+    pos_label: Any,
+) -> list[Counts]:
     """Confusion counts per repetition (in its sorted order) at every threshold, in Spark.
 
     One ``groupBy(repetition).agg(...)`` pass with two conditional sums per threshold:
@@ -84,8 +100,10 @@ def threshold_counts(df: Any, thresholds: np.ndarray, *, label: str, score: str,
     aggs = [F.sum(pos.cast("long")).alias("n_pos"), F.count(F.lit(1)).alias("n")]
     for i, t in enumerate(thresholds):
         above = s >= F.lit(float(t))
-        aggs += [F.sum((pos & above).cast("long")).alias(f"tp{i}"),
-                 F.sum((~pos & above).cast("long")).alias(f"fp{i}")]
+        aggs += [
+            F.sum((pos & above).cast("long")).alias(f"tp{i}"),
+            F.sum((~pos & above).cast("long")).alias(f"fp{i}"),
+        ]
     grouped = df.groupBy(repetition) if repetition is not None else df.groupBy()
     rows = grouped.agg(*aggs).collect()
     if repetition is not None:
@@ -101,24 +119,44 @@ def threshold_counts(df: Any, thresholds: np.ndarray, *, label: str, score: str,
 
 
 #: metrics of :func:`poisson_bootstrap`, each a function of weighted confusion counts
-CONFUSION_METRICS = ("accuracy", "error_rate", "precision", "recall", "specificity", "f1",
-                     "balanced_accuracy")
+CONFUSION_METRICS = (
+    "accuracy",
+    "error_rate",
+    "precision",
+    "recall",
+    "specificity",
+    "f1",
+    "balanced_accuracy",
+)
 
 
-def _from_confusion(name: str, tp: np.ndarray, fp: np.ndarray, fn: np.ndarray,
-                    tn: np.ndarray) -> np.ndarray:
+def _from_confusion(
+    name: str, tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, tn: np.ndarray
+) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         n = tp + fp + fn + tn
-        return {"accuracy": lambda: (tp + tn) / n, "error_rate": lambda: (fp + fn) / n,
-                "precision": lambda: tp / (tp + fp), "recall": lambda: tp / (tp + fn),
-                "specificity": lambda: tn / (tn + fp),
-                "f1": lambda: 2 * tp / (2 * tp + fp + fn),
-                "balanced_accuracy": lambda: (tp / (tp + fn) + tn / (tn + fp)) / 2}[name]()
+        return {
+            "accuracy": lambda: (tp + tn) / n,
+            "error_rate": lambda: (fp + fn) / n,
+            "precision": lambda: tp / (tp + fp),
+            "recall": lambda: tp / (tp + fn),
+            "specificity": lambda: tn / (tn + fp),
+            "f1": lambda: 2 * tp / (2 * tp + fp + fn),
+            "balanced_accuracy": lambda: (tp / (tp + fn) + tn / (tn + fp)) / 2,
+        }[name]()
 
 
-def poisson_bootstrap(df: Any, metric: str, *, label: str, score: str, pos_label: Any,
-                      threshold: float | None, n_resamples: int, seed: int
-                      ) -> tuple[float, np.ndarray, int]:
+def poisson_bootstrap(
+    df: Any,
+    metric: str,
+    *,
+    label: str,
+    score: str,
+    pos_label: Any,
+    threshold: float | None,
+    n_resamples: int,
+    seed: int,
+) -> tuple[float, np.ndarray, int]:
     """Poisson bootstrap of a confusion-count metric, computed in Spark.
 
     Every row gets an independent Poisson(1) weight in every resample (the standard
@@ -131,19 +169,31 @@ def poisson_bootstrap(df: Any, metric: str, *, label: str, score: str, pos_label
         raise ValueError(
             f"on a Spark DataFrame bootstrap_metric computes {CONFUSION_METRICS} in Spark "
             f"(from weighted confusion counts); got {metric!r}. For roc_auc on a Spark "
-            "DataFrame collect a sample, or use the in-memory functions on its rows")
+            "DataFrame collect a sample, or use the in-memory functions on its rows"
+        )
     from pyspark.sql import functions as F
 
     _check_columns(df, {"label": label, "score": score})
     s = F.col(score).cast("double")
-    pred = (s >= F.lit(float(threshold))) if threshold is not None else (
-        F.col(score) == F.lit(pos_label))
+    pred = (
+        (s >= F.lit(float(threshold)))
+        if threshold is not None
+        else (F.col(score) == F.lit(pos_label))
+    )
     pos = F.col(label) == F.lit(pos_label)
-    bad = df.agg(F.sum((F.col(score).isNull() | F.col(label).isNull() | (
-        F.isnan(s) if threshold is not None else F.lit(False))).cast("long"))).collect()[0][0]
+    bad = df.agg(
+        F.sum(
+            (
+                F.col(score).isNull()
+                | F.col(label).isNull()
+                | (F.isnan(s) if threshold is not None else F.lit(False))
+            ).cast("long")
+        )
+    ).collect()[0][0]
     if bad:
-        raise ValueError(f"{bad} rows have a missing label or {score!r} (or a NaN score); "
-                         "drop or fix them first")
+        raise ValueError(
+            f"{bad} rows have a missing label or {score!r} (or a NaN score); drop or fix them first"
+        )
     rows = df.select(pos.cast("int").alias("p"), pred.cast("int").alias("q")).rdd
     r = int(n_resamples)
 
@@ -165,30 +215,57 @@ def poisson_bootstrap(df: Any, metric: str, *, label: str, score: str, pos_label
     return float(values[0]), values[1:], int(total[0].sum())
 
 
-def spark_bootstrap(df: Any, spec: Any, method: str, n_resamples: int,
-                     confidence_level: float, threshold: float | None, pos_label: Any,
-                     random_state: Any, columns: dict[str, str]) -> Any:
+def spark_bootstrap(
+    df: Any,
+    spec: Any,
+    method: str,
+    n_resamples: int,
+    confidence_level: float,
+    threshold: float | None,
+    pos_label: Any,
+    random_state: Any,
+    columns: dict[str, str],
+) -> Any:
     """:func:`bayescomp.bootstrap_metric` on a Spark DataFrame: a Poisson bootstrap run in
     Spark (:func:`poisson_bootstrap`), as a :class:`~bayescomp.metrics.bootstrap.MetricInterval`."""
     from bayescomp.core.orientation import clip_to_range
     from bayescomp.metrics.bootstrap import MetricInterval
 
     if method not in ("percentile", "basic"):
-        raise ValueError(f"method={method!r} needs a jackknife over all rows; the Poisson "
-                         "bootstrap in Spark forms method='percentile' or 'basic' intervals")
+        raise ValueError(
+            f"method={method!r} needs a jackknife over all rows; the Poisson "
+            "bootstrap in Spark forms method='percentile' or 'basic' intervals"
+        )
     seed = int(np.random.default_rng(random_state).integers(2**31 - 1))
     est, dist, n = poisson_bootstrap(
-        df, spec.name, label=columns.get("label", "y_true"),
-        score=columns.get("score", "y_score"), pos_label=pos_label, threshold=threshold,
-        n_resamples=n_resamples, seed=seed)
+        df,
+        spec.name,
+        label=columns.get("label", "y_true"),
+        score=columns.get("score", "y_score"),
+        pos_label=pos_label,
+        threshold=threshold,
+        n_resamples=n_resamples,
+        seed=seed,
+    )
     if not np.all(np.isfinite(dist)):
-        raise ValueError(f"metric {spec.name!r} was undefined on some resamples (no "
-                         "positive, or no predicted positive); use a larger test set")
+        raise ValueError(
+            f"metric {spec.name!r} was undefined on some resamples (no "
+            "positive, or no predicted positive); use a larger test set"
+        )
     alpha = 1 - float(confidence_level)
     q_lo, q_hi = np.quantile(dist, [alpha / 2, 1 - alpha / 2])
     low, high = (q_lo, q_hi) if method == "percentile" else (2 * est - q_hi, 2 * est - q_lo)
     low, high, _ = clip_to_range(float(low), float(high), spec.name)
-    return MetricInterval(metric=spec.name, estimate=est, low=low, high=high,
-                          standard_error=float(np.std(dist, ddof=1)), distribution=dist,
-                          confidence_level=float(confidence_level), method=method, n=n,
-                          n_resamples=int(n_resamples), higher_is_better=spec.higher_is_better)
+    return MetricInterval(
+        metric=spec.name,
+        estimate=est,
+        low=low,
+        high=high,
+        standard_error=float(np.std(dist, ddof=1)),
+        distribution=dist,
+        confidence_level=float(confidence_level),
+        method=method,
+        n=n,
+        n_resamples=int(n_resamples),
+        higher_is_better=spec.higher_is_better,
+    )

@@ -37,7 +37,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
 
-
 @dataclass(frozen=True)
 class UnlabeledPrecisionAtK:
     """Recall@k, precision@k and F1@k on an unlabeled pool, for one class.
@@ -91,10 +90,17 @@ class UnlabeledPrecisionAtK:
 
     def to_dict(self) -> dict[str, Any]:
         """The best ``k`` and its threshold, and the table's rows, JSON-ready."""
-        return jsonable({"positive_class": self.positive_class, "class_size": self.class_size,
-                         "best_k": self.best_k, "best_threshold": self.best_threshold,
-                         "best_f1": self.best_f1, "n_above_one": self.n_above_one,
-                         "table": self.table.reset_index().to_dict("records")})
+        return jsonable(
+            {
+                "positive_class": self.positive_class,
+                "class_size": self.class_size,
+                "best_k": self.best_k,
+                "best_threshold": self.best_threshold,
+                "best_f1": self.best_f1,
+                "n_above_one": self.n_above_one,
+                "table": self.table.reset_index().to_dict("records"),
+            }
+        )
 
     def _repr_html_(self) -> str:
         """Rich display in Jupyter: the best ``k`` in words, the table, a small plot."""
@@ -162,7 +168,11 @@ def _check_size(size: Any, n_pool: int, label: Any) -> tuple[float, float | None
 
 
 def _one_class(
-    test_scores: np.ndarray, test_positive: np.ndarray, pool: np.ndarray, size: Any, label: Any,
+    test_scores: np.ndarray,
+    test_positive: np.ndarray,
+    pool: np.ndarray,
+    size: Any,
+    label: Any,
 ) -> UnlabeledPrecisionAtK:
     import pandas as pd
 
@@ -171,8 +181,7 @@ def _one_class(
     n_pos = int(test_positive.sum())
     if n_pos == 0:
         raise ValueError(
-            f"the labeled test set has no member of class {label!r}; recall@k cannot be "
-            "estimated"
+            f"the labeled test set has no member of class {label!r}; recall@k cannot be estimated"
         )
     thresholds = np.sort(pool)[::-1]  # t_k = k-th highest unlabeled score
     k = np.arange(1, n_pool + 1)
@@ -188,19 +197,26 @@ def _one_class(
 
     precision, f1 = prec_f1(central)
     cols: dict[str, np.ndarray] = {
-        "threshold": thresholds, "recall_at_k": recall,
-        "precision_at_k": np.minimum(precision, 1.0), "precision_at_k_raw": precision,
+        "threshold": thresholds,
+        "recall_at_k": recall,
+        "precision_at_k": np.minimum(precision, 1.0),
+        "precision_at_k_raw": precision,
         "f1_at_k": f1,
     }
     best_range = None
     if lo is not None and hi is not None:
         p_lo, f_lo = prec_f1(lo)
         p_hi, f_hi = prec_f1(hi)
-        cols.update(precision_at_k_lower=np.minimum(p_lo, 1.0),
-                    precision_at_k_upper=np.minimum(p_hi, 1.0),
-                    f1_at_k_lower=f_lo, f1_at_k_upper=f_hi)
-        best_range = (float(thresholds[int(np.argmax(f_hi))]),
-                      float(thresholds[int(np.argmax(f_lo))]))
+        cols.update(
+            precision_at_k_lower=np.minimum(p_lo, 1.0),
+            precision_at_k_upper=np.minimum(p_hi, 1.0),
+            f1_at_k_lower=f_lo,
+            f1_at_k_upper=f_hi,
+        )
+        best_range = (
+            float(thresholds[int(np.argmax(f_hi))]),
+            float(thresholds[int(np.argmax(f_lo))]),
+        )
     # sampling error of the test-set recall (binomial over the labeled members), carried to
     # precision.  The flag is deliberately conservative: a k is flagged only when even a
     # lower Wilson bound of the recall (z = 3, since many k are looked at, and an effective
@@ -224,14 +240,22 @@ def _one_class(
             f"at k = {first}): the model recalls the labeled members faster than the pool can "
             "contain them, a sign that the labeled data do not represent the class (or that "
             "the class size is too large)",
-            PrecisionAboveOneWarning, stacklevel=3,
+            PrecisionAboveOneWarning,
+            stacklevel=3,
         )
     best = int(np.argmax(f1))
     return UnlabeledPrecisionAtK(
-        table=table, class_size=size if lo is None else (lo, hi), positive_class=label,
-        best_k=int(k[best]), best_threshold=float(thresholds[best]), best_f1=float(f1[best]),
-        best_threshold_range=best_range, n_above_one=int(np.sum(precision > 1)),
-        n_test_positive=n_pos, n_pool=n_pool, n_above_one_significant=above,
+        table=table,
+        class_size=size if lo is None else (lo, hi),
+        positive_class=label,
+        best_k=int(k[best]),
+        best_threshold=float(thresholds[best]),
+        best_f1=float(f1[best]),
+        best_threshold_range=best_range,
+        n_above_one=int(np.sum(precision > 1)),
+        n_test_positive=n_pos,
+        n_pool=n_pool,
+        n_above_one_significant=above,
     )
 
 

@@ -43,12 +43,15 @@ def _ttest(data: Paired, **options: Any) -> Posterior:
     if options:
         raise ValueError(f"the correlated t-test takes no options {sorted(options)}")
     ((dataset, d),) = data.differences.items()
-    return correlated_ttest(np.zeros_like(d), d, rho=data.rho[dataset], rope=data.rope,
-                            **data.names)
+    return correlated_ttest(
+        np.zeros_like(d), d, rho=data.rho[dataset], rope=data.rope, **data.names
+    )
 
 
-@register("time_ordered",
-          description="AR(1) posterior of the per-window differences of a time-ordered design")
+@register(
+    "time_ordered",
+    description="AR(1) posterior of the per-window differences of a time-ordered design",
+)
 def _time_ordered(data: Paired, **options: Any) -> Posterior:
     from bayescomp.posterior.time_ordered import time_ordered_test
 
@@ -56,8 +59,11 @@ def _time_ordered(data: Paired, **options: Any) -> Posterior:
     return time_ordered_test(np.zeros_like(d), d, rope=data.rope, **data.names, **options)
 
 
-@register("hierarchical", across_datasets=True,
-          description="hierarchical model across datasets (default for several)")
+@register(
+    "hierarchical",
+    across_datasets=True,
+    description="hierarchical model across datasets (default for several)",
+)
 def _hierarchical(data: Paired, **options: Any) -> Posterior:
     pooled = np.concatenate([np.ravel(d) for d in data.differences.values()])
     if np.ptp(pooled) <= 64 * np.finfo(float).eps * max(1.0, float(np.max(np.abs(pooled)))):
@@ -65,30 +71,44 @@ def _hierarchical(data: Paired, **options: Any) -> Posterior:
         # the champion): no spread for the hierarchical model to estimate, and none to
         # doubt — the point mass the t-test gives on one dataset (with its warning)
         rho = float(np.mean(list(data.rho.values())))
-        return correlated_ttest(np.zeros_like(pooled), pooled, rho=rho, rope=data.rope,
-                                **data.names)
+        return correlated_ttest(
+            np.zeros_like(pooled), pooled, rho=rho, rope=data.rope, **data.names
+        )
     from bayescomp.posterior.hierarchical import hierarchical_test  # PyMC: imported on use
 
-    return hierarchical_test(data.differences, data.rho, rope=data.rope,
-                             random_state=data.random_state, **data.names, **options)
+    return hierarchical_test(
+        data.differences,
+        data.rho,
+        rope=data.rope,
+        random_state=data.random_state,
+        **data.names,
+        **options,
+    )
 
 
-@register("signed_rank", across_datasets=True,
-          description="Bayesian signed-rank test on per-dataset mean differences")
+@register(
+    "signed_rank",
+    across_datasets=True,
+    description="Bayesian signed-rank test on per-dataset mean differences",
+)
 def _signed_rank(data: Paired, **options: Any) -> Posterior:
-    return signed_rank_test(data.differences, rope=data.rope, random_state=data.random_state,
-                            **data.names, **options)
+    return signed_rank_test(
+        data.differences, rope=data.rope, random_state=data.random_state, **data.names, **options
+    )
 
 
-@register("sign", across_datasets=True,
-          description="Bayesian sign test on per-dataset mean differences")
+@register(
+    "sign", across_datasets=True, description="Bayesian sign test on per-dataset mean differences"
+)
 def _sign(data: Paired, **options: Any) -> Posterior:
-    return sign_test(data.differences, rope=data.rope, random_state=data.random_state,
-                     **data.names, **options)
+    return sign_test(
+        data.differences, rope=data.rope, random_state=data.random_state, **data.names, **options
+    )
 
 
-@register("multivariate",
-          description="joint correlated t of several metrics (a primary and guardrails)")
+@register(
+    "multivariate", description="joint correlated t of several metrics (a primary and guardrails)"
+)
 def _multivariate(data: Paired, **options: Any) -> Posterior:
     from bayescomp.posterior.multivariate import multivariate_ttest
 
@@ -96,8 +116,16 @@ def _multivariate(data: Paired, **options: Any) -> Posterior:
     names = dict(data.names)
     metrics, directions = names.pop("metric"), names.pop("directions")
     seed = 0 if data.random_state is None else data.random_state  # Monte Carlo: always seeded
-    return multivariate_ttest(d, rho=data.rho[dataset], rope=data.rope, metrics=metrics,
-                              directions=directions, random_state=seed, **names, **options)
+    return multivariate_ttest(
+        d,
+        rho=data.rho[dataset],
+        rope=data.rope,
+        metrics=metrics,
+        directions=directions,
+        random_state=seed,
+        **names,
+        **options,
+    )
 
 
 def __getattr__(name: str) -> Any:
@@ -213,21 +241,40 @@ def compare(
     if spec is not None and spec.input == "predictions":
         if higher_is_better is not None:
             options = {**options, "higher_is_better": higher_is_better}
-        return _compare_predictions(scores, baseline, candidate, spec, metric=metric, rope=rope,
-                                    random_state=random_state, options=options)
+        return _compare_predictions(
+            scores,
+            baseline,
+            candidate,
+            spec,
+            metric=metric,
+            rope=rope,
+            random_state=random_state,
+            options=options,
+        )
     scores = as_scores(scores)
     if method == "multivariate" or (metric is not None and not isinstance(metric, str)):
-        return _compare_metrics(scores, baseline, candidate, metric, rope=rope, dataset=dataset,
-                                higher_is_better=higher_is_better, method=method,
-                                random_state=random_state, options=options)
+        return _compare_metrics(
+            scores,
+            baseline,
+            candidate,
+            metric,
+            rope=rope,
+            dataset=dataset,
+            higher_is_better=higher_is_better,
+            method=method,
+            random_state=random_state,
+            options=options,
+        )
     if metric is not None:  # timings are metrics too (lower is better), as for guardrails
         from bayescomp.posterior.metric_differences import with_timings
 
         scores = with_timings(scores, [metric])
     metric = scores._check_metric(metric)
     if isinstance(higher_is_better, dict):
-        raise ValueError("higher_is_better={metric: bool} is for several metrics (metric=[...]); "
-                         "for one metric pass True or False")
+        raise ValueError(
+            "higher_is_better={metric: bool} is for several metrics (metric=[...]); "
+            "for one metric pass True or False"
+        )
     higher_is_better = resolve_direction(metric, higher_is_better)
     sign = 1.0 if higher_is_better else -1.0
     datasets = scores._check_dataset(dataset)
@@ -248,8 +295,9 @@ def compare(
                 f"method={method!r} compares across datasets and needs at least 2; the scores "
                 f"cover {datasets}. On one dataset use the correlated t-test (method='ttest')"
             )
-        differences, rho = _differences_by_dataset(scores, baseline, candidate, metric,
-                                                   datasets, sign, goal)
+        differences, rho = _differences_by_dataset(
+            scores, baseline, candidate, metric, datasets, sign, goal
+        )
     else:
         if len(datasets) > 1:
             raise ValueError(
@@ -257,18 +305,27 @@ def compare(
                 "t-test compares on one dataset — pass dataset=NAME, or method='hierarchical' "
                 "(or 'signed_rank'/'sign') to compare across datasets"
             )
-        differences, rho = _one_dataset(scores, baseline, candidate, metric, datasets[0], sign,
-                                        goal)
-    names = {"baseline_name": f"goal {float(baseline):g}" if goal else str(baseline),
-             "candidate_name": candidate, "metric": metric}
+        differences, rho = _one_dataset(
+            scores, baseline, candidate, metric, datasets[0], sign, goal
+        )
+    names = {
+        "baseline_name": f"goal {float(baseline):g}" if goal else str(baseline),
+        "candidate_name": candidate,
+        "metric": metric,
+    }
     res = spec.fit(Paired(differences, rho, rope, random_state, names), **options)
-    if isinstance(res, CorrelatedTTestResult | TimeOrderedResult):  # the mean score of each model, for the reader
+    if isinstance(
+        res, CorrelatedTTestResult | TimeOrderedResult
+    ):  # the mean score of each model, for the reader
         f = scores.to_frame()
         f = f[f["dataset"].isin(datasets)]
         res = dataclasses.replace(
-            res, candidate_score=float(f.loc[f["model"] == candidate, metric].mean()),
-            baseline_score=float(baseline) if goal else
-            float(f.loc[f["model"] == str(baseline), metric].mean()))
+            res,
+            candidate_score=float(f.loc[f["model"] == candidate, metric].mean()),
+            baseline_score=float(baseline)
+            if goal
+            else float(f.loc[f["model"] == str(baseline), metric].mean()),
+        )
     return res if higher_is_better else dataclasses.replace(res, higher_is_better=False)
 
 
@@ -300,41 +357,68 @@ def _time_order_method(scores: Scores, datasets: list[str], method: str) -> str:
             f"method={method!r} treats them as equicorrelated with rho from the split sizes, "
             "which misstates the uncertainty of serially correlated windows; use "
             "method='time_ordered' (one dataset) or compare each dataset on its own",
-            TimeOrderedDesignWarning, stacklevel=3)
+            TimeOrderedDesignWarning,
+            stacklevel=3,
+        )
     return method
 
 
-def _compare_predictions(table: Any, baseline: Any, candidate: str, spec: Method, *,
-                         metric: Any, rope: Any, random_state: Any, options: dict[str, Any]
-                         ) -> Posterior:
+def _compare_predictions(
+    table: Any,
+    baseline: Any,
+    candidate: str,
+    spec: Method,
+    *,
+    metric: Any,
+    rope: Any,
+    random_state: Any,
+    options: dict[str, Any],
+) -> Posterior:
     """One test set's paired predictions: a table with ``y_true`` and a column per model."""
     import pandas as pd
 
     if not isinstance(table, pd.DataFrame):
-        raise ValueError(f"this method compares paired predictions: pass a DataFrame with a "
-                         f"{TRUTH_COLUMN!r} column and one column of predictions per model, "
-                         f"not a {type(table).__name__}")
+        raise ValueError(
+            f"this method compares paired predictions: pass a DataFrame with a "
+            f"{TRUTH_COLUMN!r} column and one column of predictions per model, "
+            f"not a {type(table).__name__}"
+        )
     columns = [TRUTH_COLUMN, str(baseline), str(candidate)]
     missing = [c for c in columns if c not in table.columns]
     if missing:
-        raise ValueError(f"the predictions table has no column {missing}; it needs "
-                         f"{TRUTH_COLUMN!r} and one column per model (it has "
-                         f"{[str(c) for c in table.columns]})")
+        raise ValueError(
+            f"the predictions table has no column {missing}; it needs "
+            f"{TRUTH_COLUMN!r} and one column per model (it has "
+            f"{[str(c) for c in table.columns]})"
+        )
     frame = table[columns]
     if frame.isna().to_numpy().any():
-        raise ValueError(f"the columns {columns} have missing values; drop those items for "
-                         "every model so that the predictions stay paired")
+        raise ValueError(
+            f"the columns {columns} have missing values; drop those items for "
+            "every model so that the predictions stay paired"
+        )
     names = {"baseline_name": str(baseline), "candidate_name": str(candidate), "metric": metric}
     options = row_columns(table, options)
-    data = PairedPredictions(frame[TRUTH_COLUMN].to_numpy(), frame[columns[1]].to_numpy(),
-                             frame[columns[2]].to_numpy(), rope=rope,
-                             random_state=random_state, names=names)
+    data = PairedPredictions(
+        frame[TRUTH_COLUMN].to_numpy(),
+        frame[columns[1]].to_numpy(),
+        frame[columns[2]].to_numpy(),
+        rope=rope,
+        random_state=random_state,
+        names=names,
+    )
     return spec.fit(data, **options)
 
 
-def _one_dataset(scores: Scores, baseline: str | float, candidate: str, metric: str,
-                 dataset: str, sign: float, goal: bool
-                 ) -> tuple[dict[str, np.ndarray], dict[str, float]]:
+def _one_dataset(
+    scores: Scores,
+    baseline: str | float,
+    candidate: str,
+    metric: str,
+    dataset: str,
+    sign: float,
+    goal: bool,
+) -> tuple[dict[str, np.ndarray], dict[str, float]]:
     """The oriented paired differences on one dataset, validated as the t-test needs."""
     if goal:
         goal_value = float(baseline)
@@ -344,8 +428,10 @@ def _one_dataset(scores: Scores, baseline: str | float, candidate: str, metric: 
         f = scores.to_frame()
         f = f[(f["model"] == candidate) & (f["dataset"] == dataset)].sort_values("split")
         if f.empty:
-            raise ValueError(f"model {candidate!r} has no scores on dataset {dataset!r}; pass "
-                             "dataset= to compare it where it was scored")
+            raise ValueError(
+                f"model {candidate!r} has no scores on dataset {dataset!r}; pass "
+                "dataset= to compare it where it was scored"
+            )
         vals = f[metric].to_numpy(dtype=float)
         if not np.all(np.isfinite(vals)):
             raise ValueError(f"{metric!r} of {candidate!r} has NaN/inf scores; fix or drop them")
@@ -358,9 +444,15 @@ def _one_dataset(scores: Scores, baseline: str | float, candidate: str, metric: 
     return {dataset: d if sign > 0 else -d}, {dataset: rho}
 
 
-def _differences_by_dataset(scores: Scores, baseline: str | float, candidate: str, metric: str,
-                            datasets: list[str], sign: float, goal: bool
-                            ) -> tuple[dict[str, np.ndarray], dict[str, float]]:
+def _differences_by_dataset(
+    scores: Scores,
+    baseline: str | float,
+    candidate: str,
+    metric: str,
+    datasets: list[str],
+    sign: float,
+    goal: bool,
+) -> tuple[dict[str, np.ndarray], dict[str, float]]:
     """Per-dataset oriented differences ``candidate - baseline`` and test fractions."""
     differences: dict[str, np.ndarray] = {}
     rho: dict[str, float] = {}
@@ -375,8 +467,10 @@ def _differences_by_dataset(scores: Scores, baseline: str | float, candidate: st
                 raise ValueError(f"model {candidate!r} has no scores on dataset {ds!r}")
             vals = g[metric].to_numpy(dtype=float)
             if not np.all(np.isfinite(vals)):
-                raise ValueError(f"{metric!r} of {candidate!r} on dataset {ds!r} has NaN/inf "
-                                 "scores; fix or drop them")
+                raise ValueError(
+                    f"{metric!r} of {candidate!r} on dataset {ds!r} has NaN/inf "
+                    "scores; fix or drop them"
+                )
             differences[ds] = sign * (vals - float(baseline))
             rho[ds] = scores.rho(ds, model=candidate)
             continue
@@ -386,9 +480,19 @@ def _differences_by_dataset(scores: Scores, baseline: str | float, candidate: st
     return differences, rho
 
 
-def _compare_metrics(scores: Scores, baseline: Any, candidate: str, metric: Any, *, rope: Any,
-                     dataset: str | None, higher_is_better: Any, method: str,
-                     random_state: Any, options: dict[str, Any]) -> Posterior:
+def _compare_metrics(
+    scores: Scores,
+    baseline: Any,
+    candidate: str,
+    metric: Any,
+    *,
+    rope: Any,
+    dataset: str | None,
+    higher_is_better: Any,
+    method: str,
+    random_state: Any,
+    options: dict[str, Any],
+) -> Posterior:
     """Several metrics at once: the oriented difference matrix to the multivariate method."""
     from bayescomp.posterior.metric_differences import (
         difference_matrix,
@@ -401,28 +505,41 @@ def _compare_metrics(scores: Scores, baseline: Any, candidate: str, metric: Any,
     if not metrics or len(set(metrics)) != len(metrics):
         raise ValueError(f"metric must name one or more distinct metrics, got {metric!r}")
     if method not in ("auto", "multivariate"):
-        raise ValueError(f"several metrics are compared jointly by method='multivariate' (the "
-                         f"correlated t on the difference vector), not {method!r}")
+        raise ValueError(
+            f"several metrics are compared jointly by method='multivariate' (the "
+            f"correlated t on the difference vector), not {method!r}"
+        )
     if isinstance(baseline, numbers.Real) and not isinstance(baseline, bool):
-        raise ValueError("a performance goal (a number as baseline) is defined for one metric; "
-                         "compare several metrics against a baseline model")
+        raise ValueError(
+            "a performance goal (a number as baseline) is defined for one metric; "
+            "compare several metrics against a baseline model"
+        )
     scores = with_timings(scores, metrics)
     datasets = scores._check_dataset(dataset)
     if len(datasets) > 1:
-        raise ValueError(f"several metrics are compared on one dataset; the scores cover "
-                         f"{datasets[:5]} — pass dataset=NAME")
+        raise ValueError(
+            f"several metrics are compared on one dataset; the scores cover "
+            f"{datasets[:5]} — pass dataset=NAME"
+        )
     _time_order_method(scores, datasets, "multivariate")  # says so on a time-ordered design
     directions = resolve_directions(metrics, higher_is_better)
-    d, rho = difference_matrix(scores, str(baseline), candidate, metrics, datasets[0],
-                               directions)
-    names = {"baseline_name": str(baseline), "candidate_name": candidate, "metric": metrics,
-             "directions": directions}
-    paired = Paired({datasets[0]: d}, {datasets[0]: rho}, resolve_ropes(metrics, rope),
-                    random_state, names)
+    d, rho = difference_matrix(scores, str(baseline), candidate, metrics, datasets[0], directions)
+    names = {
+        "baseline_name": str(baseline),
+        "candidate_name": candidate,
+        "metric": metrics,
+        "directions": directions,
+    }
+    paired = Paired(
+        {datasets[0]: d}, {datasets[0]: rho}, resolve_ropes(metrics, rope), random_state, names
+    )
     res = REGISTRY["multivariate"].fit(paired, **options)
     f = scores.to_frame()
     f = f[f["dataset"] == datasets[0]]
-    means = {who: tuple(float(f.loc[f["model"] == who, m].mean()) for m in metrics)
-             for who in (str(baseline), candidate)}
-    return dataclasses.replace(res, baseline_scores=means[str(baseline)],
-                               candidate_scores=means[candidate])
+    means = {
+        who: tuple(float(f.loc[f["model"] == who, m].mean()) for m in metrics)
+        for who in (str(baseline), candidate)
+    }
+    return dataclasses.replace(
+        res, baseline_scores=means[str(baseline)], candidate_scores=means[candidate]
+    )

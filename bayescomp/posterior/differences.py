@@ -27,11 +27,16 @@ def paired_differences(baseline: Any, candidate: Any, axis: int = -1) -> np.ndar
     c = as_float_array(candidate, "candidate")
     if c.ndim == 0:
         raise ValueError("candidate must hold one score per split, got a single number")
-    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)) \
-            or not -c.ndim <= axis < c.ndim:
-        raise ValueError(f"axis={axis!r} does not exist: the scores have {c.ndim} dimension(s); "
-                         f"pass the axis that holds the splits (0 to {c.ndim - 1}, or -1 for "
-                         "the last)")
+    if (
+        isinstance(axis, bool)
+        or not isinstance(axis, (int, np.integer))
+        or not -c.ndim <= axis < c.ndim
+    ):
+        raise ValueError(
+            f"axis={axis!r} does not exist: the scores have {c.ndim} dimension(s); "
+            f"pass the axis that holds the splits (0 to {c.ndim - 1}, or -1 for "
+            "the last)"
+        )
     if b.ndim == 0:
         b = np.full(np.moveaxis(c, axis, -1).shape, float(b))
     else:
@@ -84,7 +89,8 @@ def check_not_subnormal(*arrays: np.ndarray) -> None:
             raise ValueError(
                 f"scores as small as {value:.3g} are subnormal floats "
                 "(below 2.2e-308) and have lost precision; rescale the metric first (e.g. "
-                "multiply every score by 1e300) — the comparison does not depend on the unit")
+                "multiply every score by 1e300) — the comparison does not depend on the unit"
+            )
 
 
 def _abs_max(x: np.ndarray) -> np.ndarray:

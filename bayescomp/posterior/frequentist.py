@@ -42,12 +42,20 @@ class NadeauBengioResult:
 
         level = 0.95 if confidence_level is None else confidence_level
         low, high = self.confidence_interval(level)
-        cols = {"mean": self.mean, "standard_error": self.standard_error,
-                "statistic": self.statistic, "df": self.df, "pvalue": self.pvalue,
-                "ci_low": low, "ci_high": high, "confidence_level": level}
+        cols = {
+            "mean": self.mean,
+            "standard_error": self.standard_error,
+            "statistic": self.statistic,
+            "df": self.df,
+            "pvalue": self.pvalue,
+            "ci_low": low,
+            "ci_high": high,
+            "confidence_level": level,
+        }
         shape = np.shape(self.mean)
-        frame = pd.DataFrame({k: np.broadcast_to(np.asarray(v, dtype=float), shape).ravel()
-                              for k, v in cols.items()})
+        frame = pd.DataFrame(
+            {k: np.broadcast_to(np.asarray(v, dtype=float), shape).ravel() for k, v in cols.items()}
+        )
         frame["alternative"] = self.alternative
         return frame
 
@@ -129,6 +137,10 @@ def nadeau_bengio_ttest(
     else:
         p = stats.t.cdf(t, df)
     return NadeauBengioResult(
-        statistic=as_output(t), pvalue=as_output(p), df=df, mean=as_output(mean), standard_error=as_output(se),
+        statistic=as_output(t),
+        pvalue=as_output(p),
+        df=df,
+        mean=as_output(mean),
+        standard_error=as_output(se),
         alternative=alternative,
     )

@@ -32,15 +32,15 @@ def _check_draws(draws: Any) -> int:
     return int(draws)
 
 
-def _mean_draws(items: Items, sign: float, draws: int, rng: np.random.Generator,
-                prior: float) -> tuple[np.ndarray, np.ndarray | None, str, dict[str, Any]]:
+def _mean_draws(
+    items: Items, sign: float, draws: int, rng: np.random.Generator, prior: float
+) -> tuple[np.ndarray, np.ndarray | None, str, dict[str, Any]]:
     """Draws (and cluster-blind draws) of the oriented mean difference, its method, extras."""
     d = sign * (items.candidate - items.baseline)
     extras: dict[str, Any] = {}
     frequentist: dict[str, Any] = {"standard_error": cluster_robust_se(d, items.cluster)}
     if items.kind == "binary":
-        blind, counts = hd.dirichlet_multinomial(items.baseline, items.candidate, draws, rng,
-                                                 prior)
+        blind, counts = hd.dirichlet_multinomial(items.baseline, items.candidate, draws, rng, prior)
         blind = sign * blind
         extras["counts"] = counts
         frequentist["mcnemar"] = mcnemar(counts["only_baseline"], counts["only_candidate"])
@@ -55,8 +55,9 @@ def _mean_draws(items: Items, sign: float, draws: int, rng: np.random.Generator,
     return draws_c, blind, "cluster_bayesian_bootstrap", extras
 
 
-def _metric_draws(items: Items, sign: float, draws: int, rng: np.random.Generator
-                  ) -> tuple[np.ndarray, np.ndarray | None, str, dict[str, Any]]:
+def _metric_draws(
+    items: Items, sign: float, draws: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray | None, str, dict[str, Any]]:
     pos = np.asarray(items.y_true, dtype=bool)
     b, c, name = items.baseline, items.candidate, items.metric
     blind = sign * hd.bayesian_bootstrap_metric(name, pos, b, c, draws, rng)
@@ -73,8 +74,10 @@ def _scores(items: Items) -> tuple[float, float]:
     if items.kind != "metric":
         return float(items.baseline.mean()), float(items.candidate.mean())
     pos = np.asarray(items.y_true, dtype=bool)
-    return (hd.metric_value(items.metric, pos, items.baseline),
-            hd.metric_value(items.metric, pos, items.candidate))
+    return (
+        hd.metric_value(items.metric, pos, items.baseline),
+        hd.metric_value(items.metric, pos, items.candidate),
+    )
 
 
 def holdout_posterior(
@@ -149,11 +152,14 @@ def holdout_posterior(
     draws = _check_draws(draws)
     if not (np.isfinite(prior) and prior >= 0):
         raise ValueError(f"prior must be a count >= 0 (1 is uniform); got {prior!r}")
-    items = prepare(y_true, baseline, candidate, metric=name, item=item, cluster=cluster,
-                    threshold=threshold)
+    items = prepare(
+        y_true, baseline, candidate, metric=name, item=item, cluster=cluster, threshold=threshold
+    )
     if items.cluster is not None and items.n_clusters < 2:
-        raise ValueError("cluster= puts every item in one cluster; a cluster bootstrap needs at "
-                         "least 2 clusters (drop cluster= or check the column)")
+        raise ValueError(
+            "cluster= puts every item in one cluster; a cluster bootstrap needs at "
+            "least 2 clusters (drop cluster= or check the column)"
+        )
     rng = rng_from(random_state)
     sign = 1.0 if direction else -1.0
     if items.kind == "metric":
@@ -162,19 +168,34 @@ def holdout_posterior(
         mu, blind, method, extras = _mean_draws(items, sign, draws, rng, prior)
     score_b, score_c = _scores(items)
     if np.ptp(mu) == 0:
-        warnings.warn(f"every posterior draw of the difference is {float(mu[0]):g}: the two "
-                      "models agree on every item (or the metric cannot move), so these data "
-                      "show no uncertainty; the decision rests on a point mass",
-                      ZeroVarianceWarning, stacklevel=2)
+        warnings.warn(
+            f"every posterior draw of the difference is {float(mu[0]):g}: the two "
+            "models agree on every item (or the metric cannot move), so these data "
+            "show no uncertainty; the decision rests on a point mass",
+            ZeroVarianceWarning,
+            stacklevel=2,
+        )
     design = None
     if blind is not None:
         vb = float(np.var(blind))
         design = float(np.var(mu) / vb) if vb > 0 else float("nan")
     return HoldoutResult(
-        draws=mu, rope=rope, method=method, estimate=sign * (score_c - score_b),
-        baseline_score=score_b, candidate_score=score_c, n_items=items.n_items,
-        n_rows=items.n_rows, baseline_name=str(baseline_name),
-        candidate_name=str(candidate_name), metric=name, higher_is_better=direction,
-        n_clusters=items.n_clusters, design_effect=design, blind_draws=blind,
-        within_item_share=items.within_item_share, counts=extras.get("counts"),
-        frequentist=extras["frequentist"])
+        draws=mu,
+        rope=rope,
+        method=method,
+        estimate=sign * (score_c - score_b),
+        baseline_score=score_b,
+        candidate_score=score_c,
+        n_items=items.n_items,
+        n_rows=items.n_rows,
+        baseline_name=str(baseline_name),
+        candidate_name=str(candidate_name),
+        metric=name,
+        higher_is_better=direction,
+        n_clusters=items.n_clusters,
+        design_effect=design,
+        blind_draws=blind,
+        within_item_share=items.within_item_share,
+        counts=extras.get("counts"),
+        frequentist=extras["frequentist"],
+    )

@@ -53,24 +53,39 @@ def _absolute(y: np.ndarray, p: np.ndarray) -> np.ndarray:
 
 
 ITEMWISE: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
-    "accuracy": _correct, "error_rate": _wrong, "zero_one_loss": _wrong, "error": _wrong,
-    "log_loss": _log_loss, "brier_score_loss": _brier, "brier": _brier,
-    "mse": _squared, "mean_squared_error": _squared, "squared_error": _squared,
-    "mae": _absolute, "mean_absolute_error": _absolute, "absolute_error": _absolute,
+    "accuracy": _correct,
+    "error_rate": _wrong,
+    "zero_one_loss": _wrong,
+    "error": _wrong,
+    "log_loss": _log_loss,
+    "brier_score_loss": _brier,
+    "brier": _brier,
+    "mse": _squared,
+    "mean_squared_error": _squared,
+    "squared_error": _squared,
+    "mae": _absolute,
+    "mean_absolute_error": _absolute,
+    "absolute_error": _absolute,
 }
 #: metrics that are not means of items: a weighted (Bayesian bootstrap) computation each
 AGGREGATE = frozenset({"roc_auc", "f1", "precision", "recall"})
 #: what a lower-is-better per-item name means when the columns already hold item scores
-_DIRECTION_ALIASES = {"squared_error": "mse", "absolute_error": "mae", "pass@1": "accuracy",
-                      "correct": "accuracy"}
+_DIRECTION_ALIASES = {
+    "squared_error": "mse",
+    "absolute_error": "mae",
+    "pass@1": "accuracy",
+    "correct": "accuracy",
+}
 
 
 def _numeric(x: np.ndarray, what: str) -> np.ndarray:
     try:
         out = np.asarray(x, dtype=float)
     except (TypeError, ValueError):
-        raise ValueError(f"{what} must be numbers for this metric; got values like "
-                         f"{np.asarray(x).ravel()[:3].tolist()}") from None
+        raise ValueError(
+            f"{what} must be numbers for this metric; got values like "
+            f"{np.asarray(x).ravel()[:3].tolist()}"
+        ) from None
     if not np.all(np.isfinite(out)):
         raise ValueError(f"{what} contain NaN or inf; drop or fix those rows first")
     return out
@@ -79,8 +94,10 @@ def _numeric(x: np.ndarray, what: str) -> np.ndarray:
 def _probabilities(p: np.ndarray) -> np.ndarray:
     p = _numeric(p, "predictions")
     if np.any((p < 0) | (p > 1)):
-        raise ValueError("this metric needs predicted probabilities of the positive class in "
-                         "[0, 1]; pass probabilities, not labels or raw scores")
+        raise ValueError(
+            "this metric needs predicted probabilities of the positive class in "
+            "[0, 1]; pass probabilities, not labels or raw scores"
+        )
     return p
 
 
@@ -89,9 +106,11 @@ def _binary_labels(y: np.ndarray) -> np.ndarray:
     y = np.asarray(y)
     values = set(np.unique(y).tolist())
     if not values <= {0, 1}:  # True == 1, False == 0
-        raise ValueError(f"this metric needs binary y_true coded 0/1 (or True/False); got "
-                         f"labels {sorted(map(str, values))[:5]} — encode the positive class "
-                         "as 1")
+        raise ValueError(
+            f"this metric needs binary y_true coded 0/1 (or True/False); got "
+            f"labels {sorted(map(str, values))[:5]} — encode the positive class "
+            "as 1"
+        )
     return y.astype(bool)
 
 
@@ -163,15 +182,16 @@ def _per_item(values: np.ndarray, item: np.ndarray, n_items: int) -> np.ndarray:
     return np.bincount(item, weights=values, minlength=n_items) / counts
 
 
-def _constant_within(values: np.ndarray, item: np.ndarray, n_items: int, what: str
-                     ) -> np.ndarray:
+def _constant_within(values: np.ndarray, item: np.ndarray, n_items: int, what: str) -> np.ndarray:
     """The one value each item has (its first row's); raise if an item has two."""
     first = np.full(n_items, -1)
     first[item[::-1]] = np.arange(item.size)[::-1]
     per_item = values[first]
     if np.any(per_item[item] != values):
-        raise ValueError(f"{what} differs between rows of the same item; every repeated sample "
-                         f"of an item must share its {what}")
+        raise ValueError(
+            f"{what} differs between rows of the same item; every repeated sample "
+            f"of an item must share its {what}"
+        )
     return per_item
 
 
@@ -179,8 +199,10 @@ def resolve(metric: str | None, y_true: Any, higher_is_better: bool | None) -> t
     """The canonical metric name and its direction (item scores given directly: ``score``)."""
     if metric is None:
         if y_true is not None:
-            raise ValueError("metric is missing: name it (accuracy, log_loss, mse, roc_auc, f1, "
-                             "...); without y_true the columns are per-item scores")
+            raise ValueError(
+                "metric is missing: name it (accuracy, log_loss, mse, roc_auc, f1, "
+                "...); without y_true the columns are per-item scores"
+            )
         return "score", True if higher_is_better is None else bool(higher_is_better)
     name = canonical_metric(metric)
     key = _DIRECTION_ALIASES.get(name.lower(), name)
@@ -188,23 +210,28 @@ def resolve(metric: str | None, y_true: Any, higher_is_better: bool | None) -> t
         raise ValueError(
             f"metric {metric!r} is neither a mean of per-item scores ({sorted(ITEMWISE)}) nor "
             f"one of {sorted(AGGREGATE)}; compute the per-item scores yourself and pass them "
-            "without y_true")
+            "without y_true"
+        )
     return name, resolve_direction(key, higher_is_better)
 
 
 def _check_rows(y_true: Any, baseline: Any, candidate: Any) -> tuple[Any, np.ndarray, np.ndarray]:
     b, c = np.asarray(baseline), np.asarray(candidate)
     if b.ndim != 1 or c.ndim != 1 or b.shape != c.shape:
-        raise ValueError(f"baseline and candidate need one prediction per row; got shapes "
-                         f"{b.shape} and {c.shape}")
+        raise ValueError(
+            f"baseline and candidate need one prediction per row; got shapes "
+            f"{b.shape} and {c.shape}"
+        )
     if b.size < 2:
         raise ValueError(f"a comparison needs at least 2 items; got {b.size}")
     yt = None
     if y_true is not None:
         yt = np.asarray(y_true)
         if yt.shape != b.shape:
-            raise ValueError(f"y_true has {yt.shape[0] if yt.ndim else 0} rows but the "
-                             f"predictions have {b.size}; pass the same rows in the same order")
+            raise ValueError(
+                f"y_true has {yt.shape[0] if yt.ndim else 0} rows but the "
+                f"predictions have {b.size}; pass the same rows in the same order"
+            )
         import pandas as pd
 
         if pd.isna(pd.Series(yt)).any():
@@ -212,8 +239,9 @@ def _check_rows(y_true: Any, baseline: Any, candidate: Any) -> tuple[Any, np.nda
     return yt, b, c
 
 
-def _aggregate_predictions(name: str, yt: np.ndarray, b: np.ndarray, c: np.ndarray,
-                           threshold: float | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _aggregate_predictions(
+    name: str, yt: np.ndarray, b: np.ndarray, c: np.ndarray, threshold: float | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     pos = _binary_labels(yt)
     b, c = _numeric(b, "baseline predictions"), _numeric(c, "candidate predictions")
     if pos.all() or not pos.any():
@@ -222,13 +250,23 @@ def _aggregate_predictions(name: str, yt: np.ndarray, b: np.ndarray, c: np.ndarr
         if threshold is not None:
             b, c = (b >= threshold).astype(float), (c >= threshold).astype(float)
         elif not (set(np.unique(b)) | set(np.unique(c))) <= {0.0, 1.0}:
-            raise ValueError(f"{name} needs predicted labels 0/1; these look like scores — "
-                             "pass threshold= to turn them into labels")
+            raise ValueError(
+                f"{name} needs predicted labels 0/1; these look like scores — "
+                "pass threshold= to turn them into labels"
+            )
     return pos, b, c
 
 
-def prepare(y_true: Any, baseline: Any, candidate: Any, *, metric: str, item: Any = None,
-            cluster: Any = None, threshold: float | None = None) -> Items:
+def prepare(
+    y_true: Any,
+    baseline: Any,
+    candidate: Any,
+    *,
+    metric: str,
+    item: Any = None,
+    cluster: Any = None,
+    threshold: float | None = None,
+) -> Items:
     """Validate the rows and reduce them to one entry per item (see :class:`Items`)."""
     yt, b, c = _check_rows(y_true, baseline, candidate)
     n = b.size
@@ -236,8 +274,7 @@ def prepare(y_true: Any, baseline: Any, candidate: Any, *, metric: str, item: An
     n_items = int(item_codes.max()) + 1
     clusters = None
     if cluster is not None:
-        clusters = _constant_within(_codes(cluster, n, "cluster"), item_codes, n_items,
-                                    "cluster")
+        clusters = _constant_within(_codes(cluster, n, "cluster"), item_codes, n_items, "cluster")
         clusters = np.unique(clusters, return_inverse=True)[1].astype(np.int64)
     if metric in AGGREGATE or (yt is not None and metric not in ITEMWISE):
         if yt is None:
@@ -245,8 +282,16 @@ def prepare(y_true: Any, baseline: Any, candidate: Any, *, metric: str, item: An
         pos, pb, pc = _aggregate_predictions(metric, yt, b, c, threshold)
         share = _within_share(pc - pb, item_codes, n_items) if item is not None else None
         pos_item = _constant_within(pos, item_codes, n_items, "y_true")
-        return Items("metric", metric, _per_item(pb, item_codes, n_items),
-                     _per_item(pc, item_codes, n_items), pos_item, clusters, n, share)
+        return Items(
+            "metric",
+            metric,
+            _per_item(pb, item_codes, n_items),
+            _per_item(pc, item_codes, n_items),
+            pos_item,
+            clusters,
+            n,
+            share,
+        )
     if yt is None:
         sb, sc = _numeric(b, "baseline scores"), _numeric(c, "candidate scores")
     else:

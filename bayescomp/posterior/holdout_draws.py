@@ -35,14 +35,21 @@ BLOCKS = 1_000
 _CHUNK = 4_000_000
 
 
-def dirichlet_multinomial(b: np.ndarray, c: np.ndarray, draws: int, rng: np.random.Generator,
-                          prior: float = 1.0) -> tuple[np.ndarray, dict[str, int]]:
+def dirichlet_multinomial(
+    b: np.ndarray, c: np.ndarray, draws: int, rng: np.random.Generator, prior: float = 1.0
+) -> tuple[np.ndarray, dict[str, int]]:
     """Draws of ``P(only c) − P(only b)`` for 0/1 scores, and the four counts."""
     b1, c1 = b.astype(bool), c.astype(bool)
-    counts = {"both": int(np.sum(b1 & c1)), "only_baseline": int(np.sum(b1 & ~c1)),
-              "only_candidate": int(np.sum(~b1 & c1)), "neither": int(np.sum(~b1 & ~c1))}
-    alpha = np.array([counts["only_baseline"], counts["only_candidate"],
-                      counts["both"] + counts["neither"]], dtype=float)
+    counts = {
+        "both": int(np.sum(b1 & c1)),
+        "only_baseline": int(np.sum(b1 & ~c1)),
+        "only_candidate": int(np.sum(~b1 & c1)),
+        "neither": int(np.sum(~b1 & ~c1)),
+    }
+    alpha = np.array(
+        [counts["only_baseline"], counts["only_candidate"], counts["both"] + counts["neither"]],
+        dtype=float,
+    )
     alpha += np.array([prior, prior, 2 * prior])  # the two concordant cells merge exactly
     p = rng.dirichlet(alpha, size=draws)
     return p[:, 1] - p[:, 0], counts
@@ -77,8 +84,9 @@ def _blocked_mean(d: np.ndarray, draws: int, rng: np.random.Generator) -> np.nda
     return np.einsum("ij,ij->i", totals, inner) / totals.sum(axis=1)
 
 
-def cluster_bootstrap_mean(d: np.ndarray, cluster: np.ndarray, draws: int,
-                           rng: np.random.Generator) -> np.ndarray:
+def cluster_bootstrap_mean(
+    d: np.ndarray, cluster: np.ndarray, draws: int, rng: np.random.Generator
+) -> np.ndarray:
     """Draws of the mean of ``d`` over items when whole clusters are resampled."""
     k = int(cluster.max()) + 1
     sums = np.bincount(cluster, weights=d, minlength=k)
@@ -96,6 +104,7 @@ def _counts_metric(name: str) -> Callable[[np.ndarray, np.ndarray, np.ndarray], 
             if name == "recall":
                 return tp / (tp + fn)
             return 2 * tp / (2 * tp + fp + fn)
+
     return metric
 
 
@@ -106,9 +115,15 @@ def weighted_metric(name: str) -> Callable[[np.ndarray, np.ndarray, np.ndarray],
     return _counts_metric(name)
 
 
-def bayesian_bootstrap_metric(name: str, pos: np.ndarray, b: np.ndarray, c: np.ndarray,
-                              draws: int, rng: np.random.Generator,
-                              cluster: np.ndarray | None = None) -> np.ndarray:
+def bayesian_bootstrap_metric(
+    name: str,
+    pos: np.ndarray,
+    b: np.ndarray,
+    c: np.ndarray,
+    draws: int,
+    rng: np.random.Generator,
+    cluster: np.ndarray | None = None,
+) -> np.ndarray:
     """Draws of ``metric(c) − metric(b)`` under (cluster) Dirichlet(1, ..., 1) weights."""
     f = weighted_metric(name)
     k = b.size if cluster is None else int(cluster.max()) + 1
@@ -119,9 +134,11 @@ def bayesian_bootstrap_metric(name: str, pos: np.ndarray, b: np.ndarray, c: np.n
     diff = np.concatenate(out)
     diff[np.abs(diff) < 1e-12] = 0.0  # equal metrics up to rounding are equal
     if not np.all(np.isfinite(diff)):
-        raise ValueError(f"{name} is undefined under some resampling weights (no predicted "
-                         "positives, or a class without weight); use a larger test set or an "
-                         "item-wise metric")
+        raise ValueError(
+            f"{name} is undefined under some resampling weights (no predicted "
+            "positives, or a class without weight); use a larger test set or an "
+            "item-wise metric"
+        )
     return diff
 
 

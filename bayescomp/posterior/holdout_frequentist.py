@@ -84,8 +84,12 @@ def _placements(pos: np.ndarray, score: np.ndarray) -> tuple[np.ndarray, np.ndar
     return v10, v01
 
 
-def delong(positive: np.ndarray, baseline: np.ndarray, candidate: np.ndarray,
-           confidence_level: float = 0.95) -> DeLong:
+def delong(
+    positive: np.ndarray,
+    baseline: np.ndarray,
+    candidate: np.ndarray,
+    confidence_level: float = 0.95,
+) -> DeLong:
     """Paired DeLong test of two ROC AUCs on the same items.
 
     ``positive`` is the boolean mask of the positive class; ``baseline`` and ``candidate``
@@ -103,21 +107,33 @@ def delong(positive: np.ndarray, baseline: np.ndarray, candidate: np.ndarray,
     pos = np.asarray(positive, dtype=bool)
     n1, n0 = int(pos.sum()), int((~pos).sum())
     if n1 < 2 or n0 < 2:
-        raise ValueError(f"the DeLong test needs at least 2 items of each class; got {n1} "
-                         f"positives and {n0} negatives")
+        raise ValueError(
+            f"the DeLong test needs at least 2 items of each class; got {n1} "
+            f"positives and {n0} negatives"
+        )
     v10b, v01b = _placements(pos, np.asarray(baseline, dtype=float))
     v10c, v01c = _placements(pos, np.asarray(candidate, dtype=float))
     s10 = np.cov(np.vstack([v10b, v10c]))
     s01 = np.cov(np.vstack([v01b, v01c]))
-    var = ((s10[0, 0] + s10[1, 1] - 2 * s10[0, 1]) / n1
-           + (s01[0, 0] + s01[1, 1] - 2 * s01[0, 1]) / n0)
+    var = (s10[0, 0] + s10[1, 1] - 2 * s10[0, 1]) / n1 + (
+        s01[0, 0] + s01[1, 1] - 2 * s01[0, 1]
+    ) / n0
     auc_b, auc_c = float(v10b.mean()), float(v10c.mean())
     diff = auc_c - auc_b
     se = float(np.sqrt(max(var, 0.0)))
     z = diff / se if se > 0 else (0.0 if diff == 0 else np.copysign(np.inf, diff))
     q = stats.norm.ppf(0.5 + confidence_level / 2)
-    return DeLong(auc_b, auc_c, diff, se, float(z), float(2 * stats.norm.sf(abs(z))),
-                  float(diff - q * se), float(diff + q * se), confidence_level)
+    return DeLong(
+        auc_b,
+        auc_c,
+        diff,
+        se,
+        float(z),
+        float(2 * stats.norm.sf(abs(z))),
+        float(diff - q * se),
+        float(diff + q * se),
+        confidence_level,
+    )
 
 
 def cluster_robust_se(d: np.ndarray, cluster: np.ndarray | None = None) -> float:
@@ -141,4 +157,4 @@ def cluster_robust_se(d: np.ndarray, cluster: np.ndarray | None = None) -> float
     if g < 2:
         raise ValueError("a cluster-robust standard error needs at least 2 clusters")
     sums = np.bincount(codes, weights=d - d.mean(), minlength=g)
-    return float(np.sqrt(g / (g - 1) * np.sum(sums ** 2)) / n)
+    return float(np.sqrt(g / (g - 1) * np.sum(sums**2)) / n)

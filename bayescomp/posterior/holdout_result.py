@@ -167,9 +167,17 @@ class HoldoutResult:
     # ----------------------------------------------------------------- decision
     def decision(self, gamma: float = 0.95) -> Decision:
         """Promote / reject / equivalent / inconclusive by the one rule, with the reason."""
-        return decide(self.p_left, self.p_rope, self.p_right, gamma=gamma,
-                      expected_gain=self.expected_gain, risk=self.p_worse, rope=self.rope,
-                      baseline=self.baseline_name, candidate=self.candidate_name)
+        return decide(
+            self.p_left,
+            self.p_rope,
+            self.p_right,
+            gamma=gamma,
+            expected_gain=self.expected_gain,
+            risk=self.p_worse,
+            rope=self.rope,
+            baseline=self.baseline_name,
+            candidate=self.candidate_name,
+        )
 
     # ------------------------------------------------------------------ summary
     def to_dict(self, *, confidence_level: float = 0.95, gamma: float = 0.95) -> dict[str, Any]:
@@ -178,16 +186,30 @@ class HoldoutResult:
         low, high = self.hdi(level)
         pct = f"{100 * level:g}"
         out: dict[str, Any] = {
-            "baseline": self.baseline_name, "candidate": self.candidate_name,
-            "metric": self.metric, "higher_is_better": self.higher_is_better,
-            "method": self.method, "baseline_score": self.baseline_score,
-            "candidate_score": self.candidate_score, "difference": difference_label(self, " - "),
-            "estimate": self.estimate, "mean": self.expected_gain, "sd": self.sd,
-            f"hdi_{pct}_low": low, f"hdi_{pct}_high": high, "rope": self.rope,
-            "p_left": self.p_left, "p_rope": self.p_rope, "p_right": self.p_right,
-            "p_better": self.p_better, "decision": self.decision(gamma).outcome,
-            "n_items": self.n_items, "n_rows": self.n_rows, "n_clusters": self.n_clusters,
-            "design_effect": self.design_effect, "within_item_share": self.within_item_share,
+            "baseline": self.baseline_name,
+            "candidate": self.candidate_name,
+            "metric": self.metric,
+            "higher_is_better": self.higher_is_better,
+            "method": self.method,
+            "baseline_score": self.baseline_score,
+            "candidate_score": self.candidate_score,
+            "difference": difference_label(self, " - "),
+            "estimate": self.estimate,
+            "mean": self.expected_gain,
+            "sd": self.sd,
+            f"hdi_{pct}_low": low,
+            f"hdi_{pct}_high": high,
+            "rope": self.rope,
+            "p_left": self.p_left,
+            "p_rope": self.p_rope,
+            "p_right": self.p_right,
+            "p_better": self.p_better,
+            "decision": self.decision(gamma).outcome,
+            "n_items": self.n_items,
+            "n_rows": self.n_rows,
+            "n_clusters": self.n_clusters,
+            "design_effect": self.design_effect,
+            "within_item_share": self.within_item_share,
             "draws": int(self.draws.size),
         }
         if self.counts is not None:
@@ -197,8 +219,9 @@ class HoldoutResult:
             out.update({f"{name}_{k}": v for k, v in values.items()})
         return {k: _plain(v) for k, v in out.items()}
 
-    def summary(self, *, confidence_level: float | None = None, gamma: float = 0.95
-                ) -> pd.DataFrame:
+    def summary(
+        self, *, confidence_level: float | None = None, gamma: float = 0.95
+    ) -> pd.DataFrame:
         """One row: scores, posterior mean and HDI, region probabilities, decision, design."""
         import pandas as pd
 
@@ -206,12 +229,17 @@ class HoldoutResult:
         return pd.DataFrame([self.to_dict(confidence_level=level, gamma=gamma)])
 
     def __repr__(self) -> str:
-        design = ("" if self.design_effect is None
-                  else f", {self.n_clusters} clusters, design effect {self.design_effect:.2f}")
-        return (f"HoldoutResult({difference_label(self, ' - ')} on {self.metric}: "
-                f"mean={self.expected_gain:+.4g}, sd={self.sd:.4g}, n_items={self.n_items}"
-                f"{design}, rope={self.rope:g}; p_left={self.p_left:.3f}, "
-                f"p_rope={self.p_rope:.3f}, p_right={self.p_right:.3f})")
+        design = (
+            ""
+            if self.design_effect is None
+            else f", {self.n_clusters} clusters, design effect {self.design_effect:.2f}"
+        )
+        return (
+            f"HoldoutResult({difference_label(self, ' - ')} on {self.metric}: "
+            f"mean={self.expected_gain:+.4g}, sd={self.sd:.4g}, n_items={self.n_items}"
+            f"{design}, rope={self.rope:g}; p_left={self.p_left:.3f}, "
+            f"p_rope={self.p_rope:.3f}, p_right={self.p_right:.3f})"
+        )
 
     # --------------------------------------------------------------------- plot
     def _repr_html_(self) -> str:
@@ -226,8 +254,7 @@ class HoldoutResult:
 
         return plot_draws_posterior(self, ax=ax, level=confidence_level)
 
-    def plot_design_effect(self, *, ax: Axes | None = None, confidence_level: float = 0.95
-                           ) -> Axes:
+    def plot_design_effect(self, *, ax: Axes | None = None, confidence_level: float = 0.95) -> Axes:
         """The cluster posterior beside the cluster-blind one: what ignoring clusters hides."""
         from bayescomp.report.holdout_plots import plot_design_effect
 

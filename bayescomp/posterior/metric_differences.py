@@ -24,16 +24,20 @@ def resolve_ropes(metrics: Sequence[str], rope: Any) -> list[float]:
     if isinstance(rope, Mapping):
         unknown = [m for m in rope if m not in metrics]
         if unknown:
-            raise ValueError(f"rope names metric(s) {unknown} that are not compared; the "
-                             f"metrics are {list(metrics)}")
+            raise ValueError(
+                f"rope names metric(s) {unknown} that are not compared; the "
+                f"metrics are {list(metrics)}"
+            )
         return [float(check_rope(rope.get(m, 0.0))) for m in metrics]
     arr = check_rope(rope)
     if arr.ndim == 0:
         if float(arr) != 0.0 and len(metrics) > 1:
             raise ValueError(
                 f"one rope={float(arr):g} for {len(metrics)} metrics on different scales is "
-                "ambiguous; pass a dict, e.g. rope={" + ", ".join(f"{m!r}: ..." for m in metrics)
-                + "}")
+                "ambiguous; pass a dict, e.g. rope={"
+                + ", ".join(f"{m!r}: ..." for m in metrics)
+                + "}"
+            )
         return [float(arr)] * len(metrics)
     if arr.shape != (len(metrics),):
         raise ValueError(f"rope has {arr.size} values for {len(metrics)} metrics {list(metrics)}")
@@ -43,8 +47,11 @@ def resolve_ropes(metrics: Sequence[str], rope: Any) -> list[float]:
 def resolve_directions(metrics: Sequence[str], higher_is_better: Any) -> list[bool]:
     """Orientation per metric: a dict (missing ones from the registry), one bool for the
     primary metric, or None (the registry for all)."""
-    given = (higher_is_better if isinstance(higher_is_better, Mapping)
-             else {metrics[0]: higher_is_better})
+    given = (
+        higher_is_better
+        if isinstance(higher_is_better, Mapping)
+        else {metrics[0]: higher_is_better}
+    )
     out = []
     for m in metrics:
         try:
@@ -52,7 +59,8 @@ def resolve_directions(metrics: Sequence[str], higher_is_better: Any) -> list[bo
         except ValueError:
             raise ValueError(
                 f"unknown metric {m!r}: bayescomp cannot tell whether higher is better; pass "
-                f"higher_is_better={{{m!r}: True or False}}") from None
+                f"higher_is_better={{{m!r}: True or False}}"
+            ) from None
     return out
 
 
@@ -67,13 +75,21 @@ def with_timings(scores: Scores, metrics: Sequence[str]) -> Scores:
     frame = scores.to_frame()
     missing = [m for m in extra if m not in frame.columns]
     if missing:
-        raise ValueError(f"the table has no {missing} column; timings are recorded by "
-                         "cross_validate_paired, select and Scores.from_cross_validate")
+        raise ValueError(
+            f"the table has no {missing} column; timings are recorded by "
+            "cross_validate_paired, select and Scores.from_cross_validate"
+        )
     return Scores(frame, metrics=[*scores.metrics, *extra], design=scores.design)
 
 
-def difference_matrix(scores: Scores, baseline: str, candidate: str, metrics: Sequence[str],
-                      dataset: str, directions: Sequence[bool]) -> tuple[np.ndarray, float]:
+def difference_matrix(
+    scores: Scores,
+    baseline: str,
+    candidate: str,
+    metrics: Sequence[str],
+    dataset: str,
+    directions: Sequence[bool],
+) -> tuple[np.ndarray, float]:
     """Oriented per-split differences, one column per metric, on the shared splits."""
     cols, splits, rho = [], None, 0.0
     for m, hib in zip(metrics, directions, strict=True):

@@ -89,9 +89,11 @@ class GuardedDecision(Decision):
         if self.guardrails:
             out.update(p_joint=self.p_joint, guardrails=self.guardrails)
         if self.utility is not None:
-            out.update(expected_utility=self.utility.expected_utility,
-                       p_utility_positive=self.utility.p_positive,
-                       utility_decision=self.utility.outcome)
+            out.update(
+                expected_utility=self.utility.expected_utility,
+                p_utility_positive=self.utility.p_positive,
+                utility_decision=self.utility.outcome,
+            )
         return out
 
     def step_note(self) -> str:  # a step's reason: the guardrails' and cost-aware outcomes
@@ -158,12 +160,20 @@ class MultiMetricResult:
         j = self._index(metric)
         diffs = None if self.differences is None else self.differences[:, j]
         return CorrelatedTTestResult(
-            mean=float(self.mean[j]), scale=math.sqrt(max(float(self.shape[j, j]), 0.0)),
-            df=self.df, rho=float(self.rho), n=self.n, rope=float(self.rope[j]),
-            baseline_name=self.baseline_name, candidate_name=self.candidate_name,
-            metric=self.metrics[j], differences=diffs, higher_is_better=self.directions[j],
+            mean=float(self.mean[j]),
+            scale=math.sqrt(max(float(self.shape[j, j]), 0.0)),
+            df=self.df,
+            rho=float(self.rho),
+            n=self.n,
+            rope=float(self.rope[j]),
+            baseline_name=self.baseline_name,
+            candidate_name=self.candidate_name,
+            metric=self.metrics[j],
+            differences=diffs,
+            higher_is_better=self.directions[j],
             baseline_score=None if self.baseline_scores is None else self.baseline_scores[j],
-            candidate_score=None if self.candidate_scores is None else self.candidate_scores[j])
+            candidate_score=None if self.candidate_scores is None else self.candidate_scores[j],
+        )
 
     def _index(self, metric: str | None) -> int:
         if metric is None:
@@ -203,8 +213,10 @@ class MultiMetricResult:
 
     def probabilities(self) -> dict[str, RegionProbabilities]:
         """Each metric's marginal (left, rope, right) probabilities, the primary first."""
-        return {m: RegionProbabilities.of(self.marginal(m).probabilities()["mu"], m)
-                for m in self.metrics}
+        return {
+            m: RegionProbabilities.of(self.marginal(m).probabilities()["mu"], m)
+            for m in self.metrics
+        }
 
     def diagnostics_summary(self) -> dict[str, Any]:
         """The Monte Carlo error of :attr:`p_joint` (the marginals are in closed form)."""
@@ -213,8 +225,9 @@ class MultiMetricResult:
     # ----------------------------------------------------------------- the joint posterior
     def sample(self, size: int = 10_000, random_state: Any = None) -> np.ndarray:
         """Draws of the difference vector, shape ``(size, p)``."""
-        dist = stats.multivariate_t(loc=self.mean, shape=self.shape, df=self.df,
-                                    allow_singular=True)
+        dist = stats.multivariate_t(
+            loc=self.mean, shape=self.shape, df=self.df, allow_singular=True
+        )
         draws = dist.rvs(size=int(size), random_state=np.random.default_rng(random_state))
         return np.asarray(draws, dtype=float).reshape(int(size), len(self.metrics))
 
@@ -281,14 +294,17 @@ class MultiMetricResult:
         if len(self.metrics) == 1:
             return GuardedDecision(**base.to_dict(), p_joint=self.p_right, utility=utility)
         outcome, reason = _guarded_outcome(self, base, gamma)
-        held = "; ".join(f"{m}: P(worse beyond ±{r:g}) = {self.p_guardrail_broken(m):.3f}"
-                         for m, r in zip(self.metrics[1:], self.rope[1:], strict=True))
+        held = "; ".join(
+            f"{m}: P(worse beyond ±{r:g}) = {self.p_guardrail_broken(m):.3f}"
+            for m, r in zip(self.metrics[1:], self.rope[1:], strict=True)
+        )
         fields = base.to_dict()
         fields.update(outcome=outcome, reason=reason)
         return GuardedDecision(**fields, p_joint=self.p_joint, guardrails=held, utility=utility)
 
-    def utility(self, gains: Mapping[str, float] | None = None,
-                switching_cost: float | None = None) -> UtilityDecision:
+    def utility(
+        self, gains: Mapping[str, float] | None = None, switching_cost: float | None = None
+    ) -> UtilityDecision:
         """Expected-utility decision from gains per unit of improvement and a switching cost.
 
         ``U = sum_j gains[j] * mu_j - switching_cost`` (metrics without a gain count 0);
@@ -303,20 +319,21 @@ class MultiMetricResult:
             raise ValueError(f"switching_cost must be a finite number, got {switching_cost}")
         loc = float(g @ self.mean) - cost
         scale = math.sqrt(max(float(g @ self.shape @ g), 0.0))
-        p_pos = (float(loc > 0) if scale == 0 else float(stats.t.sf(0.0, self.df, loc, scale)))
+        p_pos = float(loc > 0) if scale == 0 else float(stats.t.sf(0.0, self.df, loc, scale))
         sd = scale * math.sqrt(self.df / (self.df - 2)) if self.df > 2 else math.inf
         outcome = "switch" if loc > 0 else "stay"
-        reason = (f"expected utility of switching {loc:+.4g} (gains "
-                  + ", ".join(f"{m} {v:g}/unit" for m, v in gains.items())
-                  + f", switching cost {cost:g}); P(utility > 0) = {p_pos:.3f}")
+        reason = (
+            f"expected utility of switching {loc:+.4g} (gains "
+            + ", ".join(f"{m} {v:g}/unit" for m, v in gains.items())
+            + f", switching cost {cost:g}); P(utility > 0) = {p_pos:.3f}"
+        )
         return UtilityDecision(outcome, loc, p_pos, sd, dict(gains), cost, reason)
 
     # ------------------------------------------------------------------ tables and plots
     n_samples = renamed_attribute("n_samples", "draws")
 
     @renamed_arguments(level="confidence_level")
-    def summary(self, confidence_level: float | None = None, gamma: float = 0.95
-                ) -> pd.DataFrame:
+    def summary(self, confidence_level: float | None = None, gamma: float = 0.95) -> pd.DataFrame:
         """One row per metric: its marginal posterior, ROPE, region probabilities and role;
         ``attrs`` carries ``p_joint``, its Monte Carlo error and the decision."""
         import pandas as pd
@@ -330,24 +347,35 @@ class MultiMetricResult:
             rows.append(row)
         frame = pd.DataFrame(rows)
         d = self.decision(gamma)
-        frame.attrs.update(p_joint=self.p_joint, p_joint_se=self.p_joint_se,
-                           decision=d.outcome, reason=d.reason)
+        frame.attrs.update(
+            p_joint=self.p_joint, p_joint_se=self.p_joint_se, decision=d.outcome, reason=d.reason
+        )
         return frame
 
     def __repr__(self) -> str:
-        return (f"MultiMetricResult({self.candidate_name} vs {self.baseline_name}: primary "
-                f"{self.metric}, guardrails {list(self.guardrail_metrics)}, n={self.n}, "
-                f"df={self.df}; p_right={self.p_right:.3f}, p_joint={self.p_joint:.3f})")
+        return (
+            f"MultiMetricResult({self.candidate_name} vs {self.baseline_name}: primary "
+            f"{self.metric}, guardrails {list(self.guardrail_metrics)}, n={self.n}, "
+            f"df={self.df}; p_right={self.p_right:.3f}, p_joint={self.p_joint:.3f})"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """Per metric its summary row, and the joint probability with its error."""
-        return jsonable({
-            "baseline": self.baseline_name, "candidate": self.candidate_name,
-            "metric": self.metric, "method": "multivariate", "p_left": self.p_left,
-            "p_rope": self.p_rope, "p_right": self.p_right, "p_better": self.p_better,
-            "p_joint": self.p_joint, "p_joint_se": self.p_joint_se,
-            "metrics": self.summary().to_dict("records"),
-        })
+        return jsonable(
+            {
+                "baseline": self.baseline_name,
+                "candidate": self.candidate_name,
+                "metric": self.metric,
+                "method": "multivariate",
+                "p_left": self.p_left,
+                "p_rope": self.p_rope,
+                "p_right": self.p_right,
+                "p_better": self.p_better,
+                "p_joint": self.p_joint,
+                "p_joint_se": self.p_joint_se,
+                "metrics": self.summary().to_dict("records"),
+            }
+        )
 
     def _repr_html_(self) -> str:
         """Rich display in Jupyter: key numbers, decision and reason, a small plot."""
@@ -378,21 +406,25 @@ def _guarded_outcome(res: MultiMetricResult, base: Decision, gamma: float) -> tu
         return "promote", (
             f"P({res.candidate_name} better on {primary} {region} and no guardrail worse "
             f"beyond its ROPE) = {_fp(res.p_joint, gamma)} ≥ {gamma:g}; expected gain "
-            f"{base.expected_gain:+.4g}, risk P(worse) = {_fp(base.risk, gamma)}")
+            f"{base.expected_gain:+.4g}, risk P(worse) = {_fp(base.risk, gamma)}"
+        )
     if base.outcome == "reject":
         return "reject", base.reason
     broken = [(m, res.p_guardrail_broken(m)) for m in res.guardrail_metrics]
     worst_m, worst_p = max(broken, key=lambda t: t[1])
     if worst_p >= gamma:
         r = res.rope[res.metrics.index(worst_m)]
-        return "reject", (f"guardrail {worst_m} broken: P({res.candidate_name} worse on "
-                          f"{worst_m} beyond ±{r:g}) = {_fp(worst_p, gamma)} ≥ {gamma:g}")
+        return "reject", (
+            f"guardrail {worst_m} broken: P({res.candidate_name} worse on "
+            f"{worst_m} beyond ±{r:g}) = {_fp(worst_p, gamma)} ≥ {gamma:g}"
+        )
     if base.outcome == "equivalent":
         return "equivalent", base.reason
     return "inconclusive", (
         f"P(better on {primary} {region}) = {_fp(res.p_right, gamma)} but P(that and every "
         f"guardrail held) = {_fp(res.p_joint, gamma)} < {gamma:g} (weakest guardrail {worst_m}: "
-        f"P(worse beyond its ROPE) = {_fp(worst_p, gamma)})")
+        f"P(worse beyond its ROPE) = {_fp(worst_p, gamma)})"
+    )
 
 
 def _gain_vector(metrics: Sequence[str], gains: Mapping[str, float]) -> np.ndarray:
@@ -474,8 +506,10 @@ def multivariate_ttest(
         raise ValueError(f"prior must be one of {sorted(PRIORS)}, got {prior!r}")
     df = n - p + PRIORS[prior](p)
     if n < 2 or df < 1:
-        raise ValueError(f"{n} paired splits are too few for {p} metrics with prior={prior!r} "
-                         f"(degrees of freedom {df}); use more repetitions of the design")
+        raise ValueError(
+            f"{n} paired splits are too few for {p} metrics with prior={prior!r} "
+            f"(degrees of freedom {df}); use more repetitions of the design"
+        )
     r = float(check_rho(rho))
     ropes = check_rope(rope)
     if ropes.size not in (1, p):
@@ -493,8 +527,20 @@ def multivariate_ttest(
     if gains is not None:
         _gain_vector(names, gains)
     return MultiMetricResult(
-        mean=d.mean(axis=0), shape=c * scatter / df, df=int(df), rho=r, n=int(n), rope=ropes,
-        metrics=names, directions=dirs, baseline_name=baseline_name,
-        candidate_name=candidate_name, differences=d, prior=prior, draws=int(draws),
-        random_state=random_state, gains=dict(gains) if gains is not None else None,
-        switching_cost=float(switching_cost))
+        mean=d.mean(axis=0),
+        shape=c * scatter / df,
+        df=int(df),
+        rho=r,
+        n=int(n),
+        rope=ropes,
+        metrics=names,
+        directions=dirs,
+        baseline_name=baseline_name,
+        candidate_name=candidate_name,
+        differences=d,
+        prior=prior,
+        draws=int(draws),
+        random_state=random_state,
+        gains=dict(gains) if gains is not None else None,
+        switching_cost=float(switching_cost),
+    )

@@ -94,25 +94,44 @@ def _model_class() -> type:
             logp_fn = _lib.LogpFunc(self.logp_cfunc.address, ptr, self)
             dim_sizes = {k: len(v) for k, v in self.coords_.items()}
             variables = _lib.PyVariable.new_variables(
-                list(self.names), ["float64"] * len(self.names),
-                [list(s) for s in self.var_shapes], dim_sizes, dict(self.dims or {}))
-            return _lib.PyMcModel(logp_fn, expand_fn, variables, self.ndim, dim_sizes,
-                                  dict(self.coords_), self.init_fn, None)
+                list(self.names),
+                ["float64"] * len(self.names),
+                [list(s) for s in self.var_shapes],
+                dim_sizes,
+                dict(self.dims or {}),
+            )
+            return _lib.PyMcModel(
+                logp_fn,
+                expand_fn,
+                variables,
+                self.ndim,
+                dim_sizes,
+                dict(self.coords_),
+                self.init_fn,
+                None,
+            )
 
-        def _make_sampler(self, settings: Any, init_mean: Any, cores: int,
-                          progress_type: Any, *rest: Any) -> Any:
+        def _make_sampler(
+            self, settings: Any, init_mean: Any, cores: int, progress_type: Any, *rest: Any
+        ) -> Any:
             # 0.16.x passes (store) or (callback, rate, store) after progress_type
-            return _lib.PySampler.from_pymc(settings, cores, self._make_model(init_mean),
-                                            progress_type, *rest)
+            return _lib.PySampler.from_pymc(
+                settings, cores, self._make_model(init_mean), progress_type, *rest
+            )
 
     _CLASS.append(CallbackModel)
     return CallbackModel
 
 
 def make_model(
-    logp_cfunc: Any, expand_cfunc: Any, user_data: np.ndarray, ndim: int,
-    init_fn: Callable[[int], np.ndarray], variables: Sequence[tuple[str, tuple[int, ...]]],
-    dims: dict[str, tuple[str, ...]], coords: dict[str, Any],
+    logp_cfunc: Any,
+    expand_cfunc: Any,
+    user_data: np.ndarray,
+    ndim: int,
+    init_fn: Callable[[int], np.ndarray],
+    variables: Sequence[tuple[str, tuple[int, ...]]],
+    dims: dict[str, tuple[str, ...]],
+    coords: dict[str, Any],
 ) -> Any:
     """A nutpie model sampling the density of ``logp_cfunc`` on ``user_data``.
 
@@ -122,16 +141,39 @@ def make_model(
     """
     data = np.ascontiguousarray(user_data, dtype=np.float64)
     return _model_class()(
-        dims=dims, logp_cfunc=logp_cfunc, expand_cfunc=expand_cfunc, user_data=data,
-        init_fn=init_fn, names=tuple(v[0] for v in variables),
-        var_shapes=tuple(tuple(v[1]) for v in variables), ndim=int(ndim), coords_=coords,
+        dims=dims,
+        logp_cfunc=logp_cfunc,
+        expand_cfunc=expand_cfunc,
+        user_data=data,
+        init_fn=init_fn,
+        names=tuple(v[0] for v in variables),
+        var_shapes=tuple(tuple(v[1]) for v in variables),
+        ndim=int(ndim),
+        coords_=coords,
     )
 
 
-def sample(model: Any, *, draws: int, tune: int, chains: int, cores: int, seed: int,
-           progressbar: bool, target_accept: float) -> Any:
+def sample(
+    model: Any,
+    *,
+    draws: int,
+    tune: int,
+    chains: int,
+    cores: int,
+    seed: int,
+    progressbar: bool,
+    target_accept: float,
+) -> Any:
     """``nutpie.sample`` with the package's usual settings (seeded, no progress bar by default)."""
     import nutpie
 
-    return nutpie.sample(model, draws=draws, tune=tune, chains=chains, cores=cores, seed=seed,
-                         progress_bar=progressbar, target_accept=target_accept)
+    return nutpie.sample(
+        model,
+        draws=draws,
+        tune=tune,
+        chains=chains,
+        cores=cores,
+        seed=seed,
+        progress_bar=progressbar,
+        target_accept=target_accept,
+    )

@@ -60,22 +60,30 @@ class SampleSizePlan:
         return asdict(self)
 
     def __str__(self) -> str:
-        where = (f" in {self.n_clusters} clusters of {self.items_per_cluster:g}"
-                 if self.n_clusters is not None else "")
-        return (f"{self.n_items} items{where} decide a difference of {self.difference:+g} "
-                f"beyond a ROPE of ±{self.rope:g} at gamma={self.gamma:g} with probability "
-                f"{self.power:g} (per-item sd {self.sd:.4g}, design effect "
-                f"{self.design_effect:.3g})")
+        where = (
+            f" in {self.n_clusters} clusters of {self.items_per_cluster:g}"
+            if self.n_clusters is not None
+            else ""
+        )
+        return (
+            f"{self.n_items} items{where} decide a difference of {self.difference:+g} "
+            f"beyond a ROPE of ±{self.rope:g} at gamma={self.gamma:g} with probability "
+            f"{self.power:g} (per-item sd {self.sd:.4g}, design effect "
+            f"{self.design_effect:.3g})"
+        )
 
 
-def _per_item_sd(difference: float, sd: float | None, discordant: float | None,
-                 pilot: Any) -> tuple[float, float | None, float | None]:
+def _per_item_sd(
+    difference: float, sd: float | None, discordant: float | None, pilot: Any
+) -> tuple[float, float | None, float | None]:
     """The per-item sd, and from a pilot its design effect and cluster size."""
     given = [x is not None for x in (sd, discordant, pilot)]
     if sum(given) != 1:
-        raise ValueError("give exactly one of sd= (per-item sd of the difference), discordant= "
-                         "(share of items only one model gets right) or pilot= (a result of "
-                         "holdout_posterior on a pilot test set)")
+        raise ValueError(
+            "give exactly one of sd= (per-item sd of the difference), discordant= "
+            "(share of items only one model gets right) or pilot= (a result of "
+            "holdout_posterior on a pilot test set)"
+        )
     if pilot is not None:
         deff = pilot.design_effect if pilot.design_effect is not None else 1.0
         per_item = pilot.sd * math.sqrt(pilot.n_items / deff)
@@ -83,9 +91,11 @@ def _per_item_sd(difference: float, sd: float | None, discordant: float | None,
         return float(per_item), (deff if pilot.n_clusters is not None else None), size
     if discordant is not None:
         if not 0 < discordant <= 1 or abs(difference) > discordant:
-            raise ValueError(f"discordant must be in (0, 1] and at least |difference|; got "
-                             f"discordant={discordant!r}, difference={difference!r}")
-        return math.sqrt(discordant - difference ** 2), None, None
+            raise ValueError(
+                f"discordant must be in (0, 1] and at least |difference|; got "
+                f"discordant={discordant!r}, difference={difference!r}"
+            )
+        return math.sqrt(discordant - difference**2), None, None
     if not (math.isfinite(sd) and sd > 0):
         raise ValueError(f"sd must be a positive number; got {sd!r}")
     return float(sd), None, None
@@ -148,8 +158,10 @@ def plan_test_set(
     if not 0 < power < 1:
         raise ValueError(f"power must be in (0, 1); got {power!r}")
     if not difference > rope:
-        raise ValueError(f"difference must exceed the rope to be decided beyond it; got "
-                         f"difference={difference!r}, rope={rope!r}")
+        raise ValueError(
+            f"difference must exceed the rope to be decided beyond it; got "
+            f"difference={difference!r}, rope={rope!r}"
+        )
     per_item, pilot_deff, pilot_size = _per_item_sd(float(difference), sd, discordant, pilot)
     size = items_per_cluster if items_per_cluster is not None else pilot_size
     if size is not None and not size >= 1:
@@ -157,8 +169,11 @@ def plan_test_set(
     if not 0 <= icc <= 1:
         raise ValueError(f"icc must be in [0, 1]; got {icc!r}")
     if design_effect is None:
-        design_effect = (pilot_deff if pilot_deff is not None and items_per_cluster is None
-                         else 1.0 + ((size or 1.0) - 1.0) * icc)
+        design_effect = (
+            pilot_deff
+            if pilot_deff is not None and items_per_cluster is None
+            else 1.0 + ((size or 1.0) - 1.0) * icc
+        )
     if not design_effect > 0:
         raise ValueError(f"design_effect must be positive; got {design_effect!r}")
     z = stats.norm.ppf(gamma) + stats.norm.ppf(power)
@@ -166,5 +181,14 @@ def plan_test_set(
     n_clusters = None if size is None else math.ceil(n / size)
     if n_clusters is not None:
         n = math.ceil(n_clusters * size)
-    return SampleSizePlan(n, n_clusters, float(difference), rope, gamma, float(power),
-                          per_item, float(design_effect), float(size or 1.0))
+    return SampleSizePlan(
+        n,
+        n_clusters,
+        float(difference),
+        rope,
+        gamma,
+        float(power),
+        per_item,
+        float(design_effect),
+        float(size or 1.0),
+    )

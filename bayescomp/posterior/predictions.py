@@ -25,22 +25,30 @@ def is_predictions(frame: Any, y_true: str = Y_TRUE) -> bool:
     ``model`` column (a scores table has one)."""
     import pandas as pd
 
-    return (isinstance(frame, pd.DataFrame) and y_true in frame.columns
-            and "model" not in frame.columns)
+    return (
+        isinstance(frame, pd.DataFrame) and y_true in frame.columns and "model" not in frame.columns
+    )
 
 
 def _column(frame: pd.DataFrame, name: str | None, what: str) -> Any:
     if name is None:
         return None
     if name not in frame.columns:
-        raise ValueError(f"{what} column {name!r} is not in the predictions table (columns: "
-                         f"{[str(c) for c in frame.columns][:12]}); name an existing column")
+        raise ValueError(
+            f"{what} column {name!r} is not in the predictions table (columns: "
+            f"{[str(c) for c in frame.columns][:12]}); name an existing column"
+        )
     return frame[name].to_numpy()
 
 
-def prediction_models(frame: pd.DataFrame, *, y_true: str | None = Y_TRUE,
-                      cluster: str | None = None, item: str | None = None,
-                      sample: str | None = None) -> list[str]:
+def prediction_models(
+    frame: pd.DataFrame,
+    *,
+    y_true: str | None = Y_TRUE,
+    cluster: str | None = None,
+    item: str | None = None,
+    sample: str | None = None,
+) -> list[str]:
     """The model columns of a predictions table, in table order."""
     skip = {y_true, cluster, item, sample} - {None}
     return [str(c) for c in frame.columns if c not in skip]
@@ -52,14 +60,17 @@ def _item_ids(frame: pd.DataFrame, item: str | None, sample: str | None) -> Any:
         return _column(frame, item, "item")
     _column(frame, sample, "sample")
     if item is None:
-        raise ValueError(f"sample={sample!r} numbers repeated samples of an item, but no item "
-                         "column says which rows belong to one item; pass item=COLUMN too")
+        raise ValueError(
+            f"sample={sample!r} numbers repeated samples of an item, but no item "
+            "column says which rows belong to one item; pass item=COLUMN too"
+        )
     ids = _column(frame, item, "item")
     dup = frame.duplicated([item, sample])
     if dup.any():
         first = frame.loc[dup, [item, sample]].iloc[0].tolist()
-        raise ValueError(f"(item, sample) {first} occurs more than once; each sample of an "
-                         "item must be one row")
+        raise ValueError(
+            f"(item, sample) {first} occurs more than once; each sample of an item must be one row"
+        )
     return ids
 
 
@@ -127,20 +138,32 @@ def compare_predictions(
     import pandas as pd
 
     if not isinstance(predictions, pd.DataFrame):
-        raise ValueError(f"predictions must be a pandas DataFrame; got "
-                         f"{type(predictions).__name__}")
-    models = prediction_models(predictions, y_true=y_true, cluster=cluster, item=item,
-                               sample=sample)
+        raise ValueError(
+            f"predictions must be a pandas DataFrame; got {type(predictions).__name__}"
+        )
+    models = prediction_models(
+        predictions, y_true=y_true, cluster=cluster, item=item, sample=sample
+    )
     for name, what in ((baseline, "baseline"), (candidate, "candidate")):
         if str(name) not in models:
-            raise ValueError(f"{what} {name!r} is not a model column of the predictions table; "
-                             f"model columns: {models}")
+            raise ValueError(
+                f"{what} {name!r} is not a model column of the predictions table; "
+                f"model columns: {models}"
+            )
     if str(baseline) == str(candidate):
         raise ValueError(f"baseline and candidate are the same column {baseline!r}")
     return holdout_posterior(
-        _column(predictions, y_true, "y_true"), predictions[baseline].to_numpy(),
-        predictions[candidate].to_numpy(), metric=metric, rope=rope,
+        _column(predictions, y_true, "y_true"),
+        predictions[baseline].to_numpy(),
+        predictions[candidate].to_numpy(),
+        metric=metric,
+        rope=rope,
         cluster=_column(predictions, cluster, "cluster"),
-        item=_item_ids(predictions, item, sample), higher_is_better=higher_is_better,
-        threshold=threshold, draws=draws, baseline_name=str(baseline),
-        candidate_name=str(candidate), random_state=random_state)
+        item=_item_ids(predictions, item, sample),
+        higher_is_better=higher_is_better,
+        threshold=threshold,
+        draws=draws,
+        baseline_name=str(baseline),
+        candidate_name=str(candidate),
+        random_state=random_state,
+    )

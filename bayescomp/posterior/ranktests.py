@@ -231,19 +231,30 @@ class RankTestResult:
             probs[on] = self.next_dataset_given_no_tie
         kept = self.kept_draws
         trusted = kept >= min(MIN_KEPT_DRAWS, len(self.sample))
-        reason = "" if trusted else (
-            f"at rope 0 the tie is the most probable region in {len(self.sample) - kept} of "
-            f"{len(self.sample)} draws and only {kept} are left to compare worse with better; "
-            "to ask whether the models are equivalent, give a rope > 0"
+        reason = (
+            ""
+            if trusted
+            else (
+                f"at rope 0 the tie is the most probable region in {len(self.sample) - kept} of "
+                f"{len(self.sample)} draws and only {kept} are left to compare worse with better; "
+                "to ask whether the models are equivalent, give a rope > 0"
+            )
         )
         return decide(
-            *probs[on].as_tuple(), gamma=gamma, expected_gain=self.expected_gain,
-            risk=self.p_worse, rope=float(self.rope), baseline=self.baseline_name,
-            candidate=self.candidate_name, trusted=trusted, untrusted_reason=reason,
+            *probs[on].as_tuple(),
+            gamma=gamma,
+            expected_gain=self.expected_gain,
+            risk=self.p_worse,
+            rope=float(self.rope),
+            baseline=self.baseline_name,
+            candidate=self.candidate_name,
+            trusted=trusted,
+            untrusted_reason=reason,
         )
 
-    def summary(self, gamma: float = 0.95, *, confidence_level: float | None = None
-                ) -> pd.DataFrame:
+    def summary(
+        self, gamma: float = 0.95, *, confidence_level: float | None = None
+    ) -> pd.DataFrame:
         """One row per kind of probability, with the HDI (``confidence_level``, default
         0.95) of the mean difference and the decision at ``gamma``."""
         import pandas as pd
@@ -276,21 +287,30 @@ class RankTestResult:
             )
         return pd.DataFrame(rows)
 
-
     def diagnostics_summary(self) -> dict[str, Any]:
         """Empty: independent Dirichlet draws need no convergence check."""
         return {}
 
     def to_dict(self) -> dict[str, Any]:
         """The headline probabilities and every kind of probability."""
-        return jsonable({
-            "baseline": self.baseline_name, "candidate": self.candidate_name,
-            "metric": self.metric, "method": self.test, "rope": float(self.rope),
-            "n_datasets": self.n_datasets, "p_left": self.p_left, "p_rope": self.p_rope,
-            "p_right": self.p_right, "p_better": self.p_better,
-            "probabilities": {k: dict(zip(("p_left", "p_rope", "p_right"), p, strict=True))
-                              for k, p in self.probabilities().items()},
-        })
+        return jsonable(
+            {
+                "baseline": self.baseline_name,
+                "candidate": self.candidate_name,
+                "metric": self.metric,
+                "method": self.test,
+                "rope": float(self.rope),
+                "n_datasets": self.n_datasets,
+                "p_left": self.p_left,
+                "p_rope": self.p_rope,
+                "p_right": self.p_right,
+                "p_better": self.p_better,
+                "probabilities": {
+                    k: dict(zip(("p_left", "p_rope", "p_right"), p, strict=True))
+                    for k, p in self.probabilities().items()
+                },
+            }
+        )
 
     def _repr_html_(self) -> str:
         """Rich display in Jupyter: key numbers, decision and reason, a small plot."""
@@ -304,8 +324,12 @@ class RankTestResult:
 
         name = "sign test" if self.test == "sign" else "signed-rank test"
         return plot_simplex(
-            self.sample, baseline=self.baseline_name, candidate=self.candidate_name,
-            probabilities=self.baycomp_convention, ax=ax, title=f"Bayesian {name}",
+            self.sample,
+            baseline=self.baseline_name,
+            candidate=self.candidate_name,
+            probabilities=self.baycomp_convention,
+            ax=ax,
+            title=f"Bayesian {name}",
         )
 
     def plot(self, *, ax: Axes | None = None) -> Axes:
@@ -371,9 +395,7 @@ def sign_test(
     rope_f = check_scalar_rope(rope)
     _check_common(prior_strength, prior_place, draws)
     z, names = per_dataset_means(differences)
-    counts = np.array(
-        [np.sum(z < -rope_f), 0, np.sum(z > rope_f)], dtype=float
-    )
+    counts = np.array([np.sum(z < -rope_f), 0, np.sum(z > rope_f)], dtype=float)
     counts[1] = len(z) - counts[0] - counts[2]
     alpha = counts.copy()
     alpha[{"left": 0, "rope": 1, "right": 2}[prior_place]] += prior_strength
@@ -383,10 +405,18 @@ def sign_test(
     w = rng.dirichlet(np.concatenate([[prior_strength], np.ones(len(z))]), int(draws))
     gain = w[:, 1:] @ z
     return RankTestResult(
-        sample=sample, test="sign", rope=rope_f, differences=z,
-        prior_strength=float(prior_strength), prior_place=prior_place,
-        baseline_name=baseline_name, candidate_name=candidate_name, metric=metric,
-        dataset_names=names, gain_sample=gain, alpha=alpha,
+        sample=sample,
+        test="sign",
+        rope=rope_f,
+        differences=z,
+        prior_strength=float(prior_strength),
+        prior_place=prior_place,
+        baseline_name=baseline_name,
+        candidate_name=candidate_name,
+        metric=metric,
+        dataset_names=names,
+        gain_sample=gain,
+        alpha=alpha,
     )
 
 
@@ -399,6 +429,7 @@ def _mirrored_dirichlet(alpha: np.ndarray, n: int, rng: np.random.Generator) -> 
     symmetric), so the left and right shares are equal; an odd last draw is split evenly.
     A region with parameter 0 has ``theta = 0`` exactly.
     """
+
     def gamma(shape: float, size: int) -> np.ndarray:
         return rng.standard_gamma(shape, size) if shape > 0 else np.zeros(size)
 
@@ -468,8 +499,11 @@ def signed_rank_test(
     alpha = np.concatenate([[prior_strength], np.ones(len(z))])
     rng = rng_from(random_state)
     n_samples = int(draws)
-    if isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer)) \
-            or chunk_size < 1:
+    if (
+        isinstance(chunk_size, bool)
+        or not isinstance(chunk_size, (int, np.integer))
+        or chunk_size < 1
+    ):
         raise ValueError(f"chunk_size must be a positive integer (e.g. 10000); got {chunk_size!r}")
     sample = np.empty((n_samples, 3))
     gain = np.empty(n_samples)
@@ -488,8 +522,15 @@ def signed_rank_test(
     else:  # 1 - (left + right): the same float whichever side is which
         sample[:, 1] = np.clip(1.0 - (sample[:, 0] + sample[:, 2]), 0.0, 1.0)
     return RankTestResult(
-        sample=sample, test="signed_rank", rope=rope_f, differences=z,
-        prior_strength=float(prior_strength), prior_place=prior_place,
-        baseline_name=baseline_name, candidate_name=candidate_name, metric=metric,
-        dataset_names=names, gain_sample=gain,
+        sample=sample,
+        test="signed_rank",
+        rope=rope_f,
+        differences=z,
+        prior_strength=float(prior_strength),
+        prior_place=prior_place,
+        baseline_name=baseline_name,
+        candidate_name=candidate_name,
+        metric=metric,
+        dataset_names=names,
+        gain_sample=gain,
     )

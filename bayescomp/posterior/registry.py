@@ -95,8 +95,9 @@ REGISTRY: dict[str, Method] = {}
 _loaded: list[bool] = []
 
 
-def register(name: str, *, across_datasets: bool = False, input: Input = "scores",
-             description: str = "") -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def register(
+    name: str, *, across_datasets: bool = False, input: Input = "scores", description: str = ""
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorator: make ``fit(data, **options) -> Posterior`` available as
     ``compare(method=name)``; ``data`` is a :class:`Paired` or, with
     ``input="predictions"``, a :class:`PairedPredictions`."""
@@ -105,8 +106,9 @@ def register(name: str, *, across_datasets: bool = False, input: Input = "scores
 
     def add(fit: Callable[..., Any]) -> Callable[..., Any]:
         if name == "auto" or (name in REGISTRY and REGISTRY[name].fit is not fit):
-            raise ValueError(f"a compare method named {name!r} is already registered; "
-                             "choose another name")
+            raise ValueError(
+                f"a compare method named {name!r} is already registered; choose another name"
+            )
         REGISTRY[name] = Method(fit, across_datasets, input, description)
         return fit
 
@@ -145,8 +147,12 @@ def _load_plugins() -> None:
         try:
             entry.load()
         except Exception as exc:  # a broken plugin must not break the built-in methods
-            warnings.warn(f"the compare method plugin {entry.name!r} ({entry.value}) could "
-                          f"not be loaded: {exc}", BayescompWarning, stacklevel=3)
+            warnings.warn(
+                f"the compare method plugin {entry.name!r} ({entry.value}) could "
+                f"not be loaded: {exc}",
+                BayescompWarning,
+                stacklevel=3,
+            )
 
 
 def lookup(name: str) -> Method:

@@ -179,13 +179,20 @@ class TimeOrderedResult:
     # ----------------------------------------------------------------- decision
     def decision(self, gamma: float = 0.95) -> Decision:
         """Promote / reject / equivalent / inconclusive, with the reason (the one rule)."""
-        return decide(self.p_left, self.p_rope, self.p_right, gamma=gamma,
-                      expected_gain=self.expected_gain, risk=self.p_worse, rope=self.rope,
-                      baseline=self.baseline_name, candidate=self.candidate_name)
+        return decide(
+            self.p_left,
+            self.p_rope,
+            self.p_right,
+            gamma=gamma,
+            expected_gain=self.expected_gain,
+            risk=self.p_worse,
+            rope=self.rope,
+            baseline=self.baseline_name,
+            candidate=self.candidate_name,
+        )
 
     @renamed_arguments(level="confidence_level")
-    def summary(self, confidence_level: float | None = None, gamma: float = 0.95
-                ) -> pd.DataFrame:
+    def summary(self, confidence_level: float | None = None, gamma: float = 0.95) -> pd.DataFrame:
         """One row: posterior mean, interval, AR(1) coefficient, probabilities, decision."""
         import pandas as pd
 
@@ -193,22 +200,40 @@ class TimeOrderedResult:
         low, high = self.interval(level)
         pct = f"{100 * level:g}"
         nan = float("nan")
-        return pd.DataFrame([{
-            "baseline": self.baseline_name, "candidate": self.candidate_name,
-            "metric": self.metric,
-            "baseline_score": nan if self.baseline_score is None else self.baseline_score,
-            "candidate_score": nan if self.candidate_score is None else self.candidate_score,
-            "difference": difference_label(self, sep=" - "), "mean": self.expected_gain,
-            f"hdi_{pct}_low": low, f"hdi_{pct}_high": high, "phi": self.phi_mean,
-            "n": self.n, "df": self.df, "rope": self.rope, "p_left": self.p_left,
-            "p_rope": self.p_rope, "p_right": self.p_right, "p_better": self.p_better,
-            "decision": self.decision(gamma).outcome}])
+        return pd.DataFrame(
+            [
+                {
+                    "baseline": self.baseline_name,
+                    "candidate": self.candidate_name,
+                    "metric": self.metric,
+                    "baseline_score": nan if self.baseline_score is None else self.baseline_score,
+                    "candidate_score": nan
+                    if self.candidate_score is None
+                    else self.candidate_score,
+                    "difference": difference_label(self, sep=" - "),
+                    "mean": self.expected_gain,
+                    f"hdi_{pct}_low": low,
+                    f"hdi_{pct}_high": high,
+                    "phi": self.phi_mean,
+                    "n": self.n,
+                    "df": self.df,
+                    "rope": self.rope,
+                    "p_left": self.p_left,
+                    "p_rope": self.p_rope,
+                    "p_right": self.p_right,
+                    "p_better": self.p_better,
+                    "decision": self.decision(gamma).outcome,
+                }
+            ]
+        )
 
     def __repr__(self) -> str:
-        return (f"TimeOrderedResult({difference_label(self, sep=' - ')}: "
-                f"mean={self.expected_gain:+.4g}, phi={self.phi_mean:.2f}, n={self.n}, "
-                f"rope={self.rope:g}; p_left={self.p_left:.3f}, p_rope={self.p_rope:.3f}, "
-                f"p_right={self.p_right:.3f})")
+        return (
+            f"TimeOrderedResult({difference_label(self, sep=' - ')}: "
+            f"mean={self.expected_gain:+.4g}, phi={self.phi_mean:.2f}, n={self.n}, "
+            f"rope={self.rope:g}; p_left={self.p_left:.3f}, p_rope={self.p_rope:.3f}, "
+            f"p_right={self.p_right:.3f})"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The summary's row and ``method: "time_ordered"``, JSON-ready."""
@@ -232,8 +257,7 @@ class TimeOrderedResult:
         return {"posterior": self.plot().figure}
 
 
-def _components(z: np.ndarray, prior: tuple[float, float], cells: int
-                ) -> tuple[np.ndarray, ...]:
+def _components(z: np.ndarray, prior: tuple[float, float], cells: int) -> tuple[np.ndarray, ...]:
     """Per grid cell of ``phi``: log posterior weight, GLS mean and t scale of ``mu``.
 
     The inverse AR(1) correlation matrix is tridiagonal, so every quadratic form
@@ -244,12 +268,16 @@ def _components(z: np.ndarray, prior: tuple[float, float], cells: int
     mass = np.diff(stats.beta.cdf(edges, *prior))  # the prior's exact mass per cell
     phi = 2.0 * (edges[:-1] + edges[1:]) / 2.0 - 1.0
     inner = slice(1, n - 1)
-    a = n + phi**2 * (n - 2) - 2.0 * phi * (n - 1)                       # 1' R^-1 1
+    a = n + phi**2 * (n - 2) - 2.0 * phi * (n - 1)  # 1' R^-1 1
     b = z.sum() + phi**2 * z[inner].sum() - phi * (z[1:].sum() + z[:-1].sum())
     q = (z @ z) + phi**2 * (z[inner] @ z[inner]) - 2.0 * phi * (z[1:] @ z[:-1])
     s = np.maximum(q - b * b / a, 1e-300)
-    logw = (np.log(np.maximum(mass, 1e-300)) + 0.5 * np.log1p(-phi**2) - 0.5 * np.log(a)
-            - 0.5 * (n - 1) * np.log(s))
+    logw = (
+        np.log(np.maximum(mass, 1e-300))
+        + 0.5 * np.log1p(-(phi**2))
+        - 0.5 * np.log(a)
+        - 0.5 * (n - 1) * np.log(s)
+    )
     return phi, logw, b / a, np.sqrt(s / ((n - 1) * a))
 
 
@@ -302,26 +330,55 @@ def time_ordered_test(
     rope = float(check_rope(rope))
     n = len(d)
     if n < 3:
-        raise ValueError(f"a time-ordered design needs at least 3 test windows to estimate the "
-                         f"autocorrelation of the differences, got {n}; use more windows "
-                         "(e.g. TimeSeriesSplit(n_splits=10))")
+        raise ValueError(
+            f"a time-ordered design needs at least 3 test windows to estimate the "
+            f"autocorrelation of the differences, got {n}; use more windows "
+            "(e.g. TimeSeriesSplit(n_splits=10))"
+        )
     centre, spread = float(d.mean()), float(d.std())
     base_arr = np.asarray(baseline, dtype=float)
     cand_arr = np.asarray(candidate, dtype=float)
-    if spread <= 16 * np.finfo(float).eps * max(np.abs(cand_arr).max(),
-                                                np.abs(base_arr).max(), 1e-300):
-        warnings.warn("the paired differences are identical on every window: the posterior "
-                      "is a point mass at the mean difference; check that the models differ",
-                      ZeroVarianceWarning, stacklevel=2)
+    if spread <= 16 * np.finfo(float).eps * max(
+        np.abs(cand_arr).max(), np.abs(base_arr).max(), 1e-300
+    ):
+        warnings.warn(
+            "the paired differences are identical on every window: the posterior "
+            "is a point mass at the mean difference; check that the models differ",
+            ZeroVarianceWarning,
+            stacklevel=2,
+        )
         one = np.ones(1)
-        return TimeOrderedResult(one * centre, one * 0.0, one, one * 0.0, n - 1, n, rope,
-                                 baseline_name, candidate_name, metric, d,
-                                 bool(higher_is_better), float(base_arr.mean()),
-                                 float(cand_arr.mean()))
+        return TimeOrderedResult(
+            one * centre,
+            one * 0.0,
+            one,
+            one * 0.0,
+            n - 1,
+            n,
+            rope,
+            baseline_name,
+            candidate_name,
+            metric,
+            d,
+            bool(higher_is_better),
+            float(base_arr.mean()),
+            float(cand_arr.mean()),
+        )
     phi, logw, loc, scale = _components((d - centre) / spread, prior, GRID_CELLS)
     w = np.exp(logw - logw.max())
     return TimeOrderedResult(
-        loc=centre + spread * loc, scale=spread * scale, weights=w / w.sum(), phi=phi,
-        df=n - 1, n=n, rope=rope, baseline_name=baseline_name, candidate_name=candidate_name,
-        metric=metric, differences=d, higher_is_better=bool(higher_is_better),
-        baseline_score=float(base_arr.mean()), candidate_score=float(cand_arr.mean()))
+        loc=centre + spread * loc,
+        scale=spread * scale,
+        weights=w / w.sum(),
+        phi=phi,
+        df=n - 1,
+        n=n,
+        rope=rope,
+        baseline_name=baseline_name,
+        candidate_name=candidate_name,
+        metric=metric,
+        differences=d,
+        higher_is_better=bool(higher_is_better),
+        baseline_score=float(base_arr.mean()),
+        candidate_score=float(cand_arr.mean()),
+    )

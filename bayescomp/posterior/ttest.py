@@ -235,8 +235,10 @@ class CorrelatedTTestResult:
         }
         if not self.is_batch:
             attrs.update(
-                rope=float(self.rope), rho=float(self.rho),
-                loc=float(self.mean), scale=float(self.scale),
+                rope=float(self.rope),
+                rho=float(self.rho),
+                loc=float(self.mean),
+                scale=float(self.scale),
             )
         if x.ndim > 3:
             x = x.reshape(int(chains), int(draws), -1)
@@ -255,9 +257,15 @@ class CorrelatedTTestResult:
                 "decision() needs a single comparison; use decisions(gamma) for a batch"
             )
         d = decide(
-            self.p_left, self.p_rope, self.p_right, gamma=gamma,
-            expected_gain=self.expected_gain, risk=self.p_worse, rope=float(self.rope),
-            baseline=self.baseline_name, candidate=self.candidate_name,
+            self.p_left,
+            self.p_rope,
+            self.p_right,
+            gamma=gamma,
+            expected_gain=self.expected_gain,
+            risk=self.p_worse,
+            rope=float(self.rope),
+            baseline=self.baseline_name,
+            candidate=self.candidate_name,
         )
         if bool(self._point_mass):
             d = Decision(**{**d.to_dict(), "reason": d.reason + " (zero variance: point mass)"})
@@ -269,8 +277,7 @@ class CorrelatedTTestResult:
 
     # ------------------------------------------------------------------ summary
     @renamed_arguments(level="confidence_level")
-    def summary(self, confidence_level: float | None = None, gamma: float = 0.95
-                ) -> pd.DataFrame:
+    def summary(self, confidence_level: float | None = None, gamma: float = 0.95) -> pd.DataFrame:
         """One row per comparison: posterior moments, HDI (``confidence_level``, default
         0.95), probabilities, decision (at ``gamma``)."""
         import pandas as pd
@@ -300,9 +307,18 @@ class CorrelatedTTestResult:
             "decision": self.decisions(gamma),
         }
         shape = np.shape(self.mean)
-        data = {k: np.broadcast_to(np.asarray(v, dtype=object if k in ("baseline", "candidate",
-                "metric", "difference", "decision") else float), shape).ravel()
-                for k, v in cols.items()}
+        data = {
+            k: np.broadcast_to(
+                np.asarray(
+                    v,
+                    dtype=object
+                    if k in ("baseline", "candidate", "metric", "difference", "decision")
+                    else float,
+                ),
+                shape,
+            ).ravel()
+            for k, v in cols.items()
+        }
         frame = pd.DataFrame(data)
         for k in ("n", "df"):
             frame[k] = frame[k].astype(int)

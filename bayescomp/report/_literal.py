@@ -30,8 +30,10 @@ def make_literal(result: Any, before: dict[int, tuple[Any, str]] | None = None) 
     """Turn mathtext off on the texts of ``result``'s figures that are not in ``before``
     (``id -> (text, its string)`` taken before drawing) or whose string changed."""
     before = before or {}
-    figures = {id(f): f for f in (a.figure for a in np.ravel(np.asarray(result, dtype=object))
-                                  if a is not None)}
+    figures = {
+        id(f): f
+        for f in (a.figure for a in np.ravel(np.asarray(result, dtype=object)) if a is not None)
+    }
     for key, (text, string) in _texts(figures.values()).items():
         if key not in before or before[key][1] != string:
             text.set_parse_math(False)

@@ -40,16 +40,32 @@ def plot_guardrails(res: Any, ax: Any = None, draws: int = 4000) -> Any:
     for j, a in enumerate(axes, start=1):
         _panel(a, res, x, ok, j)
     a0 = axes[0]
-    a0.figure.suptitle(f"{res.candidate_name} vs {res.baseline_name}: P(promotion event) = "
-                       f"{res.p_joint:.3f}", fontsize=10)
+    a0.figure.suptitle(
+        f"{res.candidate_name} vs {res.baseline_name}: P(promotion event) = {res.p_joint:.3f}",
+        fontsize=10,
+    )
     return axes[0] if k == 1 else axes
 
 
 def _panel(ax: Axes, res: Any, x: np.ndarray, ok: np.ndarray, j: int) -> None:
-    ax.scatter(x[~ok, 0], x[~ok, j], s=3, alpha=0.25, color=REGION_COLOURS[1],
-               label="other draws", rasterized=True)
-    ax.scatter(x[ok, 0], x[ok, j], s=3, alpha=0.35, color=REGION_COLOURS[2],
-               label="promotion event", rasterized=True)
+    ax.scatter(
+        x[~ok, 0],
+        x[~ok, j],
+        s=3,
+        alpha=0.25,
+        color=REGION_COLOURS[1],
+        label="other draws",
+        rasterized=True,
+    )
+    ax.scatter(
+        x[ok, 0],
+        x[ok, j],
+        s=3,
+        alpha=0.35,
+        color=REGION_COLOURS[2],
+        label="promotion event",
+        rasterized=True,
+    )
     ax.axvline(res.rope[0], color="k", ls="--", lw=1)
     ax.axhline(-res.rope[j], color=REGION_COLOURS[0], ls="--", lw=1)
     ax.axvline(0, color="k", lw=0.5)

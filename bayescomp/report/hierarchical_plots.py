@@ -85,16 +85,25 @@ def plot_simplex(
     for k in range(3):
         sel = winners == k
         if sel.any():
-            ax.scatter(xy[sel, 0], xy[sel, 1], s=3, alpha=0.25, color=REGION_COLOURS[k], lw=0,
-                       rasterized=True)
-    labels = (f"{baseline} better\n(candidate worse)", "practically\nequivalent (ROPE)",
-              f"{candidate} better")
+            ax.scatter(
+                xy[sel, 0],
+                xy[sel, 1],
+                s=3,
+                alpha=0.25,
+                color=REGION_COLOURS[k],
+                lw=0,
+                rasterized=True,
+            )
+    labels = (
+        f"{baseline} better\n(candidate worse)",
+        "practically\nequivalent (ROPE)",
+        f"{candidate} better",
+    )
     if probabilities is not None:
         p = [float(v) for v in probabilities]
         labels = tuple(f"{lab}\n{v:.3f}" for lab, v in zip(labels, p, strict=True))
     ax.text(0.0, -0.04, labels[0], ha="center", va="top", fontsize=9, color=REGION_COLOURS[0])
-    ax.text(0.5, _SQRT3 / 2 + 0.03, labels[1], ha="center", va="bottom", fontsize=9,
-            color="0.3")
+    ax.text(0.5, _SQRT3 / 2 + 0.03, labels[1], ha="center", va="bottom", fontsize=9, color="0.3")
     ax.text(1.0, -0.04, labels[2], ha="center", va="top", fontsize=9, color=REGION_COLOURS[2])
     ax.set_xlim(-0.15, 1.15)
     ax.set_ylim(-0.22, _SQRT3 / 2 + 0.18)
@@ -123,14 +132,26 @@ def plot_forest(res: Any, ax: Axes | None = None) -> Axes:
         ax.axvspan(-rope, rope, color=REGION_COLOURS[1], alpha=0.15, lw=0, label=f"ROPE ±{rope:g}")
     lo, hi = res.hdi(0.95)
     ax.axvspan(lo, hi, color="#2c7fb8", alpha=0.12, lw=0, label="δ0 95% HDI")
-    ax.axvline(res.expected_gain, color="#2c7fb8", lw=1.2, label=f"δ0 mean {res.expected_gain:+.3g}")
+    ax.axvline(
+        res.expected_gain, color="#2c7fb8", lw=1.2, label=f"δ0 mean {res.expected_gain:+.3g}"
+    )
     ax.axvline(0, color="k", ls="--", lw=0.8)
-    colours = np.where(frame["hdi_95_low"] > rope, REGION_COLOURS[2],
-                       np.where(frame["hdi_95_high"] < -rope, REGION_COLOURS[0], "0.25"))
+    colours = np.where(
+        frame["hdi_95_low"] > rope,
+        REGION_COLOURS[2],
+        np.where(frame["hdi_95_high"] < -rope, REGION_COLOURS[0], "0.25"),
+    )
     ax.hlines(y, frame["hdi_95_low"], frame["hdi_95_high"], colors=colours, lw=1.4)
     ax.scatter(frame["mean"], y, color=colours, s=14, zorder=3, label="shrunk δᵢ (95% HDI)")
-    ax.scatter(frame["observed_mean"], y, facecolors="none", edgecolors="0.45", s=14, zorder=2,
-               label="observed mean")
+    ax.scatter(
+        frame["observed_mean"],
+        y,
+        facecolors="none",
+        edgecolors="0.45",
+        s=14,
+        zorder=2,
+        label="observed mean",
+    )
     ax.set_yticks(y)
     ax.set_yticklabels(frame["dataset"], fontsize=7 if q > 25 else 9)
     ax.set_ylim(-1, q)
@@ -152,8 +173,14 @@ def plot_delta0_posterior(res: Any, ax: Axes | None = None) -> Axes:
     if ax is None:
         _, ax = plt.subplots(figsize=(7.5, 4.0), layout="constrained")
     rope = float(res.rope)
-    plot_posterior(res.idata, "delta0", ax, hdi_prob=0.95, ref_val=0.0,
-                   rope=(-rope, rope) if rope > 0 else None)
+    plot_posterior(
+        res.idata,
+        "delta0",
+        ax,
+        hdi_prob=0.95,
+        ref_val=0.0,
+        rope=(-rope, rope) if rope > 0 else None,
+    )
     ax.set_title(
         f"δ0, the mean difference across {res.n_datasets} datasets\n"
         f"P({res.candidate_name} worse) = {res.p_left:.3f}   P(equivalent) = {res.p_rope:.3f}"

@@ -51,24 +51,35 @@ def plot_draws_posterior(res: Any, ax: Axes | None = None, level: float = 0.95) 
     dens = _density(res.draws, x)
     ymax = max(float(dens.max()), 1e-12)
     rope = res.rope
-    for (a, b), colour in zip(((-np.inf, -rope), (-rope, rope), (rope, np.inf)),
-                              REGION_COLOURS, strict=True):
+    for (a, b), colour in zip(
+        ((-np.inf, -rope), (-rope, rope), (rope, np.inf)), REGION_COLOURS, strict=True
+    ):
         sel = (x >= a) & (x <= b)
         ax.fill_between(x[sel], dens[sel], color=colour, alpha=0.35, lw=0)
     ax.plot(x, dens, color="k", lw=1.4)
     lo, hi = res.hdi(level)
     ax.plot([lo, hi], [ymax * 1.08] * 2, color="k", lw=3, solid_capstyle="butt")
-    ax.annotate(f"{100 * level:g}% HDI [{lo:+.4g}, {hi:+.4g}]", xy=((lo + hi) / 2, ymax * 1.12),
-                ha="center", va="bottom", fontsize=8)
+    ax.annotate(
+        f"{100 * level:g}% HDI [{lo:+.4g}, {hi:+.4g}]",
+        xy=((lo + hi) / 2, ymax * 1.12),
+        ha="center",
+        va="bottom",
+        fontsize=8,
+    )
     ax.set_ylim(0, ymax * 1.3)
     _rope_lines(ax, rope)
-    ax.set_title(f"P({res.candidate_name} worse) = {res.p_left:.3f}    "
-                 f"P(equivalent) = {res.p_rope:.3f}    "
-                 f"P({res.candidate_name} better) = {res.p_right:.3f}", fontsize=9)
+    ax.set_title(
+        f"P({res.candidate_name} worse) = {res.p_left:.3f}    "
+        f"P(equivalent) = {res.p_rope:.3f}    "
+        f"P({res.candidate_name} better) = {res.p_right:.3f}",
+        fontsize=9,
+    )
     unit = res.metric or "score"
-    ax.set_xlabel(f"difference in {unit} ({difference_label(res)}), {res.n_items} items"
-                  + (f", {res.n_clusters} clusters" if res.n_clusters else "")
-                  + (f", ROPE ±{rope:g}" if rope else ""))
+    ax.set_xlabel(
+        f"difference in {unit} ({difference_label(res)}), {res.n_items} items"
+        + (f", {res.n_clusters} clusters" if res.n_clusters else "")
+        + (f", ROPE ±{rope:g}" if rope else "")
+    )
     ax.set_ylabel("posterior density")
     ax.spines[["top", "right"]].set_visible(False)
     return ax
@@ -85,19 +96,26 @@ def plot_design_effect(res: Any, ax: Axes | None = None, level: float = 0.95) ->
         _, ax = plt.subplots(figsize=(7, 3.6), layout="constrained")
     x = _grid(res, res.draws, res.blind_draws)
     blind = res.blind_draws
-    for k, (draws, colour, name) in enumerate(((blind, "#95a5a6", "items resampled (cluster-blind)"),
-                                              (res.draws, "#2c3e50", "clusters resampled"))):
+    for k, (draws, colour, name) in enumerate(
+        (
+            (blind, "#95a5a6", "items resampled (cluster-blind)"),
+            (res.draws, "#2c3e50", "clusters resampled"),
+        )
+    ):
         dens = _density(draws, x)
         ax.plot(x, dens, color=colour, lw=1.6, label=name)
         ax.fill_between(x, dens, color=colour, alpha=0.15, lw=0)
-        lo, hi = (res.hdi(level) if k else _blind_hdi(blind, level))
+        lo, hi = res.hdi(level) if k else _blind_hdi(blind, level)
         y = -0.06 * (k + 1) * float(dens.max() or 1)
         ax.plot([lo, hi], [y, y], color=colour, lw=3, solid_capstyle="butt")
     _rope_lines(ax, res.rope)
     ax.legend(loc="upper left", fontsize=8, frameon=False)
-    ax.set_title(f"design effect {res.design_effect:.2f}: the {100 * level:g}% interval is "
-                 f"{res.interval_widening:.2f}× as wide with {res.n_clusters} clusters of "
-                 f"{res.n_items} items", fontsize=9)
+    ax.set_title(
+        f"design effect {res.design_effect:.2f}: the {100 * level:g}% interval is "
+        f"{res.interval_widening:.2f}× as wide with {res.n_clusters} clusters of "
+        f"{res.n_items} items",
+        fontsize=9,
+    )
     ax.set_xlabel(f"difference in {res.metric or 'score'} ({difference_label(res)})")
     ax.set_ylabel("posterior density")
     ax.spines[["top", "right"]].set_visible(False)

@@ -37,14 +37,28 @@ def write_selection_report(sel: Any, directory: str | Path) -> Path:
     timeline_png = png_b64(figure_of(sel.plot()), out / "timeline.png")
     cv = sel.settings.get("cv", "")
     design = "; ".join(f"{k}: {v}" for k, v in cv.items()) if isinstance(cv, dict) else str(cv)
-    timeline = [{"champion": t["champion"], "from step": t["from_step"],
-                 "until step": "end" if t["to_step"] is None else t["to_step"], "why": t["why"]}
-                for t in sel.timeline()]
+    timeline = [
+        {
+            "champion": t["champion"],
+            "from step": t["from_step"],
+            "until step": "end" if t["to_step"] is None else t["to_step"],
+            "why": t["why"],
+        }
+        for t in sel.timeline()
+    ]
     steps = [_step(sel, i, step, out) for i, step in enumerate(record["steps"], start=1)]
     candidates = [{**r, f"mean {sel.metric}": r.get("mean")} for r in record["candidates"]]
-    html = render("report.html.j2", sel=sel, record=record, design=design, timeline=timeline,
-                  timeline_png=timeline_png, steps=steps, candidates=candidates,
-                  written=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
+    html = render(
+        "report.html.j2",
+        sel=sel,
+        record=record,
+        design=design,
+        timeline=timeline,
+        timeline_png=timeline_png,
+        steps=steps,
+        candidates=candidates,
+        written=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+    )
     path = out / "report.html"
     path.write_text(html, encoding="utf-8")
     return path
@@ -59,13 +73,22 @@ def _step(sel: Any, i: int, step: dict[str, Any], out: Path) -> dict[str, Any]:
     ctx["posterior_png"] = png_b64(sel.plot_step(i).figure, out / f"{tag}_posterior.png")
     ctx["scores_png"] = png_b64(sel.plot_scores(i).figure, out / f"{tag}_scores.png")
     champ, chall = step["champion"], step["challenger"]
-    ctx["paired"] = [{"dataset": r["dataset"], "split": r["split"], champ: r["champion"],
-                      chall: r["challenger"], "difference": r["challenger"] - r["champion"]}
-                     for r in step["paired_scores"]]
+    ctx["paired"] = [
+        {
+            "dataset": r["dataset"],
+            "split": r["split"],
+            champ: r["champion"],
+            chall: r["challenger"],
+            "difference": r["challenger"] - r["champion"],
+        }
+        for r in step["paired_scores"]
+    ]
     ctx["columns"] = ["dataset", "split", champ, chall, "difference"]
-    tally = win_loss_tie([r["champion"] for r in step["paired_scores"]],
-                         [r["challenger"] for r in step["paired_scores"]],
-                         bool(sel.results[i - 1].higher_is_better))
+    tally = win_loss_tie(
+        [r["champion"] for r in step["paired_scores"]],
+        [r["challenger"] for r in step["paired_scores"]],
+        bool(sel.results[i - 1].higher_is_better),
+    )
     ctx["tally"] = tally.text(chall, champ)
     ctx["fmt"] = {"difference": "+.4f", champ: ".4f", chall: ".4f"}
     return ctx

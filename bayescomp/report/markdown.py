@@ -27,23 +27,43 @@ def selection_markdown(sel: Any) -> str:
     """
     rec = sel.recommendation
     head = "promote" if rec["action"] == "promote" else "keep"
-    lines = [f"## bayescomp selection: **{head} {_cell(sel.champion)}**", "",
-             f"{_cell(rec['text'])}", "",
-             f"metric `{sel.metric}` · ROPE ±{sel.rope:g} · γ = {sel.gamma:g} · rule "
-             f"{_cell(str(rec.get('rule', 'champion_challenger')))} · baseline {_cell(sel.baseline)}", ""]
-    cols = ["step", "champion", "challenger", "p_better", "p_left", "p_rope", "p_right", "risk",
-            "expected_gain", "decision"]
+    lines = [
+        f"## bayescomp selection: **{head} {_cell(sel.champion)}**",
+        "",
+        f"{_cell(rec['text'])}",
+        "",
+        f"metric `{sel.metric}` · ROPE ±{sel.rope:g} · γ = {sel.gamma:g} · rule "
+        f"{_cell(str(rec.get('rule', 'champion_challenger')))} · baseline {_cell(sel.baseline)}",
+        "",
+    ]
+    cols = [
+        "step",
+        "champion",
+        "challenger",
+        "p_better",
+        "p_left",
+        "p_rope",
+        "p_right",
+        "risk",
+        "expected_gain",
+        "decision",
+    ]
     lines += ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for r in sel.steps.to_dict("records"):
-        cells = [str(int(r["step"])), _cell(r["champion"]), _cell(r["challenger"]),
-                 *(_cell(float(r[c])) for c in ("p_better", "p_left", "p_rope", "p_right",
-                                                "risk")),
-                 _cell(float(r["expected_gain"]), "+.4f"), f"**{_cell(r['decision'])}**"]
+        cells = [
+            str(int(r["step"])),
+            _cell(r["champion"]),
+            _cell(r["challenger"]),
+            *(_cell(float(r[c])) for c in ("p_better", "p_left", "p_rope", "p_right", "risk")),
+            _cell(float(r["expected_gain"]), "+.4f"),
+            f"**{_cell(r['decision'])}**",
+        ]
         lines.append("| " + " | ".join(cells) + " |")
     if sel.steps.empty:
         lines.append("| " + " | ".join(["—"] * len(cols)) + " |")
     lines += ["", "<details><summary>why</summary>", ""]
-    lines += [f"- step {int(r['step'])}: {_cell(r['reason'])}"
-              for r in sel.steps.to_dict("records")]
+    lines += [
+        f"- step {int(r['step'])}: {_cell(r['reason'])}" for r in sel.steps.to_dict("records")
+    ]
     lines += ["", "</details>", ""]
     return "\n".join(lines)

@@ -32,13 +32,24 @@ def plot_metric_interval(res: Any, ax: Axes | None = None, color: str = "C0") ->
     """Histogram of the resampled metric; estimate and interval bounds as vertical lines."""
     ax = _axes(ax)
     dist = np.asarray(res.distribution)
-    ax.hist(dist, bins=min(60, max(10, dist.size // 40)), color=color, alpha=0.55,
-            density=True, label=f"{res.method} resamples")
+    ax.hist(
+        dist,
+        bins=min(60, max(10, dist.size // 40)),
+        color=color,
+        alpha=0.55,
+        density=True,
+        label=f"{res.method} resamples",
+    )
     ax.axvline(res.estimate, color="black", lw=1.5, label=f"estimate {res.estimate:.4g}")
     for x in (res.low, res.high):
         ax.axvline(x, color="crimson", ls="--", lw=1.2)
-    ax.axvspan(res.low, res.high, color="crimson", alpha=0.08,
-               label=f"{100 * res.confidence_level:g}% CI [{res.low:.4g}, {res.high:.4g}]")
+    ax.axvspan(
+        res.low,
+        res.high,
+        color="crimson",
+        alpha=0.08,
+        label=f"{100 * res.confidence_level:g}% CI [{res.low:.4g}, {res.high:.4g}]",
+    )
     ax.set_xlabel(res.metric)
     ax.set_ylabel("density")
     ax.set_title(f"{res.metric}: n = {res.n:,} test rows")
@@ -110,16 +121,36 @@ def plot_threshold_curves(
     partial = ys["n_defined"].to_numpy() < cur.n_repetitions
     name = label or f"mean of {cur.n_repetitions} repetitions"
     ax.plot(x, y, color=color, lw=1.8, label=name)
-    ax.fill_between(x, lo.to_numpy(), hi.to_numpy(), color=color, alpha=0.25,
-                    label=f"{yname} {band_label}", step=None)
+    ax.fill_between(
+        x,
+        lo.to_numpy(),
+        hi.to_numpy(),
+        color=color,
+        alpha=0.25,
+        label=f"{yname} {band_label}",
+        step=None,
+    )
     if partial.any():
-        ax.scatter(x[partial], y[partial], s=12, marker="x", color="black", zorder=3,
-                   label=f"{yname} undefined in some repetitions")
+        ax.scatter(
+            x[partial],
+            y[partial],
+            s=12,
+            marker="x",
+            color="black",
+            zorder=3,
+            label=f"{yname} undefined in some repetitions",
+        )
     if annotate_every and annotate_every > 0:
         for i in range(0, x.size, int(annotate_every)):
             if np.isfinite(x[i]) and np.isfinite(y[i]):
-                ax.annotate(f"{cur.thresholds[i]:.2g}", (x[i], y[i]), fontsize=7,
-                            textcoords="offset points", xytext=(3, 3), color="black")
+                ax.annotate(
+                    f"{cur.thresholds[i]:.2g}",
+                    (x[i], y[i]),
+                    fontsize=7,
+                    textcoords="offset points",
+                    xytext=(3, 3),
+                    color="black",
+                )
     if kind == "roc":
         ax.plot([0, 1], [0, 1], color="grey", lw=0.8, ls=":")
     ax.set_xlabel(xlabel)
@@ -130,8 +161,10 @@ def plot_threshold_curves(
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="lower left" if kind == "pr" else "lower right")
     n_test = np.median(cur.n_test)
-    ax.set_title(f"{ylabel} vs {xlabel}: {cur.n_repetitions} repetitions, "
-                 f"~{n_test:.0f} test rows each", fontsize=10)
+    ax.set_title(
+        f"{ylabel} vs {xlabel}: {cur.n_repetitions} repetitions, ~{n_test:.0f} test rows each",
+        fontsize=10,
+    )
     return ax
 
 
@@ -158,18 +191,29 @@ def plot_recall_at_k(res: Any, ax: Axes | None = None, max_k: int | None = None)
     flagged = t.get("above_one_significant", t["above_one"])
     if flagged.any():
         ka = k[flagged.to_numpy()]
-        ax.scatter(ka, t.loc[ka, "recall_at_k"], s=6, color="darkorange", zorder=3,
-                   label="precision@k > 1 (labeled data unrepresentative)")
-    ax.axvline(res.best_k, color="C2", lw=1, label=f"best F1 at k={res.best_k} "
-               f"(t={res.best_threshold:.3g})")
+        ax.scatter(
+            ka,
+            t.loc[ka, "recall_at_k"],
+            s=6,
+            color="darkorange",
+            zorder=3,
+            label="precision@k > 1 (labeled data unrepresentative)",
+        )
+    ax.axvline(
+        res.best_k,
+        color="C2",
+        lw=1,
+        label=f"best F1 at k={res.best_k} (t={res.best_threshold:.3g})",
+    )
     ax.set_xlabel("k (top-k of the unlabeled pool)")
     ax.set_ylabel("recall@k")
     ax.set_ylim(-0.01, 1.05)
     ax.set_xlim(0, max_k)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="lower right")
-    ax.set_title(f"class {res.positive_class!r}: recall@k on {res.n_pool:,} unlabeled rows",
-                 fontsize=10)
+    ax.set_title(
+        f"class {res.positive_class!r}: recall@k on {res.n_pool:,} unlabeled rows", fontsize=10
+    )
     return ax
 
 
@@ -182,25 +226,30 @@ def plot_metric_table(frame: pd.DataFrame, ax: Axes | None = None) -> Axes:
     lo = frame["low"].to_numpy(dtype=float)
     hi = frame["high"].to_numpy(dtype=float)
     ok = np.isfinite(lo) & np.isfinite(hi)
-    ax.errorbar(est[ok], y[ok], xerr=[est[ok] - lo[ok], hi[ok] - est[ok]], fmt="o",
-                color="C0", capsize=3)
+    ax.errorbar(
+        est[ok], y[ok], xerr=[est[ok] - lo[ok], hi[ok] - est[ok]], fmt="o", color="C0", capsize=3
+    )
     ax.plot(est[~ok], y[~ok], "o", color="grey")
     ax.set_yticks(y, frame.index.tolist())
     for yi, e, lw, hg in zip(y, est, lo, hi, strict=True):
         txt = f"{e:.3g}" + (f" [{lw:.3g}, {hg:.3g}]" if np.isfinite(lw) else "")
-        ax.annotate(txt, (e, yi), textcoords="offset points", xytext=(0, 6), fontsize=7,
-                    ha="center")
+        ax.annotate(
+            txt, (e, yi), textcoords="offset points", xytext=(0, 6), fontsize=7, ha="center"
+        )
     level = frame.attrs.get("confidence_level", 0.95)
-    ax.set_title(f"metrics with {100 * level:g}% bootstrap intervals "
-                 f"(n = {frame.attrs.get('n', '?')})", fontsize=10)
+    ax.set_title(
+        f"metrics with {100 * level:g}% bootstrap intervals (n = {frame.attrs.get('n', '?')})",
+        fontsize=10,
+    )
     ax.grid(alpha=0.3, axis="x")
     return ax
 
 
 @renamed_arguments(level="confidence_level")
 @literal_text
-def plot_learning_curves(lc: Any, ax: Axes | None = None,
-                         confidence_level: float | None = None) -> Axes:
+def plot_learning_curves(
+    lc: Any, ax: Axes | None = None, confidence_level: float | None = None
+) -> Axes:
     """Mean score per training size with credible bands, one line per model."""
     ax = _axes(ax)
     s = lc.summary(confidence_level=confidence_level)
@@ -230,12 +279,24 @@ def plot_learning_difference(lc: Any, ax: Axes | None = None) -> Axes:
         raise ValueError("no comparison in these learning curves: pass baseline= to compute one")
     for i, (model, g) in enumerate(d.groupby("model", sort=False)):
         g = g.sort_values("n_train")
-        ax.plot(g["n_train"], g["mean"], marker="o", ms=3, color=f"C{i + 1}",
-                label=f"{model} − {lc.baseline}")
+        ax.plot(
+            g["n_train"],
+            g["mean"],
+            marker="o",
+            ms=3,
+            color=f"C{i + 1}",
+            label=f"{model} − {lc.baseline}",
+        )
         ax.fill_between(g["n_train"], g["low"], g["high"], color=f"C{i + 1}", alpha=0.2)
         for x, yv, p in zip(g["n_train"], g["high"], g["p_better"], strict=True):
-            ax.annotate(f"{p:.2f}", (x, yv), textcoords="offset points", xytext=(0, 3),
-                        fontsize=7, ha="center")
+            ax.annotate(
+                f"{p:.2f}",
+                (x, yv),
+                textcoords="offset points",
+                xytext=(0, 3),
+                fontsize=7,
+                ha="center",
+            )
     ax.axhline(0, color="grey", lw=1)
     if lc.schedule == "geometric":
         ax.set_xscale("log")

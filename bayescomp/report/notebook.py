@@ -30,8 +30,11 @@ def _table(frame: Any) -> tuple[list[dict[str, Any]], list[str]]:
     if len(frame) == 1:
         rec = jsonable(frame.iloc[0].to_dict())
         return [{"quantity": k, "value": v} for k, v in rec.items()], ["quantity", "value"]
-    frame = frame.reset_index() if frame.index.name or not frame.index.equals(
-        frame.index.__class__(range(len(frame)))) else frame
+    frame = (
+        frame.reset_index()
+        if frame.index.name or not frame.index.equals(frame.index.__class__(range(len(frame))))
+        else frame
+    )
     rows = [{str(k): v for k, v in jsonable(r).items()} for r in frame.to_dict("records")]
     return rows, [str(c) for c in frame.columns]
 
@@ -41,8 +44,13 @@ def posterior_html(res: Posterior, gamma: float = 0.95) -> str:
     the comparison, its decision at ``gamma`` with the reason, the summary, the plot."""
     d = res.decision(gamma)
     subtitle = type(res).__name__ + (f" on {res.metric}" if res.metric else "")
-    return _card(res, f"{res.candidate_name} vs {res.baseline_name}", subtitle,
-                 outcome=d.outcome, reason=d.reason)
+    return _card(
+        res,
+        f"{res.candidate_name} vs {res.baseline_name}",
+        subtitle,
+        outcome=d.outcome,
+        reason=d.reason,
+    )
 
 
 def result_html(result: Result, title: str | None = None, reason: str | None = None) -> str:
@@ -51,11 +59,21 @@ def result_html(result: Result, title: str | None = None, reason: str | None = N
     return _card(result, title or type(result).__name__, "", outcome=None, reason=reason)
 
 
-def _card(result: Result, title: str, subtitle: str, *, outcome: str | None,
-          reason: str | None) -> str:
+def _card(
+    result: Result, title: str, subtitle: str, *, outcome: str | None, reason: str | None
+) -> str:
     rows, columns = _table(result.summary())
-    return render("card.html.j2", title=title, subtitle=subtitle, outcome=outcome,
-                  reason=reason, rows=rows, columns=columns, fmt={}, plot=_plot(result))
+    return render(
+        "card.html.j2",
+        title=title,
+        subtitle=subtitle,
+        outcome=outcome,
+        reason=reason,
+        rows=rows,
+        columns=columns,
+        fmt={},
+        plot=_plot(result),
+    )
 
 
 def selection_html(sel: Any) -> str:

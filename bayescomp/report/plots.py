@@ -46,15 +46,21 @@ def plot_t_posterior(res: Any, ax: Axes | None = None, confidence_level: float =
         x = np.linspace(lo - pad, hi + pad, 600)
         dens = stats.t.pdf(x, res.df, loc=mean, scale=scale)
         ymax = dens.max()
-        for (a, b), colour in zip(((-np.inf, -rope), (-rope, rope), (rope, np.inf)),
-                                  REGION_COLOURS, strict=True):
+        for (a, b), colour in zip(
+            ((-np.inf, -rope), (-rope, rope), (rope, np.inf)), REGION_COLOURS, strict=True
+        ):
             sel = (x >= a) & (x <= b)
             ax.fill_between(x[sel], dens[sel], color=colour, alpha=0.35, lw=0)
         ax.plot(x, dens, color="k", lw=1.4)
         h_lo, h_hi = res.hdi(confidence_level)
         ax.plot([h_lo, h_hi], [ymax * 1.08] * 2, color="k", lw=3, solid_capstyle="butt")
-        ax.annotate(f"{100 * confidence_level:g}% HDI [{h_lo:+.4g}, {h_hi:+.4g}]",
-                    xy=((h_lo + h_hi) / 2, ymax * 1.12), ha="center", va="bottom", fontsize=8)
+        ax.annotate(
+            f"{100 * confidence_level:g}% HDI [{h_lo:+.4g}, {h_hi:+.4g}]",
+            xy=((h_lo + h_hi) / 2, ymax * 1.12),
+            ha="center",
+            va="bottom",
+            fontsize=8,
+        )
         ax.set_ylim(0, ymax * 1.3)
     if rope > 0:
         ax.axvspan(-rope, rope, color=REGION_COLOURS[1], alpha=0.12, lw=0)
@@ -89,8 +95,11 @@ def plot_frequentist(res: Any, ax: Axes | None = None) -> Axes:
     lo, hi = (float(np.clip(v, x[0], x[-1])) for v in res.confidence_interval(0.95))
     ax.axvspan(lo, hi, color=REGION_COLOURS[1], alpha=0.15, lw=0, label="95% CI")
     ax.axvline(0, color="k", ls="--", lw=0.8)
-    ax.set_title(f"t = {float(res.statistic):.3f}, df = {res.df}, p = {float(res.pvalue):.3g} "
-                 f"({res.alternative})", fontsize=9)
+    ax.set_title(
+        f"t = {float(res.statistic):.3f}, df = {res.df}, p = {float(res.pvalue):.3g} "
+        f"({res.alternative})",
+        fontsize=9,
+    )
     ax.set_xlabel("mean paired difference (candidate − baseline)")
     ax.legend(loc="upper left", fontsize=8, frameon=False)
     ax.spines[["top", "right"]].set_visible(False)
@@ -98,8 +107,9 @@ def plot_frequentist(res: Any, ax: Axes | None = None) -> Axes:
 
 
 @literal_text
-def plot_paired_lines(paired: Any, ax: Axes | None = None, metric: str | None = None,
-                      higher_is_better: bool = True) -> Axes:
+def plot_paired_lines(
+    paired: Any, ax: Axes | None = None, metric: str | None = None, higher_is_better: bool = True
+) -> Axes:
     """Per-split scores of two models side by side, one line per split.
 
     ``paired`` is the frame returned by :meth:`bayescomp.Scores.paired` (columns
@@ -117,29 +127,39 @@ def plot_paired_lines(paired: Any, ax: Axes | None = None, metric: str | None = 
     cname = paired.attrs.get("candidate_name", "candidate")
     d = (c - b) if higher_is_better else (b - c)  # positive: the candidate is better
     up = d > 0
-    for mask, colour in ((up, REGION_COLOURS[2]), (d < 0, REGION_COLOURS[0]),
-                         (d == 0, REGION_COLOURS[1])):
+    for mask, colour in (
+        (up, REGION_COLOURS[2]),
+        (d < 0, REGION_COLOURS[0]),
+        (d == 0, REGION_COLOURS[1]),
+    ):
         if mask.any():
-            ax.plot(np.vstack([np.zeros(mask.sum()), np.ones(mask.sum())]),
-                    np.vstack([b[mask], c[mask]]), color=colour, alpha=0.35, lw=0.8)
+            ax.plot(
+                np.vstack([np.zeros(mask.sum()), np.ones(mask.sum())]),
+                np.vstack([b[mask], c[mask]]),
+                color=colour,
+                alpha=0.35,
+                lw=0.8,
+            )
     ax.scatter(np.zeros_like(b), b, s=10, color="k", zorder=3)
     ax.scatter(np.ones_like(c), c, s=10, color="k", zorder=3)
-    ax.plot([0, 1], [b.mean(), c.mean()], color="k", lw=2.5, marker="D", zorder=4,
-            label="mean")
+    ax.plot([0, 1], [b.mean(), c.mean()], color="k", lw=2.5, marker="D", zorder=4, label="mean")
     ax.set_xticks([0, 1], [bname, cname])
     ax.set_xlim(-0.3, 1.3)
     ax.set_ylabel(metric or "score")
     what = "" if higher_is_better else f", lower {metric or 'score'} is better"
     tally = win_loss_tie(b, c, higher_is_better)
-    ax.set_title(f"{tally.text(cname, bname)}\n(mean {cname} − {bname}: "
-                 f"{(c - b).mean():+.4g}{what})", fontsize=9)
+    ax.set_title(
+        f"{tally.text(cname, bname)}\n(mean {cname} − {bname}: {(c - b).mean():+.4g}{what})",
+        fontsize=9,
+    )
     ax.spines[["top", "right"]].set_visible(False)
     return ax
 
 
 @literal_text
-def plot_paired_scores(paired: Any, ax: Axes | None = None, metric: str | None = None,
-                       higher_is_better: bool = True) -> Axes:
+def plot_paired_scores(
+    paired: Any, ax: Axes | None = None, metric: str | None = None, higher_is_better: bool = True
+) -> Axes:
     """Deprecated name of :func:`plot_paired_lines`; ``plot_paired_scores`` is the scatter of
     :mod:`bayescomp.report.selection_plots`."""
     from bayescomp.core.deprecation import warn_renamed

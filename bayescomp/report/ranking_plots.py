@@ -22,9 +22,14 @@ if TYPE_CHECKING:  # pragma: no cover
 
 @renamed_arguments(level="confidence_level")
 @literal_text
-def plot_rank_diagram(ranks: pd.DataFrame, groups: list[tuple[str, ...]], *,
-                      confidence_level: float = 0.95, gamma: float = 0.95,
-                      ax: Axes | None = None) -> Axes:
+def plot_rank_diagram(
+    ranks: pd.DataFrame,
+    groups: list[tuple[str, ...]],
+    *,
+    confidence_level: float = 0.95,
+    gamma: float = 0.95,
+    ax: Axes | None = None,
+) -> Axes:
     """Bayesian critical-difference diagram.
 
     One row per model, best at the top: its posterior mean expected rank (dot) and
@@ -55,22 +60,32 @@ def plot_rank_diagram(ranks: pd.DataFrame, groups: list[tuple[str, ...]], *,
     for n, members in enumerate(groups):
         ys = [row[m] for m in members]
         x = right + step * (n + 1)
-        ax.plot([x, x], [min(ys) - 0.15, max(ys) + 0.15], color=REGION_COLOURS[0], lw=4,
-                solid_capstyle="round", alpha=0.8)
+        ax.plot(
+            [x, x],
+            [min(ys) - 0.15, max(ys) + 0.15],
+            color=REGION_COLOURS[0],
+            lw=4,
+            solid_capstyle="round",
+            alpha=0.8,
+        )
     ax.set_yticks(y, [f"{m}  ({r:.2f})" for m, r in ranks["expected_rank"].items()])
     ax.set_ylim(-0.7, k - 0.3)
     ax.set_xlim(0.9, max(right + step * (len(groups) + 1.5), k + 0.1) if k else 1)
-    ax.set_xlabel(f"expected rank on a new dataset (1 = best; dot: mean, line: "
-                  f"{100 * confidence_level:g}% interval)")
-    ax.set_title(f"bars join models whose order is uncertain (no pair with P(beats) ≥ {gamma:g})",
-                 fontsize=9)
+    ax.set_xlabel(
+        f"expected rank on a new dataset (1 = best; dot: mean, line: "
+        f"{100 * confidence_level:g}% interval)"
+    )
+    ax.set_title(
+        f"bars join models whose order is uncertain (no pair with P(beats) ≥ {gamma:g})", fontsize=9
+    )
     ax.spines[["top", "right"]].set_visible(False)
     return ax
 
 
 @literal_text
-def plot_p_best(p_best: pd.Series, p_first: pd.Series | None = None,
-                ax: Axes | None = None) -> Axes:
+def plot_p_best(
+    p_best: pd.Series, p_first: pd.Series | None = None, ax: Axes | None = None
+) -> Axes:
     """Bar chart of ``P(model is best)``, largest first, with ``E[w]`` marked when given.
 
     ``p_first`` (the probability of ranking first on a *new* dataset) is drawn as a
@@ -89,8 +104,14 @@ def plot_p_best(p_best: pd.Series, p_first: pd.Series | None = None,
     for yy, v in zip(y, vals, strict=True):
         ax.text(min(v + 0.01, 0.93), yy, f"{v:.3f}", va="center", fontsize=8)
     if p_first is not None:
-        ax.plot(p_first.loc[order].to_numpy(dtype=float), y, "D", color="k", ms=5,
-                label="P(ranks first on a new dataset)")
+        ax.plot(
+            p_first.loc[order].to_numpy(dtype=float),
+            y,
+            "D",
+            color="k",
+            ms=5,
+            label="P(ranks first on a new dataset)",
+        )
     ax.set_yticks(y, list(order))
     ax.set_xlim(0, 1)
     ax.set_xlabel("posterior probability")
@@ -100,8 +121,9 @@ def plot_p_best(p_best: pd.Series, p_first: pd.Series | None = None,
 
 
 @literal_text
-def plot_control(p_beats_control: pd.Series, control: str, *, gamma: float = 0.95,
-                 ax: Axes | None = None) -> Axes:
+def plot_control(
+    p_beats_control: pd.Series, control: str, *, gamma: float = 0.95, ax: Axes | None = None
+) -> Axes:
     """``P(model beats control)`` for every other model, with ``gamma`` from both sides.
 
     A bar past ``gamma`` is a model better than the control, one below ``1 - gamma``
@@ -115,8 +137,14 @@ def plot_control(p_beats_control: pd.Series, control: str, *, gamma: float = 0.9
         _, ax = plt.subplots(figsize=(6.4, 0.9 + 0.4 * k), layout="constrained")
     y = np.arange(k)[::-1]
     vals = p.to_numpy(dtype=float)
-    colours = [REGION_COLOURS[2] if v >= gamma else REGION_COLOURS[0] if v <= 1 - gamma
-               else REGION_COLOURS[1] for v in vals]
+    colours = [
+        REGION_COLOURS[2]
+        if v >= gamma
+        else REGION_COLOURS[0]
+        if v <= 1 - gamma
+        else REGION_COLOURS[1]
+        for v in vals
+    ]
     ax.barh(y, vals, color=colours, alpha=0.85, height=0.6)
     for yy, v in zip(y, vals, strict=True):
         ax.text(min(v + 0.01, 0.93), yy, f"{v:.3f}", va="center", fontsize=8)

@@ -14,8 +14,13 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     from matplotlib.axes import Axes
 
-DECISION_MARK = {"promote": "▲ promote", "reject": "▼ reject", "equivalent": "= equivalent",
-                 "inconclusive": "? inconclusive", "error": "✗ error"}
+DECISION_MARK = {
+    "promote": "▲ promote",
+    "reject": "▼ reject",
+    "equivalent": "= equivalent",
+    "inconclusive": "? inconclusive",
+    "error": "✗ error",
+}
 
 
 @literal_text
@@ -33,19 +38,30 @@ def plot_selection(sel: Any, ax: Axes | None = None) -> Any:
     steps = sel.steps
     n = max(len(steps), 1)
     if ax is None:
-        _, axes = plt.subplots(1, 2, figsize=(11, 1.2 + 0.55 * n), layout="constrained",
-                                 gridspec_kw={"width_ratios": [1.35, 1]}, sharey=True)
+        _, axes = plt.subplots(
+            1,
+            2,
+            figsize=(11, 1.2 + 0.55 * n),
+            layout="constrained",
+            gridspec_kw={"width_ratios": [1.35, 1]},
+            sharey=True,
+        )
         ax_p, ax_g = axes
     else:
         ax_p, ax_g, axes = ax, None, ax
-    labels = [f"{int(r['step'])}. {r['challenger']} vs {r['champion']}\n"
-              f"{DECISION_MARK.get(r['decision'], r['decision'])}"
-              for r in steps.to_dict("records")]
+    labels = [
+        f"{int(r['step'])}. {r['challenger']} vs {r['champion']}\n"
+        f"{DECISION_MARK.get(r['decision'], r['decision'])}"
+        for r in steps.to_dict("records")
+    ]
     ypos = np.arange(len(steps))[::-1]
     left = np.zeros(len(steps))
-    for col, colour, name in zip(("p_left", "p_rope", "p_right"), REGION_COLOURS,
-                                 ("challenger worse", "equivalent", "challenger better"),
-                                 strict=True):
+    for col, colour, name in zip(
+        ("p_left", "p_rope", "p_right"),
+        REGION_COLOURS,
+        ("challenger worse", "equivalent", "challenger better"),
+        strict=True,
+    ):
         vals = np.nan_to_num(steps[col].to_numpy(dtype=float))
         ax_p.barh(ypos, vals, left=left, color=colour, alpha=0.8, label=name, height=0.6)
         left += vals
@@ -67,27 +83,40 @@ def plot_selection(sel: Any, ax: Axes | None = None) -> Any:
             except (AttributeError, NotImplementedError):  # pragma: no cover
                 pass
             colour = {"promote": REGION_COLOURS[2], "reject": REGION_COLOURS[0]}.get(
-                r["decision"], REGION_COLOURS[1])
+                r["decision"], REGION_COLOURS[1]
+            )
             ax_g.plot(gain, y, "o", color=colour, ms=7, mec="k")
         if sel.rope > 0:
-            ax_g.axvspan(-sel.rope, sel.rope, color=REGION_COLOURS[1], alpha=0.15, lw=0,
-                         label=f"ROPE ±{sel.rope:g}")
-            ax_g.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), fontsize=8,
-                        frameon=False)
+            ax_g.axvspan(
+                -sel.rope,
+                sel.rope,
+                color=REGION_COLOURS[1],
+                alpha=0.15,
+                lw=0,
+                label=f"ROPE ±{sel.rope:g}",
+            )
+            ax_g.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), fontsize=8, frameon=False)
         ax_g.axvline(0, color="k", ls="--", lw=0.8)
         ax_g.xaxis.set_major_locator(MaxNLocator(5))
         ax_g.set_xlabel(f"Δ {sel.metric}: challenger − champion\n(mean and 95% HDI)")
         ax_g.spines[["top", "right"]].set_visible(False)
         ax_g.tick_params(axis="y", length=0)
-        ax_p.figure.suptitle(f"champion/challenger steps — final champion: {sel.champion}",
-                             fontsize=10)
+        ax_p.figure.suptitle(
+            f"champion/challenger steps — final champion: {sel.champion}", fontsize=10
+        )
     return axes
 
 
 @literal_text
-def plot_paired_scores(paired: pd.DataFrame, champion: str, challenger: str, metric: str,
-                       rope: float = 0.0, ax: Axes | None = None,
-                       higher_is_better: bool = True) -> Axes:
+def plot_paired_scores(
+    paired: pd.DataFrame,
+    champion: str,
+    challenger: str,
+    metric: str,
+    rope: float = 0.0,
+    ax: Axes | None = None,
+    higher_is_better: bool = True,
+) -> Axes:
     """Challenger's score against the champion's on every split (one point per split).
 
     Wins, losses and ties (:func:`bayescomp.core.tally.win_loss_tie`) are drawn and
@@ -106,17 +135,32 @@ def plot_paired_scores(paired: pd.DataFrame, champion: str, challenger: str, met
     pad = 0.05 * (hi - lo or 1.0)
     grid = np.array([lo - pad, hi + pad])
     if rope > 0:
-        ax.fill_between(grid, grid - rope, grid + rope, color=REGION_COLOURS[1], alpha=0.18,
-                        lw=0, label=f"ROPE ±{rope:g}")
+        ax.fill_between(
+            grid,
+            grid - rope,
+            grid + rope,
+            color=REGION_COLOURS[1],
+            alpha=0.18,
+            lw=0,
+            label=f"ROPE ±{rope:g}",
+        )
     ax.plot(grid, grid, color="k", lw=0.8, ls="--")
     tally = win_loss_tie(x, y, higher_is_better)
     d = (y - x) if higher_is_better else (x - y)
     for mask, colour, name, count in (
-            (d > 0, REGION_COLOURS[2], f"{challenger} better", tally.wins),
-            (d < 0, REGION_COLOURS[0], f"{champion} better", tally.losses),
-            (d == 0, "#2c3e50", "tie", tally.ties)):
-        ax.scatter(x[mask], y[mask], s=16, color=colour, alpha=0.75, label=f"{name} ({count})",
-                   marker="o" if name != "tie" else "x")
+        (d > 0, REGION_COLOURS[2], f"{challenger} better", tally.wins),
+        (d < 0, REGION_COLOURS[0], f"{champion} better", tally.losses),
+        (d == 0, "#2c3e50", "tie", tally.ties),
+    ):
+        ax.scatter(
+            x[mask],
+            y[mask],
+            s=16,
+            color=colour,
+            alpha=0.75,
+            label=f"{name} ({count})",
+            marker="o" if name != "tie" else "x",
+        )
     ax.set_xlim(*grid)
     ax.set_ylim(*grid)
     ax.set_aspect("equal")
@@ -143,8 +187,15 @@ def plot_ranking(matrix: pd.DataFrame, title: str, ax: Axes | None = None) -> Ax
     for i in range(k):
         for j in range(k):
             v = vals[i, j]
-            ax.text(j, i, "—" if not np.isfinite(v) else f"{v:.2f}", ha="center", va="center",
-                    fontsize=8, color="k")
+            ax.text(
+                j,
+                i,
+                "—" if not np.isfinite(v) else f"{v:.2f}",
+                ha="center",
+                va="center",
+                fontsize=8,
+                color="k",
+            )
     ax.set_xlabel("column model")
     ax.set_ylabel("row model")
     ax.set_title(title, fontsize=9)

@@ -43,9 +43,13 @@ def environment() -> Any:
     """The jinja2 environment over the package's templates (autoescape on)."""
     import jinja2
 
-    env = jinja2.Environment(loader=jinja2.PackageLoader("bayescomp.report", "templates"),
-                             autoescape=True, trim_blocks=False, lstrip_blocks=False,
-                             undefined=jinja2.StrictUndefined)
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("bayescomp.report", "templates"),
+        autoescape=True,
+        trim_blocks=False,
+        lstrip_blocks=False,
+        undefined=jinja2.StrictUndefined,
+    )
     env.filters["num"] = num
     return env
 

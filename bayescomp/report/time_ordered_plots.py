@@ -15,8 +15,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 @literal_text
-def plot_mixture_posterior(res: Any, ax: Axes | None = None,
-                           confidence_level: float = 0.95) -> Axes:
+def plot_mixture_posterior(
+    res: Any, ax: Axes | None = None, confidence_level: float = 0.95
+) -> Axes:
     """Density of ``mu`` (a :class:`~bayescomp.posterior.time_ordered.TimeOrderedResult`),
     the ROPE band, the equal-tailed interval and the three region probabilities."""
     import matplotlib.pyplot as plt
@@ -30,22 +31,34 @@ def plot_mixture_posterior(res: Any, ax: Axes | None = None,
     x = np.linspace(lo, hi, 600)
     keep = res.weights > 1e-9
     scale = np.where(res.scale[keep] > 0, res.scale[keep], 1e-12)
-    dens = (res.weights[keep, None] * stats.t.pdf(
-        (x[None, :] - res.loc[keep, None]) / scale[:, None], res.df) / scale[:, None]).sum(0)
-    for (a, b), colour in zip(((-np.inf, -rope), (-rope, rope), (rope, np.inf)),
-                              REGION_COLOURS, strict=True):
+    dens = (
+        res.weights[keep, None]
+        * stats.t.pdf((x[None, :] - res.loc[keep, None]) / scale[:, None], res.df)
+        / scale[:, None]
+    ).sum(0)
+    for (a, b), colour in zip(
+        ((-np.inf, -rope), (-rope, rope), (rope, np.inf)), REGION_COLOURS, strict=True
+    ):
         sel = (x >= a) & (x <= b)
         ax.fill_between(x[sel], dens[sel], color=colour, alpha=0.35, lw=0)
     ax.plot(x, dens, color="k", lw=1.4)
     ymax = float(dens.max())
     i_lo, i_hi = res.interval(confidence_level)
     ax.plot([i_lo, i_hi], [ymax * 1.08] * 2, color="k", lw=3, solid_capstyle="butt")
-    ax.annotate(f"{100 * confidence_level:g}% interval [{i_lo:+.4g}, {i_hi:+.4g}]",
-                xy=((i_lo + i_hi) / 2, ymax * 1.12), ha="center", va="bottom", fontsize=8)
+    ax.annotate(
+        f"{100 * confidence_level:g}% interval [{i_lo:+.4g}, {i_hi:+.4g}]",
+        xy=((i_lo + i_hi) / 2, ymax * 1.12),
+        ha="center",
+        va="bottom",
+        fontsize=8,
+    )
     ax.set_ylim(0, ymax * 1.3)
     ax.set_xlabel(f"{difference_label(res)} ({res.metric or 'score'})")
     ax.set_ylabel("posterior density")
-    ax.set_title(f"time-ordered windows (n = {res.n}, posterior mean phi = {res.phi_mean:.2f}):"
-                 f" P(worse) {res.p_left:.3f}, P(equivalent) {res.p_rope:.3f}, "
-                 f"P(better) {res.p_right:.3f}", fontsize=9)
+    ax.set_title(
+        f"time-ordered windows (n = {res.n}, posterior mean phi = {res.phi_mean:.2f}):"
+        f" P(worse) {res.p_left:.3f}, P(equivalent) {res.p_rope:.3f}, "
+        f"P(better) {res.p_right:.3f}",
+        fontsize=9,
+    )
     return ax

@@ -18,8 +18,9 @@ BACKENDS = ("loky", "dask", "ray", "spark")
 
 
 @contextmanager
-def use_backend(backend: str = "loky", scheduler: str | None = None,
-                n_workers: int | None = None) -> Iterator[str]:
+def use_backend(
+    backend: str = "loky", scheduler: str | None = None, n_workers: int | None = None
+) -> Iterator[str]:
     """Fits run inside on ``backend`` (a joblib backend), connected or started here.
 
     Parameters
@@ -55,8 +56,10 @@ def use_backend(backend: str = "loky", scheduler: str | None = None,
     with ExitStack() as stack:
         if backend == "loky":
             if scheduler is not None:
-                raise ValueError("--scheduler/scheduler= names a cluster; loky runs on this "
-                                 "machine: use backend 'dask', 'ray' or 'spark' with it")
+                raise ValueError(
+                    "--scheduler/scheduler= names a cluster; loky runs on this "
+                    "machine: use backend 'dask', 'ray' or 'spark' with it"
+                )
             where = "loky (processes on this machine)"
         elif backend == "dask":
             where = _dask(stack, scheduler, n_workers)
@@ -71,13 +74,18 @@ def use_backend(backend: str = "loky", scheduler: str | None = None,
 def _dask(stack: ExitStack, scheduler: str | None, n_workers: int | None) -> str:
     distributed = require("distributed", "dask", "the Dask backend")
     if scheduler is None:
-        cluster = stack.enter_context(distributed.LocalCluster(
-            n_workers=n_workers, threads_per_worker=1, dashboard_address=None))
+        cluster = stack.enter_context(
+            distributed.LocalCluster(
+                n_workers=n_workers, threads_per_worker=1, dashboard_address=None
+            )
+        )
         client = stack.enter_context(distributed.Client(cluster))
     else:
         client = stack.enter_context(distributed.Client(scheduler, timeout=30))
-    return f"dask ({len(client.scheduler_info(n_workers=-1)['workers'])} workers at " \
-           f"{client.scheduler.address})"
+    return (
+        f"dask ({len(client.scheduler_info(n_workers=-1)['workers'])} workers at "
+        f"{client.scheduler.address})"
+    )
 
 
 def _ray(stack: ExitStack, scheduler: str | None, n_workers: int | None) -> str:
@@ -108,8 +116,12 @@ def _spark(stack: ExitStack, scheduler: str | None, n_workers: int | None) -> st
         # unless the user chose one
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         master = scheduler or (f"local[{n_workers}]" if n_workers else "local[*]")
-        active = (SparkSession.builder.master(master).appName("bayescomp")
-                  .config("spark.ui.enabled", "false").getOrCreate())
+        active = (
+            SparkSession.builder.master(master)
+            .appName("bayescomp")
+            .config("spark.ui.enabled", "false")
+            .getOrCreate()
+        )
         stack.callback(active.stop)
     joblibspark.register_spark()
     return f"spark ({active.sparkContext.master})"

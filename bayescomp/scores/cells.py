@@ -17,8 +17,12 @@ def model_rows(frame: pd.DataFrame, model: str, metric: str) -> dict[str, np.nda
     split = rows["split"].to_numpy()
     order = np.argsort(split, kind="stable")
     score = pd.to_numeric(rows[metric], errors="coerce").to_numpy(dtype=float)
-    return {"split": split[order], "n_train": rows["n_train"].to_numpy()[order],
-            "n_test": rows["n_test"].to_numpy()[order], "score": score[order]}
+    return {
+        "split": split[order],
+        "n_train": rows["n_train"].to_numpy()[order],
+        "n_test": rows["n_test"].to_numpy()[order],
+        "score": score[order],
+    }
 
 
 def split_ranges(values: list[int]) -> str:
@@ -52,8 +56,10 @@ def check_filled(frame: pd.DataFrame, col: str) -> np.ndarray:
     empty = (codes < 0) | blank[np.maximum(codes, 0)]
     if empty.any():
         rows = [int(i) for i in np.flatnonzero(np.asarray(empty))[:5]]
-        raise ValueError(f"column {col!r} is empty on {int(empty.sum())} row(s) (rows {rows}); "
-                         f"give every row its {col}")
+        raise ValueError(
+            f"column {col!r} is empty on {int(empty.sum())} row(s) (rows {rows}); "
+            f"give every row its {col}"
+        )
 
 
 def check_numeric_cells(frame: pd.DataFrame, col: str, *, required: bool) -> pd.Series:
@@ -69,7 +75,12 @@ def check_numeric_cells(frame: pd.DataFrame, col: str, *, required: bool) -> pd.
     bad = parsed.isna() & values.notna()
     if not bad.any() or (not required and parsed.notna().sum() == 0):
         return parsed if required else values
-    rows = frame.loc[bad, ["dataset", "model", "split"]].assign(value=values[bad]).head(3).to_dict("records")
+    rows = (
+        frame.loc[bad, ["dataset", "model", "split"]]
+        .assign(value=values[bad])
+        .head(3)
+        .to_dict("records")
+    )
     raise ValueError(
         f"metric column {col!r} has {int(bad.sum())} cell(s) that are not numbers, e.g. {rows}; "
         "fix or remove them (leave a failed fit's cell empty and drop its split for every model;"

@@ -34,8 +34,9 @@ def resolve_scorers(scoring: Any, estimator: Any = None) -> dict[str, Callable]:
                 return get_scorer(canonical_metric(spec))
             except ValueError:
                 neg = f"neg_{spec.strip().lower()}"
-                hint = (f" (losses are negated scorers: {neg!r})"
-                        if neg in get_scorer_names() else "")
+                hint = (
+                    f" (losses are negated scorers: {neg!r})" if neg in get_scorer_names() else ""
+                )
                 raise ValueError(
                     f"unknown scoring {spec!r}{hint}; use a scikit-learn scorer name such as "
                     "'roc_auc', 'accuracy', 'f1', 'r2', 'neg_log_loss' (all of them: "
@@ -63,8 +64,7 @@ def resolve_scorers(scoring: Any, estimator: Any = None) -> dict[str, Callable]:
         names = list(scoring)
         if not names or len(set(names)) != len(names):
             raise ValueError(f"scoring list must be non-empty and without repeats: {names}")
-        return {canonical_metric(str(n)) if isinstance(n, str) else str(n): one(n)
-                for n in names}
+        return {canonical_metric(str(n)) if isinstance(n, str) else str(n): one(n) for n in names}
     raise ValueError(f"cannot interpret scoring={scoring!r}")
 
 
@@ -206,11 +206,15 @@ def cross_validate_paired(
         error_score, numbers.Number
     ):
         raise ValueError(f"error_score must be 'raise' or a number, got {error_score!r}")
-    if isinstance(extra_repeats, bool) or not isinstance(extra_repeats, numbers.Integral) \
-            or extra_repeats < 0:
+    if (
+        isinstance(extra_repeats, bool)
+        or not isinstance(extra_repeats, numbers.Integral)
+        or extra_repeats < 0
+    ):
         raise ValueError(f"extra_repeats must be an integer >= 0, got {extra_repeats!r}")
-    check_samples(X, y, groups,
-                  need_y=any(is_classifier(m) or is_regressor(m) for m in models.values()))
+    check_samples(
+        X, y, groups, need_y=any(is_classifier(m) or is_regressor(m) for m in models.values())
+    )
     X, y, groups = indexable(X, y, groups)
     classifier = all(is_classifier(m) for m in models.values())
     design = materialise_splits(cv, X, y, groups, classifier=classifier)
@@ -219,11 +223,15 @@ def cross_validate_paired(
     multi = {name: multimetric(scorers[name], est) for name, est in models.items()}
     tasks = [(name, k) for name in models for k in range(len(splits))]
     results: dict[Any, dict[str, Any]] = {}
-    params = _check_cache(cache, dataset, models, scorers, (X, y), cv, splits, prints,
-                          design.n_samples) if cache is not None else {}
+    params = (
+        _check_cache(cache, dataset, models, scorers, (X, y), cv, splits, prints, design.n_samples)
+        if cache is not None
+        else {}
+    )
     bar = progress if isinstance(progress, Progress) else Progress(bool(progress), "paired CV")
-    loaded = (_load_cached(cache, dataset, scorers, len(splits), results, bar)
-              if cache is not None else 0)
+    loaded = (
+        _load_cached(cache, dataset, scorers, len(splits), results, bar) if cache is not None else 0
+    )
 
     def finished(key: tuple[str, int], res: dict[str, Any]) -> None:
         res["best_params"] = res.pop("info")
@@ -231,17 +239,42 @@ def cross_validate_paired(
         results[key] = res
         if cache is not None:
             name, k = key
-            cache.write_fit(dataset=dataset, model=name, split=k, seed=splits[k]["seed"],
-                            result=res, params_hash=params[name][1], params=params[name][0])
+            cache.write_fit(
+                dataset=dataset,
+                model=name,
+                split=k,
+                seed=splits[k]["seed"],
+                result=res,
+                params_hash=params[name][1],
+                params=params[name][0],
+            )
 
     try:
         report = run_fits(
-            (FitTask(t, models[t[0]], X, y, splits[t[1]]["train"], splits[t[1]]["test"],
-                     scorers[t[0]], error_score, multi[t[0]], inspect=tuned_params)
-             for t in tasks if t not in results),
-            finished, n_jobs=n_jobs, progress=bar, single_thread=cache is not None,
-            describe=lambda key: f"{key[0]} split {key[1]}", retries=retries,
-            worker_timeout=worker_timeout)
+            (
+                FitTask(
+                    t,
+                    models[t[0]],
+                    X,
+                    y,
+                    splits[t[1]]["train"],
+                    splits[t[1]]["test"],
+                    scorers[t[0]],
+                    error_score,
+                    multi[t[0]],
+                    inspect=tuned_params,
+                )
+                for t in tasks
+                if t not in results
+            ),
+            finished,
+            n_jobs=n_jobs,
+            progress=bar,
+            single_thread=cache is not None,
+            describe=lambda key: f"{key[0]} split {key[1]}",
+            retries=retries,
+            worker_timeout=worker_timeout,
+        )
     except WorkersLostError as exc:  # the finished fits go back with the error
         exc.results = dict(results)
         raise
@@ -249,19 +282,22 @@ def cross_validate_paired(
         raise (ValueError if isinstance(exc, ValueError) else TypeError)(
             f"a model could not be fitted or scored on these data: {exc}. Check that X and y "
             "suit every model (e.g. numeric features, or a pipeline that encodes them), or pass "
-            "error_score=np.nan to record the failed splits and go on") from exc
+            "error_score=np.nan to record the failed splits and go on"
+        ) from exc
     finally:
         if bar is not progress:
             bar.close()
-    out = _to_scores(tasks, [results[t] for t in tasks], splits, dataset, design,
-                     blocks=extra_repeats > 0)
+    out = _to_scores(
+        tasks, [results[t] for t in tasks], splits, dataset, design, blocks=extra_repeats > 0
+    )
     out.attrs.update(fits_performed=len(tasks) - loaded, fits_loaded=loaded)
     out.fits_retried = report.retried
     return out
 
 
-def _split_records(cv: Any, design: SplitDesign, X: Any, y: Any, groups: Any,
-                   extra_repeats: int) -> tuple[list[dict[str, Any]], list[str]]:
+def _split_records(
+    cv: Any, design: SplitDesign, X: Any, y: Any, groups: Any, extra_repeats: int
+) -> tuple[list[dict[str, Any]], list[str]]:
     """Every split of the design and of its ``extra_repeats`` seeded repetitions (numbered
     on from the design's), and the fingerprint of each block."""
     import numpy as np
@@ -277,16 +313,32 @@ def _split_records(cv: Any, design: SplitDesign, X: Any, y: Any, groups: Any,
     offset = 0
     for b, (d, s) in enumerate(blocks):
         for k, (train, test) in enumerate(d.splits):
-            out.append({"split": len(out), "block": b, "seed": s, "train": train, "test": test,
-                        "repeat": int(d.repeat[k]) + offset, "fold": int(d.fold[k])})
+            out.append(
+                {
+                    "split": len(out),
+                    "block": b,
+                    "seed": s,
+                    "train": train,
+                    "test": test,
+                    "repeat": int(d.repeat[k]) + offset,
+                    "fold": int(d.fold[k]),
+                }
+            )
         offset = 1 + max(r["repeat"] for r in out)
     return out, [d.fingerprint() for d, _ in blocks]
 
 
-def _check_cache(cache: FitStore, dataset: str, models: Mapping[str, Any],
-                 scorers: Mapping[str, Mapping[str, Any]], data: tuple[Any, Any], cv: Any,
-                 splits: list[dict[str, Any]], prints: list[str], n_samples: int
-                 ) -> dict[str, tuple[str, str]]:
+def _check_cache(
+    cache: FitStore,
+    dataset: str,
+    models: Mapping[str, Any],
+    scorers: Mapping[str, Mapping[str, Any]],
+    data: tuple[Any, Any],
+    cv: Any,
+    splits: list[dict[str, Any]],
+    prints: list[str],
+    n_samples: int,
+) -> dict[str, tuple[str, str]]:
     """Check that the cache holds this design, data and models (record them when new)
     before any fit; return each model's ``(params, params_hash)``."""
     from bayescomp.scores.tabular import data_hash
@@ -294,22 +346,37 @@ def _check_cache(cache: FitStore, dataset: str, models: Mapping[str, Any],
 
     names = list(next(iter(scorers.values())))
     base = [s for s in splits if s["block"] == 0]
-    cache.check_design(dataset, fingerprint=prints[0], data_hash=data_hash(*data),
-                       n_samples=int(n_samples), n_splits=len(base), metric=names[0],
-                       scoring=names, cv=cv_text(cv), seed=base[0]["seed"], splits=base)
+    cache.check_design(
+        dataset,
+        fingerprint=prints[0],
+        data_hash=data_hash(*data),
+        n_samples=int(n_samples),
+        n_splits=len(base),
+        metric=names[0],
+        scoring=names,
+        cv=cv_text(cv),
+        seed=base[0]["seed"],
+        splits=base,
+    )
     for b in range(1, len(prints)):
         block = [s for s in splits if s["block"] == b]
-        cache.check_block(dataset, b, fingerprint=prints[b], seed=block[0]["seed"],
-                          splits=block)
+        cache.check_block(dataset, b, fingerprint=prints[b], seed=block[0]["seed"], splits=block)
     params = {name: estimator_params(est) for name, est in models.items()}
     for name, est in models.items():
-        cache.check_model(name, params_hash=params[name][1], params=params[name][0],
-                          nested=is_self_tuning(est))
+        cache.check_model(
+            name, params_hash=params[name][1], params=params[name][0], nested=is_self_tuning(est)
+        )
     return params
 
 
-def _load_cached(cache: FitStore, dataset: str, scorers: Mapping[str, Mapping[str, Any]],
-                 n_splits: int, results: dict[Any, dict[str, Any]], bar: Progress) -> int:
+def _load_cached(
+    cache: FitStore,
+    dataset: str,
+    scorers: Mapping[str, Mapping[str, Any]],
+    n_splits: int,
+    results: dict[Any, dict[str, Any]],
+    bar: Progress,
+) -> int:
     """Take the stored fits that have a score for every scorer this call asks of their model
     (one that lacks a metric is fitted again); return how many."""
     found = {}
@@ -324,9 +391,15 @@ def _load_cached(cache: FitStore, dataset: str, scorers: Mapping[str, Mapping[st
     return len(found)
 
 
-def _to_scores(tasks: list[tuple[str, int]], results: list[dict],
-               splits: list[dict[str, Any]], dataset: str, design: SplitDesign, *,
-               blocks: bool) -> Scores:
+def _to_scores(
+    tasks: list[tuple[str, int]],
+    results: list[dict],
+    splits: list[dict[str, Any]],
+    dataset: str,
+    design: SplitDesign,
+    *,
+    blocks: bool,
+) -> Scores:
     import pandas as pd
 
     from bayescomp.scores.cells import split_ranges
@@ -337,19 +410,30 @@ def _to_scores(tasks: list[tuple[str, int]], results: list[dict],
         if res["error"] is not None:
             failed.setdefault(name, []).append((k, res["error"]))
         s = splits[k]
-        rows.append({
-            "dataset": dataset, "model": name, "split": k, "repeat": s["repeat"],
-            "fold": s["fold"], "n_train": len(s["train"]), "n_test": len(s["test"]),
-            "fit_time": res["fit_time"], "score_time": res["score_time"], **res["scores"],
-            **({"block": s["block"]} if blocks else {}), "error": res["error"],
-        })
+        rows.append(
+            {
+                "dataset": dataset,
+                "model": name,
+                "split": k,
+                "repeat": s["repeat"],
+                "fold": s["fold"],
+                "n_train": len(s["train"]),
+                "n_test": len(s["test"]),
+                "fit_time": res["fit_time"],
+                "score_time": res["score_time"],
+                **res["scores"],
+                **({"block": s["block"]} if blocks else {}),
+                "error": res["error"],
+            }
+        )
     # one warning per model (not one per split: 100 identical warnings hide the message)
     for name, errors in failed.items():
         bad = sorted(k for k, _ in errors)
         warnings.warn(
             f"fit or scoring of {name!r} failed on {len(bad)} of {len(splits)} splits "
             f"({split_ranges(bad)}); first error: {errors[0][1]}; recorded error_score",
-            FitFailedWarning, stacklevel=3,
+            FitFailedWarning,
+            stacklevel=3,
         )
     frame = pd.DataFrame(rows)
     if not failed:  # the column "error" (why a fit failed) only when one did
@@ -358,5 +442,6 @@ def _to_scores(tasks: list[tuple[str, int]], results: list[dict],
         frame["time_ordered"] = True
     metrics = list(dict.fromkeys(m for res in results for m in res["scores"]))
     # a failed split holds the user's numeric error_score, which may lie outside the range
-    return Scores(frame, metrics=metrics, design=None if blocks else design,
-                  check_ranges=not failed)
+    return Scores(
+        frame, metrics=metrics, design=None if blocks else design, check_ranges=not failed
+    )

@@ -65,23 +65,26 @@ def read_frame(path: str | Path, *, spreadsheet: bool = False, **kwargs: Any) ->
     with open(path, "rb") as fh:
         head = fh.read(_HEAD_BYTES)
     if not head.strip():
-        raise ValueError(f"{path} is empty; a CSV with a header line and one row per score "
-                         "is needed")
+        raise ValueError(
+            f"{path} is empty; a CSV with a header line and one row per score is needed"
+        )
     for key in ("sep", "delimiter"):
         if kwargs.get(key) is not None and not (isinstance(kwargs[key], str) and kwargs[key]):
-            raise TypeError(f"{key} must be a non-empty string such as ',' or ';' (or left out "
-                            f"to detect it from the header line); got {kwargs[key]!r}")
+            raise TypeError(
+                f"{key} must be a non-empty string such as ',' or ';' (or left out "
+                f"to detect it from the header line); got {kwargs[key]!r}"
+            )
     encoding = kwargs.pop("encoding", None) or _encoding(path, head)
     if "sep" not in kwargs and "delimiter" not in kwargs:
         kwargs.update(_separator(head.decode(encoding, errors="replace")))
     try:
         frame = pd.read_csv(path, encoding=encoding, **kwargs)
-    except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError,
-            csv.Error) as exc:
-        raise ValueError(f"could not read {path} as CSV ({type(exc).__name__}: "
-                         f"{str(exc).splitlines()[0] if str(exc) else exc!r}); check the "
-                         "separator and that every row has the header's number of fields"
-                         ) from None
+    except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError, csv.Error) as exc:
+        raise ValueError(
+            f"could not read {path} as CSV ({type(exc).__name__}: "
+            f"{str(exc).splitlines()[0] if str(exc) else exc!r}); check the "
+            "separator and that every row has the header's number of fields"
+        ) from None
     if spreadsheet:
         frame.columns = [from_spreadsheet(c) for c in frame.columns]
         for col in _text_columns(frame):
@@ -106,15 +109,19 @@ def spreadsheet_safe(frame: Any) -> Any:
     out = frame.copy()
     for col in _text_columns(out):
         out[col] = out[col].astype(object).map(to_spreadsheet)
-    out.columns = pd.Index([to_spreadsheet(c) for c in out.columns]) if not isinstance(
-        out.columns, pd.MultiIndex) else out.columns
+    out.columns = (
+        pd.Index([to_spreadsheet(c) for c in out.columns])
+        if not isinstance(out.columns, pd.MultiIndex)
+        else out.columns
+    )
     if _is_text(out.index) and not isinstance(out.index, pd.MultiIndex):
         out.index = pd.Index([to_spreadsheet(i) for i in out.index], name=out.index.name)
     return out
 
 
-def write_frame(frame: Any, path: str | Path | None, *, spreadsheet: bool = True,
-                **kwargs: Any) -> str | None:
+def write_frame(
+    frame: Any, path: str | Path | None, *, spreadsheet: bool = True, **kwargs: Any
+) -> str | None:
     """Write ``frame`` with :func:`pandas.DataFrame.to_csv`; with ``spreadsheet=True`` (a
     file meant to be opened in a spreadsheet) formula-like text is neutralised, with
     ``spreadsheet=False`` (an interchange file) every cell is written exactly.

@@ -73,7 +73,8 @@ def check_classes(y: Any, dataset: str = "the data") -> None:
         raise ValueError(
             f"the target of {dataset} has a single value ({values[0]!r}) on all "
             f"{np.asarray(y).shape[0]} rows: a classifier needs at least two classes and a "
-            "regressor a target that varies; check the target column (or the rows you selected)")
+            "regressor a target that varies; check the target column (or the rows you selected)"
+        )
 
 
 def check_task(estimators: Mapping[str, Any], task: str, dataset: str = "the data") -> None:
@@ -95,16 +96,21 @@ def check_task(estimators: Mapping[str, Any], task: str, dataset: str = "the dat
 
     if task == "regression":
         wrong, kind = [m for m, e in estimators.items() if is_classifier(e)], "classifiers"
-        fix = ("use regressors (e.g. a model file with `model = Ridge()`) or a classification "
-               "dataset (" + ", ".join(sorted(k for k, v in BUILTIN.items()
-                                             if v[1] == "classification")) + ")")
+        fix = (
+            "use regressors (e.g. a model file with `model = Ridge()`) or a classification "
+            "dataset ("
+            + ", ".join(sorted(k for k, v in BUILTIN.items() if v[1] == "classification"))
+            + ")"
+        )
     else:
         wrong, kind = [m for m, e in estimators.items() if is_regressor(e)], "regressors"
         fix = "use classifiers, or a regression dataset (diabetes)"
     if wrong:
-        raise ValueError(f"model(s) {wrong} are {kind} but dataset {dataset!r} is a {task} task"
-                         + (" (a continuous target)" if task == "regression" else "")
-                         + f"; {fix}")
+        raise ValueError(
+            f"model(s) {wrong} are {kind} but dataset {dataset!r} is a {task} task"
+            + (" (a continuous target)" if task == "regression" else "")
+            + f"; {fix}"
+        )
 
 
 def default_metric(y: Any, task: str) -> str:
@@ -128,13 +134,28 @@ def default_metric(y: Any, task: str) -> str:
 #: store serves a later run on any of them; a scorer needs the response method named
 #: (``"proba"``: predict_proba; ``"ranking"``: decision_function or predict_proba)
 STANDARD_SCORERS: dict[str, list[tuple[str, str | None]]] = {
-    "binary": [("roc_auc", "ranking"), ("accuracy", None), ("balanced_accuracy", None),
-               ("average_precision", "ranking"), ("f1", None), ("neg_log_loss", "proba"),
-               ("neg_brier_score", "proba")],
-    "multiclass": [("accuracy", None), ("balanced_accuracy", None), ("f1_macro", None),
-                   ("roc_auc_ovr", "proba"), ("neg_log_loss", "proba")],
-    "regression": [("r2", None), ("neg_mean_squared_error", None),
-                   ("neg_root_mean_squared_error", None), ("neg_mean_absolute_error", None)],
+    "binary": [
+        ("roc_auc", "ranking"),
+        ("accuracy", None),
+        ("balanced_accuracy", None),
+        ("average_precision", "ranking"),
+        ("f1", None),
+        ("neg_log_loss", "proba"),
+        ("neg_brier_score", "proba"),
+    ],
+    "multiclass": [
+        ("accuracy", None),
+        ("balanced_accuracy", None),
+        ("f1_macro", None),
+        ("roc_auc_ovr", "proba"),
+        ("neg_log_loss", "proba"),
+    ],
+    "regression": [
+        ("r2", None),
+        ("neg_mean_squared_error", None),
+        ("neg_root_mean_squared_error", None),
+        ("neg_mean_absolute_error", None),
+    ],
 }
 
 
@@ -163,8 +184,7 @@ def standard_scorers(y: Any, task: str, estimators: Mapping[str, Any]) -> list[s
     def supported(need: str | None) -> bool:
         if need is None:
             return True
-        methods = ("predict_proba",) if need == "proba" else ("decision_function",
-                                                               "predict_proba")
+        methods = ("predict_proba",) if need == "proba" else ("decision_function", "predict_proba")
         return all(any(hasattr(e, m) for m in methods) for e in estimators.values())
 
     return [name for name, need in STANDARD_SCORERS[kind] if supported(need)]

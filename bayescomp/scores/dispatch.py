@@ -32,15 +32,33 @@ from typing import Any
 from bayescomp.core.exceptions import WorkersLostError
 
 #: exception class names that mean "a worker died", not "the fit failed"
-_LOST = frozenset({
-    "TerminatedWorkerError", "BrokenProcessPool", "BrokenExecutor",  # loky / concurrent
-    "KilledWorker", "CancelledError", "FutureCancelledError", "CommClosedError",  # Dask
-    "RayActorError", "ActorDiedError", "ActorUnavailableError", "WorkerCrashedError",
-    "NodeDiedError", "LocalRayletDiedError", "OwnerDiedError",  # Ray
-})
+_LOST = frozenset(
+    {
+        "TerminatedWorkerError",
+        "BrokenProcessPool",
+        "BrokenExecutor",  # loky / concurrent
+        "KilledWorker",
+        "CancelledError",
+        "FutureCancelledError",
+        "CommClosedError",  # Dask
+        "RayActorError",
+        "ActorDiedError",
+        "ActorUnavailableError",
+        "WorkerCrashedError",
+        "NodeDiedError",
+        "LocalRayletDiedError",
+        "OwnerDiedError",  # Ray
+    }
+)
 #: fragments of a Spark job failure caused by a lost Python worker or executor
-_SPARK_LOST = ("worker exited unexpectedly", "Python worker exited", "ExecutorLostFailure",
-               "crashed", "SparkContext was shut down", "EOFError")
+_SPARK_LOST = (
+    "worker exited unexpectedly",
+    "Python worker exited",
+    "ExecutorLostFailure",
+    "crashed",
+    "SparkContext was shut down",
+    "EOFError",
+)
 #: seconds between two liveness checks while no result arrives
 POLL = 0.5
 
@@ -63,8 +81,11 @@ def worker_lost(exc: BaseException) -> bool:
         seen.add(id(exc))
         if any(c.__name__ in _LOST for c in type(exc).__mro__):
             return True
-        if "Spark" in type(exc).__name__ or "Py4J" in type(exc).__name__ or (
-                type(exc).__module__.startswith(("pyspark", "py4j"))):
+        if (
+            "Spark" in type(exc).__name__
+            or "Py4J" in type(exc).__name__
+            or (type(exc).__module__.startswith(("pyspark", "py4j")))
+        ):
             text = str(exc)
             if any(f in text for f in _SPARK_LOST):
                 return True
@@ -123,8 +144,13 @@ class _Feed:
             yield t
 
 
-def _produce(call: Callable[[list[Any]], Iterator[tuple[Hashable, Any]]], feed: _Feed,
-             out: queue.Queue, backend: Any, n_jobs: int | None) -> None:
+def _produce(
+    call: Callable[[list[Any]], Iterator[tuple[Hashable, Any]]],
+    feed: _Feed,
+    out: queue.Queue,
+    backend: Any,
+    n_jobs: int | None,
+) -> None:
     """Thread body: run the joblib call inside the caller's backend, put each result."""
     from joblib import parallel_config
 
@@ -165,9 +191,16 @@ def _batches(run: Callable, n_jobs: int | None, single_thread: bool):
     return call
 
 
-def dispatch(tasks: list[Any], run: Callable, on_result: Callable[[Hashable, Any], None], *,
-             n_jobs: int | None, single_thread: bool, retries: int,
-             worker_timeout: float) -> DispatchReport:
+def dispatch(
+    tasks: list[Any],
+    run: Callable,
+    on_result: Callable[[Hashable, Any], None],
+    *,
+    n_jobs: int | None,
+    single_thread: bool,
+    retries: int,
+    worker_timeout: float,
+) -> DispatchReport:
     """Run ``run(task, single_thread)`` for every task on the active joblib backend.
 
     ``on_result(key, result)`` is called in this thread for each result.  See the
@@ -175,8 +208,9 @@ def dispatch(tasks: list[Any], run: Callable, on_result: Callable[[Hashable, Any
     if not isinstance(retries, int) or isinstance(retries, bool) or retries < 0:
         raise ValueError(f"retries must be a whole number >= 0, got {retries!r}")
     if not worker_timeout > 0:
-        raise ValueError(f"worker_timeout must be a positive number of seconds, got "
-                         f"{worker_timeout!r}")
+        raise ValueError(
+            f"worker_timeout must be a positive number of seconds, got {worker_timeout!r}"
+        )
     backend, cfg_jobs = active_backend()
     stream = can_stream(backend)
     report = DispatchReport(mode="stream" if stream else "batches")
@@ -187,9 +221,12 @@ def dispatch(tasks: list[Any], run: Callable, on_result: Callable[[Hashable, Any
     while pending:
         feed = _Feed(list(pending.values()))
         out: queue.Queue = queue.Queue()
-        thread = threading.Thread(target=_produce, daemon=True, name="bayescomp-fits",
-                                  args=(make(run, n_jobs, single_thread), feed, out, backend,
-                                        cfg_jobs))
+        thread = threading.Thread(
+            target=_produce,
+            daemon=True,
+            name="bayescomp-fits",
+            args=(make(run, n_jobs, single_thread), feed, out, backend, cfg_jobs),
+        )
         thread.start()
         try:
             exc = _consume(out, pending, on_result, report, backend, worker_timeout, total)
@@ -205,8 +242,15 @@ def dispatch(tasks: list[Any], run: Callable, on_result: Callable[[Hashable, Any
     return report
 
 
-def _consume(out: queue.Queue, pending: dict, on_result: Callable, report: DispatchReport,
-             backend: Any, worker_timeout: float, total: int) -> BaseException | None:
+def _consume(
+    out: queue.Queue,
+    pending: dict,
+    on_result: Callable,
+    report: DispatchReport,
+    backend: Any,
+    worker_timeout: float,
+    total: int,
+) -> BaseException | None:
     """Hand results to ``on_result`` until the call ends; its error (None: done)."""
     dead_since: float | None = None
     while True:
@@ -226,7 +270,9 @@ def _consume(out: queue.Queue, pending: dict, on_result: Callable, report: Dispa
                     "not run. Restart the workers (or use another backend) and run the same "
                     "call again with the same store to resume: finished fits are not repeated "
                     "(raise worker_timeout= to wait longer for workers)",
-                    finished=report.finished, total=total) from None
+                    finished=report.finished,
+                    total=total,
+                ) from None
             continue
         dead_since = None
         if kind == "done":
@@ -240,8 +286,14 @@ def _consume(out: queue.Queue, pending: dict, on_result: Callable, report: Dispa
             on_result(key, res)
 
 
-def _charge(keys: list[Hashable], lost: dict[Hashable, int], retries: int,
-            report: DispatchReport, total: int, exc: BaseException) -> None:
+def _charge(
+    keys: list[Hashable],
+    lost: dict[Hashable, int],
+    retries: int,
+    report: DispatchReport,
+    total: int,
+    exc: BaseException,
+) -> None:
     """The fits in flight when a worker died: count the loss, stop past ``retries``."""
     for k in keys:
         lost[k] = lost.get(k, 0) + 1
@@ -254,4 +306,6 @@ def _charge(keys: list[Hashable], lost: dict[Hashable, int], retries: int,
             f"{retries}); last error: {type(exc).__name__}: {exc}. {report.finished} of {total} "
             "fits finished and were kept. Check the workers' memory and logs, then run the "
             "same call again with the same store to resume (or raise retries=)",
-            finished=report.finished, total=total) from exc
+            finished=report.finished,
+            total=total,
+        ) from exc

@@ -94,8 +94,9 @@ def fit_and_score(
     ({'accuracy': 0.9666666666666667}, None)
     """
     with warnings.catch_warnings(record=True) as caught:
-        res = _fit_and_score(estimator, X, y, train, test, scorers, error_score, multimetric,
-                             inspect, predict)
+        res = _fit_and_score(
+            estimator, X, y, train, test, scorers, error_score, multimetric, inspect, predict
+        )
     counts: dict[tuple[type, str], int] = {}
     for w in caught:
         key = (w.category, str(w.message))
@@ -111,16 +112,31 @@ def replay_warnings(result: Mapping[str, Any]) -> None:
             warnings.warn(message, category, stacklevel=2)
 
 
-def _failed(scorers: Mapping[str, Any], error_score: Any, fit_time: float, score_time: float,
-            error: str) -> dict[str, Any]:
-    return {"scores": dict.fromkeys(scorers, float(error_score)), "fit_time": fit_time,
-            "score_time": score_time, "error": error, "info": None, "predictions": None}
+def _failed(
+    scorers: Mapping[str, Any], error_score: Any, fit_time: float, score_time: float, error: str
+) -> dict[str, Any]:
+    return {
+        "scores": dict.fromkeys(scorers, float(error_score)),
+        "fit_time": fit_time,
+        "score_time": score_time,
+        "error": error,
+        "info": None,
+        "predictions": None,
+    }
 
 
-def _fit_and_score(estimator: Any, X: Any, y: Any, train: np.ndarray, test: np.ndarray,
-                   scorers: Mapping[str, Callable], error_score: Any,
-                   multimetric_: Callable | None, inspect: Callable[[Any], Any] | None,
-                   predict: Callable[[Any, Any, Any], Any] | None) -> dict[str, Any]:
+def _fit_and_score(
+    estimator: Any,
+    X: Any,
+    y: Any,
+    train: np.ndarray,
+    test: np.ndarray,
+    scorers: Mapping[str, Callable],
+    error_score: Any,
+    multimetric_: Callable | None,
+    inspect: Callable[[Any], Any] | None,
+    predict: Callable[[Any, Any, Any], Any] | None,
+) -> dict[str, Any]:
     from sklearn.base import clone
 
     raise_ = isinstance(error_score, str) and error_score == "raise"
@@ -133,8 +149,9 @@ def _fit_and_score(estimator: Any, X: Any, y: Any, train: np.ndarray, test: np.n
     except Exception as exc:
         if raise_:
             raise
-        return _failed(scorers, error_score, time.perf_counter() - t0, 0.0,
-                       f"{type(exc).__name__}: {exc}")
+        return _failed(
+            scorers, error_score, time.perf_counter() - t0, 0.0, f"{type(exc).__name__}: {exc}"
+        )
     fit_time = time.perf_counter() - t0
     t0 = time.perf_counter()
     scores: dict[str, float] = {}
@@ -147,11 +164,21 @@ def _fit_and_score(estimator: Any, X: Any, y: Any, train: np.ndarray, test: np.n
     except Exception as exc:  # scoring failures follow error_score too, as in scikit-learn
         if raise_:
             raise
-        return _failed(scorers, error_score, fit_time, time.perf_counter() - t0,
-                       f"scoring failed: {type(exc).__name__}: {exc}")
-    return {"scores": scores, "fit_time": fit_time, "score_time": time.perf_counter() - t0,
-            "error": None, "info": inspect(est) if inspect is not None else None,
-            "predictions": predictions}
+        return _failed(
+            scorers,
+            error_score,
+            fit_time,
+            time.perf_counter() - t0,
+            f"scoring failed: {type(exc).__name__}: {exc}",
+        )
+    return {
+        "scores": scores,
+        "fit_time": fit_time,
+        "score_time": time.perf_counter() - t0,
+        "error": None,
+        "info": inspect(est) if inspect is not None else None,
+        "predictions": predictions,
+    }
 
 
 # --------------------------------------------------------------------------- runner
@@ -205,8 +232,18 @@ def _run_task(task: FitTask, single_thread: bool) -> tuple[Hashable, dict[str, A
     once (``n_jobs``), and oversubscribed OpenMP pools make e.g. histogram gradient
     boosting ten times slower on a busy machine."""
     die_with_parent()
-    args = (task.estimator, task.X, task.y, task.train, task.test, task.scorers,
-            task.error_score, task.multimetric, task.inspect, task.predict)
+    args = (
+        task.estimator,
+        task.X,
+        task.y,
+        task.train,
+        task.test,
+        task.scorers,
+        task.error_score,
+        task.multimetric,
+        task.inspect,
+        task.predict,
+    )
     try:
         if not single_thread:
             return task.key, fit_and_score(*args)
@@ -221,7 +258,8 @@ def _run_task(task: FitTask, single_thread: bool) -> tuple[Hashable, dict[str, A
         key = task.key if isinstance(task.key, tuple) else (task.key,)
         where = f" on split {key[-1]}" if len(key) > 1 else ""
         exc.bayescomp_model_failure = (  # type: ignore[attr-defined]
-            f"model {key[0]!r} failed{where}: {type(exc).__name__}: {exc}")
+            f"model {key[0]!r} failed{where}: {type(exc).__name__}: {exc}"
+        )
         raise
 
 
@@ -245,8 +283,9 @@ _POLICY: ContextVar[FitPolicy | None] = ContextVar("bayescomp_fit_policy", defau
 
 
 @contextmanager
-def fit_policy(retries: int = RETRIES, worker_timeout: float = WORKER_TIMEOUT
-               ) -> Iterator[FitPolicy]:
+def fit_policy(
+    retries: int = RETRIES, worker_timeout: float = WORKER_TIMEOUT
+) -> Iterator[FitPolicy]:
     """Every :func:`run_fits` inside uses these ``retries``/``worker_timeout`` (unless
     given its own) and adds the fits it retried to the yielded :class:`FitPolicy`.
 
@@ -264,11 +303,17 @@ def fit_policy(retries: int = RETRIES, worker_timeout: float = WORKER_TIMEOUT
         _POLICY.reset(token)
 
 
-def run_fits(tasks: Iterable[FitTask], on_result: Callable[[Hashable, dict[str, Any]], None],
-             *, n_jobs: int | None = None, progress: Progress | None = None,
-             describe: Callable[[Hashable], str] = str, single_thread: bool = False,
-             retries: int | None = None, worker_timeout: float | None = None
-             ) -> DispatchReport:
+def run_fits(
+    tasks: Iterable[FitTask],
+    on_result: Callable[[Hashable, dict[str, Any]], None],
+    *,
+    n_jobs: int | None = None,
+    progress: Progress | None = None,
+    describe: Callable[[Hashable], str] = str,
+    single_thread: bool = False,
+    retries: int | None = None,
+    worker_timeout: float | None = None,
+) -> DispatchReport:
     """Run ``tasks`` through joblib; ``on_result(key, result)`` in this process per result.
 
     Any joblib backend (``with joblib.parallel_config(backend=...)``: loky, threading,
@@ -306,8 +351,15 @@ def run_fits(tasks: Iterable[FitTask], on_result: Callable[[Hashable, dict[str, 
         if progress is not None:
             progress.tick(describe(key))
 
-    report = dispatch(tasks, _run_task, arrived, n_jobs=n_jobs, single_thread=single_thread,
-                      retries=retries, worker_timeout=worker_timeout)
+    report = dispatch(
+        tasks,
+        _run_task,
+        arrived,
+        n_jobs=n_jobs,
+        single_thread=single_thread,
+        retries=retries,
+        worker_timeout=worker_timeout,
+    )
     if policy is not None:
         policy.retried += report.retried
     return report
@@ -340,8 +392,9 @@ class Progress:
             # fits done / time elapsed.  With n_jobs=-1 results arrive in bursts (a batch
             # of workers finishing together), and tqdm's default moving average of the
             # last intervals then reads thousands of fits/s and an ETA of 00:00
-            kw = dict(total=0, desc=desc, unit="fit", leave=False, mininterval=0, miniters=1,
-                      smoothing=0)
+            kw = dict(
+                total=0, desc=desc, unit="fit", leave=False, mininterval=0, miniters=1, smoothing=0
+            )
             try:
                 self.bar = tqdm(**kw)
             except ImportError:  # notebook without ipywidgets: the text bar on stderr, kept

@@ -100,10 +100,14 @@ def estimator_params(estimator: Any) -> tuple[str, str]:
 
     cls = type(estimator)
     # the user's own class by its name and code (a model file's module name is not stable)
-    params = {"__class__": f"{cls.__module__}.{cls.__qualname__}" if _library(cls)
-              else f"{cls.__qualname__}{code_identity(cls)}"}
-    params.update({k: _param_text(v) for k, v in estimator.get_params(deep=True).items()
-                   if not no_effect(k)})
+    params = {
+        "__class__": f"{cls.__module__}.{cls.__qualname__}"
+        if _library(cls)
+        else f"{cls.__qualname__}{code_identity(cls)}"
+    }
+    params.update(
+        {k: _param_text(v) for k, v in estimator.get_params(deep=True).items() if not no_effect(k)}
+    )
     text = json.dumps(params, sort_keys=True)
     return text, hashlib.sha256(text.encode()).hexdigest()
 
@@ -167,6 +171,10 @@ def tuned_params(est: Any) -> dict[str, Any] | None:
     for o in [est, *[s for _, s in getattr(est, "steps", [])]]:
         bp = getattr(o, "best_params_", None)
         if isinstance(bp, Mapping):
-            return {str(k): (v if isinstance(v, int | float | str | bool | type(None))
-                             else _param_text(v)) for k, v in bp.items()}
+            return {
+                str(k): (
+                    v if isinstance(v, int | float | str | bool | type(None)) else _param_text(v)
+                )
+                for k, v in bp.items()
+            }
     return None

@@ -102,7 +102,8 @@ def load_models(
         if not p.exists():
             raise ModelFileError(
                 f"{p}: path does not exist; pass a folder of model files (*.py, one estimator "
-                "each) or the model files themselves — check the spelling")
+                "each) or the model files themselves — check the spelling"
+            )
         if p.is_dir():
             paths = sorted(q for q in p.glob("*.py") if not q.name.startswith("_"))
             if not paths:
@@ -123,8 +124,9 @@ def load_models(
             why.append(str(exc))
             continue
         if spec.name in out:
-            raise ModelFileError(f"two model files are named {spec.name!r}: {out[spec.name].path}"
-                                 f" and {p}")
+            raise ModelFileError(
+                f"two model files are named {spec.name!r}: {out[spec.name].path} and {p}"
+            )
         out[spec.name] = spec
     if not out:
         raise ModelFileError("no model could be loaded: " + "; ".join(why[:5]))
@@ -137,8 +139,9 @@ def load_specs(models: Any, on_error: str) -> tuple[dict[str, ModelSpec], dict[s
     if on_error not in ("skip", "raise"):
         raise ValueError(f"on_error must be 'skip' or 'raise', got {on_error!r}")
     skipped: dict[str, str] = {}
-    if isinstance(models, str | Path) or (isinstance(models, Iterable) and not isinstance(
-            models, Mapping)):
+    if isinstance(models, str | Path) or (
+        isinstance(models, Iterable) and not isinstance(models, Mapping)
+    ):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", ModelFileWarning)
             specs = load_models(models, on_error=on_error)
@@ -152,5 +155,3 @@ def load_specs(models: Any, on_error: str) -> tuple[dict[str, ModelSpec], dict[s
                 warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         return specs, skipped
     return load_models(models, on_error=on_error), skipped
-
-

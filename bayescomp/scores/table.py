@@ -25,8 +25,20 @@ if TYPE_CHECKING:  # pragma: no cover
 KEY = ("dataset", "model", "split")
 SIZES = ("n_train", "n_test")
 #: columns that are bookkeeping, never metrics (block: extra repetition, error: failed fit)
-META = frozenset({*KEY, *SIZES, "repeat", "fold", "fit_time", "score_time", "seed",
-                  "time_ordered", "block", "error"})
+META = frozenset(
+    {
+        *KEY,
+        *SIZES,
+        "repeat",
+        "fold",
+        "fit_time",
+        "score_time",
+        "seed",
+        "time_ordered",
+        "block",
+        "error",
+    }
+)
 DEFAULT_DATASET = "data"
 
 
@@ -51,7 +63,8 @@ def _warn_row_order(df: pd.DataFrame) -> None:
             "the table has no 'split' column: splits are numbered by row order within each "
             "model, so the k-th row of every model is paired with the k-th row of the others "
             "(reordering rows changes the result); add a 'split' column to pair explicitly",
-            RowOrderPairingWarning, stacklevel=3,
+            RowOrderPairingWarning,
+            stacklevel=3,
         )
 
 
@@ -72,8 +85,14 @@ class Scores:
     (['a', 'b'], ['accuracy'], 0.1)
     """
 
-    def __init__(self, frame: pd.DataFrame, *, metrics: list[str] | None = None,
-                 design: SplitDesign | None = None, check_ranges: bool = True):
+    def __init__(
+        self,
+        frame: pd.DataFrame,
+        *,
+        metrics: list[str] | None = None,
+        design: SplitDesign | None = None,
+        check_ranges: bool = True,
+    ):
         missing = [c for c in (*KEY, *SIZES) if c not in frame.columns]
         if missing:
             raise ValueError(
@@ -90,15 +109,17 @@ class Scores:
                 if c not in META and not pd.api.types.is_numeric_dtype(frame[c]):
                     check_numeric_cells(frame, c, required=False)
             metrics = [
-                c for c in frame.columns
+                c
+                for c in frame.columns
                 if c not in META and pd.api.types.is_numeric_dtype(frame[c])
             ]
         else:
             metrics = [str(m) for m in metrics]
             absent = [m for m in metrics if m not in frame.columns]
             if absent:
-                raise ValueError(f"metric column(s) {absent} not in the table; columns are "
-                                 f"{list(frame.columns)}")
+                raise ValueError(
+                    f"metric column(s) {absent} not in the table; columns are {list(frame.columns)}"
+                )
         for m in metrics:
             frame[m] = check_numeric_cells(frame, m, required=True)
             if check_ranges:  # off only for an explicit numeric error_score sentinel
@@ -110,12 +131,19 @@ class Scores:
             )
         for col in SIZES:
             vals = pd.to_numeric(frame[col], errors="coerce")
-            bad_rows = vals.isna() | (vals <= 0) | ~np.isfinite(vals.fillna(0)) | (
-                vals.fillna(1) % 1 != 0) | (vals.fillna(0) > MAX_ROWS)
+            bad_rows = (
+                vals.isna()
+                | (vals <= 0)
+                | ~np.isfinite(vals.fillna(0))
+                | (vals.fillna(1) % 1 != 0)
+                | (vals.fillna(0) > MAX_ROWS)
+            )
             if bad_rows.any():
                 bad = frame.loc[bad_rows, [*KEY, col]].head(3).to_dict("records")
-                raise ValueError(f"{col} must be a positive whole number of rows (at most "
-                                 f"2**53) on every row; bad rows: {bad}")
+                raise ValueError(
+                    f"{col} must be a positive whole number of rows (at most "
+                    f"2**53) on every row; bad rows: {bad}"
+                )
             frame[col] = vals
         # one integer key per (dataset, model, split) from the codes computed above
         key = codes[0].astype(np.int64)
@@ -161,21 +189,29 @@ class Scores:
         smallest integer ratio.
         """
         if not isinstance(df, pd.DataFrame):
-            raise TypeError(f"Scores.from_frame needs a pandas DataFrame (one row per model and "
-                            f"split); got {type(df).__name__} — use Scores.read_csv for a file")
+            raise TypeError(
+                f"Scores.from_frame needs a pandas DataFrame (one row per model and "
+                f"split); got {type(df).__name__} — use Scores.read_csv for a file"
+            )
         if df.empty:
             raise ValueError("the score table is empty: it needs one row per model and split")
-        for given, default in ((model_col, "model"), (split_col, "split"),
-                               (dataset_col, "dataset")):
+        for given, default in (
+            (model_col, "model"),
+            (split_col, "split"),
+            (dataset_col, "dataset"),
+        ):
             if given != default and given not in df.columns:
-                raise ValueError(f"column {given!r} (passed for the {default} column) is not in "
-                                 f"the table; columns are {list(df.columns)[:20]}")
+                raise ValueError(
+                    f"column {given!r} (passed for the {default} column) is not in "
+                    f"the table; columns are {list(df.columns)[:20]}"
+                )
         df = pd.DataFrame(df).rename(
             columns={model_col: "model", split_col: "split", dataset_col: "dataset"}
         )
         if "model" not in df.columns:
-            raise ValueError(f"the table needs a model column ({model_col!r}); columns are "
-                             f"{list(df.columns)}")
+            raise ValueError(
+                f"the table needs a model column ({model_col!r}); columns are {list(df.columns)}"
+            )
         if "dataset" not in df.columns:
             df.insert(0, "dataset", dataset or DEFAULT_DATASET)
         elif dataset is not None:
@@ -191,10 +227,12 @@ class Scores:
                     "split of every score; without it the scores cannot be paired across models"
                 )
             index = [c for c in df.columns if c not in ("metric", value_col)]
-            _check_unique(df, [c for c in ("dataset", "model", "split", "metric")
-                               if c in df.columns])
-            df = df.pivot_table(index=index, columns="metric", values=value_col,
-                                aggfunc="first", dropna=False).reset_index()
+            _check_unique(
+                df, [c for c in ("dataset", "model", "split", "metric") if c in df.columns]
+            )
+            df = df.pivot_table(
+                index=index, columns="metric", values=value_col, aggfunc="first", dropna=False
+            ).reset_index()
             df.columns.name = None
         if "split" not in df.columns:
             _warn_row_order(df)
@@ -244,8 +282,11 @@ class Scores:
         path = Path(path)
         if not path.is_file():
             raise FileNotFoundError(f"no scores file at {path}")
-        frame_kw = {k: kwargs.pop(k) for k in list(kwargs) if k in (
-            "metrics", "dataset", "test_fraction", "model_col", "split_col", "dataset_col")}
+        frame_kw = {
+            k: kwargs.pop(k)
+            for k in list(kwargs)
+            if k in ("metrics", "dataset", "test_fraction", "model_col", "split_col", "dataset_col")
+        }
         # names stay text: "01" is not 1, and a model named "NA" is not a missing value
         names = [frame_kw.get("model_col", "model"), frame_kw.get("dataset_col", "dataset")]
         kwargs.setdefault("dtype", dict.fromkeys(names, str))
@@ -341,8 +382,10 @@ class Scores:
         datasets = self._check_dataset(dataset)
         f = f[f["dataset"].isin(datasets)]
         r = pd.Series(
-            {ds: rho_from_sizes(g["n_train"], g["n_test"]) for ds, g in f.groupby("dataset",
-                                                                                 sort=False)},
+            {
+                ds: rho_from_sizes(g["n_train"], g["n_test"])
+                for ds, g in f.groupby("dataset", sort=False)
+            },
             name="rho",
         )
         if len(datasets) == 1:
@@ -352,19 +395,28 @@ class Scores:
     def mean(self, metric: str | None = None) -> pd.DataFrame:
         """Mean score per dataset (rows) and model (columns)."""
         metric = self._check_metric(metric)
-        return self._frame.pivot_table(index="dataset", columns="model", values=metric,
-                                       aggfunc="mean", sort=False)
+        return self._frame.pivot_table(
+            index="dataset", columns="model", values=metric, aggfunc="mean", sort=False
+        )
 
-    def select(self, *, models: list[str] | None = None, datasets: list[str] | None = None,
-               ) -> Scores:
+    def select(
+        self,
+        *,
+        models: list[str] | None = None,
+        datasets: list[str] | None = None,
+    ) -> Scores:
         """Deprecated name of :meth:`subset` (``select`` is the champion/challenger walk)."""
         from bayescomp.core.deprecation import warn_renamed
 
         warn_renamed("Scores", "select", "subset")
         return self.subset(models=models, datasets=datasets)
 
-    def subset(self, *, models: list[str] | None = None, datasets: list[str] | None = None,
-               ) -> Scores:
+    def subset(
+        self,
+        *,
+        models: list[str] | None = None,
+        datasets: list[str] | None = None,
+    ) -> Scores:
         """A sub-table with only the given models and/or datasets."""
         f = self._frame
         if models is not None:
@@ -377,8 +429,9 @@ class Scores:
             f = f[f["dataset"].isin([str(d) for d in datasets])]
         return Scores(f, metrics=self._metrics)
 
-    def paired(self, baseline: str, candidate: str, metric: str | None = None,
-               dataset: str | None = None) -> pd.DataFrame:
+    def paired(
+        self, baseline: str, candidate: str, metric: str | None = None, dataset: str | None = None
+    ) -> pd.DataFrame:
         """Align two models split by split, checking that they really are paired.
 
         Returns a frame with columns ``dataset, split, baseline, candidate,
@@ -409,11 +462,14 @@ class Scores:
             bd, cd = model_rows(fd, baseline, metric), model_rows(fd, candidate, metric)
             if bd is None or cd is None:
                 who = baseline if bd is None else candidate
-                raise ValueError(f"model {who!r} has no scores{where}; score both models on it "
-                                 "or pass dataset= to compare elsewhere")
+                raise ValueError(
+                    f"model {who!r} has no scores{where}; score both models on it "
+                    "or pass dataset= to compare elsewhere"
+                )
             # rows sorted by split (splits are unique per model, checked at construction)
-            if bd["split"].shape != cd["split"].shape or not np.array_equal(bd["split"],
-                                                                             cd["split"]):
+            if bd["split"].shape != cd["split"].shape or not np.array_equal(
+                bd["split"], cd["split"]
+            ):
                 bs, cs = set(bd["split"].tolist()), set(cd["split"].tolist())
                 raise ValueError(
                     f"unpaired splits{where}: {candidate!r} covers splits "
@@ -439,22 +495,36 @@ class Scores:
                         f"{split_ranges(sorted(sp))} (a failed fit?); fix the model or drop those "
                         "splits for both models"
                     )
-            out.append(pd.DataFrame({
-                "dataset": ds,
-                "split": bd["split"],
-                "baseline": bd["score"],
-                "candidate": cd["score"],
-                "n_train": bd["n_train"],
-                "n_test": bd["n_test"],
-            }))
+            out.append(
+                pd.DataFrame(
+                    {
+                        "dataset": ds,
+                        "split": bd["split"],
+                        "baseline": bd["score"],
+                        "candidate": cd["score"],
+                        "n_train": bd["n_train"],
+                        "n_test": bd["n_test"],
+                    }
+                )
+            )
         result = pd.concat(out, ignore_index=True)
-        result.attrs.update(baseline_name=baseline, candidate_name=candidate, metric=metric,
-                            rho=rho_from_sizes(result["n_train"], result["n_test"]))
+        result.attrs.update(
+            baseline_name=baseline,
+            candidate_name=candidate,
+            metric=metric,
+            rho=rho_from_sizes(result["n_train"], result["n_test"]),
+        )
         return result
 
-    def plot(self, baseline: str, candidate: str, metric: str | None = None,
-             dataset: str | None = None, ax: Any = None,
-             higher_is_better: bool | None = None) -> Any:
+    def plot(
+        self,
+        baseline: str,
+        candidate: str,
+        metric: str | None = None,
+        dataset: str | None = None,
+        ax: Any = None,
+        higher_is_better: bool | None = None,
+    ) -> Any:
         """Paired per-split scores of two models (one line per split); returns the Axes.
 
         Splits are coloured by which model was better there; the orientation of the
@@ -464,5 +534,9 @@ class Scores:
 
         metric = self._check_metric(metric)
         hib = resolve_direction(metric, higher_is_better)
-        return plot_paired_lines(self.paired(baseline, candidate, metric, dataset), ax=ax,
-                                  metric=metric, higher_is_better=hib)
+        return plot_paired_lines(
+            self.paired(baseline, candidate, metric, dataset),
+            ax=ax,
+            metric=metric,
+            higher_is_better=hib,
+        )

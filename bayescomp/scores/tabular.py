@@ -23,8 +23,14 @@ from typing import Any
 import numpy as np
 
 #: file name endings -> reader
-FORMATS = {".csv": "csv", ".csv.gz": "csv", ".parquet": "parquet", ".pq": "parquet",
-           ".feather": "feather", ".arrow": "feather"}
+FORMATS = {
+    ".csv": "csv",
+    ".csv.gz": "csv",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".feather": "feather",
+    ".arrow": "feather",
+}
 TASKS = ("binary", "multiclass", "regression")
 #: prefix of a data hash that is a file identity (JSON after it)
 IDENTITY_PREFIX = "table:"
@@ -64,8 +70,10 @@ def data_format(path: Path) -> str:
     for end in sorted(FORMATS, key=len, reverse=True):
         if name.endswith(end):
             return FORMATS[end]
-    raise ValueError(f"unknown format of data file {path}: use one of "
-                     f"{', '.join(FORMATS)} (CSV, Parquet or Feather)")
+    raise ValueError(
+        f"unknown format of data file {path}: use one of "
+        f"{', '.join(FORMATS)} (CSV, Parquet or Feather)"
+    )
 
 
 def in_memory_size(path: Path, fmt: str) -> int:
@@ -76,8 +84,7 @@ def in_memory_size(path: Path, fmt: str) -> int:
         import pyarrow.parquet as pq
 
         meta = pq.ParquetFile(path).metadata
-        return max(size, sum(meta.row_group(i).total_byte_size
-                             for i in range(meta.num_row_groups)))
+        return max(size, sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups)))
     if path.name.lower().endswith(".gz") and size >= 4:
         with path.open("rb") as fh:  # ISIZE: the uncompressed size modulo 2**32
             fh.seek(-4, os.SEEK_END)
@@ -131,13 +138,15 @@ def explain_data_change(stored: str, new: str) -> str | None:
     """What differs between two table identities (None when either is not one)."""
     if not (stored.startswith(IDENTITY_PREFIX) and new.startswith(IDENTITY_PREFIX)):
         return None
-    old_d = json.loads(stored[len(IDENTITY_PREFIX):])
-    new_d = json.loads(new[len(IDENTITY_PREFIX):])
+    old_d = json.loads(stored[len(IDENTITY_PREFIX) :])
+    new_d = json.loads(new[len(IDENTITY_PREFIX) :])
     parts = []
     if old_d.get("file_sha256") != new_d.get("file_sha256"):
-        parts.append("the file's content changed (SHA-256 "
-                     f"{str(old_d.get('file_sha256'))[:12]}… → "
-                     f"{str(new_d.get('file_sha256'))[:12]}…)")
+        parts.append(
+            "the file's content changed (SHA-256 "
+            f"{str(old_d.get('file_sha256'))[:12]}… → "
+            f"{str(new_d.get('file_sha256'))[:12]}…)"
+        )
     for key in sorted(set(old_d) | set(new_d) - {"file_sha256"}):
         if key != "file_sha256" and old_d.get(key) != new_d.get(key):
             parts.append(f"{key} {old_d.get(key)!r} → {new_d.get(key)!r}")
@@ -163,8 +172,10 @@ def _column(frame: Any, col: str, flag: str, path: Path) -> Any:
     if col not in frame.columns:
         cols = [str(c) for c in frame.columns]
         more = ", …" if len(cols) > 20 else ""
-        raise ValueError(f"column {col!r} ({flag}) is not in {path.name}; its columns are "
-                         f"{', '.join(cols[:20])}{more}")
+        raise ValueError(
+            f"column {col!r} ({flag}) is not in {path.name}; its columns are "
+            f"{', '.join(cols[:20])}{more}"
+        )
     return frame[col]
 
 
@@ -173,41 +184,63 @@ def _task(y: Any, task: str | None, target: str) -> str:
 
     n_classes = len(np.unique(np.asarray(y).astype(str)))
     if task is None:
-        task = "regression" if task_of(y) == "regression" else (
-            "binary" if n_classes == 2 else "multiclass")
+        task = (
+            "regression"
+            if task_of(y) == "regression"
+            else ("binary" if n_classes == 2 else "multiclass")
+        )
     elif task not in TASKS:
         raise ValueError(f"--task must be one of {', '.join(TASKS)}, got {task!r}")
     if task != "regression" and n_classes < 2:
         value = np.asarray(y)[0]
-        raise ValueError(f"the target column {target!r} has one class ({value!r}): a "
-                         "classifier needs at least two; check --target or the file's rows")
+        raise ValueError(
+            f"the target column {target!r} has one class ({value!r}): a "
+            "classifier needs at least two; check --target or the file's rows"
+        )
     if task == "binary" and n_classes != 2:
-        raise ValueError(f"--task binary, but the target column {target!r} has {n_classes} "
-                         "classes; use --task multiclass")
+        raise ValueError(
+            f"--task binary, but the target column {target!r} has {n_classes} "
+            "classes; use --task multiclass"
+        )
     if task == "regression" and not np.issubdtype(np.asarray(y).dtype, np.number):
-        raise ValueError(f"--task regression needs a numeric target; column {target!r} "
-                         f"holds {np.asarray(y).dtype} values")
+        raise ValueError(
+            f"--task regression needs a numeric target; column {target!r} "
+            f"holds {np.asarray(y).dtype} values"
+        )
     return task
 
 
 def _groups(frame: Any, col: str, path: Path, n_splits: int) -> np.ndarray:
     g = _column(frame, col, "--groups", path)
     if g.isna().any():
-        raise ValueError(f"the group column {col!r} has {int(g.isna().sum())} missing "
-                         "value(s); give every row its group (or drop those rows)")
+        raise ValueError(
+            f"the group column {col!r} has {int(g.isna().sum())} missing "
+            "value(s); give every row its group (or drop those rows)"
+        )
     n_groups = int(g.nunique())
     if n_groups < 2:
-        raise ValueError(f"the group column {col!r} has one group ({g.iloc[0]!r}): grouped "
-                         "cross-validation needs at least two; check --groups")
+        raise ValueError(
+            f"the group column {col!r} has one group ({g.iloc[0]!r}): grouped "
+            "cross-validation needs at least two; check --groups"
+        )
     if n_groups < n_splits:
-        raise ValueError(f"the group column {col!r} has {n_groups} groups, fewer than the "
-                         f"{n_splits} folds: use --n-splits {n_groups} or fewer")
+        raise ValueError(
+            f"the group column {col!r} has {n_groups} groups, fewer than the "
+            f"{n_splits} folds: use --n-splits {n_groups} or fewer"
+        )
     return g.to_numpy()
 
 
-def read_table(path: str | Path, *, target: str, groups: str | None = None,
-               drop: Sequence[str] = (), time: str | None = None, task: str | None = None,
-               n_splits: int = 10) -> Table:
+def read_table(
+    path: str | Path,
+    *,
+    target: str,
+    groups: str | None = None,
+    drop: Sequence[str] = (),
+    time: str | None = None,
+    task: str | None = None,
+    n_splits: int = 10,
+) -> Table:
     """Read and validate a user's table (CSV, ``.csv.gz``, Parquet or Feather).
 
     Parameters
@@ -238,33 +271,47 @@ def read_table(path: str | Path, *, target: str, groups: str | None = None,
         raise ValueError(f"no data file at {path} (--data); check the path")
     need, have = in_memory_size(path, fmt), available_memory()
     if need > have:
-        raise ValueError(f"the table {path.name} needs about {need / 2**30:.2f} GiB in memory "
-                         f"(from its metadata) but {have / 2**30:.2f} GiB are available; "
-                         "sample its rows or keep fewer columns before running bayescomp")
+        raise ValueError(
+            f"the table {path.name} needs about {need / 2**30:.2f} GiB in memory "
+            f"(from its metadata) but {have / 2**30:.2f} GiB are available; "
+            "sample its rows or keep fewer columns before running bayescomp"
+        )
     frame = _read(path, fmt)
     y = _column(frame, target, "--target", path)
     if y.isna().any():
         rows = np.flatnonzero(y.isna().to_numpy())[:5].tolist()
-        raise ValueError(f"the target column {target!r} has {int(y.isna().sum())} missing "
-                         f"value(s) (rows {rows}); drop or fill those rows")
+        raise ValueError(
+            f"the target column {target!r} has {int(y.isna().sum())} missing "
+            f"value(s) (rows {rows}); drop or fill those rows"
+        )
     for col in drop:
         _column(frame, col, "--drop", path)
     if time is not None:
         t = _column(frame, time, "--time", path)
         if t.isna().any():
-            raise ValueError(f"the time column {time!r} has {int(t.isna().sum())} missing "
-                             "value(s); every row needs its time to be ordered")
+            raise ValueError(
+                f"the time column {time!r} has {int(t.isna().sum())} missing "
+                "value(s); every row needs its time to be ordered"
+            )
         frame = frame.iloc[np.argsort(t.to_numpy(), kind="stable")].reset_index(drop=True)
         y = frame[target]
     g = _groups(frame, groups, path, n_splits) if groups is not None else None
     not_features = {target, *(c for c in (groups, time) if c), *drop}
     features = [c for c in frame.columns if c not in not_features]
     if not features:
-        raise ValueError(f"{path.name} has no feature column left (all are the target, "
-                         "groups, time or dropped); check --drop")
+        raise ValueError(
+            f"{path.name} has no feature column left (all are the target, "
+            "groups, time or dropped); check --drop"
+        )
     task = _task(y, task, target)
-    choice = {"target": target, "groups": groups, "time": time, "drop": sorted(drop),
-              "features": [str(c) for c in features], "task": task}
+    choice = {
+        "target": target,
+        "groups": groups,
+        "time": time,
+        "drop": sorted(drop),
+        "features": [str(c) for c in features],
+        "task": task,
+    }
     X = frame[features]
     identity = data_identity(file_digest(path), choice)
     X.attrs["data_identity"] = identity  # the store's data hash (see studies.fitted)

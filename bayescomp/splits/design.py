@@ -35,14 +35,18 @@ def rho_from_sizes(n_train: Any, n_test: Any) -> float:
     >>> rho_from_sizes([9] * 6, [1] * 6)
     0.1
     """
-    sizes = {"n_train": np.atleast_1d(np.asarray(n_train, dtype=float)),
-             "n_test": np.atleast_1d(np.asarray(n_test, dtype=float))}
+    sizes = {
+        "n_train": np.atleast_1d(np.asarray(n_train, dtype=float)),
+        "n_test": np.atleast_1d(np.asarray(n_test, dtype=float)),
+    }
     for name, arr in sizes.items():
         ok = np.isfinite(arr) & (arr > 0) & (arr <= MAX_ROWS)
         ok[ok] = arr[ok] % 1 == 0
         if not ok.all():
-            raise ValueError(f"{name} must be a positive whole number of rows (at most 2**53); "
-                             f"got {arr[~ok].ravel()[:3].tolist()}: pass the real split sizes")
+            raise ValueError(
+                f"{name} must be a positive whole number of rows (at most 2**53); "
+                f"got {arr[~ok].ravel()[:3].tolist()}: pass the real split sizes"
+            )
     frac = sizes["n_test"] / (sizes["n_train"] + sizes["n_test"])
     if frac.size == 0:
         raise ValueError("no splits to compute the test fraction from")
@@ -190,7 +194,6 @@ def is_classification_target(y: Any) -> bool:
     return True
 
 
-
 def materialise_splits(
     cv: Any,
     X: Any,
@@ -244,8 +247,10 @@ def materialise_splits(
         except ValueError as exc:
             raise ValueError(f"cannot split the {n_samples} rows with cv={cv!r}: {exc}") from None
     elif isinstance(cv, str | bytes):
-        raise TypeError(f"cv must be an int, a scikit-learn splitter or an iterable of "
-                        f"(train, test) index pairs; got {cv!r}")
+        raise TypeError(
+            f"cv must be an int, a scikit-learn splitter or an iterable of "
+            f"(train, test) index pairs; got {cv!r}"
+        )
     else:
         splitter = cv
         pairs = cv

@@ -44,8 +44,13 @@ class RepeatedGroupKFold:
     True
     """
 
-    def __init__(self, n_splits: int = 5, n_repeats: int = 10, random_state: Any = None,
-                 stratify: bool = False):
+    def __init__(
+        self,
+        n_splits: int = 5,
+        n_repeats: int = 10,
+        random_state: Any = None,
+        stratify: bool = False,
+    ):
         if not isinstance(n_splits, int | np.integer) or n_splits < 2:
             raise ValueError(f"n_splits must be an int >= 2, got {n_splits!r}")
         if not isinstance(n_repeats, int | np.integer) or n_repeats < 1:
@@ -79,8 +84,9 @@ class RepeatedGroupKFold:
             if self.stratify and y is not None:
                 from sklearn.model_selection import StratifiedGroupKFold
 
-                strat = StratifiedGroupKFold(n_splits=self.n_splits, shuffle=True,
-                                             random_state=seed)
+                strat = StratifiedGroupKFold(
+                    n_splits=self.n_splits, shuffle=True, random_state=seed
+                )
                 yield from strat.split(X, y, groups)
                 continue
             cv = GroupKFold(n_splits=self.n_splits, shuffle=True, random_state=seed)
@@ -89,6 +95,5 @@ class RepeatedGroupKFold:
     def __repr__(self) -> str:
         return (
             f"RepeatedGroupKFold(n_splits={self.n_splits}, n_repeats={self.n_repeats}, "
-            f"random_state={self.random_state!r}"
-            + (", stratify=True)" if self.stratify else ")")
+            f"random_state={self.random_state!r}" + (", stratify=True)" if self.stratify else ")")
         )

@@ -48,8 +48,10 @@ def block_cv(cv: Any, block: int) -> tuple[Any, int]:
             "e.g. RepeatedStratifiedKFold(n_splits=10, n_repeats=3, random_state=0)"
         )
     if hasattr(cv, "shuffle") and not cv.shuffle:
-        raise ValueError(f"{cv!r} does not shuffle, so every repetition would be identical; use "
-                         "shuffle=True or a Repeated*KFold splitter with max_repeats > 0")
+        raise ValueError(
+            f"{cv!r} does not shuffle, so every repetition would be identical; use "
+            "shuffle=True or a Repeated*KFold splitter with max_repeats > 0"
+        )
     new = copy.deepcopy(cv)
     if hasattr(new, "n_repeats"):
         new.n_repeats = 1

@@ -160,11 +160,17 @@ def select_models(
     """
     from bayescomp.scores.engine import Progress, fit_policy
 
-    settings, decide = checked_settings(baseline=baseline, rope=rope, gamma=gamma,
-                                        order=order, max_repeats=max_repeats, method=method,
-                                        random_state=random_state,
-                                        compare_options=compare_options,
-                                        guardrails=guardrails)
+    settings, decide = checked_settings(
+        baseline=baseline,
+        rope=rope,
+        gamma=gamma,
+        order=order,
+        max_repeats=max_repeats,
+        method=method,
+        random_state=random_state,
+        compare_options=compare_options,
+        guardrails=guardrails,
+    )
     specs, skipped = _fitted_models(models, baseline, on_error)
     data = _prepare(specs, X, y, groups, dataset, cv, n_splits, n_repeats, random_state)
     rule, settings["rule"] = resolve_rule(rule, len(data))
@@ -182,12 +188,30 @@ def select_models(
         identity = selection_identity(settings, {m: _params_hash(s) for m, s in specs.items()})
         for t in trackers:
             t.on_start(identity, settings)
-        fit = partial(_fit, specs=specs, data=data, scoring=scoring, cache=cache,
-                      n_jobs=n_jobs, bar=bar, on_error=on_error)
+        fit = partial(
+            _fit,
+            specs=specs,
+            data=data,
+            scoring=scoring,
+            cache=cache,
+            n_jobs=n_jobs,
+            bar=bar,
+            on_error=on_error,
+        )
         with fit_policy(retries=retries, worker_timeout=worker_timeout) as policy:
-            sel = _decide(fit, specs, skipped, baseline, metric, higher_is_better, settings,
-                          decide, trackers, rule,
-                          str(Path(store)) if isinstance(store, str | Path) else None)
+            sel = _decide(
+                fit,
+                specs,
+                skipped,
+                baseline,
+                metric,
+                higher_is_better,
+                settings,
+                decide,
+                trackers,
+                rule,
+                str(Path(store)) if isinstance(store, str | Path) else None,
+            )
         sel = dataclasses.replace(sel, fits_retried=policy.retried)
         for t in trackers:
             t.on_finish(sel)
@@ -197,10 +221,19 @@ def select_models(
         close()
 
 
-def _decide(fit: Any, specs: Mapping[str, ModelSpec], skipped: Mapping[str, str],
-            baseline: str, metric: str, higher_is_better: bool | None,
-            settings: dict[str, Any], decide: dict[str, Any], trackers: list[Any],
-            rule: Any, store: str | None) -> Selection:
+def _decide(
+    fit: Any,
+    specs: Mapping[str, ModelSpec],
+    skipped: Mapping[str, str],
+    baseline: str,
+    metric: str,
+    higher_is_better: bool | None,
+    settings: dict[str, Any],
+    decide: dict[str, Any],
+    trackers: list[Any],
+    rule: Any,
+    store: str | None,
+) -> Selection:
     """Fit the design and walk; fit one more block for the pending models, walk again."""
     from bayescomp.core.orientation import resolve_direction
     from bayescomp.decision.walk import (
@@ -217,15 +250,30 @@ def _decide(fit: Any, specs: Mapping[str, ModelSpec], skipped: Mapping[str, str]
     if base_errors:
         raise FitError(f"the baseline {baseline!r} failed to fit: {base_errors[0]}")
     means = score_means(table, list(specs), metric)
-    challengers = order_challengers([m for m in specs if m != baseline], settings["order"],
-                                    means, hib)
-    cmp = memoized(partial(compare_step, metric=metric, hib=hib, rope=decide["rope"],
-                        gamma=decide["gamma"], method=decide["method"],
-                        options=decide["options"]))
+    challengers = order_challengers(
+        [m for m in specs if m != baseline], settings["order"], means, hib
+    )
+    cmp = memoized(
+        partial(
+            compare_step,
+            metric=metric,
+            hib=hib,
+            rope=decide["rope"],
+            gamma=decide["gamma"],
+            method=decide["method"],
+            options=decide["options"],
+        )
+    )
     reported = 0
     while True:
-        w = rule(table, baseline, challengers, metric=metric, compare=cmp,
-                    max_repeats=settings["max_repeats"])
+        w = rule(
+            table,
+            baseline,
+            challengers,
+            metric=metric,
+            compare=cmp,
+            max_repeats=settings["max_repeats"],
+        )
         steps = charge_fits(w.steps, table, baseline)
         final = len(steps) if not w.pending else int(w.final or 0)
         for i in range(reported, final):
@@ -240,23 +288,56 @@ def _decide(fit: Any, specs: Mapping[str, ModelSpec], skipped: Mapping[str, str]
         counts = {k: counts[k] + more[k] for k in counts}
     base = _base(table)
     return Selection(
-        champion=w.champion, baseline=baseline, metric=metric, rope=decide["rope"],
-        gamma=decide["gamma"], steps=steps,
-        recommendation=family_note(recommend(
-            base, baseline, w.champion, steps, compare=cmp, metric=metric, rope=decide["rope"],
-            gamma=decide["gamma"]), steps, settings["rule"], decide["gamma"]),
-        scores=table, results=w.results, paired=w.paired,
-        candidates=_candidates_frame(specs, means, skipped), skipped=dict(skipped),
-        fits_performed=counts["fits_performed"], fits_loaded=counts["fits_loaded"],
-        fits_total=len(table), settings=settings, store=store, base_scores=base,
+        champion=w.champion,
+        baseline=baseline,
+        metric=metric,
+        rope=decide["rope"],
+        gamma=decide["gamma"],
+        steps=steps,
+        recommendation=family_note(
+            recommend(
+                base,
+                baseline,
+                w.champion,
+                steps,
+                compare=cmp,
+                metric=metric,
+                rope=decide["rope"],
+                gamma=decide["gamma"],
+            ),
+            steps,
+            settings["rule"],
+            decide["gamma"],
+        ),
+        scores=table,
+        results=w.results,
+        paired=w.paired,
+        candidates=_candidates_frame(specs, means, skipped),
+        skipped=dict(skipped),
+        fits_performed=counts["fits_performed"],
+        fits_loaded=counts["fits_loaded"],
+        fits_total=len(table),
+        settings=settings,
+        store=store,
+        base_scores=base,
         _specs=dict(specs),
-        _data={n: (d.X, d.y) for n, d in fit.keywords["data"].items()})
+        _data={n: (d.X, d.y) for n, d in fit.keywords["data"].items()},
+    )
 
 
-def _fit(models: list[str], extra: int, table: Scores | None, *,
-         specs: Mapping[str, ModelSpec], data: Mapping[str, Data], scoring: Any,
-         cache: FitStore, n_jobs: int | None, bar: Progress, on_error: str
-         ) -> tuple[Scores, dict[str, int]]:
+def _fit(
+    models: list[str],
+    extra: int,
+    table: Scores | None,
+    *,
+    specs: Mapping[str, ModelSpec],
+    data: Mapping[str, Data],
+    scoring: Any,
+    cache: FitStore,
+    n_jobs: int | None,
+    bar: Progress,
+    on_error: str,
+) -> tuple[Scores, dict[str, int]]:
     """Cross-validate ``models`` on every dataset, on the design and ``extra`` more blocks
     (fits the cache already holds are read), merged into ``table``."""
     import pandas as pd
@@ -271,10 +352,22 @@ def _fit(models: list[str], extra: int, table: Scores | None, *,
 
             warnings.simplefilter("ignore", FitFailedWarning)
         for name, d in data.items():
-            parts.append(cross_validate_paired(
-                {m: specs[m].estimator for m in models}, d.X, d.y, cv=d.cv, scoring=scoring,
-                groups=d.groups, n_jobs=n_jobs, progress=bar, error_score=np.nan,
-                dataset=name, cache=cache, extra_repeats=extra))
+            parts.append(
+                cross_validate_paired(
+                    {m: specs[m].estimator for m in models},
+                    d.X,
+                    d.y,
+                    cv=d.cv,
+                    scoring=scoring,
+                    groups=d.groups,
+                    n_jobs=n_jobs,
+                    progress=bar,
+                    error_score=np.nan,
+                    dataset=name,
+                    cache=cache,
+                    extra_repeats=extra,
+                )
+            )
     frames = [p.to_frame() for p in parts]
     if table is not None:
         frames.insert(0, table.to_frame())
@@ -290,8 +383,9 @@ def _fit(models: list[str], extra: int, table: Scores | None, *,
     new = len(f) - before
     out = Scores(f, metrics=parts[0].metrics)
     if on_error == "raise" and _errors(out, *models):
-        raise FitError(f"{_errors(out, *models)[0]} (use on_error='skip' to go on without "
-                       "this model)")
+        raise FitError(
+            f"{_errors(out, *models)[0]} (use on_error='skip' to go on without this model)"
+        )
     return out, {"fits_performed": performed, "fits_loaded": new - performed}
 
 
@@ -300,9 +394,13 @@ def _errors(table: Scores, *models: str) -> list[str]:
     if "error" not in f.columns:
         return []
     bad = f[f["model"].isin(models) & f["error"].notna()]
-    return [f"fit of model {r['model']!r} on split {r['split']} of dataset {r['dataset']!r} "
-            f"failed: {r['error']}" if len(models) > 1 else f"split {r['split']}: {r['error']}"
-            for r in bad.to_dict("records")]
+    return [
+        f"fit of model {r['model']!r} on split {r['split']} of dataset {r['dataset']!r} "
+        f"failed: {r['error']}"
+        if len(models) > 1
+        else f"split {r['split']}: {r['error']}"
+        for r in bad.to_dict("records")
+    ]
 
 
 def _next_block(table: Scores, models: Iterable[str]) -> int:
@@ -322,8 +420,7 @@ def _base(table: Scores) -> Scores:
     return Scores(f, metrics=table.metrics)
 
 
-def _open_store(store: Any, tracker: SelectionTracker | None
-                ) -> tuple[FitStore, list[Any], Any]:
+def _open_store(store: Any, tracker: SelectionTracker | None) -> tuple[FitStore, list[Any], Any]:
     """The fit cache, the trackers and what closes them: a path opens a SQLite store whose
     runs a :class:`SqliteTracker` records; a FitStore object is used as is; none: a
     :class:`MemoryStore` (each fit once, also across extra repetitions)."""
@@ -344,9 +441,17 @@ def _params_hash(spec: ModelSpec) -> str:
     return estimator_params(spec.estimator)[1]
 
 
-def _prepare(specs: Mapping[str, ModelSpec], X: Any, y: Any, groups: Any,
-             dataset: str | None, cv: Any, n_splits: int, n_repeats: int,
-             random_state: int) -> dict[str, Data]:
+def _prepare(
+    specs: Mapping[str, ModelSpec],
+    X: Any,
+    y: Any,
+    groups: Any,
+    dataset: str | None,
+    cv: Any,
+    n_splits: int,
+    n_repeats: int,
+    random_state: int,
+) -> dict[str, Data]:
     """Every dataset with its design (default: :func:`default_cv`), after the checks that
     come before any fit (a search's inner cv, classifiers on a regression target)."""
     from sklearn.utils import indexable
@@ -365,8 +470,11 @@ def _prepare(specs: Mapping[str, ModelSpec], X: Any, y: Any, groups: Any,
         if yd is not None and task_of(yd) == "regression":  # classifiers on it: say so first
             check_task({m: s.estimator for m, s in specs.items()}, "regression", name)
         Xd, yd, gd = indexable(Xd, yd, gd)
-        cv_d = cv if cv is not None else default_cv(yd, n_splits=n_splits, n_repeats=n_repeats,
-                                                    random_state=random_state)
+        cv_d = (
+            cv
+            if cv is not None
+            else default_cv(yd, n_splits=n_splits, n_repeats=n_repeats, random_state=random_state)
+        )
         out[name] = Data(Xd, yd, gd, cv_d)
     return out
 
@@ -377,14 +485,18 @@ def _design_settings(data: Mapping[str, Data]) -> dict[str, Any]:
     from bayescomp.splits.design import materialise_splits
     from bayescomp.splits.repeats import cv_text
 
-    return {"cv": {n: cv_text(d.cv) for n, d in data.items()},
-            "design_fingerprint": {n: materialise_splits(d.cv, d.X, d.y, d.groups).fingerprint()
-                                   for n, d in data.items()},
-            "data_hash": {n: data_hash(d.X, d.y) for n, d in data.items()}}
+    return {
+        "cv": {n: cv_text(d.cv) for n, d in data.items()},
+        "design_fingerprint": {
+            n: materialise_splits(d.cv, d.X, d.y, d.groups).fingerprint() for n, d in data.items()
+        },
+        "data_hash": {n: data_hash(d.X, d.y) for n, d in data.items()},
+    }
 
 
-def _fitted_metric(specs: Mapping[str, ModelSpec], scoring: Any, metric: str | None
-                   ) -> tuple[list[str], str]:
+def _fitted_metric(
+    specs: Mapping[str, ModelSpec], scoring: Any, metric: str | None
+) -> tuple[list[str], str]:
     """The scorers' names, and the decision metric among them."""
     from bayescomp.core.orientation import canonical_metric
     from bayescomp.scores.crossval import resolve_scorers
@@ -397,16 +509,18 @@ def _fitted_metric(specs: Mapping[str, ModelSpec], scoring: Any, metric: str | N
         metric = canonical_metric(metric)
     if metric is None:
         if len(names) > 1:
-            raise ValueError(f"scoring has several scorers {names}; choose the decision metric "
-                             "with metric=")
+            raise ValueError(
+                f"scoring has several scorers {names}; choose the decision metric with metric="
+            )
         metric = names[0]
     if metric not in names:
         raise ValueError(f"metric {metric!r} is not among the scorers {names}")
     return names, metric
 
 
-def _standard_scoring(specs: Mapping[str, ModelSpec], datasets: Mapping[str, Data],
-                      metric: str | None) -> list[str]:
+def _standard_scoring(
+    specs: Mapping[str, ModelSpec], datasets: Mapping[str, Data], metric: str | None
+) -> list[str]:
     """``scoring=None``: the decision metric, then the task's cheap standard scorers that
     every model supports (scored once per fit, so a store serves later runs on any of
     them)."""
@@ -414,8 +528,10 @@ def _standard_scoring(specs: Mapping[str, ModelSpec], datasets: Mapping[str, Dat
     from bayescomp.scores.datasets import standard_scorers, task_of
 
     if metric is None:
-        raise ValueError("pass metric= (e.g. 'roc_auc'): the metric the decision is made on "
-                         "(or scoring=, the scorers to fit with)")
+        raise ValueError(
+            "pass metric= (e.g. 'roc_auc'): the metric the decision is made on "
+            "(or scoring=, the scorers to fit with)"
+        )
     from sklearn.base import is_regressor
 
     estimators = {m: s.estimator for m, s in specs.items()}
@@ -432,8 +548,9 @@ def _standard_scoring(specs: Mapping[str, ModelSpec], datasets: Mapping[str, Dat
     return [metric, *(n for n in common or [] if n != metric)]
 
 
-def _fitted_models(models: Any, baseline: str, on_error: str
-                   ) -> tuple[dict[str, ModelSpec], dict[str, str]]:
+def _fitted_models(
+    models: Any, baseline: str, on_error: str
+) -> tuple[dict[str, ModelSpec], dict[str, str]]:
     from bayescomp.scores.model_files import load_specs
 
     if models is None:
@@ -441,25 +558,43 @@ def _fitted_models(models: Any, baseline: str, on_error: str
     specs, skipped = load_specs(models, on_error)
     if baseline not in specs:
         why = f" ({skipped[baseline]})" if baseline in skipped else ""
-        raise ValueError(f"the baseline {baseline!r} is not among the loaded models "
-                         f"{list(specs)}{why}")
+        raise ValueError(
+            f"the baseline {baseline!r} is not among the loaded models {list(specs)}{why}"
+        )
     if len(specs) < 2:
         raise ValueError(f"only the baseline {baseline!r} was loaded; there is no challenger")
     return specs, skipped
 
 
-def _candidates_frame(specs: Mapping[str, ModelSpec], means: Mapping[str, float],
-                      skipped: Mapping[str, str]) -> pd.DataFrame:
+def _candidates_frame(
+    specs: Mapping[str, ModelSpec], means: Mapping[str, float], skipped: Mapping[str, str]
+) -> pd.DataFrame:
     import pandas as pd
 
     from bayescomp.scores.estimators import is_self_tuning
 
-    rows = [{"model": m, "description": s.description, "path": s.path,
-             "nested": is_self_tuning(s.estimator) if s.estimator is not None else False,
-             "mean": means.get(m, float("nan")), "status": "loaded"}
-            for m, s in specs.items()]
-    rows += [{"model": m, "description": "", "path": None, "nested": False,
-              "mean": float("nan"), "status": f"skipped: {why}"} for m, why in skipped.items()]
+    rows = [
+        {
+            "model": m,
+            "description": s.description,
+            "path": s.path,
+            "nested": is_self_tuning(s.estimator) if s.estimator is not None else False,
+            "mean": means.get(m, float("nan")),
+            "status": "loaded",
+        }
+        for m, s in specs.items()
+    ]
+    rows += [
+        {
+            "model": m,
+            "description": "",
+            "path": None,
+            "nested": False,
+            "mean": float("nan"),
+            "status": f"skipped: {why}",
+        }
+        for m, why in skipped.items()
+    ]
     return pd.DataFrame(rows)
 
 
@@ -476,6 +611,8 @@ def _datasets_from(X: Any, y: Any, groups: Any, dataset: str | None) -> dict[str
             raise ValueError("X is an empty dict of datasets")
         return out
     if X is None:
-        raise ValueError("pass the data (X, y) to fit the models, or scores= (a Scores table or a "
-                         "CSV path) to select on precomputed scores")
+        raise ValueError(
+            "pass the data (X, y) to fit the models, or scores= (a Scores table or a "
+            "CSV path) to select on precomputed scores"
+        )
     return {str(dataset or "data"): (X, y, groups)}

@@ -72,8 +72,10 @@ class LearningCurves:
         f = self.scores
         g = f[(f["model"] == model) & (f["train_size"] == size)].sort_values("split")
         if g.empty:
-            raise ValueError(f"no scores for model {model!r} at training size {size}; sizes are "
-                             f"{self.train_sizes.tolist()}, models {list(self.models)}")
+            raise ValueError(
+                f"no scores for model {model!r} at training size {size}; sizes are "
+                f"{self.train_sizes.tolist()}, models {list(self.models)}"
+            )
         return g
 
     def rho(self, size: int) -> float:
@@ -81,8 +83,9 @@ class LearningCurves:
         g = self._rows(self.models[0], size)
         return float((g["n_test"] / (g["n_train"] + g["n_test"])).mean())
 
-    def posterior(self, model: str, size: int, *, versus: str | None = None
-                  ) -> CorrelatedTTestResult:
+    def posterior(
+        self, model: str, size: int, *, versus: str | None = None
+    ) -> CorrelatedTTestResult:
         """Correlated t posterior of the mean score of ``model`` at ``size`` (or, with
         ``versus=baseline``, of ``model - versus``)."""
         from bayescomp.posterior.ttest import correlated_ttest
@@ -94,9 +97,15 @@ class LearningCurves:
         else:
             base = self._rows(versus, size)[self.metric].to_numpy(dtype=float)
             rope = self.rope
-        return correlated_ttest(base, c, rho=self.rho(size), rope=rope,
-                                baseline_name=versus or "0", candidate_name=model,
-                                metric=self.metric)
+        return correlated_ttest(
+            base,
+            c,
+            rho=self.rho(size),
+            rope=rope,
+            baseline_name=versus or "0",
+            candidate_name=model,
+            metric=self.metric,
+        )
 
     @renamed_arguments(level="confidence_level")
     def summary(self, confidence_level: float | None = None) -> pd.DataFrame:
@@ -132,36 +141,86 @@ class LearningCurves:
             rho = self.rho(size)
             for model in self.models:
                 g = self._rows(model, size)
-                base = dict(model=model, train_size=size, n_train=float(g["n_train"].mean()),
-                            n_test=float(g["n_test"].mean()), rho=rho, n_splits=len(g),
-                            confidence_level=level)
+                base = dict(
+                    model=model,
+                    train_size=size,
+                    n_train=float(g["n_train"].mean()),
+                    n_test=float(g["n_test"].mean()),
+                    rho=rho,
+                    n_splits=len(g),
+                    confidence_level=level,
+                )
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", ZeroVarianceWarning)
                     post = self.posterior(model, size)
                 lo, hi, clipped = _clip(_raw_interval(post, level), bounds)
-                rows.append({**base, "kind": "model", "mean": post.mean, "sd": post.sd,
-                             "low": lo, "high": hi, "clipped": clipped, "p_better": np.nan,
-                             "p_left": np.nan, "p_rope": np.nan, "p_right": np.nan})
+                rows.append(
+                    {
+                        **base,
+                        "kind": "model",
+                        "mean": post.mean,
+                        "sd": post.sd,
+                        "low": lo,
+                        "high": hi,
+                        "clipped": clipped,
+                        "p_better": np.nan,
+                        "p_left": np.nan,
+                        "p_rope": np.nan,
+                        "p_right": np.nan,
+                    }
+                )
                 if self.baseline is not None and model != self.baseline:
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore", ZeroVarianceWarning)
                         d = self.posterior(model, size, versus=self.baseline)
                     lo, hi, clipped = _clip(_raw_interval(d, level), diff_bounds)
-                    rows.append({**base, "kind": "difference", "mean": d.mean, "sd": d.sd,
-                                 "low": lo, "high": hi, "clipped": clipped,
-                                 "p_better": d.p_better,
-                                 "p_left": d.p_left, "p_rope": d.p_rope,
-                                 "p_right": d.p_right})
-        cols = ["kind", "model", "train_size", "n_train", "n_test", "rho", "n_splits", "mean",
-                "sd", "low", "high", "clipped", "confidence_level", "p_better", "p_left", "p_rope",
-                "p_right"]
+                    rows.append(
+                        {
+                            **base,
+                            "kind": "difference",
+                            "mean": d.mean,
+                            "sd": d.sd,
+                            "low": lo,
+                            "high": hi,
+                            "clipped": clipped,
+                            "p_better": d.p_better,
+                            "p_left": d.p_left,
+                            "p_rope": d.p_rope,
+                            "p_right": d.p_right,
+                        }
+                    )
+        cols = [
+            "kind",
+            "model",
+            "train_size",
+            "n_train",
+            "n_test",
+            "rho",
+            "n_splits",
+            "mean",
+            "sd",
+            "low",
+            "high",
+            "clipped",
+            "confidence_level",
+            "p_better",
+            "p_left",
+            "p_rope",
+            "p_right",
+        ]
         return pd.DataFrame(rows)[cols]
 
     def to_dict(self) -> dict[str, Any]:
         """The metric, models, sizes and every row of the summary, JSON-ready."""
-        return jsonable({"metric": self.metric, "models": list(self.models),
-                         "baseline": self.baseline, "train_sizes": self.train_sizes,
-                         "rows": self.summary().to_dict("records")})
+        return jsonable(
+            {
+                "metric": self.metric,
+                "models": list(self.models),
+                "baseline": self.baseline,
+                "train_sizes": self.train_sizes,
+                "rows": self.summary().to_dict("records"),
+            }
+        )
 
     def _repr_html_(self) -> str:
         """Rich display in Jupyter: the summary and a small plot."""
@@ -188,8 +247,7 @@ def _raw_interval(post: Any, level: float) -> tuple[float, float]:
     return dataclasses.replace(post, metric=None).interval(level)
 
 
-def _clip(interval: tuple[float, float], bounds: tuple[float, float]
-          ) -> tuple[float, float, bool]:
+def _clip(interval: tuple[float, float], bounds: tuple[float, float]) -> tuple[float, float, bool]:
     """An interval intersected with the metric's range, and whether that changed it."""
     lo, hi = (float(v) for v in interval)
     c_lo, c_hi = max(lo, bounds[0]), min(hi, bounds[1])
@@ -332,8 +390,11 @@ def learning_curves(
     rng = np.random.default_rng(random_state)
     if cv is None:
         seed = int(rng.integers(2**31 - 1))
-        cv = (RepeatedStratifiedKFold(n_splits=5, n_repeats=4, random_state=seed) if classifier
-              else RepeatedKFold(n_splits=5, n_repeats=4, random_state=seed))
+        cv = (
+            RepeatedStratifiedKFold(n_splits=5, n_repeats=4, random_state=seed)
+            if classifier
+            else RepeatedKFold(n_splits=5, n_repeats=4, random_state=seed)
+        )
     outer = materialise_splits(cv, X, y, groups, classifier=classifier)
     max_train = int(min(len(tr) for tr, _ in outer.splits))
     n_classes = np.unique(y_arr).size if classifier else 1
@@ -348,14 +409,26 @@ def learning_curves(
             if size >= len(train):
                 sub = train
             elif classifier and len(train) - size >= n_classes:
-                sub, _ = train_test_split(train, train_size=int(size), stratify=y_arr[train],
-                                          random_state=int(rng.integers(2**31 - 1)))
+                sub, _ = train_test_split(
+                    train,
+                    train_size=int(size),
+                    stratify=y_arr[train],
+                    random_state=int(rng.integers(2**31 - 1)),
+                )
             else:  # too few rows left out to stratify the remainder: plain subsample
                 sub = rng.choice(train, size=int(size), replace=False)
             splits.append((np.sort(sub), np.asarray(test)))
-        sc = cross_validate_paired(models, X, y, cv=splits, scoring=scoring, n_jobs=n_jobs,
-                                   progress=progress, cache=cache,
-                                   dataset=f"train_size={int(size)}")
+        sc = cross_validate_paired(
+            models,
+            X,
+            y,
+            cv=splits,
+            scoring=scoring,
+            n_jobs=n_jobs,
+            progress=progress,
+            cache=cache,
+            dataset=f"train_size={int(size)}",
+        )
         f = sc.to_frame().assign(dataset="data")  # the sizes are columns of one dataset
         f["train_size"] = int(size)
         frames.append(f)
@@ -363,6 +436,12 @@ def learning_curves(
 
     table = pd.concat(frames, ignore_index=True)
     return LearningCurves(
-        scores=table, metric=scoring, models=tuple(models), baseline=baseline,
-        train_sizes=sizes, schedule=schedule, confidence_level=float(confidence_level), rope=float(rope),
+        scores=table,
+        metric=scoring,
+        models=tuple(models),
+        baseline=baseline,
+        train_sizes=sizes,
+        schedule=schedule,
+        confidence_level=float(confidence_level),
+        rope=float(rope),
     )

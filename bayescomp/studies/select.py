@@ -29,13 +29,35 @@ if TYPE_CHECKING:  # pragma: no cover
     from bayescomp.core.protocols import SelectionTracker
     from bayescomp.scores.table import Scores
 
-__all__ = ["ORDERS", "RULES", "STEP_COLUMNS", "FitError", "Selection", "default_cv",
-           "estimator_params", "format_steps", "is_self_tuning", "select"]
+__all__ = [
+    "ORDERS",
+    "RULES",
+    "STEP_COLUMNS",
+    "FitError",
+    "Selection",
+    "default_cv",
+    "estimator_params",
+    "format_steps",
+    "is_self_tuning",
+    "select",
+]
 
 #: keyword arguments of the fitting call that ``select`` forwards (with a FutureWarning)
 #: to :func:`bayescomp.select_models`
-_FITTING = ("scoring", "cv", "n_splits", "n_repeats", "groups", "store", "max_repeats",
-            "n_jobs", "progress", "on_error", "retries", "worker_timeout")
+_FITTING = (
+    "scoring",
+    "cv",
+    "n_splits",
+    "n_repeats",
+    "groups",
+    "store",
+    "max_repeats",
+    "n_jobs",
+    "progress",
+    "on_error",
+    "retries",
+    "worker_timeout",
+)
 
 
 def select(
@@ -139,55 +161,117 @@ def select(
     ('gbm', ['promote'])
     """
     if is_predictions(table):  # item-level predictions of several models on one test set
-        return _select_predictions(table, baseline=baseline, rope=rope, gamma=gamma, rule=rule,
-                                   metric=metric, models=models, order=order,
-                                   higher_is_better=higher_is_better, random_state=random_state,
-                                   options=compare_options)
-    if X is not None or y is not None or (scores is None and table is not None
-                                          and _names_models(table)):
-        return _fit_and_select(table, X, y, baseline=baseline, rope=rope, gamma=gamma,
-                               rule=rule, metric=metric, dataset=dataset, order=order,
-                               higher_is_better=higher_is_better, method=method,
-                               compare_options=compare_options, guardrails=guardrails,
-                               random_state=random_state, tracker=tracker, **fitting)
+        return _select_predictions(
+            table,
+            baseline=baseline,
+            rope=rope,
+            gamma=gamma,
+            rule=rule,
+            metric=metric,
+            models=models,
+            order=order,
+            higher_is_better=higher_is_better,
+            random_state=random_state,
+            options=compare_options,
+        )
+    if (
+        X is not None
+        or y is not None
+        or (scores is None and table is not None and _names_models(table))
+    ):
+        return _fit_and_select(
+            table,
+            X,
+            y,
+            baseline=baseline,
+            rope=rope,
+            gamma=gamma,
+            rule=rule,
+            metric=metric,
+            dataset=dataset,
+            order=order,
+            higher_is_better=higher_is_better,
+            method=method,
+            compare_options=compare_options,
+            guardrails=guardrails,
+            random_state=random_state,
+            tracker=tracker,
+            **fitting,
+        )
     if scores is not None and table is not None:
-        warnings.warn("select(models, scores=...) is deprecated: pass the table first and the "
-                      "candidates as models=, e.g. select(scores, models=[...], ...)",
-                      FutureWarning, stacklevel=2)
+        warnings.warn(
+            "select(models, scores=...) is deprecated: pass the table first and the "
+            "candidates as models=, e.g. select(scores, models=[...], ...)",
+            FutureWarning,
+            stacklevel=2,
+        )
         models = table
     scores = scores if scores is not None else table
     if scores is None:
-        raise ValueError("pass a scores table (a bayescomp.Scores or a CSV path), e.g. "
-                         "select(scores, baseline=..., rope=...); to fit models first use "
-                         "bayescomp.select_models(models, X, y, ...)")
+        raise ValueError(
+            "pass a scores table (a bayescomp.Scores or a CSV path), e.g. "
+            "select(scores, baseline=..., rope=...); to fit models first use "
+            "bayescomp.select_models(models, X, y, ...)"
+        )
     metric = _legacy_fitting(fitting, metric)
-    settings, decide = checked_settings(baseline=baseline, rope=rope, gamma=gamma, order=order,
-                                        max_repeats=0, method=method,
-                                        random_state=random_state,
-                                        compare_options=compare_options, guardrails=guardrails)
-    return _select_table(models, scores, metric=metric, dataset=dataset,
-                         higher_is_better=higher_is_better, settings=settings,
-                         tracker=tracker, rule=rule, **decide)
+    settings, decide = checked_settings(
+        baseline=baseline,
+        rope=rope,
+        gamma=gamma,
+        order=order,
+        max_repeats=0,
+        method=method,
+        random_state=random_state,
+        compare_options=compare_options,
+        guardrails=guardrails,
+    )
+    return _select_table(
+        models,
+        scores,
+        metric=metric,
+        dataset=dataset,
+        higher_is_better=higher_is_better,
+        settings=settings,
+        tracker=tracker,
+        rule=rule,
+        **decide,
+    )
 
 
-def _select_predictions(table: Any, *, rule: Any, metric: str | None, models: Any,
-                        options: dict[str, Any] | None, **kwargs: Any) -> Selection:
+def _select_predictions(
+    table: Any,
+    *,
+    rule: Any,
+    metric: str | None,
+    models: Any,
+    options: dict[str, Any] | None,
+    **kwargs: Any,
+) -> Selection:
     """``select`` on a predictions table (``y_true`` and a column per model): the
     champion/challenger walk of :mod:`bayescomp.studies.select_predictions`; ``compare_options``
     carry ``cluster``, ``item``, ``sample``, ``threshold``, ``draws``."""
     from bayescomp.studies.select_predictions import select_predictions
 
     if rule == "family":  # the default: not implemented on predictions, say so
-        warnings.warn("the family-wise rule works on score tables; this predictions table is "
-                      "walked champion/challenger, step by step, without a family-wise "
-                      "correction (pass rule='champion_challenger' to silence this)",
-                      UserWarning, stacklevel=3)
+        warnings.warn(
+            "the family-wise rule works on score tables; this predictions table is "
+            "walked champion/challenger, step by step, without a family-wise "
+            "correction (pass rule='champion_challenger' to silence this)",
+            UserWarning,
+            stacklevel=3,
+        )
     elif rule != "champion_challenger":
-        raise ValueError(f"a predictions table is selected by the champion/challenger rule; "
-                         f"rule={rule!r} works on score tables")
-    return select_predictions(table, metric=metric or "accuracy",
-                              models=list(models) if models is not None else None,
-                              **kwargs, **(options or {}))
+        raise ValueError(
+            f"a predictions table is selected by the champion/challenger rule; "
+            f"rule={rule!r} works on score tables"
+        )
+    return select_predictions(
+        table,
+        metric=metric or "accuracy",
+        models=list(models) if models is not None else None,
+        **kwargs,
+        **(options or {}),
+    )
 
 
 def _names_models(table: Any) -> bool:
@@ -202,10 +286,13 @@ def _names_models(table: Any) -> bool:
 def _fit_and_select(models: Any, X: Any, y: Any, **kwargs: Any) -> Selection:
     from bayescomp.studies.fitted import select_models
 
-    warnings.warn("select(models, X, y, ...) fits the models; that is now "
-                  "bayescomp.select_models(models, X, y, ...) (same arguments), and "
-                  "select(scores, ...) decides over a scores table", FutureWarning,
-                  stacklevel=3)
+    warnings.warn(
+        "select(models, X, y, ...) fits the models; that is now "
+        "bayescomp.select_models(models, X, y, ...) (same arguments), and "
+        "select(scores, ...) decides over a scores table",
+        FutureWarning,
+        stacklevel=3,
+    )
     return select_models(models, X, y, **kwargs)
 
 
@@ -216,24 +303,37 @@ def _legacy_fitting(fitting: dict[str, Any], metric: str | None) -> str | None:
     if unknown:
         raise TypeError(f"select() got unexpected keyword argument(s) {unknown}")
     if fitting.get("store") is not None:
-        raise ValueError("store= keeps fits; with precomputed scores nothing is fitted — "
-                         "drop store=")
+        raise ValueError(
+            "store= keeps fits; with precomputed scores nothing is fitted — drop store="
+        )
     if fitting.get("max_repeats"):
-        raise ValueError("max_repeats adds repetitions by fitting; it cannot be used with "
-                         "precomputed scores (use bayescomp.select_models)")
+        raise ValueError(
+            "max_repeats adds repetitions by fitting; it cannot be used with "
+            "precomputed scores (use bayescomp.select_models)"
+        )
     scoring = fitting.get("scoring")
     if metric is None and isinstance(scoring, str):
-        warnings.warn("select(scores, scoring=...) is deprecated: name the metric column with "
-                      "metric=", FutureWarning, stacklevel=3)
+        warnings.warn(
+            "select(scores, scoring=...) is deprecated: name the metric column with metric=",
+            FutureWarning,
+            stacklevel=3,
+        )
         return scoring
     return metric
 
 
-def checked_settings(*, baseline: str, rope: float, gamma: float, order: str,
-                     max_repeats: int, method: str, random_state: int,
-                     compare_options: Mapping[str, Any] | None,
-                     guardrails: Mapping[str, float] | None
-                     ) -> tuple[dict[str, Any], dict[str, Any]]:
+def checked_settings(
+    *,
+    baseline: str,
+    rope: float,
+    gamma: float,
+    order: str,
+    max_repeats: int,
+    method: str,
+    random_state: int,
+    compare_options: Mapping[str, Any] | None,
+    guardrails: Mapping[str, float] | None,
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """Check the decision arguments once; return the selection's settings (what its
     identity and its record say) and the arguments of :func:`compare_step`."""
     from bayescomp.core.checks import check_gamma, check_scalar_rope
@@ -244,10 +344,21 @@ def checked_settings(*, baseline: str, rope: float, gamma: float, order: str,
         raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
     if int(max_repeats) < 0:
         raise ValueError(f"max_repeats must be >= 0, got {max_repeats}")
-    settings = dict(baseline=baseline, rope=rope, gamma=gamma, order=order,
-                    max_repeats=int(max_repeats), method=method, random_state=random_state)
-    decide = dict(rope=rope, gamma=gamma, method=method,
-                  options={"random_state": random_state, **(compare_options or {})})
+    settings = dict(
+        baseline=baseline,
+        rope=rope,
+        gamma=gamma,
+        order=order,
+        max_repeats=int(max_repeats),
+        method=method,
+        random_state=random_state,
+    )
+    decide = dict(
+        rope=rope,
+        gamma=gamma,
+        method=method,
+        options={"random_state": random_state, **(compare_options or {})},
+    )
     if guardrails:
         decide["options"]["guardrails"] = settings["guardrails"] = dict(guardrails)
     return settings, decide
@@ -268,8 +379,9 @@ def selection_identity(settings: Mapping[str, Any], models: Mapping[str, str]) -
     import hashlib
     import json
 
-    text = json.dumps({"settings": dict(settings), "models": dict(models)}, sort_keys=True,
-                      default=repr)
+    text = json.dumps(
+        {"settings": dict(settings), "models": dict(models)}, sort_keys=True, default=repr
+    )
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -284,12 +396,15 @@ def score_means(table: Scores, models: list[str], metric: str) -> dict[str, floa
 def _table_models(models: Any, scores: Scores, baseline: str) -> list[str]:
     if models is None:
         names = scores.models
-    elif isinstance(models, Mapping) or (isinstance(models, Iterable)
-                                         and not isinstance(models, str | Path)):
+    elif isinstance(models, Mapping) or (
+        isinstance(models, Iterable) and not isinstance(models, str | Path)
+    ):
         names = [str(m) for m in models]
     else:
-        raise ValueError("with a scores table, models must be None (every model of the table) "
-                         "or a list of model names")
+        raise ValueError(
+            "with a scores table, models must be None (every model of the table) "
+            "or a list of model names"
+        )
     for m in names:
         scores._check_model(m)
     if baseline not in names:
@@ -297,10 +412,21 @@ def _table_models(models: Any, scores: Scores, baseline: str) -> list[str]:
     return names
 
 
-def _select_table(models: Any, scores: Any, *, metric: str | None, dataset: str | None,
-                  higher_is_better: bool | None, settings: dict[str, Any],
-                  tracker: SelectionTracker | None, rule: str | Rule, rope: float,
-                  gamma: float, method: str, options: dict[str, Any]) -> Selection:
+def _select_table(
+    models: Any,
+    scores: Any,
+    *,
+    metric: str | None,
+    dataset: str | None,
+    higher_is_better: bool | None,
+    settings: dict[str, Any],
+    tracker: SelectionTracker | None,
+    rule: str | Rule,
+    rope: float,
+    gamma: float,
+    method: str,
+    options: dict[str, Any],
+) -> Selection:
     import pandas as pd
 
     from bayescomp.core.orientation import resolve_direction
@@ -310,8 +436,9 @@ def _select_table(models: Any, scores: Any, *, metric: str | None, dataset: str 
     if isinstance(scores, str | Path):
         scores = Scores.read_csv(scores)
     if not isinstance(scores, Scores):
-        raise ValueError(f"scores must be a bayescomp.Scores or a CSV path, got "
-                         f"{type(scores).__name__}")
+        raise ValueError(
+            f"scores must be a bayescomp.Scores or a CSV path, got {type(scores).__name__}"
+        )
     metric = scores._check_metric(metric)
     hib = resolve_direction(metric, higher_is_better)
     names = _table_models(models, scores, baseline := settings["baseline"])
@@ -322,30 +449,69 @@ def _select_table(models: Any, scores: Any, *, metric: str | None, dataset: str 
     from bayescomp.decision.family_walk import family_note, resolve_rule
 
     rule_fn, settings["rule"] = resolve_rule(rule, len(scores.datasets))
-    settings.update(metric=metric, scoring=[metric], cv="precomputed scores",
-                    design_fingerprint=_table_digest(scores))
+    settings.update(
+        metric=metric,
+        scoring=[metric],
+        cv="precomputed scores",
+        design_fingerprint=_table_digest(scores),
+    )
     if tracker is not None:
-        tracker.on_start(selection_identity(settings, dict.fromkeys(names, "precomputed")),
-                         settings)
-    challengers = order_challengers([m for m in names if m != baseline], settings["order"],
-                                    means, hib)
-    cmp = partial(compare_step, metric=metric, rope=rope, gamma=gamma, hib=hib, method=method,
-                  options=options)
+        tracker.on_start(
+            selection_identity(settings, dict.fromkeys(names, "precomputed")), settings
+        )
+    challengers = order_challengers(
+        [m for m in names if m != baseline], settings["order"], means, hib
+    )
+    cmp = partial(
+        compare_step, metric=metric, rope=rope, gamma=gamma, hib=hib, method=method, options=options
+    )
     w = rule_fn(scores, baseline, challengers, metric=metric, compare=cmp, max_repeats=0)
     if tracker is not None:
         for i, row in enumerate(w.steps.to_dict("records")):
             tracker.on_step(row, w.results[i], w.paired[i])
-    cand = pd.DataFrame({"model": names, "description": "", "path": None, "nested": False,
-                         "mean": [means[m] for m in names], "status": "precomputed"})
-    sel = Selection(champion=w.champion, baseline=baseline, metric=metric, rope=rope,
-                    gamma=gamma, steps=w.steps,
-                    recommendation=family_note(
-                        recommend(scores, baseline, w.champion, w.steps, compare=cmp,
-                                  metric=metric, rope=rope, gamma=gamma), w.steps,
-                        settings["rule"], gamma),
-                    scores=scores, results=w.results, paired=w.paired, candidates=cand,
-                    skipped={}, fits_performed=0, fits_loaded=0, fits_total=0,
-                    settings=settings, base_scores=scores)
+    cand = pd.DataFrame(
+        {
+            "model": names,
+            "description": "",
+            "path": None,
+            "nested": False,
+            "mean": [means[m] for m in names],
+            "status": "precomputed",
+        }
+    )
+    sel = Selection(
+        champion=w.champion,
+        baseline=baseline,
+        metric=metric,
+        rope=rope,
+        gamma=gamma,
+        steps=w.steps,
+        recommendation=family_note(
+            recommend(
+                scores,
+                baseline,
+                w.champion,
+                w.steps,
+                compare=cmp,
+                metric=metric,
+                rope=rope,
+                gamma=gamma,
+            ),
+            w.steps,
+            settings["rule"],
+            gamma,
+        ),
+        scores=scores,
+        results=w.results,
+        paired=w.paired,
+        candidates=cand,
+        skipped={},
+        fits_performed=0,
+        fits_loaded=0,
+        fits_total=0,
+        settings=settings,
+        base_scores=scores,
+    )
     if tracker is not None:
         tracker.on_finish(sel)
     return sel
@@ -358,5 +524,6 @@ def _table_digest(scores: Scores) -> str:
     import pandas as pd
 
     f = scores.to_frame()
-    return hashlib.sha256(pd.util.hash_pandas_object(f, index=False).to_numpy().tobytes()
-                          ).hexdigest()
+    return hashlib.sha256(
+        pd.util.hash_pandas_object(f, index=False).to_numpy().tobytes()
+    ).hexdigest()

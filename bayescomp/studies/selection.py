@@ -98,43 +98,70 @@ class Selection:
         for i, row in enumerate(self.steps.to_dict("records")):
             rec = {k: jsonable(v) for k, v in row.items()}
             if include_scores:
-                rec["paired_scores"] = [{k: jsonable(v) for k, v in r.items()}
-                                        for r in self.paired[i].to_dict("records")]
+                rec["paired_scores"] = [
+                    {k: jsonable(v) for k, v in r.items()}
+                    for r in self.paired[i].to_dict("records")
+                ]
             steps.append(rec)
         return {
-            "champion": self.champion, "baseline": self.baseline, "metric": self.metric,
-            "rope": self.rope, "gamma": self.gamma,
+            "champion": self.champion,
+            "baseline": self.baseline,
+            "metric": self.metric,
+            "rope": self.rope,
+            "gamma": self.gamma,
             "recommendation": {k: jsonable(v) for k, v in self.recommendation.items()},
             "steps": steps,
             "timeline": self.timeline(),
-            "candidates": [{k: jsonable(v) for k, v in r.items()}
-                           for r in self.candidates.to_dict("records")],
+            "candidates": [
+                {k: jsonable(v) for k, v in r.items()} for r in self.candidates.to_dict("records")
+            ],
             "skipped": self.skipped,
-            "fits": {"performed": self.fits_performed, "loaded_from_store": self.fits_loaded,
-                     "total": self.fits_total, "retried": self.fits_retried},
+            "fits": {
+                "performed": self.fits_performed,
+                "loaded_from_store": self.fits_loaded,
+                "total": self.fits_total,
+                "retried": self.fits_retried,
+            },
             "settings": {k: jsonable(v) for k, v in self.settings.items()},
             "store": self.store,
         }
 
     def timeline(self) -> list[dict[str, Any]]:
         """Who was champion when: ``[{"champion", "from_step", "to_step", "why"}]``."""
-        out = [{"champion": self.baseline, "from_step": 0, "to_step": None,
-                "why": "baseline (model in production)"}]
+        out = [
+            {
+                "champion": self.baseline,
+                "from_step": 0,
+                "to_step": None,
+                "why": "baseline (model in production)",
+            }
+        ]
         for row in self.steps.to_dict("records"):
             if row["decision"] == "promote":
                 out[-1]["to_step"] = int(row["step"])
-                out.append({"champion": row["challenger"], "from_step": int(row["step"]),
-                            "to_step": None, "why": row["reason"]})
+                out.append(
+                    {
+                        "champion": row["challenger"],
+                        "from_step": int(row["step"]),
+                        "to_step": None,
+                        "why": row["reason"],
+                    }
+                )
         return out
 
     def __str__(self) -> str:
-        lines = [f"champion/challenger selection on {self.metric} (ROPE ±{self.rope:g}, "
-                 f"gamma {self.gamma:g}, rule {self.recommendation.get('rule', 'champion_challenger')})",
-                 ""]
+        lines = [
+            f"champion/challenger selection on {self.metric} (ROPE ±{self.rope:g}, "
+            f"gamma {self.gamma:g}, rule {self.recommendation.get('rule', 'champion_challenger')})",
+            "",
+        ]
         lines.append(format_steps(self.steps))
-        lines += ["", "recommendation: " + self.recommendation["text"],
-                  f"fits: {self.fits_total} needed, {self.fits_performed} computed now, "
-                  f"{self.fits_loaded} read from the store"]
+        lines += [
+            "",
+            "recommendation: " + self.recommendation["text"],
+            f"fits: {self.fits_total} needed, {self.fits_performed} computed now, "
+            f"{self.fits_loaded} read from the store",
+        ]
         if self.skipped:
             lines.append("skipped: " + "; ".join(f"{k}: {v}" for k, v in self.skipped.items()))
         return "\n".join(lines)
@@ -146,6 +173,7 @@ class Selection:
         from bayescomp.report.notebook import selection_html
 
         return selection_html(self)
+
     def plot(self, *, ax: Any = None) -> Any:
         """Decision timeline: region probabilities and expected gain of every step.
 
@@ -167,9 +195,15 @@ class Selection:
 
         res = self._result(step)
         row = self.steps.iloc[step - 1]
-        return plot_paired_scores(self.paired[step - 1], row["champion"], row["challenger"],
-                                  self.metric, self.rope, ax=ax,
-                                  higher_is_better=bool(res.higher_is_better))
+        return plot_paired_scores(
+            self.paired[step - 1],
+            row["champion"],
+            row["challenger"],
+            self.metric,
+            self.rope,
+            ax=ax,
+            higher_is_better=bool(res.higher_is_better),
+        )
 
     def _result(self, step: int) -> Any:
         if not 1 <= int(step) <= len(self.steps):
@@ -205,12 +239,16 @@ class Selection:
         from sklearn.base import clone
 
         if not self._specs or not self._data:
-            raise ValueError("this selection ran on precomputed scores: there is no estimator or "
-                             "data to refit; fit the champion yourself")
+            raise ValueError(
+                "this selection ran on precomputed scores: there is no estimator or "
+                "data to refit; fit the champion yourself"
+            )
         if dataset is None:
             if len(self._data) > 1:
-                raise ValueError(f"the selection covers datasets {list(self._data)}; pass "
-                                 "dataset= to choose the data to refit on")
+                raise ValueError(
+                    f"the selection covers datasets {list(self._data)}; pass "
+                    "dataset= to choose the data to refit on"
+                )
             dataset = next(iter(self._data))
         if dataset not in self._data:
             raise ValueError(f"unknown dataset {dataset!r}; the selection has {list(self._data)}")
@@ -219,15 +257,27 @@ class Selection:
         return est.fit(X, y) if y is not None else est.fit(X)
 
 
-
-
 def format_steps(steps: pd.DataFrame) -> str:
     """The steps table as aligned text for a terminal."""
     if steps.empty:
         return "(no challenger)"
-    cols = ["step", "champion", "challenger", "champion_score", "challenger_score", "p_better",
-            "p_left", "p_rope", "p_right", "p_joint", "risk", "expected_gain", "decision",
-            "looks", "fits"]
+    cols = [
+        "step",
+        "champion",
+        "challenger",
+        "champion_score",
+        "challenger_score",
+        "p_better",
+        "p_left",
+        "p_rope",
+        "p_right",
+        "p_joint",
+        "risk",
+        "expected_gain",
+        "decision",
+        "looks",
+        "fits",
+    ]
     f = steps[[c for c in cols if c in steps.columns]].copy()
     if "p_joint" in f.columns:  # guardrails: P(better beyond the ROPE and all held)
         f["p_joint"] = f["p_joint"].map(lambda v: "—" if v != v else f"{v:.3f}")
@@ -240,6 +290,8 @@ def format_steps(steps: pd.DataFrame) -> str:
     for c in ("champion", "challenger"):
         f[c] = f[c].map(terminal_literal)
     text = f.to_string(index=False)
-    reasons = [f"  step {int(r['step'])}: {terminal_literal(r['reason'])}"
-               for r in steps.to_dict("records")]
+    reasons = [
+        f"  step {int(r['step'])}: {terminal_literal(r['reason'])}"
+        for r in steps.to_dict("records")
+    ]
     return text + "\n\nwhy:\n" + "\n".join(reasons)

@@ -129,8 +129,9 @@ class ResultStore:
             self._con = sqlite3.connect(str(self.path), timeout=60, isolation_level=None)
             self._con.execute("PRAGMA journal_mode=WAL")
         except sqlite3.DatabaseError as exc:
-            raise ValueError(f"{self.path} is not a usable SQLite store ({exc}); pass a new "
-                             "--store path") from None
+            raise ValueError(
+                f"{self.path} is not a usable SQLite store ({exc}); pass a new --store path"
+            ) from None
         check_usable(self._con, self.path)
         self._lock = StoreLock(self.path)
         self._con.execute("PRAGMA synchronous=NORMAL")
@@ -143,8 +144,10 @@ class ResultStore:
         row = self._con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         if row is None:
             with self._tx():
-                self._con.execute("INSERT INTO meta VALUES ('schema_version', ?), "
-                                  "('created_at', ?)", (str(SCHEMA_VERSION), _now()))
+                self._con.execute(
+                    "INSERT INTO meta VALUES ('schema_version', ?), ('created_at', ?)",
+                    (str(SCHEMA_VERSION), _now()),
+                )
         elif int(row[0]) != SCHEMA_VERSION:
             raise DesignChangedError(
                 f"{self.path} uses store schema {row[0]}, this bayescomp writes schema "
@@ -196,7 +199,9 @@ class ResultStore:
         self._lock.acquire()  # a run that fits owns the store until it closes it
         row = self._con.execute(
             "SELECT fingerprint, data_hash, metric, scoring, cv, n_splits FROM designs "
-            "WHERE dataset=?", (dataset,)).fetchone()
+            "WHERE dataset=?",
+            (dataset,),
+        ).fetchone()
         scoring_json = json.dumps(list(scoring))
         if row is not None:
             fp, dh, _metric, _scoring, cv_old, ns = row
@@ -205,7 +210,8 @@ class ResultStore:
                 from bayescomp.scores.tabular import explain_data_change
 
                 what = explain_data_change(dh, data_hash) or (
-                    f"{where} for data with hash {dh[:12]}…, this run has {data_hash[:12]}…")
+                    f"{where} for data with hash {dh[:12]}…, this run has {data_hash[:12]}…"
+                )
                 raise DesignChangedError(
                     f"the data of dataset {dataset!r} changed: {what}. Results on other data "
                     "must not be mixed; use a new --store file"
@@ -221,25 +227,63 @@ class ResultStore:
         with self._tx():
             self._con.execute(
                 "INSERT INTO designs VALUES (?,?,?,?,?,?,?,?,?,?)",
-                (dataset, fingerprint, data_hash, int(n_samples), int(n_splits), metric,
-                 scoring_json, cv, seed, _now()))
+                (
+                    dataset,
+                    fingerprint,
+                    data_hash,
+                    int(n_samples),
+                    int(n_splits),
+                    metric,
+                    scoring_json,
+                    cv,
+                    seed,
+                    _now(),
+                ),
+            )
             self._insert_block(dataset, 0, fingerprint, seed, splits)
         return False
 
-    def _insert_block(self, dataset: str, block: int, fingerprint: str, seed: int | None,
-                      splits: Iterable[Mapping[str, Any]]) -> None:
-        rows = [(dataset, int(s["split"]), block, int(s["repeat"]), int(s["fold"]),
-                 len(s["train"]), len(s["test"]), json.dumps([int(i) for i in s["train"]]),
-                 json.dumps([int(i) for i in s["test"]])) for s in splits]
-        self._con.execute("INSERT INTO blocks VALUES (?,?,?,?,?,?)",
-                          (dataset, block, fingerprint, seed, rows[0][1], len(rows)))
+    def _insert_block(
+        self,
+        dataset: str,
+        block: int,
+        fingerprint: str,
+        seed: int | None,
+        splits: Iterable[Mapping[str, Any]],
+    ) -> None:
+        rows = [
+            (
+                dataset,
+                int(s["split"]),
+                block,
+                int(s["repeat"]),
+                int(s["fold"]),
+                len(s["train"]),
+                len(s["test"]),
+                json.dumps([int(i) for i in s["train"]]),
+                json.dumps([int(i) for i in s["test"]]),
+            )
+            for s in splits
+        ]
+        self._con.execute(
+            "INSERT INTO blocks VALUES (?,?,?,?,?,?)",
+            (dataset, block, fingerprint, seed, rows[0][1], len(rows)),
+        )
         self._con.executemany("INSERT INTO splits VALUES (?,?,?,?,?,?,?,?,?)", rows)
 
-    def check_block(self, dataset: str, block: int, *, fingerprint: str, seed: int | None,
-                    splits: Iterable[Mapping[str, Any]]) -> None:
+    def check_block(
+        self,
+        dataset: str,
+        block: int,
+        *,
+        fingerprint: str,
+        seed: int | None,
+        splits: Iterable[Mapping[str, Any]],
+    ) -> None:
         """Record an extra repetition block (sequential testing) or check it is unchanged."""
-        row = self._con.execute("SELECT fingerprint FROM blocks WHERE dataset=? AND block=?",
-                                (dataset, block)).fetchone()
+        row = self._con.execute(
+            "SELECT fingerprint FROM blocks WHERE dataset=? AND block=?", (dataset, block)
+        ).fetchone()
         if row is not None:
             if row[0] != fingerprint:
                 raise DesignChangedError(
@@ -251,20 +295,32 @@ class ResultStore:
             self._insert_block(dataset, block, fingerprint, seed, splits)
 
     # ------------------------------------------------------------------ models
-    def check_model(self, model: str, *, params_hash: str, params: str, description: str = "",
-                    path: str | None = None, nested: bool = False) -> None:
+    def check_model(
+        self,
+        model: str,
+        *,
+        params_hash: str,
+        params: str,
+        description: str = "",
+        path: str | None = None,
+        nested: bool = False,
+    ) -> None:
         """Record a model's parameters, or refuse when its stored fits used other ones."""
-        row = self._con.execute("SELECT params_hash, params FROM models WHERE model=?",
-                                (model,)).fetchone()
+        row = self._con.execute(
+            "SELECT params_hash, params FROM models WHERE model=?", (model,)
+        ).fetchone()
         if row is not None:
             if row[0] != params_hash:
                 old, new = json.loads(row[1]), json.loads(params)
-                diff = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k)
-                              and not no_effect(k))
+                diff = sorted(
+                    k for k in set(old) | set(new) if old.get(k) != new.get(k) and not no_effect(k)
+                )
                 if not diff:  # only n_jobs/verbose differ (or a store of an earlier version)
                     with self._tx():
-                        self._con.execute("UPDATE models SET params_hash=?, params=? WHERE "
-                                          "model=?", (params_hash, params, model))
+                        self._con.execute(
+                            "UPDATE models SET params_hash=?, params=? WHERE model=?",
+                            (params_hash, params, model),
+                        )
                     return
                 raise DesignChangedError(
                     f"model {model!r} changed since its fits were stored in {self.path} "
@@ -272,8 +328,10 @@ class ResultStore:
                 )
             return
         with self._tx():
-            self._con.execute("INSERT INTO models VALUES (?,?,?,?,?,?)",
-                              (model, params_hash, params, description, path, int(nested)))
+            self._con.execute(
+                "INSERT INTO models VALUES (?,?,?,?,?,?)",
+                (model, params_hash, params, description, path, int(nested)),
+            )
 
     # -------------------------------------------------------------------- fits
     def load_fits(self, dataset: str, model: str) -> dict[int, dict[str, Any]]:
@@ -282,31 +340,50 @@ class ResultStore:
         rows = self._con.execute(
             "SELECT fit_id, split, fit_time, score_time, best_params, params_hash, checksum "
             "FROM fits WHERE dataset=? AND model=? AND error IS NULL",
-            (dataset, model)).fetchall()
+            (dataset, model),
+        ).fetchall()
         sums = {}
         for fit_id, split, ft, st, bp, ph, cs in rows:
-            out[int(split)] = {"fit_id": fit_id, "scores": {}, "fit_time": ft, "score_time": st,
-                               "error": None, "best_params": json.loads(bp) if bp else None}
+            out[int(split)] = {
+                "fit_id": fit_id,
+                "scores": {},
+                "fit_time": ft,
+                "score_time": st,
+                "error": None,
+                "best_params": json.loads(bp) if bp else None,
+            }
             sums[int(split)] = (ph, cs)
         for _, _, split, metric, value in self._con.execute(
-                "SELECT s.fit_id, s.model, s.split, s.metric, s.value FROM scores s JOIN fits f "
-                "USING (fit_id) WHERE s.dataset=? AND s.model=? AND f.error IS NULL",
-                (dataset, model)):
+            "SELECT s.fit_id, s.model, s.split, s.metric, s.value FROM scores s JOIN fits f "
+            "USING (fit_id) WHERE s.dataset=? AND s.model=? AND f.error IS NULL",
+            (dataset, model),
+        ):
             out[int(split)]["scores"][metric] = float("nan") if value is None else float(value)
         for split, (ph, cs) in sums.items():
-            if cs is not None and cs != fit_checksum(dataset, model, split, ph, None,
-                                                     out[split]["scores"]):
+            if cs is not None and cs != fit_checksum(
+                dataset, model, split, ph, None, out[split]["scores"]
+            ):
                 raise StoreError(
                     f"the stored fit of model {model!r} on split {split} of dataset "
                     f"{dataset!r} in {self.path} does not match its checksum: its scores were "
                     "changed outside bayescomp. Delete that fit (DELETE FROM fits WHERE "
                     f"fit_id={out[split]['fit_id']}) to have it refitted, or move the store "
-                    "aside")
+                    "aside"
+                )
         return out
 
-    def write_fit(self, *, dataset: str, model: str, split: int, seed: int | None,
-                  result: Mapping[str, Any], params_hash: str, params: str,
-                  run_id: int | None = None) -> int:
+    def write_fit(
+        self,
+        *,
+        dataset: str,
+        model: str,
+        split: int,
+        seed: int | None,
+        result: Mapping[str, Any],
+        params_hash: str,
+        params: str,
+        run_id: int | None = None,
+    ) -> int:
         """Write one finished fit (and its scores) in its own transaction; return its id.
 
         A failed fit (``result["error"]`` set) is recorded too, and replaced when
@@ -316,23 +393,43 @@ class ResultStore:
         run_id = self.run_id if run_id is None else run_id
         best = result.get("best_params")
         with self._tx():
-            self._con.execute("DELETE FROM fits WHERE dataset=? AND model=? AND split=?",
-                              (dataset, model, int(split)))
+            self._con.execute(
+                "DELETE FROM fits WHERE dataset=? AND model=? AND split=?",
+                (dataset, model, int(split)),
+            )
             cur = self._con.execute(
                 "INSERT INTO fits (run_id, dataset, model, split, seed, fit_time, score_time, "
                 "error, params_hash, params, best_params, versions, host, pid, finished_at, "
                 "checksum) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (run_id, dataset, model, int(split), seed, float(result["fit_time"]),
-                 float(result["score_time"]), result.get("error"), params_hash, params,
-                 json.dumps(best, default=repr) if best is not None else None,
-                 self._versions, self._host, os.getpid(), _now(),
-                 fit_checksum(dataset, model, split, params_hash, result.get("error"),
-                              result["scores"])))
+                (
+                    run_id,
+                    dataset,
+                    model,
+                    int(split),
+                    seed,
+                    float(result["fit_time"]),
+                    float(result["score_time"]),
+                    result.get("error"),
+                    params_hash,
+                    params,
+                    json.dumps(best, default=repr) if best is not None else None,
+                    self._versions,
+                    self._host,
+                    os.getpid(),
+                    _now(),
+                    fit_checksum(
+                        dataset, model, split, params_hash, result.get("error"), result["scores"]
+                    ),
+                ),
+            )
             fit_id = int(cur.lastrowid)
             self._con.executemany(
                 "INSERT INTO scores VALUES (?,?,?,?,?,?)",
-                [(fit_id, dataset, model, int(split), m, None if v != v else float(v))
-                 for m, v in result["scores"].items()])
+                [
+                    (fit_id, dataset, model, int(split), m, None if v != v else float(v))
+                    for m, v in result["scores"].items()
+                ],
+            )
         return fit_id
 
     def count_fits(self, *, successful: bool = True) -> int:
@@ -347,7 +444,9 @@ class ResultStore:
         fits = pd.read_sql_query(
             "SELECT f.fit_id, f.run_id, f.dataset, f.model, f.split, s.repeat, s.fold, "
             "s.n_train, s.n_test, f.seed, f.fit_time, f.score_time, f.error, f.finished_at "
-            "FROM fits f JOIN splits s USING (dataset, split) ORDER BY f.fit_id", self._con)
+            "FROM fits f JOIN splits s USING (dataset, split) ORDER BY f.fit_id",
+            self._con,
+        )
         sc = pd.read_sql_query("SELECT fit_id, metric, value FROM scores", self._con)
         if sc.empty:
             return fits
@@ -408,34 +507,76 @@ class MemoryStore:
     def _check(self, key: tuple[str, int], fingerprint: str) -> bool:
         known = key in self.designs
         if self.designs.setdefault(key, fingerprint) != fingerprint:
-            raise DesignChangedError(f"other splits or data for dataset {key[0]!r} (block "
-                                     f"{key[1]}) than this store holds; use a new store")
+            raise DesignChangedError(
+                f"other splits or data for dataset {key[0]!r} (block "
+                f"{key[1]}) than this store holds; use a new store"
+            )
         return known
 
-    def check_design(self, dataset: str, *, fingerprint: str, data_hash: str, n_samples: int,
-                     n_splits: int, metric: str, scoring: list[str], cv: str,
-                     seed: int | None, splits: Sequence[Mapping[str, Any]]) -> bool:
+    def check_design(
+        self,
+        dataset: str,
+        *,
+        fingerprint: str,
+        data_hash: str,
+        n_samples: int,
+        n_splits: int,
+        metric: str,
+        scoring: list[str],
+        cv: str,
+        seed: int | None,
+        splits: Sequence[Mapping[str, Any]],
+    ) -> bool:
         return self._check((dataset, 0), f"{fingerprint}/{data_hash}")
 
-    def check_block(self, dataset: str, block: int, *, fingerprint: str, seed: int | None,
-                    splits: Sequence[Mapping[str, Any]]) -> None:
+    def check_block(
+        self,
+        dataset: str,
+        block: int,
+        *,
+        fingerprint: str,
+        seed: int | None,
+        splits: Sequence[Mapping[str, Any]],
+    ) -> None:
         self._check((dataset, block), fingerprint)
 
-    def check_model(self, model: str, *, params_hash: str, params: str, description: str = "",
-                    path: str | None = None, nested: bool = False) -> None:
+    def check_model(
+        self,
+        model: str,
+        *,
+        params_hash: str,
+        params: str,
+        description: str = "",
+        path: str | None = None,
+        nested: bool = False,
+    ) -> None:
         if self.models.setdefault(model, params_hash) != params_hash:
-            raise DesignChangedError(f"model {model!r} changed since its fits were stored; "
-                                     "rename the model or use a new store")
+            raise DesignChangedError(
+                f"model {model!r} changed since its fits were stored; "
+                "rename the model or use a new store"
+            )
 
     def load_fits(self, dataset: str, model: str) -> dict[int, dict[str, Any]]:
-        return {k: dict(r) for (d, m, k), r in self.fits.items()
-                if d == dataset and m == model and r["error"] is None}
+        return {
+            k: dict(r)
+            for (d, m, k), r in self.fits.items()
+            if d == dataset and m == model and r["error"] is None
+        }
 
-    def write_fit(self, *, dataset: str, model: str, split: int, seed: int | None,
-                  result: Mapping[str, Any], params_hash: str, params: str) -> None:
+    def write_fit(
+        self,
+        *,
+        dataset: str,
+        model: str,
+        split: int,
+        seed: int | None,
+        result: Mapping[str, Any],
+        params_hash: str,
+        params: str,
+    ) -> None:
         self.fits[(dataset, model, int(split))] = {
-            k: result.get(k) for k in ("scores", "fit_time", "score_time", "error",
-                                       "best_params")}
+            k: result.get(k) for k in ("scores", "fit_time", "score_time", "error", "best_params")
+        }
 
 
 class SqliteTracker:
@@ -467,7 +608,8 @@ class SqliteTracker:
             con.execute("UPDATE runs SET status='interrupted' WHERE status='running'")
             cur = con.execute(
                 "INSERT INTO runs (started_at, config, status) VALUES (?,?,'running')",
-                (_now(), json.dumps(dict(settings), default=repr, sort_keys=True)))
+                (_now(), json.dumps(dict(settings), default=repr, sort_keys=True)),
+            )
         self.store.run_id = int(cur.lastrowid)
 
     def on_step(self, step: Mapping[str, Any], result: Any, paired: pd.DataFrame) -> None:
@@ -476,14 +618,15 @@ class SqliteTracker:
         with self.store._tx():
             self.store._con.execute(
                 f"INSERT OR REPLACE INTO steps VALUES ({','.join('?' * 15)})",
-                (self.store.run_id, *(jsonable(step[c]) for c in STEP_COLUMNS)))
+                (self.store.run_id, *(jsonable(step[c]) for c in STEP_COLUMNS)),
+            )
 
     def on_finish(self, selection: Any) -> None:
         with self.store._tx():
             self.store._con.execute(
                 "UPDATE runs SET finished_at=?, champion=?, status='finished' WHERE run_id=?",
-                (_now(), selection.champion, self.store.run_id))
-
+                (_now(), selection.champion, self.store.run_id),
+            )
 
 
 class _Transaction:

@@ -27,16 +27,16 @@ models = {
     "logreg": make_pipeline(StandardScaler(), LogisticRegression(max_iter=5000)),
 }
 cv = RepeatedStratifiedKFold(n_splits=10, n_repeats=10, random_state=0)
-scores = bc.cross_validate_paired(models, X, y, cv=cv, scoring=["accuracy", "roc_auc"],
-                                  dataset="breast_cancer", progress=False)
+scores = bc.cross_validate_paired(
+    models, X, y, cv=cv, scoring=["accuracy", "roc_auc"], dataset="breast_cancer", progress=False
+)
 print(scores)
 print("rho =", scores.rho())
 
 # %%
 # The posterior, its decision, and a goal instead of a baseline
 # -------------------------------------------------------------
-res = bc.compare(scores, baseline="naive_bayes", candidate="logreg", metric="accuracy",
-                 rope=0.01)
+res = bc.compare(scores, baseline="naive_bayes", candidate="logreg", metric="accuracy", rope=0.01)
 print(res)
 print(res.decision(0.95))
 print(res.summary().T)
@@ -48,9 +48,11 @@ print(goal.decision(0.95))
 # %%
 # The frequentist corrected t-test, for comparison
 # ------------------------------------------------
-nb = bc.nadeau_bengio_ttest(*scores.paired("naive_bayes", "logreg", "accuracy")
-                            [["baseline", "candidate"]].to_numpy().T,
-                            rho=scores.rho(), alternative="greater")
+nb = bc.nadeau_bengio_ttest(
+    *scores.paired("naive_bayes", "logreg", "accuracy")[["baseline", "candidate"]].to_numpy().T,
+    rho=scores.rho(),
+    alternative="greater",
+)
 print(f"Nadeau-Bengio t = {nb.statistic:.3f}, one-sided p = {nb.pvalue:.2e}")
 
 # %%

@@ -26,22 +26,39 @@ runs = 1000
 curves = {}
 for rule in ("champion_challenger", "family"):
     edge = [oc.cell(rule, k, oc.ROPE, 1, "shared", runs, seed=100 + k)[0] for k in ks]
-    power = [oc.cell(rule, k, 0.0, 1, "shared", runs, seed=200 + k, power_case=True)[1]
-             for k in ks]
+    power = [oc.cell(rule, k, 0.0, 1, "shared", runs, seed=200 + k, power_case=True)[1] for k in ks]
     curves[rule] = (np.array(edge), np.array(power))
-    print(rule, "false promotion at the edge:", np.round(100 * curves[rule][0], 1),
-          "power:", np.round(100 * curves[rule][1], 1))
+    print(
+        rule,
+        "false promotion at the edge:",
+        np.round(100 * curves[rule][0], 1),
+        "power:",
+        np.round(100 * curves[rule][1], 1),
+    )
 
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(9, 3.6), layout="constrained")
 for rule, style in (("champion_challenger", "o--"), ("family", "s-")):
     for ax, p in zip((ax1, ax2), curves[rule], strict=True):  # ± 2 binomial standard errors
-        ax.errorbar(ks, 100 * p, yerr=200 * np.sqrt(p * (1 - p) / runs), fmt=style,
-                    capsize=3, label=f"rule={rule!r}")
+        ax.errorbar(
+            ks,
+            100 * p,
+            yerr=200 * np.sqrt(p * (1 - p) / runs),
+            fmt=style,
+            capsize=3,
+            label=f"rule={rule!r}",
+        )
 ax1.axhline(5, color="grey", lw=0.8)
-ax1.set(xlabel="number of challengers k", ylabel="false promotion (%)",
-        title="every challenger at the ROPE edge")
-ax2.set(xlabel="number of challengers k", ylabel="power (%)", ylim=(0, 100),
-        title="one 3×ROPE better, the others no better")
+ax1.set(
+    xlabel="number of challengers k",
+    ylabel="false promotion (%)",
+    title="every challenger at the ROPE edge",
+)
+ax2.set(
+    xlabel="number of challengers k",
+    ylabel="power (%)",
+    ylim=(0, 100),
+    title="one 3×ROPE better, the others no better",
+)
 for ax in (ax1, ax2):
     ax.set_xscale("log")
     ax.set_xticks(ks, [str(k) for k in ks])

@@ -41,21 +41,32 @@ else:
 # ----------------------
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", UserWarning)
-    res = bc.hierarchical_test(diffs, rho=0.1, rope=0.01, random_state=1,
-                               draws=mcmc_draws(2000), baseline_name="nbc",
-                               candidate_name="aode", metric="accuracy")
+    res = bc.hierarchical_test(
+        diffs,
+        rho=0.1,
+        rope=0.01,
+        random_state=1,
+        draws=mcmc_draws(2000),
+        baseline_name="nbc",
+        candidate_name="aode",
+        metric="accuracy",
+    )
 print(res)
 
-for name, draw in (("simplex", res.plot_simplex), ("forest", res.plot_forest),
-                   ("posterior", res.plot_posterior)):
+for name, draw in (
+    ("simplex", res.plot_simplex),
+    ("forest", res.plot_forest),
+    ("posterior", res.plot_posterior),
+):
     ax = draw()
     save(ax.figure, f"hierarchical_{name}.png")
 
 # %%
 # The Bayesian signed-rank test
 # -----------------------------
-rank = bc.signed_rank_test(diffs, rope=0.01, random_state=0, baseline_name="nbc",
-                           candidate_name="aode", metric="accuracy")
+rank = bc.signed_rank_test(
+    diffs, rope=0.01, random_state=0, baseline_name="nbc", candidate_name="aode", metric="accuracy"
+)
 print(rank)
 ax = rank.plot_simplex()
 save(ax.figure, "signed_rank_simplex.png")

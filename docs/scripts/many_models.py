@@ -34,8 +34,9 @@ def synthetic_scores(seed: int = 0) -> tuple[pd.DataFrame, str]:
         for m, e in enumerate(effect):
             vals = level + e + rng.normal(0, 0.02) + rng.normal(0, 0.02, 10)
             rows += [(f"d{d:02d}", f"m{m}", s, 9, 1, v) for s, v in enumerate(vals)]
-    frame = pd.DataFrame(rows, columns=["dataset", "model", "split", "n_train", "n_test",
-                                        "accuracy"])
+    frame = pd.DataFrame(
+        rows, columns=["dataset", "model", "split", "n_train", "n_test", "accuracy"]
+    )
     return frame, "m3"
 
 
@@ -55,8 +56,9 @@ scores = bc.Scores.from_frame(frame)
 # --------------------------------
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", UserWarning)
-    res = bc.rank(scores, "accuracy", method="plackett_luce", random_state=0,
-                  draws=mcmc_draws(1000))
+    res = bc.rank(
+        scores, "accuracy", method="plackett_luce", random_state=0, draws=mcmc_draws(1000)
+    )
 print(res)
 print(res.best(0.95))
 print(res.to_latex(caption="Plackett-Luce ranking", label="tab:ranking"))

@@ -37,8 +37,9 @@ rng = np.random.default_rng(0)
 y = rng.integers(0, 2, 300)
 old, new = y + rng.normal(0, 2.0, 300), y + rng.normal(0, 1.2, 300)
 ci = bc.bootstrap_metric(y, new, "roc_auc", random_state=0)
-pair = bc.paired_bootstrap_metric(y, old, new, "roc_auc", random_state=0,
-                                  baseline_name="old", candidate_name="new")
+pair = bc.paired_bootstrap_metric(
+    y, old, new, "roc_auc", random_state=0, baseline_name="old", candidate_name="new"
+)
 print(ci)
 print(pair)
 fig, axes = plt.subplots(1, 2, figsize=(11, 4))
@@ -57,8 +58,7 @@ small = legacy.choice(np.arange(len(features)), 50)
 cv = ShuffleSplit(n_splits=20, test_size=0.33, random_state=0)
 rf = RandomForestClassifier(n_estimators=100, random_state=0)
 curves = {
-    "50 rows": bc.threshold_curves(rf, features[small][:, cols], target[small], cv=cv,
-                                   n_jobs=2),
+    "50 rows": bc.threshold_curves(rf, features[small][:, cols], target[small], cv=cv, n_jobs=2),
     "569 rows": bc.threshold_curves(rf, features[:, cols], target, cv=cv, n_jobs=2),
 }
 fig, axes = plt.subplots(1, 2, figsize=(11, 5), sharey=True)
@@ -70,14 +70,23 @@ rows = []
 for name, cur in curves.items():
     p, r = cur.summary("precision"), cur.summary("recall")
     for t in (0.5, 0.8, 0.9, 0.95, 0.98):
-        rows.append({"data": name, "threshold": t, "precision_mean": p.loc[t, "mean"],
-                     "precision_std": p.loc[t, "std"], "precision_min": p.loc[t, "min"],
-                     "precision_n_defined": p.loc[t, "n_defined"],
-                     "recall_mean": r.loc[t, "mean"], "recall_std": r.loc[t, "std"]})
+        rows.append(
+            {
+                "data": name,
+                "threshold": t,
+                "precision_mean": p.loc[t, "mean"],
+                "precision_std": p.loc[t, "std"],
+                "precision_min": p.loc[t, "min"],
+                "precision_n_defined": p.loc[t, "n_defined"],
+                "recall_mean": r.loc[t, "mean"],
+                "recall_std": r.loc[t, "std"],
+            }
+        )
 table = pd.DataFrame(rows)
 print(table.round(3).to_string(index=False))
-ratio = (curves["50 rows"].summary("recall")["std"]
-         / curves["569 rows"].summary("recall")["std"]).loc[0.1:0.9]
+ratio = (
+    curves["50 rows"].summary("recall")["std"] / curves["569 rows"].summary("recall")["std"]
+).loc[0.1:0.9]
 print("recall SD ratio 50/569 over thresholds 0.1-0.9: median", round(ratio.median(), 2))
 
 # %%
@@ -89,15 +98,20 @@ test_scores = np.r_[rng.beta(5, 2, 1000), rng.beta(2, 5, 1000)]
 test_labels = np.r_[np.ones(1000, int), np.zeros(1000, int)]
 pool_labels = np.r_[np.ones(n_pool_pos, int), np.zeros(n_pool_neg, int)]
 pool_scores = np.r_[rng.beta(5, 2, n_pool_pos), rng.beta(2, 5, n_pool_neg)]
-res = bc.precision_at_k_unlabeled(test_scores, test_labels, pool_scores,
-                                  class_size=(1500, 2500))
+res = bc.precision_at_k_unlabeled(test_scores, test_labels, pool_scores, class_size=(1500, 2500))
 print(res, res.best_threshold_range)
 pred = test_scores >= 0.5
 print("test-set precision at 0.5:", round(test_labels[pred].mean(), 3))
 k05 = int(np.sum(pool_scores >= 0.5))
-print("pool k at 0.5:", k05, res.table.loc[k05, ["recall_at_k", "precision_at_k",
-                                                 "precision_at_k_lower",
-                                                 "precision_at_k_upper"]].round(3).to_dict())
+print(
+    "pool k at 0.5:",
+    k05,
+    res.table.loc[
+        k05, ["recall_at_k", "precision_at_k", "precision_at_k_lower", "precision_at_k_upper"]
+    ]
+    .round(3)
+    .to_dict(),
+)
 print("true pool precision at 0.5:", round(pool_labels[pool_scores >= 0.5].mean(), 3))
 fig, ax = plt.subplots(figsize=(6.4, 4.4))
 res.plot(ax=ax)
@@ -108,14 +122,22 @@ save(fig, "recall_at_k.png")
 # ---------------
 X, y = load_breast_cancer(return_X_y=True)
 lc = bc.learning_curves(
-    {"naive_bayes": GaussianNB(),
-     "logreg": make_pipeline(StandardScaler(), LogisticRegression())},
-    X, y, scoring="accuracy", baseline="naive_bayes",
+    {"naive_bayes": GaussianNB(), "logreg": make_pipeline(StandardScaler(), LogisticRegression())},
+    X,
+    y,
+    scoring="accuracy",
+    baseline="naive_bayes",
     cv=RepeatedStratifiedKFold(n_splits=5, n_repeats=4, random_state=0),
-    schedule="geometric", n_sizes=6, random_state=0)
+    schedule="geometric",
+    n_sizes=6,
+    random_state=0,
+)
 s = lc.summary()
-print(s[s.kind == "difference"][["train_size", "rho", "mean", "low", "high", "p_better"]]
-      .round(3).to_string(index=False))
+print(
+    s[s.kind == "difference"][["train_size", "rho", "mean", "low", "high", "p_better"]]
+    .round(3)
+    .to_string(index=False)
+)
 fig, axes = plt.subplots(1, 2, figsize=(11, 4))
 lc.plot(ax=axes[0])
 lc.plot_difference(ax=axes[1])

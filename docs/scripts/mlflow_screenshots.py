@@ -40,8 +40,9 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 from _docs import IMG, save
 
-CHROMIUM = next(filter(None, map(shutil.which, ("chromium", "chromium-browser",
-                                                "google-chrome"))), None)
+CHROMIUM = next(
+    filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None
+)
 
 
 def _free_port() -> int:
@@ -56,16 +57,34 @@ def mlflow_server(folder: Path):
     port = _free_port()
     uri = f"http://127.0.0.1:{port}"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "mlflow", "server", "--host", "127.0.0.1", "--port", str(port),
-         "--backend-store-uri", f"sqlite:///{folder / 'mlflow.db'}", "--artifacts-destination",
-         str(folder / "artifacts"), "--workers", "1"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        [
+            sys.executable,
+            "-m",
+            "mlflow",
+            "server",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--backend-store-uri",
+            f"sqlite:///{folder / 'mlflow.db'}",
+            "--artifacts-destination",
+            str(folder / "artifacts"),
+            "--workers",
+            "1",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 120
         while True:
             if proc.poll() is not None:
-                raise RuntimeError(f"`mlflow server` exited with code {proc.returncode}; "
-                                   "install the full package: pip install -e '.[test]'")
+                raise RuntimeError(
+                    f"`mlflow server` exited with code {proc.returncode}; "
+                    "install the full package: pip install -e '.[test]'"
+                )
             try:
                 with urllib.request.urlopen(f"{uri}/health", timeout=2):
                     break
@@ -93,11 +112,23 @@ def mlflow_server(folder: Path):
 def shoot(url: str, name: str, profile: Path, size: str, draw) -> None:
     if CHROMIUM is not None:
         try:
-            subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
-                            "--hide-scrollbars", "--virtual-time-budget=10000",
-                            f"--user-data-dir={profile}", f"--window-size={size}",
-                            f"--screenshot={IMG / name}", url],
-                           check=True, capture_output=True, timeout=90)
+            subprocess.run(
+                [
+                    CHROMIUM,
+                    "--headless",
+                    "--no-sandbox",
+                    "--disable-gpu",
+                    "--hide-scrollbars",
+                    "--virtual-time-budget=10000",
+                    f"--user-data-dir={profile}",
+                    f"--window-size={size}",
+                    f"--screenshot={IMG / name}",
+                    url,
+                ],
+                check=True,
+                capture_output=True,
+                timeout=90,
+            )
             print("wrote", f"docs/img/{name}", "(Chromium)")
             return
         except (OSError, subprocess.SubprocessError) as err:
@@ -115,10 +146,18 @@ def table_figure(title: str, header: list[str], rows: list[list[str]]):
     fig = plt.figure(figsize=(11, height + 0.8))
     ax = fig.add_axes((0.01, 0.02, 0.98, height / (height + 0.8)))
     ax.axis("off")
-    fig.suptitle(title + " (drawn with matplotlib: no Chromium for a screenshot)",
-                 x=0.01, ha="left", fontsize=10)
-    table = ax.table(cellText=[[str(c)[:80] for c in r] for r in rows] or [[""] * len(header)],
-                     colLabels=header, cellLoc="left", bbox=(0, 0, 1, 1))
+    fig.suptitle(
+        title + " (drawn with matplotlib: no Chromium for a screenshot)",
+        x=0.01,
+        ha="left",
+        fontsize=10,
+    )
+    table = ax.table(
+        cellText=[[str(c)[:80] for c in r] for r in rows] or [[""] * len(header)],
+        colLabels=header,
+        cellLoc="left",
+        bbox=(0, 0, 1, 1),
+    )
     table.auto_set_font_size(False)
     table.set_fontsize(8)
     return fig
@@ -126,25 +165,47 @@ def table_figure(title: str, header: list[str], rows: list[list[str]]):
 
 def run_rows(client, run_id: str) -> list[list[str]]:
     data = client.get_run(run_id).data
-    return ([["tag", k, str(v)] for k, v in sorted(data.tags.items())
-             if not k.startswith("mlflow.") or k == "mlflow.parentRunId"]
-            + [["param", k, str(v)] for k, v in sorted(data.params.items())]
-            + [["metric", k, f"{v:.4g}"] for k, v in sorted(data.metrics.items())])
+    return (
+        [
+            ["tag", k, str(v)]
+            for k, v in sorted(data.tags.items())
+            if not k.startswith("mlflow.") or k == "mlflow.parentRunId"
+        ]
+        + [["param", k, str(v)] for k, v in sorted(data.params.items())]
+        + [["metric", k, f"{v:.4g}"] for k, v in sorted(data.metrics.items())]
+    )
 
 
 def model_rows(client, name: str) -> list[list[str]]:
     model = client.get_registered_model(name)
     rows = [["alias", f"@{alias}", f"version {v}"] for alias, v in sorted(model.aliases.items())]
-    return rows + [["version", str(mv.version), f"run {mv.run_id}"]
-                   for mv in client.search_model_versions(f"name = '{name}'")]
+    return rows + [
+        ["version", str(mv.version), f"run {mv.run_id}"]
+        for mv in client.search_model_versions(f"name = '{name}'")
+    ]
 
 
 def selection_figure(sel):
     frame = sel.summary().reset_index(drop=True)
-    cols = [c for c in ("step", "champion", "challenger", "champion_score", "challenger_score",
-                        "p_better", "p_right", "risk", "decision") if c in frame.columns]
-    rows = [[f"{v:.4g}" if isinstance(v, float) else str(v) for v in r]
-            for r in frame[cols].itertuples(index=False)]
+    cols = [
+        c
+        for c in (
+            "step",
+            "champion",
+            "challenger",
+            "champion_score",
+            "challenger_score",
+            "p_better",
+            "p_right",
+            "risk",
+            "decision",
+        )
+        if c in frame.columns
+    ]
+    rows = [
+        [f"{v:.4g}" if isinstance(v, float) else str(v) for v in r]
+        for r in frame[cols].itertuples(index=False)
+    ]
     return table_figure("Selection (notebook view)", cols, rows)
 
 
@@ -168,34 +229,74 @@ try:
         mlflow.set_tracking_uri(uri)
         client = MlflowClient(uri)
         with mlflow.start_run(run_name="train production model"):
-            info = mlflow.sklearn.log_model(GaussianNB().fit(X, y), name="model",
-                                            serialization_format="cloudpickle")
+            info = mlflow.sklearn.log_model(
+                GaussianNB().fit(X, y), name="model", serialization_format="cloudpickle"
+            )
         mv = mlflow.register_model(info.model_uri, "fraud")
         client.set_registered_model_alias("fraud", "champion", mv.version)
-        models = {**registry_models(["models:/fraud@champion"], tracking_uri=uri),
-                  "logreg": make_pipeline(StandardScaler(), LogisticRegression(max_iter=5000))}
+        models = {
+            **registry_models(["models:/fraud@champion"], tracking_uri=uri),
+            "logreg": make_pipeline(StandardScaler(), LogisticRegression(max_iter=5000)),
+        }
         tracker = MlflowTracker("fraud", tracking_uri=uri)
-        sel = bc.select_models(models, X, y, baseline="fraud@champion", scoring="accuracy",
-                               rope=0.005, n_splits=5, n_repeats=2, progress=False, tracker=tracker)
+        sel = bc.select_models(
+            models,
+            X,
+            y,
+            baseline="fraud@champion",
+            scoring="accuracy",
+            rope=0.005,
+            n_splits=5,
+            n_repeats=2,
+            progress=False,
+            tracker=tracker,
+        )
         print(sel)
 
         parent = client.get_run(tracker.parent_id)
         exp = parent.info.experiment_id
         steps = client.search_runs(
-            [exp], filter_string=f"tags.`mlflow.parentRunId` = '{tracker.parent_id}'",
-            order_by=["attributes.start_time ASC"])
+            [exp],
+            filter_string=f"tags.`mlflow.parentRunId` = '{tracker.parent_id}'",
+            order_by=["attributes.start_time ASC"],
+        )
         step = steps[0].info.run_id
-        shoot(f"{uri}/#/experiments/{exp}/runs/{tracker.parent_id}", "mlflow_parent_run.png",
-              tmp / "p1", "1400,1000",
-              lambda: table_figure("MLflow parent run", KIND, run_rows(client, tracker.parent_id)))
-        shoot(f"{uri}/#/experiments/{exp}/runs/{step}", "mlflow_step_run.png", tmp / "p2",
-              "1400,1000", lambda: table_figure("MLflow step run", KIND, run_rows(client, step)))
-        shoot(f"{uri}/#/models/fraud", "mlflow_model.png", tmp / "p3", "1400,700",
-              lambda: table_figure("MLflow registered model fraud", KIND, model_rows(client, "fraud")))
+        shoot(
+            f"{uri}/#/experiments/{exp}/runs/{tracker.parent_id}",
+            "mlflow_parent_run.png",
+            tmp / "p1",
+            "1400,1000",
+            lambda: table_figure("MLflow parent run", KIND, run_rows(client, tracker.parent_id)),
+        )
+        shoot(
+            f"{uri}/#/experiments/{exp}/runs/{step}",
+            "mlflow_step_run.png",
+            tmp / "p2",
+            "1400,1000",
+            lambda: table_figure("MLflow step run", KIND, run_rows(client, step)),
+        )
+        shoot(
+            f"{uri}/#/models/fraud",
+            "mlflow_model.png",
+            tmp / "p3",
+            "1400,700",
+            lambda: table_figure(
+                "MLflow registered model fraud", KIND, model_rows(client, "fraud")
+            ),
+        )
         page = tmp / "notebook.html"
-        page.write_text("<!DOCTYPE html><meta charset='utf-8'><body style='margin:16px'>"
-                        + sel._repr_html_() + "</body>", encoding="utf-8")
-        shoot(page.as_uri(), "notebook_selection.png", tmp / "p4", "1000,900",
-              lambda: selection_figure(sel))
+        page.write_text(
+            "<!DOCTYPE html><meta charset='utf-8'><body style='margin:16px'>"
+            + sel._repr_html_()
+            + "</body>",
+            encoding="utf-8",
+        )
+        shoot(
+            page.as_uri(),
+            "notebook_selection.png",
+            tmp / "p4",
+            "1000,900",
+            lambda: selection_figure(sel),
+        )
 finally:
     shutil.rmtree(tmp, ignore_errors=True)

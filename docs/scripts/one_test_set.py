@@ -22,19 +22,29 @@ passage = np.repeat(np.arange(passages), per)
 hard = 1.2 * rng.standard_normal(passages)[passage]
 edge = (0.35 + 0.8 * rng.standard_normal(passages))[passage]
 u = rng.random(passages * per)
-evals = pd.DataFrame({
-    "passage": [f"passage-{p:02d}" for p in passage],
-    "y_true": 1,
-    "old": (u < 1 / (1 + np.exp(-(0.6 - hard)))).astype(int),
-    "new": (u < 1 / (1 + np.exp(-(0.6 - hard + edge)))).astype(int),
-})
+evals = pd.DataFrame(
+    {
+        "passage": [f"passage-{p:02d}" for p in passage],
+        "y_true": 1,
+        "old": (u < 1 / (1 + np.exp(-(0.6 - hard)))).astype(int),
+        "new": (u < 1 / (1 + np.exp(-(0.6 - hard + edge)))).astype(int),
+    }
+)
 
 # %%
 # The posterior with the ROPE, and the design effect
 # --------------------------------------------------
-res = bc.holdout_posterior(evals["y_true"], evals["old"], evals["new"], metric="accuracy",
-                           rope=0.01, cluster=evals["passage"], baseline_name="old",
-                           candidate_name="new", random_state=0)
+res = bc.holdout_posterior(
+    evals["y_true"],
+    evals["old"],
+    evals["new"],
+    metric="accuracy",
+    rope=0.01,
+    cluster=evals["passage"],
+    baseline_name="old",
+    candidate_name="new",
+    random_state=0,
+)
 print(res)
 print(res.decision(0.95))
 figures = res.figures()

@@ -18,10 +18,18 @@ import bayescomp as bc
 
 X, y = load_breast_cancer(return_X_y=True)
 scores = bc.cross_validate_paired(
-    {"logreg": make_pipeline(StandardScaler(), LogisticRegression()),
-     "forest": RandomForestClassifier(n_estimators=100, random_state=0)},
-    X, y, cv=RepeatedStratifiedKFold(n_splits=10, n_repeats=5, random_state=0),
-    scoring="roc_auc", n_jobs=2, progress=False, dataset="breast_cancer")
+    {
+        "logreg": make_pipeline(StandardScaler(), LogisticRegression()),
+        "forest": RandomForestClassifier(n_estimators=100, random_state=0),
+    },
+    X,
+    y,
+    cv=RepeatedStratifiedKFold(n_splits=10, n_repeats=5, random_state=0),
+    scoring="roc_auc",
+    n_jobs=2,
+    progress=False,
+    dataset="breast_cancer",
+)
 print(scores.to_frame().head())
 print("rho =", scores.rho())
 ax = scores.plot("logreg", "forest", "roc_auc")

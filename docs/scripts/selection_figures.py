@@ -20,11 +20,22 @@ import bayescomp as bc
 from bayescomp.scores.datasets import load_dataset
 
 X, y, _ = load_dataset("breast_cancer")
-files = [REPO / "models" / f"{m}.py" for m in
-         ("logistic_regression", "naive_bayes", "svm_rbf", "knn")]
-sel = bc.select_models(files, X, y, baseline="naive_bayes", scoring="accuracy", rope=0.01,
-                       n_splits=10, n_repeats=3, max_repeats=2, progress=False,
-                       dataset="breast_cancer")
+files = [
+    REPO / "models" / f"{m}.py" for m in ("logistic_regression", "naive_bayes", "svm_rbf", "knn")
+]
+sel = bc.select_models(
+    files,
+    X,
+    y,
+    baseline="naive_bayes",
+    scoring="accuracy",
+    rope=0.01,
+    n_splits=10,
+    n_repeats=3,
+    max_repeats=2,
+    progress=False,
+    dataset="breast_cancer",
+)
 print(sel)
 
 # %%

@@ -34,10 +34,13 @@ def _model(name: str):
     from sklearn.preprocessing import StandardScaler
     from sklearn.tree import DecisionTreeClassifier
 
-    return {"sklearn.naive_bayes.GaussianNB": GaussianNB(),
-            "sklearn.linear_model.LogisticRegression":
-                make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000)),
-            "sklearn.tree.DecisionTreeClassifier": DecisionTreeClassifier(random_state=0)}[name]
+    return {
+        "sklearn.naive_bayes.GaussianNB": GaussianNB(),
+        "sklearn.linear_model.LogisticRegression": make_pipeline(
+            StandardScaler(), LogisticRegression(max_iter=2000)
+        ),
+        "sklearn.tree.DecisionTreeClassifier": DecisionTreeClassifier(random_state=0),
+    }[name]
 
 
 def main() -> None:
@@ -45,34 +48,50 @@ def main() -> None:
     from sklearn.metrics import accuracy_score, roc_auc_score
     from sklearn.model_selection import RepeatedStratifiedKFold
 
-    tasks = {1059: ("iris", load_iris(return_X_y=True), 10, 1, 61),
-             1187: ("wine", load_wine(return_X_y=True), 5, 2, 187)}
+    tasks = {
+        1059: ("iris", load_iris(return_X_y=True), 10, 1, 61),
+        1187: ("wine", load_wine(return_X_y=True), 5, 2, 187),
+    }
     split_rows, eval_rows, run_id = [], [], 5_000_000
     for task_id, (data_name, (X, y), k, repeats, data_id) in tasks.items():
         cv = RepeatedStratifiedKFold(n_splits=k, n_repeats=repeats, random_state=task_id)
         splits = list(cv.split(X, y))
         for s, (train, test) in enumerate(splits):
             rep, fold = divmod(s, k)
-            split_rows += [{"task_id": task_id, "type": t, "rowid": int(i), "repeat": rep,
-                            "fold": fold} for t, idx in (("TRAIN", train), ("TEST", test))
-                           for i in idx]
+            split_rows += [
+                {"task_id": task_id, "type": t, "rowid": int(i), "repeat": rep, "fold": fold}
+                for t, idx in (("TRAIN", train), ("TEST", test))
+                for i in idx
+            ]
         for flow, (flow_id, setup_id) in FLOWS.items():
             acc = np.zeros((repeats, k))
             auc = np.zeros((repeats, k))
             for s, (train, test) in enumerate(splits):
                 est = _model(flow).fit(X[train], y[train])
                 acc.flat[s] = accuracy_score(y[test], est.predict(X[test]))
-                auc.flat[s] = roc_auc_score(y[test], est.predict_proba(X[test]),
-                                            multi_class="ovr", average="weighted")
+                auc.flat[s] = roc_auc_score(
+                    y[test], est.predict_proba(X[test]), multi_class="ovr", average="weighted"
+                )
             run_id += 1
             for function, vals in (("predictive_accuracy", acc), ("area_under_roc_curve", auc)):
-                eval_rows.append({
-                    "run_id": run_id, "task_id": task_id, "setup_id": setup_id,
-                    "flow_id": flow_id, "flow_name": flow, "data_id": data_id,
-                    "data_name": data_name, "function": function,
-                    "upload_time": "2024-01-01 00:00:00", "uploader": 1,
-                    "uploader_name": "bayescomp tests", "value": round(float(vals.mean()), 6),
-                    "values": json.dumps(np.round(vals, 6).tolist()), "array_data": None})
+                eval_rows.append(
+                    {
+                        "run_id": run_id,
+                        "task_id": task_id,
+                        "setup_id": setup_id,
+                        "flow_id": flow_id,
+                        "flow_name": flow,
+                        "data_id": data_id,
+                        "data_name": data_name,
+                        "function": function,
+                        "upload_time": "2024-01-01 00:00:00",
+                        "uploader": 1,
+                        "uploader_name": "bayescomp tests",
+                        "value": round(float(vals.mean()), 6),
+                        "values": json.dumps(np.round(vals, 6).tolist()),
+                        "array_data": None,
+                    }
+                )
     pd.DataFrame(eval_rows).to_csv(HERE / "openml_per_fold_evaluations.csv", index=False)
     pd.DataFrame(split_rows).to_csv(HERE / "openml_task_splits.csv", index=False)
 

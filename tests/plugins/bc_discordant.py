@@ -67,16 +67,34 @@ class DiscordantResult:
         return {}
 
     def decision(self, gamma: float = 0.95) -> Decision:
-        return decide(self.p_left, self.p_rope, self.p_right, gamma=gamma,
-                      expected_gain=self.expected_gain, risk=self.p_worse, rope=self.rope,
-                      baseline=self.baseline_name, candidate=self.candidate_name)
+        return decide(
+            self.p_left,
+            self.p_rope,
+            self.p_right,
+            gamma=gamma,
+            expected_gain=self.expected_gain,
+            risk=self.p_worse,
+            rope=self.rope,
+            baseline=self.baseline_name,
+            candidate=self.candidate_name,
+        )
 
     def summary(self, *, confidence_level: float | None = None) -> pd.DataFrame:
         lo, hi = self.hdi(confidence_level or 0.95)
-        return pd.DataFrame([{"baseline": self.baseline_name, "candidate": self.candidate_name,
-                              "mean": self.expected_gain, "low": lo, "high": hi,
-                              "p_left": self.p_left, "p_rope": self.p_rope,
-                              "p_right": self.p_right}])
+        return pd.DataFrame(
+            [
+                {
+                    "baseline": self.baseline_name,
+                    "candidate": self.candidate_name,
+                    "mean": self.expected_gain,
+                    "low": lo,
+                    "high": hi,
+                    "p_left": self.p_left,
+                    "p_rope": self.p_rope,
+                    "p_right": self.p_right,
+                }
+            ]
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return jsonable({**self.summary().iloc[0].to_dict(), "method": "discordant"})
@@ -96,12 +114,19 @@ class DiscordantResult:
         return f"<p>{self.decision().outcome}</p>"
 
 
-@register("discordant", input="predictions",
-          description="test fixture: Dirichlet posterior of an accuracy difference")
+@register(
+    "discordant",
+    input="predictions",
+    description="test fixture: Dirichlet posterior of an accuracy difference",
+)
 def fit(data: PairedPredictions, draws: int = 20_000) -> DiscordantResult:
     b = data.baseline == data.y_true
     c = data.candidate == data.y_true
     counts = np.array([np.sum(b & ~c), np.sum(b == c), np.sum(c & ~b)], dtype=float)
     theta = np.random.default_rng(data.random_state).dirichlet(counts + 1, draws)
-    return DiscordantResult(theta[:, 2] - theta[:, 0], float(data.rope),
-                            data.names["baseline_name"], data.names["candidate_name"])
+    return DiscordantResult(
+        theta[:, 2] - theta[:, 0],
+        float(data.rope),
+        data.names["baseline_name"],
+        data.names["candidate_name"],
+    )

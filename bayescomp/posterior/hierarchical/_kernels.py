@@ -29,10 +29,20 @@ from numba import types
 HEADER = 6
 LOG_2PI = math.log(2.0 * math.pi)
 
-LOGP_SIG = types.int64(types.uint64, types.CPointer(types.double),
-                       types.CPointer(types.double), types.CPointer(types.double), types.voidptr)
-EXPAND_SIG = types.int64(types.uint64, types.uint64, types.CPointer(types.double),
-                         types.CPointer(types.double), types.voidptr)
+LOGP_SIG = types.int64(
+    types.uint64,
+    types.CPointer(types.double),
+    types.CPointer(types.double),
+    types.CPointer(types.double),
+    types.voidptr,
+)
+EXPAND_SIG = types.int64(
+    types.uint64,
+    types.uint64,
+    types.CPointer(types.double),
+    types.CPointer(types.double),
+    types.voidptr,
+)
 
 
 @numba.njit(cache=True)
@@ -65,12 +75,22 @@ def student_t(x, nu, mu, s):
     """Student-t log density and its derivatives in x, mu, s and nu."""
     t = (x - mu) / s
     r = nu + t * t
-    lp = (math.lgamma((nu + 1.0) / 2.0) - math.lgamma(nu / 2.0) - 0.5 * math.log(nu * math.pi)
-          - math.log(s) - (nu + 1.0) / 2.0 * math.log1p(t * t / nu))
+    lp = (
+        math.lgamma((nu + 1.0) / 2.0)
+        - math.lgamma(nu / 2.0)
+        - 0.5 * math.log(nu * math.pi)
+        - math.log(s)
+        - (nu + 1.0) / 2.0 * math.log1p(t * t / nu)
+    )
     dx = -(nu + 1.0) * t / (s * r)
     ds = -1.0 / s + (nu + 1.0) * t * t / (s * r)
-    dnu = (0.5 * digamma((nu + 1.0) / 2.0) - 0.5 * digamma(nu / 2.0) - 0.5 / nu
-           - 0.5 * math.log1p(t * t / nu) + (nu + 1.0) * t * t / (2.0 * nu * r))
+    dnu = (
+        0.5 * digamma((nu + 1.0) / 2.0)
+        - 0.5 * digamma(nu / 2.0)
+        - 0.5 / nu
+        - 0.5 * math.log1p(t * t / nu)
+        + (nu + 1.0) * t * t / (2.0 * nu * r)
+    )
     return lp, dx, -dx, ds, dnu
 
 
@@ -79,8 +99,8 @@ def logp_grad(x, data, grad):
     """Log density at the unconstrained point ``x``; its gradient is written into ``grad``."""
     q = int(data[1])
     noncentered = data[2] > 0.5
-    n, mean = data[HEADER:HEADER + q], data[HEADER + q:HEADER + 2 * q]
-    ss, rho = data[HEADER + 2 * q:HEADER + 3 * q], data[HEADER + 3 * q:HEADER + 4 * q]
+    n, mean = data[HEADER : HEADER + q], data[HEADER + q : HEADER + 2 * q]
+    ss, rho = data[HEADER + 2 * q : HEADER + 3 * q], data[HEADER + 3 * q : HEADER + 4 * q]
     d0, dd0, lp_a, g_y0 = interval(x[0], -data[3], data[3])
     s0, ds0, lp_b, g_y1 = interval(x[1], 0.0, data[4])
     a, da, lp_c, g_y2 = interval(x[2], 1.0, 2.0)
@@ -112,8 +132,11 @@ def logp_grad(x, data, grad):
         var_b = sig * sig * (1.0 + (n[i] - 1.0) * rho[i])
         resid = mean[i] - delta
         quad = ss[i] / var_a + n[i] * resid * resid / var_b
-        lp += (-0.5 * n[i] * LOG_2PI - 0.5 * ((n[i] - 1.0) * math.log(var_a) + math.log(var_b))
-               - 0.5 * quad)
+        lp += (
+            -0.5 * n[i] * LOG_2PI
+            - 0.5 * ((n[i] - 1.0) * math.log(var_a) + math.log(var_b))
+            - 0.5 * quad
+        )
         g_delta = n[i] * resid / var_b
         if noncentered:
             grad[5 + i] = gx + g_delta * s0

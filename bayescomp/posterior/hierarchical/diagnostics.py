@@ -40,6 +40,7 @@ def ess_required(chains: int, draws: int) -> int:
     """
     return int(min(ESS_BULK_MIN, max(ESS_BULK_FLOOR, 0.1 * int(chains) * int(draws))))
 
+
 #: parameters whose diagnostics decide convergence (all sampled quantities)
 DIAG_VARS = ("delta0", "std0", "nu", "gamma_alpha", "gamma_beta", "delta", "sigma")
 

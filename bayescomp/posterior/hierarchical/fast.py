@@ -50,8 +50,14 @@ def unconstrained_size(q: int) -> int:
 def pack_data(data: dict[str, np.ndarray], parameterization: str) -> np.ndarray:
     """The kernels' data vector from :meth:`Prepared.standardised` and the parameterisation."""
     q = len(data["n"])
-    head = [0.0, float(q), 1.0 if parameterization == "noncentered" else 0.0,
-            float(data["delta_hi"]), float(data["std0_hi"]), float(data["sigma_hi"])]
+    head = [
+        0.0,
+        float(q),
+        1.0 if parameterization == "noncentered" else 0.0,
+        float(data["delta_hi"]),
+        float(data["std0_hi"]),
+        float(data["sigma_hi"]),
+    ]
     vec = np.concatenate([head, data["n"], data["mean"], data["ss"], data["rho"]]).astype(float)
     vec[0] = vec.size
     return np.ascontiguousarray(vec)
@@ -67,16 +73,25 @@ def _initial_point(q: int) -> Any:
 
 
 def _variables(q: int, parameterization: str) -> list[tuple[str, tuple[int, ...]]]:
-    out = [(v, ()) for v in ("delta0", "std0", "gamma_alpha", "gamma_beta", "nu_minus_one",
-                             "nu")]
+    out = [(v, ()) for v in ("delta0", "std0", "gamma_alpha", "gamma_beta", "nu_minus_one", "nu")]
     out += [("delta", (q,)), ("sigma", (q,))]
     if parameterization == "noncentered":
         out.append(("delta_z", (q,)))
     return out
 
 
-def sample_fast(prep: Prepared, parameterization: str, *, seed: int, chains: int, draws: int,
-                tune: int, target_accept: float, progressbar: bool, cores: int) -> Any:
+def sample_fast(
+    prep: Prepared,
+    parameterization: str,
+    *,
+    seed: int,
+    chains: int,
+    draws: int,
+    tune: int,
+    target_accept: float,
+    progressbar: bool,
+    cores: int,
+) -> Any:
     """Posterior draws (standardised scale), as nutpie returns them on the PyMC path."""
     from bayescomp.posterior import nutpie_fast
 
@@ -85,9 +100,22 @@ def sample_fast(prep: Prepared, parameterization: str, *, seed: int, chains: int
     variables = _variables(q, parameterization)
     dims = {v: ("dataset",) for v, shape in variables if shape}
     model = nutpie_fast.make_model(
-        k.logp_cfunc, k.expand_cfunc, pack_data(prep.standardised(), parameterization),
-        unconstrained_size(q), _initial_point(q), variables, dims,
+        k.logp_cfunc,
+        k.expand_cfunc,
+        pack_data(prep.standardised(), parameterization),
+        unconstrained_size(q),
+        _initial_point(q),
+        variables,
+        dims,
         {"dataset": [str(i) for i in range(q)]},
     )
-    return nutpie_fast.sample(model, draws=draws, tune=tune, chains=chains, cores=cores,
-                              seed=seed, progressbar=progressbar, target_accept=target_accept)
+    return nutpie_fast.sample(
+        model,
+        draws=draws,
+        tune=tune,
+        chains=chains,
+        cores=cores,
+        seed=seed,
+        progressbar=progressbar,
+        target_accept=target_accept,
+    )

@@ -21,10 +21,17 @@ __all__ = ["load"]
 
 
 _ATTR_KEYS = (
-    "rope", "baseline_name", "candidate_name", "metric", "parameterization", "sampler",
-    "refitted", "random_state", "higher_is_better", "ess_min",
+    "rope",
+    "baseline_name",
+    "candidate_name",
+    "metric",
+    "parameterization",
+    "sampler",
+    "refitted",
+    "random_state",
+    "higher_is_better",
+    "ess_min",
 )
-
 
 
 def _attrs_of(res_kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -40,7 +47,6 @@ def _attrs_of(res_kwargs: dict[str, Any]) -> dict[str, Any]:
         else:
             attrs[k] = v
     return attrs
-
 
 
 def _to_result_idata(raw: Any, prep: Prepared, attrs: dict[str, Any]) -> Any:
@@ -94,8 +100,11 @@ def _check_declared_size(idata: Any, path: str) -> None:
     """
     import os
 
-    declared = sum(int(var.nbytes) for group in group_names(idata)
-                   for var in getattr(idata, group).variables.values())
+    declared = sum(
+        int(var.nbytes)
+        for group in group_names(idata)
+        for var in getattr(idata, group).variables.values()
+    )
     size = os.path.getsize(path)
     if declared > MAX_EXPANSION * size + EXPANSION_SLACK:
         raise ValueError(
@@ -125,15 +134,18 @@ def load(path: Any) -> HierarchicalResult:
     if not os.path.exists(path):
         raise FileNotFoundError(f"no such file: {path}")
     if os.path.isdir(path):
-        raise IsADirectoryError(f"{path} is a folder; pass the .nc file that "
-                                "HierarchicalResult.to_netcdf wrote")
+        raise IsADirectoryError(
+            f"{path} is a folder; pass the .nc file that HierarchicalResult.to_netcdf wrote"
+        )
     require("h5py", "mcmc", "reading a hierarchical result (bayescomp.load)")
     try:
         idata = from_netcdf(path)  # lazy: nothing is read until .load()
     except (OSError, ValueError) as exc:  # h5py/netCDF: "file signature not found", ...
-        raise ValueError(f"{path} is not a netCDF file written by HierarchicalResult.to_netcdf "
-                         f"({type(exc).__name__}); pass such a file, or write the result "
-                         "again with to_netcdf") from None
+        raise ValueError(
+            f"{path} is not a netCDF file written by HierarchicalResult.to_netcdf "
+            f"({type(exc).__name__}); pass such a file, or write the result "
+            "again with to_netcdf"
+        ) from None
     _check_declared_size(idata, path)
     if "posterior" not in group_names(idata):
         raise ValueError(f"{path} holds no posterior group; it was not written by to_netcdf")
@@ -162,9 +174,9 @@ def load(path: Any) -> HierarchicalResult:
         refitted=bool(int(attrs["refitted"])),
         random_state=None if rs is None else int(rs),
         attempts=tuple(json.loads(attrs.get("attempts", "[]"))),
-        higher_is_better=bool(int(opt("higher_is_better") if opt("higher_is_better") is not None
-                                  else 1)),
+        higher_is_better=bool(
+            int(opt("higher_is_better") if opt("higher_is_better") is not None else 1)
+        ),
         # files written before the ESS rule scaled with the draws: the fixed 400
         ess_min=int(opt("ess_min") if opt("ess_min") is not None else ESS_BULK_MIN),
     )
-

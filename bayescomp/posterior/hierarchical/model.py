@@ -108,12 +108,12 @@ def hierarchical_loglik(
 class Prepared:
     names: tuple[str, ...]
     n: np.ndarray
-    mean: np.ndarray          # metric units
-    ss: np.ndarray            # metric units^2, after the zero-variance floor
+    mean: np.ndarray  # metric units
+    ss: np.ndarray  # metric units^2, after the zero-variance floor
     rho: np.ndarray
     zero_variance: np.ndarray  # bool
-    scale: float              # standardisation divisor
-    delta_hi: float           # standardised prior bounds
+    scale: float  # standardisation divisor
+    delta_hi: float  # standardised prior bounds
     std0_hi: float
     sigma_hi: float
 
@@ -132,7 +132,6 @@ class Prepared:
             "std0_hi": np.asarray(self.std0_hi),
             "sigma_hi": np.asarray(self.sigma_hi),
         }
-
 
 
 def _as_arrays(differences: Mapping[str, Any]) -> tuple[tuple[str, ...], list[np.ndarray]]:
@@ -212,9 +211,7 @@ def _floor_zero_variance(
     return np.where(zero, n * floor**2, ss), np.where(zero, floor, sd)
 
 
-def prepare_datasets(
-    differences: Mapping[str, Any], rho: Any, std_upper: float
-) -> Prepared:
+def prepare_datasets(differences: Mapping[str, Any], rho: Any, std_upper: float) -> Prepared:
     """Sufficient statistics, standardisation scale and prior bounds of the data."""
     names, arrays = _as_arrays(differences)
     r = _rho_per_dataset(rho, differences, names)
@@ -338,4 +335,3 @@ def get_model(q: int, parameterization: str, backend: str) -> Any:
         entry = (model, compiled)
         _CACHE[key] = entry
         return entry
-

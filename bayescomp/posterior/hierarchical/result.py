@@ -219,10 +219,16 @@ class HierarchicalResult:
 
         d = self.idata.posterior["delta0"].values.reshape(-1, self.idata.posterior.sizes["draw"])
         rope = float(self.rope)
-        indicators = {"p_left": d < -rope, "p_rope": np.abs(d) <= rope, "p_right": d > rope,
-                      "p_better": d > 0}
-        return {k: float(np.ravel(az.mcse(v.astype(float), method="mean"))[0])
-                for k, v in indicators.items()}
+        indicators = {
+            "p_left": d < -rope,
+            "p_rope": np.abs(d) <= rope,
+            "p_right": d > rope,
+            "p_better": d > 0,
+        }
+        return {
+            k: float(np.ravel(az.mcse(v.astype(float), method="mean"))[0])
+            for k, v in indicators.items()
+        }
 
     def diagnostics_summary(self) -> dict[str, Any]:
         """Worst-case diagnostics in one dict (with the Monte-Carlo standard errors of the
@@ -302,14 +308,21 @@ class HierarchicalResult:
                 "(more draws/tune) or raise target_accept"
             )
         return decide(
-            *p.as_tuple(), gamma=gamma, expected_gain=self.expected_gain, risk=self.p_worse,
-            rope=float(self.rope), baseline=self.baseline_name, candidate=self.candidate_name,
-            trusted=self.converged, untrusted_reason=reason,
+            *p.as_tuple(),
+            gamma=gamma,
+            expected_gain=self.expected_gain,
+            risk=self.p_worse,
+            rope=float(self.rope),
+            baseline=self.baseline_name,
+            candidate=self.candidate_name,
+            trusted=self.converged,
+            untrusted_reason=reason,
         )
 
     # ---------------------------------------------------------------- summary
-    def summary(self, gamma: float = 0.95, *, confidence_level: float | None = None
-                ) -> pd.DataFrame:
+    def summary(
+        self, gamma: float = 0.95, *, confidence_level: float | None = None
+    ) -> pd.DataFrame:
         """One row per kind of probability, with ``delta0``'s moments, its HDI
         (``confidence_level``, default 0.95) and the decision at ``gamma``."""
         import pandas as pd
@@ -381,15 +394,25 @@ class HierarchicalResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The headline probabilities, every kind of probability and the diagnostics."""
-        return jsonable({
-            "baseline": self.baseline_name, "candidate": self.candidate_name,
-            "metric": self.metric, "method": "hierarchical", "rope": float(self.rope),
-            "n_datasets": self.n_datasets, "p_left": self.p_left, "p_rope": self.p_rope,
-            "p_right": self.p_right, "p_better": self.p_better,
-            "probabilities": {k: dict(zip(("p_left", "p_rope", "p_right"), p, strict=True))
-                              for k, p in self.probabilities().items()},
-            "diagnostics": self.diagnostics_summary(),
-        })
+        return jsonable(
+            {
+                "baseline": self.baseline_name,
+                "candidate": self.candidate_name,
+                "metric": self.metric,
+                "method": "hierarchical",
+                "rope": float(self.rope),
+                "n_datasets": self.n_datasets,
+                "p_left": self.p_left,
+                "p_rope": self.p_rope,
+                "p_right": self.p_right,
+                "p_better": self.p_better,
+                "probabilities": {
+                    k: dict(zip(("p_left", "p_rope", "p_right"), p, strict=True))
+                    for k, p in self.probabilities().items()
+                },
+                "diagnostics": self.diagnostics_summary(),
+            }
+        )
 
     def _repr_html_(self) -> str:
         """Rich display in Jupyter: key numbers, decision and reason, a small plot."""
@@ -402,8 +425,11 @@ class HierarchicalResult:
         from bayescomp.report.hierarchical_plots import plot_simplex
 
         return plot_simplex(
-            self.sample, baseline=self.baseline_name, candidate=self.candidate_name,
-            probabilities=self.baycomp_convention, ax=ax,
+            self.sample,
+            baseline=self.baseline_name,
+            candidate=self.candidate_name,
+            probabilities=self.baycomp_convention,
+            ax=ax,
         )
 
     def plot_forest(self, ax: Axes | None = None) -> Axes:
@@ -424,9 +450,12 @@ class HierarchicalResult:
 
     def figures(self) -> dict[str, Figure]:
         """The posterior of ``delta0``, the simplex, the forest and the trace plots."""
-        return {"posterior": self.plot_posterior().figure,
-                "simplex": self.plot_simplex().figure, "forest": self.plot_forest().figure,
-                "trace": np.ravel(self.plot_trace())[0].figure}
+        return {
+            "posterior": self.plot_posterior().figure,
+            "simplex": self.plot_simplex().figure,
+            "forest": self.plot_forest().figure,
+            "trace": np.ravel(self.plot_trace())[0].figure,
+        }
 
     def plot_trace(self) -> np.ndarray:
         """Trace and rank plots of the hyper-parameters (array of Axes)."""
@@ -444,4 +473,3 @@ class HierarchicalResult:
         idata = self.idata.copy()
         idata.posterior.attrs["higher_is_better"] = int(self.higher_is_better)
         return idata.to_netcdf(str(path))
-

@@ -99,9 +99,17 @@ def _sample(
     if backend == "fast":  # no PyMC, no PyTensor: the model's density written by hand
         from bayescomp.posterior.hierarchical.fast import sample_fast
 
-        return sample_fast(prep, parameterization, seed=seed, chains=chains, draws=draws,
-                           tune=tune, target_accept=target_accept, progressbar=progressbar,
-                           cores=cores)
+        return sample_fast(
+            prep,
+            parameterization,
+            seed=seed,
+            chains=chains,
+            draws=draws,
+            tune=tune,
+            target_accept=target_accept,
+            progressbar=progressbar,
+            cores=cores,
+        )
     data = prep.standardised()
     with warnings.catch_warnings():
         # The model is scalar per dataset: PyTensor's "could not link to a BLAS" is noise here.
@@ -113,8 +121,14 @@ def _sample(
             import nutpie
 
             return nutpie.sample(
-                compiled.with_data(**data), draws=draws, tune=tune, chains=chains, cores=cores,
-                seed=seed, progress_bar=progressbar, target_accept=target_accept,
+                compiled.with_data(**data),
+                draws=draws,
+                tune=tune,
+                chains=chains,
+                cores=cores,
+                seed=seed,
+                progress_bar=progressbar,
+                target_accept=target_accept,
             )
         import pymc as pm
 
@@ -122,14 +136,24 @@ def _sample(
         with model:
             pm.set_data(data)
             return pm.sample(
-                draws=draws, tune=tune, chains=chains, cores=cores, random_seed=seed,
-                target_accept=target_accept, progressbar=progressbar,
-                compute_convergence_checks=False, **kwargs,
+                draws=draws,
+                tune=tune,
+                chains=chains,
+                cores=cores,
+                random_seed=seed,
+                target_accept=target_accept,
+                progressbar=progressbar,
+                compute_convergence_checks=False,
+                **kwargs,
             )
 
 
 def _check_options(
-    chains: int, draws: int, tune: int, target_accept: float, parameterization: str,
+    chains: int,
+    draws: int,
+    tune: int,
+    target_accept: float,
+    parameterization: str,
     std_upper: float,
 ) -> None:
     for name, val in (("chains", chains), ("draws", draws), ("tune", tune)):
@@ -174,8 +198,11 @@ def retry_schedule(
         return plan
     other = "noncentered" if first == "centered" else "centered"
     high = max(float(target_accept), RETRY_TARGET_ACCEPT)
-    for step in ((first, high, 2 * int(tune)), (other, float(target_accept), int(tune)),
-                 (other, high, 2 * int(tune))):
+    for step in (
+        (first, high, 2 * int(tune)),
+        (other, float(target_accept), int(tune)),
+        (other, high, 2 * int(tune)),
+    ):
         if step not in plan:
             plan.append(step)
     return plan
@@ -187,21 +214,37 @@ def _score(res: HierarchicalResult) -> tuple[int, float]:
 
 
 def _attempt_record(
-    res: HierarchicalResult, param: str, target_accept: float, tune: int, draws: int,
+    res: HierarchicalResult,
+    param: str,
+    target_accept: float,
+    tune: int,
+    draws: int,
     seconds: float,
 ) -> dict[str, Any]:
     diag = res.diagnostics
     return {
-        "parameterization": param, "target_accept": target_accept, "tune": tune, "draws": draws,
-        "divergences": res.divergences, "min_ess_bulk": float(diag["ess_bulk"].min()),
-        "max_r_hat": float(diag["r_hat"].max()), "converged": res.converged,
+        "parameterization": param,
+        "target_accept": target_accept,
+        "tune": tune,
+        "draws": draws,
+        "divergences": res.divergences,
+        "min_ess_bulk": float(diag["ess_bulk"].min()),
+        "max_r_hat": float(diag["r_hat"].max()),
+        "converged": res.converged,
         "seconds": round(seconds, 3),
     }
 
 
 def _fit(
-    prep: Prepared, first: str, draw: Any, settings: dict[str, Any], refit: bool,
-    *, target_accept: float = 0.9, tune: int = 1000, draws: int = 2000,
+    prep: Prepared,
+    first: str,
+    draw: Any,
+    settings: dict[str, Any],
+    refit: bool,
+    *,
+    target_accept: float = 0.9,
+    tune: int = 1000,
+    draws: int = 2000,
 ) -> HierarchicalResult:
     """Fit along :func:`retry_schedule` until one attempt converges (or none is left).
 
@@ -230,8 +273,14 @@ def _fit(
     best = next((k for k, f in enumerate(fits) if f.converged), None)
     if best is None:
         best = max(range(len(fits)), key=lambda k: _score(fits[k]))
-    final = from_draws(raws[best], prep, **settings, parameterization=log[best]["parameterization"],
-                       refitted=len(fits) > 1, attempts=tuple(log))
+    final = from_draws(
+        raws[best],
+        prep,
+        **settings,
+        parameterization=log[best]["parameterization"],
+        refitted=len(fits) > 1,
+        attempts=tuple(log),
+    )
     final.__dict__["diagnostics"] = fits[best].diagnostics  # same draws: reuse the table
     return final
 
@@ -342,7 +391,11 @@ def hierarchical_test(
     prep = prepare_datasets(differences, rho, float(std_upper))
     first = choose_parameterization(prep) if parameterization == "auto" else parameterization
     sample = partial(
-        _sample, prep, backend=backend, seed=seed_from(random_state), chains=int(chains),
+        _sample,
+        prep,
+        backend=backend,
+        seed=seed_from(random_state),
+        chains=int(chains),
         progressbar=progressbar,
     )
 
@@ -350,13 +403,24 @@ def hierarchical_test(
         return sample(param, target_accept=accept, tune=n_tune, draws=n_draws)
 
     settings = dict(
-        rope=rope_f, baseline_name=str(baseline_name), candidate_name=str(candidate_name),
-        metric=metric, sampler=backend,
+        rope=rope_f,
+        baseline_name=str(baseline_name),
+        candidate_name=str(candidate_name),
+        metric=metric,
+        sampler=backend,
         random_state=int(random_state) if isinstance(random_state, (int, np.integer)) else None,
         ess_min=ess_required(int(chains), int(draws)),
     )
-    res = _fit(prep, first, draw, settings, refit, target_accept=float(target_accept),
-               tune=int(tune), draws=int(draws))
+    res = _fit(
+        prep,
+        first,
+        draw,
+        settings,
+        refit,
+        target_accept=float(target_accept),
+        tune=int(tune),
+        draws=int(draws),
+    )
     if not res.converged:
         tried = f" after {len(res.attempts)} attempts (see res.attempts)" if res.refitted else ""
         warnings.warn(

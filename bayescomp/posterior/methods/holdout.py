@@ -16,16 +16,28 @@ from bayescomp.posterior.holdout import holdout_posterior
 from bayescomp.posterior.registry import PairedPredictions, register
 
 
-@register("holdout", input="predictions",
-          description="one test set: item-level paired predictions (Dirichlet–multinomial, "
-          "Bayesian bootstrap; clusters, repeated samples)")
+@register(
+    "holdout",
+    input="predictions",
+    description="one test set: item-level paired predictions (Dirichlet–multinomial, "
+    "Bayesian bootstrap; clusters, repeated samples)",
+)
 def _holdout(data: PairedPredictions, **options: Any) -> Posterior:
     names = dict(data.names)
     metric = names.pop("metric", None) or "accuracy"
-    unknown = set(options) - {"cluster", "item", "threshold", "draws", "prior",
-                              "higher_is_better"}
+    unknown = set(options) - {"cluster", "item", "threshold", "draws", "prior", "higher_is_better"}
     if unknown:
-        raise ValueError(f"method='holdout' takes the options cluster, item, sample, threshold, "
-                         f"draws, prior and higher_is_better; not {sorted(unknown)}")
-    return holdout_posterior(data.y_true, data.baseline, data.candidate, metric=metric,
-                             rope=data.rope, random_state=data.random_state, **names, **options)
+        raise ValueError(
+            f"method='holdout' takes the options cluster, item, sample, threshold, "
+            f"draws, prior and higher_is_better; not {sorted(unknown)}"
+        )
+    return holdout_posterior(
+        data.y_true,
+        data.baseline,
+        data.candidate,
+        metric=metric,
+        rope=data.rope,
+        random_state=data.random_state,
+        **names,
+        **options,
+    )

@@ -25,10 +25,20 @@ from numba import types
 
 HEADER = 5
 
-LOGP_SIG = types.int64(types.uint64, types.CPointer(types.double),
-                       types.CPointer(types.double), types.CPointer(types.double), types.voidptr)
-EXPAND_SIG = types.int64(types.uint64, types.uint64, types.CPointer(types.double),
-                         types.CPointer(types.double), types.voidptr)
+LOGP_SIG = types.int64(
+    types.uint64,
+    types.CPointer(types.double),
+    types.CPointer(types.double),
+    types.CPointer(types.double),
+    types.voidptr,
+)
+EXPAND_SIG = types.int64(
+    types.uint64,
+    types.uint64,
+    types.CPointer(types.double),
+    types.CPointer(types.double),
+    types.voidptr,
+)
 
 
 @numba.njit(cache=True)
@@ -78,7 +88,7 @@ def ordering_loglik(w, data, row, k, gz, scale, tails):
 def logp_grad(x, data, grad):
     """Log density at the unconstrained point ``x``; its gradient is written into ``grad``."""
     k, n_ord, n_ds, width = int(data[1]), int(data[2]), int(data[3]), int(data[4])
-    conc = data[HEADER:HEADER + k]
+    conc = data[HEADER : HEADER + k]
     idx0 = HEADER + k + n_ord * k
     val0 = idx0 + n_ds * width
     w = np.empty(k)
@@ -108,12 +118,15 @@ def logp_grad(x, data, grad):
         m = -np.inf
         for c in range(width):
             if data[val0 + d * width + c] > 0.5:
-                m = max(m, ordering_loglik(w, data, int(data[idx0 + d * width + c]), k, gz, 0.0, tails))
+                m = max(
+                    m, ordering_loglik(w, data, int(data[idx0 + d * width + c]), k, gz, 0.0, tails)
+                )
         tot = 0.0
         for c in range(width):
             if data[val0 + d * width + c] > 0.5:
-                tot += math.exp(ordering_loglik(w, data, int(data[idx0 + d * width + c]), k,
-                                                gz, 0.0, tails) - m)
+                tot += math.exp(
+                    ordering_loglik(w, data, int(data[idx0 + d * width + c]), k, gz, 0.0, tails) - m
+                )
         ll = m + math.log(tot)
         lp += ll
         for c in range(width):

@@ -40,10 +40,15 @@ def pack_data(rankings: Rankings, concentration: float) -> np.ndarray:
     k = rankings.k
     n_ord, width = rankings.orderings.shape[0], rankings.index.shape[1]
     head = [0.0, float(k), float(n_ord), float(len(rankings.datasets)), float(width)]
-    vec = np.concatenate([
-        head, np.full(k, float(concentration)), rankings.orderings.ravel().astype(float),
-        rankings.index.ravel().astype(float), rankings.valid.ravel().astype(float),
-    ])
+    vec = np.concatenate(
+        [
+            head,
+            np.full(k, float(concentration)),
+            rankings.orderings.ravel().astype(float),
+            rankings.index.ravel().astype(float),
+            rankings.valid.ravel().astype(float),
+        ]
+    )
     vec[0] = vec.size
     return np.ascontiguousarray(vec, dtype=float)
 
@@ -55,17 +60,40 @@ def _initial_point(k: int) -> Any:
     return init
 
 
-def sample_fast(rankings: Rankings, concentration: float, *, seed: int, chains: int, draws: int,
-                tune: int, target_accept: float, progressbar: bool, cores: int) -> Any:
+def sample_fast(
+    rankings: Rankings,
+    concentration: float,
+    *,
+    seed: int,
+    chains: int,
+    draws: int,
+    tune: int,
+    target_accept: float,
+    progressbar: bool,
+    cores: int,
+) -> Any:
     """Draws of the worths, as nutpie returns them on the PyMC path."""
     from bayescomp.posterior import nutpie_fast
 
     mod = kernels()
     k = rankings.k
     model = nutpie_fast.make_model(
-        mod.logp_cfunc, mod.expand_cfunc, pack_data(rankings, concentration), k - 1,
-        _initial_point(k), [("worth", (k,))], {"worth": ("model",)},
+        mod.logp_cfunc,
+        mod.expand_cfunc,
+        pack_data(rankings, concentration),
+        k - 1,
+        _initial_point(k),
+        [("worth", (k,))],
+        {"worth": ("model",)},
         {"model": [str(i) for i in range(k)]},
     )
-    return nutpie_fast.sample(model, draws=draws, tune=tune, chains=chains, cores=cores,
-                              seed=seed, progressbar=progressbar, target_accept=target_accept)
+    return nutpie_fast.sample(
+        model,
+        draws=draws,
+        tune=tune,
+        chains=chains,
+        cores=cores,
+        seed=seed,
+        progressbar=progressbar,
+        target_accept=target_accept,
+    )

@@ -107,8 +107,10 @@ def _expand(groups: list[list[int]], dataset: str) -> list[tuple[int, ...]]:
             f"consistent with it (at most {MAX_ORDERINGS} are summed exactly); pass a smaller "
             "tie_tol, or drop that dataset"
         )
-    return [tuple(itertools.chain.from_iterable(p))
-            for p in itertools.product(*(itertools.permutations(g) for g in groups))]
+    return [
+        tuple(itertools.chain.from_iterable(p))
+        for p in itertools.product(*(itertools.permutations(g) for g in groups))
+    ]
 
 
 def rankings_from_scores(scores: Any, *, tie_tol: float = 1e-12) -> Rankings:
@@ -175,11 +177,20 @@ def rankings_from_scores(scores: Any, *, tie_tol: float = 1e-12) -> Rankings:
     width = int(counts.max())
     index = starts[:, None] + np.arange(width)[None, :]
     valid = np.arange(width)[None, :] < counts[:, None]
-    ranks = pd.DataFrame(ranks, index=pd.Index(names, name="dataset"),
-                         columns=pd.Index([str(c) for c in scores.columns], name="model"))
-    return Rankings(models=tuple(str(c) for c in scores.columns), datasets=tuple(datasets),
-                    orderings=orderings, index=np.where(valid, index, 0), valid=valid,
-                    ranks=ranks, all_tied=tuple(all_tied))
+    ranks = pd.DataFrame(
+        ranks,
+        index=pd.Index(names, name="dataset"),
+        columns=pd.Index([str(c) for c in scores.columns], name="model"),
+    )
+    return Rankings(
+        models=tuple(str(c) for c in scores.columns),
+        datasets=tuple(datasets),
+        orderings=orderings,
+        index=np.where(valid, index, 0),
+        valid=valid,
+        ranks=ranks,
+        all_tied=tuple(all_tied),
+    )
 
 
 # ----------------------------------------------------------------- likelihood

@@ -36,9 +36,18 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["Best", "PlackettLuceResult"]
 
-_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
-                  "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
-                  "^": r"\textasciicircum{}"}
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
 
 
 class Best(NamedTuple):
@@ -117,16 +126,16 @@ class PlackettLuceResult:
     def _series(self, values: Any, name: str) -> pd.Series:
         import pandas as pd
 
-        return pd.Series(np.asarray(values, dtype=float), index=pd.Index(self.models, name="model"),
-                         name=name)
+        return pd.Series(
+            np.asarray(values, dtype=float), index=pd.Index(self.models, name="model"), name=name
+        )
 
     # ------------------------------------------------------------ answers
     @cached_property
     def p_best(self) -> pd.Series:
         """``P(w_i is the largest worth)``: the posterior probability that each model is best."""
         w = self.worth_draws
-        return self._series(np.bincount(w.argmax(axis=1), minlength=w.shape[1]) / len(w),
-                            "p_best")
+        return self._series(np.bincount(w.argmax(axis=1), minlength=w.shape[1]) / len(w), "p_best")
 
     @cached_property
     def p_first(self) -> pd.Series:
@@ -141,8 +150,11 @@ class PlackettLuceResult:
         w = self.worth_draws
         p = (w[:, :, None] > w[:, None, :]).mean(axis=0)
         np.fill_diagonal(p, np.nan)
-        return pd.DataFrame(p, index=pd.Index(self.models, name="model"),
-                            columns=pd.Index(self.models, name="versus"))
+        return pd.DataFrame(
+            p,
+            index=pd.Index(self.models, name="model"),
+            columns=pd.Index(self.models, name="versus"),
+        )
 
     @cached_property
     def mean_ranks(self) -> pd.Series:
@@ -159,8 +171,10 @@ class PlackettLuceResult:
         level = check_level(confidence_level, "confidence_level")
         r = self.rank_draws
         lo, hi = np.quantile(r, [(1 - level) / 2, (1 + level) / 2], axis=0)
-        return pd.DataFrame({"expected_rank": r.mean(axis=0), "rank_low": lo, "rank_high": hi},
-                            index=pd.Index(self.models, name="model"))
+        return pd.DataFrame(
+            {"expected_rank": r.mean(axis=0), "rank_low": lo, "rank_high": hi},
+            index=pd.Index(self.models, name="model"),
+        )
 
     @renamed_arguments(level="confidence_level")
     def summary(self, confidence_level: float | None = None) -> pd.DataFrame:
@@ -173,14 +187,18 @@ class PlackettLuceResult:
         """
         import pandas as pd
 
-        level = check_level(0.95 if confidence_level is None else confidence_level,
-                            "confidence_level")
+        level = check_level(
+            0.95 if confidence_level is None else confidence_level, "confidence_level"
+        )
         w = self.worth_draws
         lo, hi = np.quantile(w, [(1 - level) / 2, (1 + level) / 2], axis=0)
-        worth = pd.DataFrame({"worth": w.mean(axis=0), "worth_low": lo, "worth_high": hi},
-                             index=pd.Index(self.models, name="model"))
-        table = pd.concat([worth, self.p_best, self.p_first, self.expected_ranks(level),
-                           self.mean_ranks], axis=1)
+        worth = pd.DataFrame(
+            {"worth": w.mean(axis=0), "worth_low": lo, "worth_high": hi},
+            index=pd.Index(self.models, name="model"),
+        )
+        table = pd.concat(
+            [worth, self.p_best, self.p_first, self.expected_ranks(level), self.mean_ranks], axis=1
+        )
         return table.sort_values("expected_rank", kind="stable")
 
     @property
@@ -227,12 +245,20 @@ class PlackettLuceResult:
         top = str(self.p_best.idxmax())
         p = float(self.p_best.max())
         if not self.converged:
-            return Best(None, p, f"the MCMC fit did not converge ({self.convergence_problems}); "
-                                 "no model is named — increase draws/tune")
+            return Best(
+                None,
+                p,
+                f"the MCMC fit did not converge ({self.convergence_problems}); "
+                "no model is named — increase draws/tune",
+            )
         if p >= gamma:
             return Best(top, p, f"P({top} is best) = {p:.3f} >= {gamma:g}")
-        return Best(None, p, f"no model is best with probability >= {gamma:g} (largest: "
-                             f"P({top} is best) = {p:.3f}); more datasets would tell")
+        return Best(
+            None,
+            p,
+            f"no model is best with probability >= {gamma:g} (largest: "
+            f"P({top} is best) = {p:.3f}); more datasets would tell",
+        )
 
     def uncertain_groups(self, gamma: float = 0.95) -> list[tuple[str, ...]]:
         """Maximal runs of models (in :attr:`order`) no pair of which is resolved.
@@ -250,17 +276,22 @@ class PlackettLuceResult:
         groups: list[tuple[int, int]] = []
         for i in range(len(order)):
             j = i
-            while j + 1 < len(order) and not resolved[i:j + 2, i:j + 2].any():
+            while j + 1 < len(order) and not resolved[i : j + 2, i : j + 2].any():
                 j += 1
             if j > i and not any(a <= i and j <= b for a, b in groups):
                 groups.append((i, j))
-        return [tuple(order[a:b + 1]) for a, b in groups]
+        return [tuple(order[a : b + 1]) for a, b in groups]
 
     # ------------------------------------------------------------ export
     @renamed_arguments(level="confidence_level")
-    def to_latex(self, confidence_level: float = 0.95, digits: int = 2, *,
-                 caption: str | None = None,
-                 label: str | None = None) -> str:
+    def to_latex(
+        self,
+        confidence_level: float = 0.95,
+        digits: int = 2,
+        *,
+        caption: str | None = None,
+        label: str | None = None,
+    ) -> str:
         """A booktabs LaTeX table of the ranking, best first (needs ``\\usepackage{booktabs}``).
 
         Columns: model, P(best), expected rank with its credible interval, observed
@@ -269,16 +300,25 @@ class PlackettLuceResult:
         """
         s = self.summary(confidence_level)
         pct = f"{100 * confidence_level:g}\\%"
-        warn = ([f"% NOT CONVERGED ({self.convergence_problems}): do not report these numbers"]
-                if not self.converged else [])
-        lines = [*warn, r"\begin{tabular}{lrrr}", r"\toprule",
-                 f"model & $P(\\text{{best}})$ & expected rank [{pct} CI] & mean rank \\\\",
-                 r"\midrule"]
+        warn = (
+            [f"% NOT CONVERGED ({self.convergence_problems}): do not report these numbers"]
+            if not self.converged
+            else []
+        )
+        lines = [
+            *warn,
+            r"\begin{tabular}{lrrr}",
+            r"\toprule",
+            f"model & $P(\\text{{best}})$ & expected rank [{pct} CI] & mean rank \\\\",
+            r"\midrule",
+        ]
         f = f"{{:.{int(digits)}f}}"
         for model, row in s.iterrows():
-            lines.append(f"{_latex(model)} & {f.format(row.p_best)} & "
-                         f"{f.format(row.expected_rank)} [{f.format(row.rank_low)}, "
-                         f"{f.format(row.rank_high)}] & {f.format(row.mean_rank)} \\\\")
+            lines.append(
+                f"{_latex(model)} & {f.format(row.p_best)} & "
+                f"{f.format(row.expected_rank)} [{f.format(row.rank_low)}, "
+                f"{f.format(row.rank_high)}] & {f.format(row.mean_rank)} \\\\"
+            )
         lines += [r"\bottomrule", r"\end{tabular}"]
         if caption is not None or label is not None:
             inner = [r"\begin{table}", r"\centering"]
@@ -290,19 +330,26 @@ class PlackettLuceResult:
         return "\n".join(lines) + "\n"
 
     def __str__(self) -> str:
-        head = (f"Plackett–Luce ranking of {len(self.models)} models on "
-                f"{self.idata.constant_data.sizes['dataset']} datasets"
-                + (f" ({self.metric})" if self.metric else ""))
+        head = (
+            f"Plackett–Luce ranking of {len(self.models)} models on "
+            f"{self.idata.constant_data.sizes['dataset']} datasets"
+            + (f" ({self.metric})" if self.metric else "")
+        )
         status = "converged" if self.converged else f"NOT converged: {self.convergence_problems}"
         return f"{head}; {status}\n{self.summary().round(3).to_string()}"
 
     # ------------------------------------------------------------- plots
     def to_dict(self) -> dict[str, Any]:
         """The summary's rows (best first), the order and the convergence, JSON-ready."""
-        return jsonable({"metric": self.metric, "order": self.order,
-                         "models": self.summary().reset_index().to_dict("records"),
-                         "converged": self.converged,
-                         "convergence_problems": self.convergence_problems})
+        return jsonable(
+            {
+                "metric": self.metric,
+                "order": self.order,
+                "models": self.summary().reset_index().to_dict("records"),
+                "converged": self.converged,
+                "convergence_problems": self.convergence_problems,
+            }
+        )
 
     def _repr_html_(self) -> str:
         """Rich display in Jupyter: the summary and the rank diagram."""
@@ -315,14 +362,19 @@ class PlackettLuceResult:
         return self.plot_ranks(gamma=gamma, ax=ax)
 
     @renamed_arguments(level="confidence_level")
-    def plot_ranks(self, gamma: float = 0.95, confidence_level: float = 0.95,
-                   ax: Axes | None = None) -> Axes:
+    def plot_ranks(
+        self, gamma: float = 0.95, confidence_level: float = 0.95, ax: Axes | None = None
+    ) -> Axes:
         """Bayesian critical-difference diagram: expected ranks, intervals, uncertain bars."""
         from bayescomp.report.ranking_plots import plot_rank_diagram
 
-        return plot_rank_diagram(self.expected_ranks(confidence_level),
-                                 self.uncertain_groups(gamma),
-                                 confidence_level=confidence_level, gamma=gamma, ax=ax)
+        return plot_rank_diagram(
+            self.expected_ranks(confidence_level),
+            self.uncertain_groups(gamma),
+            confidence_level=confidence_level,
+            gamma=gamma,
+            ax=ax,
+        )
 
     def plot_p_best(self, ax: Axes | None = None) -> Axes:
         """Bar chart of ``P(model is best)``, with ``E[w]`` (wins a new dataset) beside it."""

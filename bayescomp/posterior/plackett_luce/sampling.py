@@ -22,8 +22,9 @@ from bayescomp.posterior.plackett_luce.result import PlackettLuceResult, expecte
 __all__ = ["plackett_luce"]
 
 
-def _check_options(chains: int, draws: int, tune: int, target_accept: float,
-                   concentration: float) -> None:
+def _check_options(
+    chains: int, draws: int, tune: int, target_accept: float, concentration: float
+) -> None:
     for name, val in (("chains", chains), ("draws", draws), ("tune", tune)):
         if int(val) != val or val < 1:
             raise ValueError(f"{name} must be a positive integer; got {val!r}")
@@ -36,36 +37,69 @@ def _check_options(chains: int, draws: int, tune: int, target_accept: float,
         )
 
 
-def _sample(rankings: Rankings, concentration: float, backend: str, *, seed: int, chains: int,
-            draws: int, tune: int, target_accept: float, progressbar: bool) -> Any:
+def _sample(
+    rankings: Rankings,
+    concentration: float,
+    backend: str,
+    *,
+    seed: int,
+    chains: int,
+    draws: int,
+    tune: int,
+    target_accept: float,
+    progressbar: bool,
+) -> Any:
     """Raw draws of the worths from the cached model with ``rankings``' data swapped in."""
     cores = max(1, min(chains, os.cpu_count() or 1))
     if backend == "fast":  # no PyMC, no PyTensor: the model's density written by hand
         from bayescomp.posterior.plackett_luce.fast import sample_fast
 
-        return sample_fast(rankings, float(concentration), seed=seed, chains=chains, draws=draws,
-                           tune=tune, target_accept=target_accept, progressbar=progressbar,
-                           cores=cores)
+        return sample_fast(
+            rankings,
+            float(concentration),
+            seed=seed,
+            chains=chains,
+            draws=draws,
+            tune=tune,
+            target_accept=target_accept,
+            progressbar=progressbar,
+            cores=cores,
+        )
     data = {**rankings.data(), "concentration": np.full(rankings.k, float(concentration))}
     with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*could not link to a BLAS",
-                                category=UserWarning)
+        warnings.filterwarnings(
+            "ignore", message=".*could not link to a BLAS", category=UserWarning
+        )
         model, compiled = get_model(rankings, backend)
         if backend == "nutpie":
             import nutpie
 
-            return nutpie.sample(compiled.with_data(**data), draws=draws, tune=tune,
-                                 chains=chains, cores=cores, seed=seed,
-                                 progress_bar=progressbar, target_accept=target_accept)
+            return nutpie.sample(
+                compiled.with_data(**data),
+                draws=draws,
+                tune=tune,
+                chains=chains,
+                cores=cores,
+                seed=seed,
+                progress_bar=progressbar,
+                target_accept=target_accept,
+            )
         import pymc as pm
 
         kwargs: dict[str, Any] = {"nuts_sampler": "numpyro"} if backend == "numpyro" else {}
         with model:
             pm.set_data(data)
-            return pm.sample(draws=draws, tune=tune, chains=chains, cores=cores,
-                             random_seed=seed, target_accept=target_accept,
-                             progressbar=progressbar, compute_convergence_checks=False,
-                             **kwargs)
+            return pm.sample(
+                draws=draws,
+                tune=tune,
+                chains=chains,
+                cores=cores,
+                random_seed=seed,
+                target_accept=target_accept,
+                progressbar=progressbar,
+                compute_convergence_checks=False,
+                **kwargs,
+            )
 
 
 def _to_idata(raw: Any, rankings: Rankings, attrs: dict[str, Any]) -> Any:
@@ -78,11 +112,14 @@ def _to_idata(raw: Any, rankings: Rankings, attrs: dict[str, Any]) -> Any:
     groups = {
         "posterior": {"worth": worth, "expected_rank": expected_rank(worth)},
         "sample_stats": {"diverging": raw.sample_stats["diverging"].values.astype(bool)},
-        "constant_data": {"rank": ranks.to_numpy(dtype=float),
-                          "informative": used.astype(int)},
+        "constant_data": {"rank": ranks.to_numpy(dtype=float), "informative": used.astype(int)},
     }
-    dims = {"worth": ["model"], "expected_rank": ["model"], "rank": ["dataset", "model"],
-            "informative": ["dataset"]}
+    dims = {
+        "worth": ["model"],
+        "expected_rank": ["model"],
+        "rank": ["dataset", "model"],
+        "informative": ["dataset"],
+    }
     coords = {"model": list(rankings.models), "dataset": list(ranks.index)}
     return from_dict(groups, coords=coords, dims=dims, attrs=attrs)
 
@@ -162,22 +199,41 @@ def plackett_luce(
     oriented = scores if higher_is_better else -_numeric(scores)
     rankings = rankings_from_scores(_numeric(oriented), tie_tol=float(tie_tol))
     seed = seed_from(random_state)
-    raw = _sample(rankings, concentration, backend, seed=seed, chains=int(chains),
-                  draws=int(draws), tune=int(tune), target_accept=float(target_accept),
-                  progressbar=progressbar)
+    raw = _sample(
+        rankings,
+        concentration,
+        backend,
+        seed=seed,
+        chains=int(chains),
+        draws=int(draws),
+        tune=int(tune),
+        target_accept=float(target_accept),
+        progressbar=progressbar,
+    )
     rs = int(random_state) if isinstance(random_state, (int, np.integer)) else None
-    settings = dict(metric=metric, sampler=backend, random_state=rs,
-                    concentration=float(concentration), all_tied=rankings.all_tied,
-                    tied=rankings.tied)
-    attrs = {"bayescomp_result": "PlackettLuceResult", "metric": metric, "sampler": backend,
-             "random_state": rs, "concentration": float(concentration),
-             "higher_is_better": int(bool(higher_is_better))}
+    settings = dict(
+        metric=metric,
+        sampler=backend,
+        random_state=rs,
+        concentration=float(concentration),
+        all_tied=rankings.all_tied,
+        tied=rankings.tied,
+    )
+    attrs = {
+        "bayescomp_result": "PlackettLuceResult",
+        "metric": metric,
+        "sampler": backend,
+        "random_state": rs,
+        "concentration": float(concentration),
+        "higher_is_better": int(bool(higher_is_better)),
+    }
     res = PlackettLuceResult(idata=_to_idata(raw, rankings, attrs), **settings)
     if not res.converged:
         warnings.warn(
             f"Plackett–Luce model did not converge ({res.convergence_problems}); no model is "
             "named best and no pair is resolved — increase draws/tune or target_accept",
-            ConvergenceWarning, stacklevel=2,
+            ConvergenceWarning,
+            stacklevel=2,
         )
     return res
 
