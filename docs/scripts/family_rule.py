@@ -11,7 +11,7 @@ standard errors).
 
 # %%
 # Operating characteristics against the number of challengers
-# ----------------------------------------------------------
+# -----------------------------------------------------------
 import sys
 
 import matplotlib.pyplot as plt
