@@ -18,14 +18,16 @@ import bayescomp as bc
 from bayescomp.core.exceptions import ZeroVarianceWarning
 
 
-def _table(vals: np.ndarray, n_train: int = 90, n_test: int = 10) -> bc.Scores:
+def _table(
+    vals: np.ndarray, n_train: int = 90, n_test: int = 10, metric: str = "accuracy"
+) -> bc.Scores:
     k, n = vals.shape
     return bc.Scores.from_frame(
         pd.DataFrame(
             {
                 "model": np.repeat([f"m{i:04d}" for i in range(k)], n),
                 "split": np.tile(np.arange(n), k),
-                "accuracy": vals.ravel(),
+                metric: vals.ravel(),
                 "n_train": n_train,
                 "n_test": n_test,
             }
@@ -84,8 +86,10 @@ def test_many_models_agree_with_the_pairwise_test():
 def test_extreme_scales_give_the_same_probabilities(scale):
     rng = np.random.default_rng(1)
     vals = rng.normal(0.8, 0.02, (6, 20))
-    ref = bc.rank(_table(vals), "accuracy", rope=0.004)
-    r = bc.rank(_table(vals * scale), "accuracy", rope=0.004 * scale)
+    ref = bc.rank(_table(vals, metric="score"), "score", rope=0.004, higher_is_better=True)
+    r = bc.rank(
+        _table(vals * scale, metric="score"), "score", rope=0.004 * scale, higher_is_better=True
+    )
     for kind in ("p_better", "p_left", "p_rope", "p_right"):
         np.testing.assert_allclose(
             getattr(r, kind).to_numpy(), getattr(ref, kind).to_numpy(), atol=1e-9

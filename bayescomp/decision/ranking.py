@@ -347,14 +347,16 @@ def _all_pairs(
         ii, jj = np.nonzero(upper & ~safe)
         if ii.size:
             exact.append((ii + i0, jj))
-        mu = mean[i0:i1, None] - mean[None, :]
-        scale = np.sqrt(np.where(safe, var, 1.0)) * factor
+        si, sj = np.nonzero(safe)  # only the pairs computed here, each once
+        mu = mean[si + i0] - mean[sj]
+        scale = np.sqrt(var[si, sj]) * factor
         left = special.stdtr(df, (-rope - mu) / scale)
         right = special.stdtr(df, (mu - rope) / scale)
         better = special.stdtr(df, mu / scale)
-        worse = np.where(better <= 0.5, 1.0 - better, special.stdtr(df, -mu / scale))
+        worse = 1.0 - better  # exact enough below one half; the tail itself above it
+        upper = better > 0.5
+        worse[upper] = special.stdtr(df, -mu[upper] / scale[upper])
         equiv = np.clip(1.0 - left - right, 0.0, 1.0)
-        si, sj = np.nonzero(safe)
         gi = si + i0
         for kind, there, back in (
             ("p_left", left, right),
@@ -363,8 +365,8 @@ def _all_pairs(
             ("p_better", better, worse),
             ("expected_gain", mu, -mu),
         ):
-            mats[kind][gi, sj] = there[si, sj]
-            mats[kind][sj, gi] = back[si, sj]
+            mats[kind][gi, sj] = there
+            mats[kind][sj, gi] = back
     if exact:
         ii = np.concatenate([e[0] for e in exact])
         jj = np.concatenate([e[1] for e in exact])
