@@ -106,6 +106,7 @@ _EXPORTS: dict[str, str] = {
     "DegenerateBootstrapWarning": "bayescomp.core.exceptions",
     "BLBCenterWarning": "bayescomp.core.exceptions",
     "PrecisionAboveOneWarning": "bayescomp.core.exceptions",
+    "FamilyRuleWarning": "bayescomp.core.exceptions",
     "ModelFileError": "bayescomp.core.exceptions",
     "FitError": "bayescomp.core.exceptions",
     "MissingExtraError": "bayescomp.core.exceptions",

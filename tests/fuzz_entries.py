@@ -436,6 +436,11 @@ def _entries() -> dict[str, Entry]:
                 "order": (["bogus"], [R]),
                 "scores": ([None, 5], [R, R]),
             },
+            # the family rule's selective p and corrected gain exist for the winner only
+            # (NaN elsewhere by design): every other number must be finite
+            numbers=lambda sel: _numbers(
+                sel.steps.drop(columns=["p_selective", "corrected_gain"], errors="ignore")
+            ),
         ),
         "rank": Entry(
             lambda kw: bc.rank(**kw),

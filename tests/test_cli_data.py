@@ -85,19 +85,18 @@ def bc(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedPr
     )
 
 
-SELECT = (
+SELECT_BASE = (
     "select",
     "models/",
     "--baseline",
     "prior",
     "--rope",
     "0.01",
-    "--n-splits",
-    "3",
     "--n-repeats",
     "1",
     "--quiet",
 )
+SELECT = (*SELECT_BASE, "--n-splits", "3")  # a repeated single-valued flag is an error
 
 
 def test_select_on_own_table_groups_store_and_identity(work):
@@ -236,7 +235,7 @@ def test_time_design_from_the_shell(work):
     rec = json.loads(r.stdout)
     assert rec["method"] == "time_ordered" and rec["n"] == 6 and -1 < rec["phi"] < 1
     r = bc(
-        *SELECT,
+        *SELECT_BASE,
         "--data",
         "customers.parquet",
         "--target",
@@ -354,8 +353,7 @@ def test_bad_input_one_line_exit_2(bad_dir, case):
         "models/",
         "--rope",
         "0.01",
-        "--n-splits",
-        "3",
+        *(() if "--n-splits" in args else ("--n-splits", "3")),
         "--n-repeats",
         "1",
         "--quiet",

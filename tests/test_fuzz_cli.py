@@ -17,8 +17,6 @@ from fuzz_cases import CORRUPTIONS, Case, cases, cli_argv, csv_bytes, run_cli, t
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bayescomp.core.text import FORMULA_PREFIXES
-
 # flags of the CSV commands and values to try on them (valid, invalid, hostile)
 FLAG_VALUES = st.sampled_from(
     [
@@ -99,7 +97,9 @@ def test_generated_argument_vectors_end_with_a_result_or_one_clear_line(
         assert "Traceback" not in err and len(err.splitlines()) == 1
 
 
-def test_save_scores_writes_no_formula(tmp_path):
+def test_save_scores_writes_names_exactly(tmp_path):
+    """--save-scores is the interchange CSV: names are written exactly, formula-like ones
+    too (issue 17: formula protection is for the spreadsheet-facing exports only)."""
     case = Case(
         models=["base", "=cmd|'/C calc'!A0", "+1+1", "-2", "@SUM(1)", "\tx"],
         n=6,
@@ -127,11 +127,12 @@ def test_save_scores_writes_no_formula(tmp_path):
         False,
     )
     assert outcome == "ok", err
-    cells = pd.read_csv(saved, dtype=str, keep_default_na=False)["model"]
-    assert not cells.str[:1].isin(FORMULA_PREFIXES).any()
     import bayescomp as bc
 
-    assert bc.Scores.read_csv(saved).models == case.models
+    read = bc.Scores.read_csv(src).models  # the names exactly as the input file holds them
+    cells = pd.read_csv(saved, dtype=str, keep_default_na=False)["model"]
+    assert sorted(set(cells)) == sorted(read)
+    assert bc.Scores.read_csv(saved).models == read
 
 
 def test_curves_explain_their_nan_columns(tmp_path):

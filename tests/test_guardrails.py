@@ -230,7 +230,10 @@ def test_utility_against_hand_computation():
 
 
 def test_select_with_guardrails(scores):
-    plain = bc.select(scores=scores, baseline="a", metric="roc_auc", rope=0.01)
+    # the per-step rule: guardrails decide each step (the family rule promotes one winner)
+    plain = bc.select(
+        scores=scores, baseline="a", metric="roc_auc", rope=0.01, rule="champion_challenger"
+    )
     from bayescomp.decision.walk import SCORE_COLUMNS, STEP_COLUMNS
 
     # without guardrails: the plain steps table (with the two mean-score columns), no extras
@@ -242,6 +245,7 @@ def test_select_with_guardrails(scores):
         metric="roc_auc",
         rope=0.01,
         guardrails={"neg_log_loss": 0.02, "fit_time": 0.6},
+        rule="champion_challenger",
     )
     # c improves roc_auc further but loses 0.1 log loss: its guardrail is broken
     assert sel.steps["decision"].tolist() == ["promote", "reject"]

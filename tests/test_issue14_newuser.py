@@ -125,7 +125,7 @@ def test_one_rope_rule_for_compare_and_select(tmp_path, capsys):
                 "--rope",
                 "0.01",
             ],
-            ["path does not exist", "check the spelling"],
+            ["no such file or folder", "models_misspelled"],
         ),
         (
             [

@@ -53,7 +53,7 @@ def test_require_names_the_extra_and_the_purpose():
 
 def test_hierarchical_model_without_pymc_names_the_extra():
     proc = _run_without(
-        ("pymc",),
+        ("pymc", "nutpie"),  # the fast sampler runs without PyMC; without both, nothing can
         """
 import numpy as np, bayescomp as bc
 rng = np.random.default_rng(0)
@@ -92,7 +92,7 @@ def test_cli_across_datasets_without_pymc_is_a_one_line_error(tmp_path):
         }
     ).to_csv(csv, index=False)
     proc = _run_without(
-        ("pymc",),
+        ("pymc", "nutpie"),  # the fast sampler runs without PyMC; without both, nothing can
         f"""
 from bayescomp.cli.main import main
 sys.exit(main(["compare", {str(csv)!r}, "--baseline", "x", "--candidate", "y",

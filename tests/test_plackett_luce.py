@@ -342,7 +342,8 @@ def test_rank_with_plackett_luce_from_a_scores_table(simulated):
     rows = []
     for ds, scores in table.iterrows():  # 3 splits per dataset around the dataset's score
         for m, v in scores.items():
-            rows += [(ds, m, s, -v + 0.01 * (s - 1)) for s in range(3)]
+            # a loss (positive, lower is better) that orders the models as the table does
+            rows += [(ds, m, s, 1000.0 - v + 0.01 * (s - 1)) for s in range(3)]
     frame = pd.DataFrame(rows, columns=["dataset", "model", "split", "rmse"])  # lower is better
     scores = bc.Scores.from_frame(frame, test_fraction=0.1)
     r = bc.rank(scores, "rmse", method="plackett_luce", random_state=1, **FAST)

@@ -80,6 +80,7 @@ def test_compare_registry_lists_every_method():
         "signed_rank",
         "sign",
         "multivariate",
+        "holdout",
     )
     assert ACROSS_DATASETS == ("hierarchical", "signed_rank", "sign")
     assert not REGISTRY["ttest"].across_datasets

@@ -63,7 +63,7 @@ class PrecisionAboveOneWarning(BayescompWarning):
     """Estimated precision@k above 1: the labeled data do not represent the class."""
 
 
-class FamilyRuleWarning(UserWarning):
+class FamilyRuleWarning(BayescompWarning):
     """``rule="family"`` could not be applied (several datasets): decided per step."""
 
 
