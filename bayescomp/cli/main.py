@@ -181,7 +181,8 @@ def missing_inputs(args: argparse.Namespace) -> list[str]:
     for name in INPUT_ARGUMENTS:
         value = getattr(args, name, None)
         paths += [value] if isinstance(value, str) else list(value or [])
-    return [p for p in paths if p != "-" and not os.path.exists(p)]
+    # "-" is standard input; "models:/NAME@alias" a model in the MLflow registry
+    return [p for p in paths if p != "-" and not p.startswith("models:/") and not os.path.exists(p)]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
