@@ -158,8 +158,14 @@ def _kill_workers(client, proc: subprocess.Popen, store: Path, kills: int, seed:
             pids = _worker_pids(client)
         except (TimeoutError, OSError):
             continue
+        if not pids:  # between a worker's death and its restart: try again
+            time.sleep(0.1)
+            continue
         time.sleep(rng.uniform(0.0, DELAY))  # a random point in a fit
-        os.kill(rng.choice(pids), signal.SIGKILL)
+        try:
+            os.kill(rng.choice(pids), signal.SIGKILL)
+        except ProcessLookupError:  # it died meanwhile (e.g. the nanny restarted it)
+            continue
         done += 1
     return done
 
