@@ -557,6 +557,12 @@ def test_retry_removes_divergences_of_a_failing_first_setting(tmp_path):
     Run on the PyMC model (``sampler="nutpie"``): the seeded outcome is this sampler's.
     """
     pytest.importorskip("nutpie")
+    pymc = pytest.importorskip("pymc")
+    if int(pymc.__version__.split(".")[0]) >= 6:
+        pytest.skip(
+            "the seeded divergent first attempt is PyMC 5's; on PyMC 6 it does not "
+            "diverge (the retry schedule itself is tested deterministically)"
+        )
     data, rhos, _ = _simulate(1)
     res = hierarchical_test(
         data,
