@@ -206,7 +206,6 @@ def rank(
     >>> r.models[0], round(float(r.p_better.loc["b", "a"]), 3)
     ('b', 1.0)
     """
-    import pandas as pd
 
     scores = as_scores(scores)
     metric = scores._check_metric(metric)
@@ -263,15 +262,7 @@ def rank(
                 mats["p_rope"][j, i] = float(res.p_rope)
                 mats["p_right"][j, i] = float(res.p_left)
                 mats["expected_gain"][j, i] = -float(res.expected_gain)
-    frames = {
-        kind: pd.DataFrame(  # the k x k matrices are not copied (k = 10,000: 800 MB each)
-            mats[kind],
-            index=pd.Index(names, name="model"),
-            columns=pd.Index(names, name="versus"),
-            copy=False,
-        )
-        for kind in KINDS
-    }
+    frames = {kind: _matrix(mats[kind], names) for kind in KINDS}
     return Ranking(
         **frames,
         mean=(sign * mean).loc[names].rename(metric),
@@ -279,6 +270,15 @@ def rank(
         rope=rope,
         pairs=pairs if len(scores.datasets) > 1 else None,
     )
+
+
+def _matrix(values: np.ndarray, names: list[str]) -> pd.DataFrame:
+    """A k x k matrix with models as rows and columns, wrapped without a copy (k = 10,000:
+    800 MB each; pandas 3 copies by default)."""
+    import pandas as pd
+
+    index = pd.Index(names, name="model")
+    return pd.DataFrame(values, index=index, columns=index.rename("versus"), copy=False)
 
 
 def _aligned(

@@ -24,25 +24,11 @@ import math
 
 import numba
 import numpy as np
-from numba import types
+
+from bayescomp.posterior.nutpie_signatures import EXPAND_SIG, LOGP_SIG
 
 HEADER = 6
 LOG_2PI = math.log(2.0 * math.pi)
-
-LOGP_SIG = types.int64(
-    types.uint64,
-    types.CPointer(types.double),
-    types.CPointer(types.double),
-    types.CPointer(types.double),
-    types.voidptr,
-)
-EXPAND_SIG = types.int64(
-    types.uint64,
-    types.uint64,
-    types.CPointer(types.double),
-    types.CPointer(types.double),
-    types.voidptr,
-)
 
 
 @numba.njit(cache=True)

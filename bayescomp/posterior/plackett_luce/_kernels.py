@@ -21,24 +21,10 @@ import math
 
 import numba
 import numpy as np
-from numba import types
+
+from bayescomp.posterior.nutpie_signatures import EXPAND_SIG, LOGP_SIG
 
 HEADER = 5
-
-LOGP_SIG = types.int64(
-    types.uint64,
-    types.CPointer(types.double),
-    types.CPointer(types.double),
-    types.CPointer(types.double),
-    types.voidptr,
-)
-EXPAND_SIG = types.int64(
-    types.uint64,
-    types.uint64,
-    types.CPointer(types.double),
-    types.CPointer(types.double),
-    types.voidptr,
-)
 
 
 @numba.njit(cache=True)
