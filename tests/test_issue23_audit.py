@@ -684,3 +684,61 @@ def test_hierarchical_probabilities_carry_their_monte_carlo_standard_error():
         rope=0.01,
     )
     assert slow.mcse()["p_right"] > 2 * se["p_right"]
+
+
+# ------------------------------------------------------- item 19: one alias table for --metric
+def test_rmse_alias_is_the_positive_loss_in_fits_and_on_the_command_line(
+    tmp_path, monkeypatch, capsys
+):
+    import json
+
+    from sklearn.datasets import load_diabetes
+    from sklearn.linear_model import LinearRegression, Ridge
+    from sklearn.model_selection import cross_validate
+
+    import bayescomp as bc
+    from bayescomp.splits.repeats import default_cv
+
+    X, y = load_diabetes(return_X_y=True)
+    cv = default_cv(y, n_splits=3, n_repeats=1, random_state=0)
+    models = {"reg": Ridge(), "reg2": LinearRegression()}
+    table = bc.cross_validate_paired(models, X, y, cv=cv, scoring="rmse", progress=False)
+    # independent: scikit-learn's negated scorer, sign flipped back
+    for name, est in models.items():
+        ref = -cross_validate(est, X, y, cv=cv, scoring="neg_root_mean_squared_error")[
+            "test_score"
+        ]
+        f = table.to_frame()
+        got = f[f["model"] == name].sort_values("split")["rmse"]
+        np.testing.assert_allclose(got, ref, rtol=1e-12)
+    (tmp_path / "reg.py").write_text("from sklearn.linear_model import Ridge\nmodel = Ridge()\n")
+    (tmp_path / "reg2.py").write_text(
+        "from sklearn.linear_model import LinearRegression\nmodel = LinearRegression()\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    for command in ("select", "compare"):
+        out = _cli_here(
+            capsys,
+            command, "reg.py", "reg2.py", "--dataset", "diabetes", "--metric", "rmse",
+            "--rope", "1", "--n-splits", "3", "--n-repeats", "1", "--quiet", "--json",
+            *(("--baseline", "reg") if command == "select" else ()),
+        )  # fmt: skip
+        assert out.returncode == 0, out.stderr
+        rec = json.loads(out.stdout)
+        row = rec["steps"][0] if command == "select" else rec
+        base = row["champion_score"] if command == "select" else row["baseline_score"]
+        ref = cross_validate(Ridge(), X, y, cv=cv, scoring="neg_root_mean_squared_error")
+        assert base == pytest.approx(-ref["test_score"].mean(), rel=1e-12)
+        assert rec["metric"] == "rmse"
+
+
+def _cli_here(capsys, *args):
+    """The command line in this process (no interpreter start-up): exit code, stdout, stderr."""
+    from types import SimpleNamespace
+
+    from bayescomp.cli.main import main
+
+    capsys.readouterr()
+    rc = main([str(a) for a in args])
+    out = capsys.readouterr()
+    return SimpleNamespace(returncode=rc, stdout=out.out, stderr=out.err)

@@ -116,6 +116,27 @@ METRIC_ALIASES: dict[str, str] = {
 }
 
 
+#: a plain loss name and the scikit-learn scorer that reports it negated: a fit scored on
+#: the plain name records the positive loss (lower is better), as ``interval`` reports it
+LOSS_SCORERS: dict[str, str] = {
+    "rmse": "neg_root_mean_squared_error",
+    "root_mean_squared_error": "neg_root_mean_squared_error",
+    "mse": "neg_mean_squared_error",
+    "mean_squared_error": "neg_mean_squared_error",
+    "mae": "neg_mean_absolute_error",
+    "mean_absolute_error": "neg_mean_absolute_error",
+    "median_absolute_error": "neg_median_absolute_error",
+    "max_error": "neg_max_error",
+    "mape": "neg_mean_absolute_percentage_error",
+    "mean_absolute_percentage_error": "neg_mean_absolute_percentage_error",
+    "msle": "neg_mean_squared_log_error",
+    "mean_squared_log_error": "neg_mean_squared_log_error",
+    "log_loss": "neg_log_loss",
+    "brier_score_loss": "neg_brier_score",
+    "brier": "neg_brier_score",
+}
+
+
 def canonical_metric(name: str) -> str:
     """The canonical name of a metric: ``"auc"`` -> ``"roc_auc"`` (see ``METRIC_ALIASES``);
     any other name is returned unchanged (stripped).

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from bayescomp.core.checks import check_n_jobs, check_samples
 from bayescomp.core.exceptions import FitFailedWarning, WorkersLostError
-from bayescomp.core.orientation import canonical_metric
+from bayescomp.core.orientation import LOSS_SCORERS, canonical_metric
 from bayescomp.scores.engine import FitTask, Progress, multimetric, run_fits
 from bayescomp.scores.estimators import estimator_params, is_self_tuning, tuned_params
 from bayescomp.scores.table import Scores
@@ -29,6 +29,9 @@ def resolve_scorers(scoring: Any, estimator: Any = None) -> dict[str, Callable]:
     from sklearn.metrics import check_scoring, get_scorer, get_scorer_names
 
     def one(spec: Any) -> Callable:
+        if isinstance(spec, str) and canonical_metric(spec).lower() in LOSS_SCORERS:
+            # "rmse": the positive loss, lower is better (the one alias table of interval)
+            return PositiveLoss(get_scorer(LOSS_SCORERS[canonical_metric(spec).lower()]))
         if isinstance(spec, str):
             try:
                 return get_scorer(canonical_metric(spec))
@@ -66,6 +69,21 @@ def resolve_scorers(scoring: Any, estimator: Any = None) -> dict[str, Callable]:
             raise ValueError(f"scoring list must be non-empty and without repeats: {names}")
         return {canonical_metric(str(n)) if isinstance(n, str) else str(n): one(n) for n in names}
     raise ValueError(f"cannot interpret scoring={scoring!r}")
+
+
+class PositiveLoss:
+    """A scikit-learn loss scorer (``neg_root_mean_squared_error``) turned back into the
+    loss itself (``rmse``, lower is better): ``PositiveLoss(scorer)(est, X, y)`` is
+    ``-scorer(est, X, y)``."""
+
+    def __init__(self, negated: Callable) -> None:
+        self.negated = negated
+
+    def __call__(self, estimator: Any, X: Any, y: Any) -> float:
+        return -float(self.negated(estimator, X, y))
+
+    def __repr__(self) -> str:
+        return f"PositiveLoss({self.negated!r})"
 
 
 def _check_scorer_key(key: str) -> None:
