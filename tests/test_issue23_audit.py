@@ -705,9 +705,7 @@ def test_rmse_alias_is_the_positive_loss_in_fits_and_on_the_command_line(
     table = bc.cross_validate_paired(models, X, y, cv=cv, scoring="rmse", progress=False)
     # independent: scikit-learn's negated scorer, sign flipped back
     for name, est in models.items():
-        ref = -cross_validate(est, X, y, cv=cv, scoring="neg_root_mean_squared_error")[
-            "test_score"
-        ]
+        ref = -cross_validate(est, X, y, cv=cv, scoring="neg_root_mean_squared_error")["test_score"]
         f = table.to_frame()
         got = f[f["model"] == name].sort_values("split")["rmse"]
         np.testing.assert_allclose(got, ref, rtol=1e-12)
