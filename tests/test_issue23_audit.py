@@ -740,3 +740,57 @@ def _cli_here(capsys, *args):
     rc = main([str(a) for a in args])
     out = capsys.readouterr()
     return SimpleNamespace(returncode=rc, stdout=out.out, stderr=out.err)
+
+
+# ----------------------------------------- silent acceptances: text features, NaN labels
+def _text_features():
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=60), "colour": rng.choice(["red", "blue"], 60)})
+    return X, rng.integers(0, 2, 60)
+
+
+def test_text_features_given_to_a_numeric_model_name_the_column():
+    from sklearn.naive_bayes import GaussianNB
+    from sklearn.tree import DecisionTreeClassifier
+
+    import bayescomp as bc
+    from bayescomp.core.exceptions import FitError
+
+    X, y = _text_features()
+    hint = r"feature column 'colour' holds text this model cannot take: encode it inside"
+    models = {"nb": GaussianNB(), "tree": DecisionTreeClassifier(random_state=0)}
+    kw = dict(baseline="nb", rope=0.01, metric="accuracy", n_splits=3, n_repeats=1)
+    with pytest.raises(FitError, match=hint + r".*--drop colour"):
+        bc.select_models(models, X, y, progress=False, **kw)
+    with pytest.raises(ValueError, match=r"model 'nb' failed on split 0: .*" + hint):
+        bc.cross_validate_paired(
+            {"nb": GaussianNB()}, X, y, cv=3, scoring="accuracy", error_score="raise"
+        )
+    # the same data, numeric: the models fit (the hint is about the text column only)
+    ok = bc.select_models(models, X[["a"]], y, progress=False, **kw)
+    assert ok.steps["decision"].notna().all()
+
+
+@pytest.mark.parametrize("missing", [float("nan"), None])
+def test_threshold_curves_refuse_missing_labels(missing):
+    import pandas as pd
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import KFold
+
+    import bayescomp as bc
+
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 100).astype(object)
+    s = rng.random(100)
+    y[3] = missing
+    msg = r"y_true has 1 missing label \(NaN/None\), first at row 3; drop those rows"
+    with pytest.raises(ValueError, match="repetition 0: " + msg):
+        bc.threshold_curves(predictions=[(y, s)], thresholds=[0.5])
+    f = pd.DataFrame({"repetition": 0, "y_true": y, "y_score": s})
+    with pytest.raises(ValueError, match=msg):
+        bc.threshold_curves(predictions=f, thresholds=[0.5])
+    X = rng.normal(size=(100, 2))
+    with pytest.raises(ValueError, match=r"^y has 1 missing label"):
+        bc.threshold_curves(LogisticRegression(), X, y, cv=KFold(3))

@@ -11,7 +11,6 @@ k-fold.
 from __future__ import annotations
 
 import argparse
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -151,24 +150,11 @@ def _design(table: Any, args: argparse.Namespace) -> Any:
 
 def name_the_column(message: str, X: Any) -> str:
     """A model's own error, with the feature column it is about when the error quotes a
-    value of exactly one column (``could not convert string to float: 'red'``)."""
-    if not hasattr(X, "columns"):
-        return message
-    found: list[str] = []
-    for value in dict.fromkeys(re.findall(r"'([^']{1,80})'", message)):
-        for col in X.columns:
-            s = X[col]
-            text = s.dtype.kind in "OSUb" or str(s.dtype) in ("category", "string", "str")
-            if text and (s.astype(str) == value).any():
-                found.append(str(col))
-        if found:
-            break
-    if len(found) == 1:
-        return (
-            f"{message} (feature column {found[0]!r}: encode it in the model file, e.g. "
-            "a ColumnTransformer with OneHotEncoder, or --drop it)"
-        )
-    return message
+    value of exactly one text column (``could not convert string to float: 'red'``):
+    :func:`bayescomp.scores.features.name_text_column`."""
+    from bayescomp.scores.features import name_text_column
+
+    return name_text_column(message, X)
 
 
 def add_guardrail_flag(p: argparse.ArgumentParser) -> None:

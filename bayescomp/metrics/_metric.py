@@ -281,6 +281,29 @@ def resolve_metric(
     return MetricSpec(key, func, kind, direction, positive)
 
 
+def check_no_missing_labels(y_true: Any, where: str = "y_true") -> None:
+    """Raise a ValueError when ``y_true`` holds a missing label (NaN, None, NaT): it would
+    silently count as a negative.
+
+    Examples
+    --------
+    >>> check_no_missing_labels([0, 1, float("nan")], "repetition 0: y_true")
+    Traceback (most recent call last):
+    ...
+    ValueError: repetition 0: y_true has 1 missing label (NaN/None), first at row 2; drop those rows or fill in their labels (a missing label is neither class)
+    """
+    import pandas as pd
+
+    missing = np.flatnonzero(pd.isna(np.asarray(y_true, dtype=object).ravel()))
+    if missing.size:
+        s = "" if missing.size == 1 else "s"
+        raise ValueError(
+            f"{where} has {missing.size} missing label{s} (NaN/None), first at row "
+            f"{missing[0]}; drop those rows or fill in their labels (a missing label is "
+            "neither class)"
+        )
+
+
 def check_pos_label(
     y_true: Any, pos_label: Any, *, flag: str | None = None, single_class_ok: bool = False
 ) -> None:

@@ -456,9 +456,12 @@ def threshold_curves(
         return _spark_curves(
             predictions, thresholds, metrics, pos_label, (lo_q, hi_q), dict(columns or {})
         )
+    from bayescomp.metrics._metric import check_no_missing_labels, check_pos_label
+
     if estimator is not None:
         if X is None or y is None or cv is None:
             raise ValueError("fitting an estimator needs X, y and cv")
+        check_no_missing_labels(y, "y")
         pairs, proba = _oof_predictions(
             estimator, X, y, cv, groups, pos_label, response_method, n_jobs
         )
@@ -475,12 +478,11 @@ def threshold_curves(
             )
         if t.size == 0:
             raise ValueError(f"repetition {i} has no test rows")
+        check_no_missing_labels(t, f"repetition {i}: y_true")
         if not np.all(np.isfinite(s)):
             raise ValueError(
                 f"repetition {i}: y_score contains NaN or inf; fix the model or drop those rows"
             )
-    from bayescomp.metrics._metric import check_pos_label
-
     check_pos_label(np.concatenate([np.asarray(t).ravel() for t, _ in pairs]), pos_label)
     thr = _check_thresholds(thresholds, proba)
     values = np.stack(

@@ -86,6 +86,11 @@ class PositiveLoss:
         return f"PositiveLoss({self.negated!r})"
 
 
+def _failure(exc: BaseException) -> str:
+    """The failure of a model as the fit engine marked it (model, split, column hint)."""
+    return str(exc.__dict__.get("bayescomp_model_failure", exc))
+
+
 def _check_scorer_key(key: str) -> None:
     """A scorer's values are always higher-is-better (scikit-learn negates losses), so a
     column named after a loss ("mse") would hold negated values that every comparison would
@@ -298,9 +303,9 @@ def cross_validate_paired(
         raise
     except (ValueError, TypeError) as exc:  # the estimator refused the data: say so, and how
         raise (ValueError if isinstance(exc, ValueError) else TypeError)(
-            f"a model could not be fitted or scored on these data: {exc}. Check that X and y "
-            "suit every model (e.g. numeric features, or a pipeline that encodes them), or pass "
-            "error_score=np.nan to record the failed splits and go on"
+            f"a model could not be fitted or scored on these data: {_failure(exc)}. Check "
+            "that X and y suit every model (e.g. numeric features, or a pipeline that encodes "
+            "them), or pass error_score=np.nan to record the failed splits and go on"
         ) from exc
     finally:
         if bar is not progress:

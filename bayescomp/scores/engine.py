@@ -125,6 +125,18 @@ def _failed(
     }
 
 
+def _explained(exc: BaseException, X: Any) -> str:
+    """``"Type: message"`` of a failed fit, naming the text feature column a numeric model
+    could not take (also added to the exception as a note, for ``error_score="raise"``)."""
+    from bayescomp.scores.features import name_text_column
+
+    plain = f"{type(exc).__name__}: {exc}"
+    error = name_text_column(plain, X)
+    if error != plain:
+        exc.add_note(error[len(plain) + 2 : -1])  # the hint without its parentheses
+    return error
+
+
 def _fit_and_score(
     estimator: Any,
     X: Any,
@@ -147,11 +159,10 @@ def _fit_and_score(
     try:
         est.fit(X_tr, y_tr) if y is not None else est.fit(X_tr)
     except Exception as exc:
+        error = _explained(exc, X)
         if raise_:
             raise
-        return _failed(
-            scorers, error_score, time.perf_counter() - t0, 0.0, f"{type(exc).__name__}: {exc}"
-        )
+        return _failed(scorers, error_score, time.perf_counter() - t0, 0.0, error)
     fit_time = time.perf_counter() - t0
     t0 = time.perf_counter()
     scores: dict[str, float] = {}
@@ -257,8 +268,9 @@ def _run_task(task: FitTask, single_thread: bool) -> tuple[Hashable, dict[str, A
         # user's model failing, naming it, not as an internal error
         key = task.key if isinstance(task.key, tuple) else (task.key,)
         where = f" on split {key[-1]}" if len(key) > 1 else ""
+        notes = "".join(f" ({n})" for n in getattr(exc, "__notes__", ()))
         exc.bayescomp_model_failure = (  # type: ignore[attr-defined]
-            f"model {key[0]!r} failed{where}: {type(exc).__name__}: {exc}"
+            f"model {key[0]!r} failed{where}: {type(exc).__name__}: {exc}{notes}"
         )
         raise
 
