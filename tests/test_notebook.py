@@ -109,3 +109,50 @@ def test_progress_bar_shows_in_the_kernel_and_not_when_disabled(executed):
     else:
         assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in shown)
     assert bar_outputs(executed.cells[5]) == []
+
+
+NO_WIDGETS = [
+    # a kernel without ipywidgets (as after `pip install bayescomp` alone): importing it fails
+    "import sys\nsys.modules['ipywidgets'] = None\nimport warnings\n"
+    "warnings.simplefilter('always')\nimport bayescomp as bc",
+    CELLS[4],
+    "import tqdm.notebook\nprint('IProgress', tqdm.notebook.IProgress)",
+]
+
+
+@pytest.fixture(scope="module")
+def without_widgets(tmp_path_factory):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(c) for c in NO_WIDGETS]
+    client = nbclient.NotebookClient(
+        nb,
+        timeout=240,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(tmp_path_factory.mktemp("nb"))}},
+    )
+    client.execute()
+    return nb
+
+
+def test_text_progress_bar_without_ipywidgets_and_no_warning(without_widgets):
+    cells = without_widgets.cells
+    assert "IProgress None" in "".join(o.get("text", "") for o in cells[2].outputs)
+    outputs = cells[1].outputs
+    stderr = "".join(o["text"] for o in outputs if o.get("name") == "stderr")
+    # the text bar went over the 12 fits (2 models x 3 folds x 2 repeats), on stderr
+    assert re.search(r"select: 100%\S* 12/12 \[", stderr), stderr
+    assert "Warning" not in stderr and "IProgress not found" not in stderr
+    assert not any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in outputs)
+
+
+def test_scores_table_displays_its_means():
+    namespace: dict = {}
+    exec(SETUP, namespace)  # the notebook's own setup cell, run here
+    html = namespace["scores"]._repr_html_()
+    rng = np.random.default_rng(0)
+    a = rng.normal(0.80, 0.02, 20)
+    b = a + 0.012 + rng.normal(0, 0.01, 20)
+    assert "<h3>Scores</h3>" in html and "1 dataset(s) × 2 model(s), 40 rows" in html
+    assert f'<td class="num">{a.mean():.4f}</td>' in html  # independent: numpy's mean
+    assert f'<td class="num">{b.mean():.4f}</td>' in html
+    assert "&lt;script&gt;" in html and "<script" not in html

@@ -80,3 +80,24 @@ def selection_html(sel: Any) -> str:
     """The notebook card of a :class:`~bayescomp.studies.selection.Selection`."""
     steps = [dict(r) for r in sel.steps.to_dict("records")]
     return render("selection_card.html.j2", sel=sel, steps=steps, plot=_plot(sel))
+
+
+def scores_html(scores: Any) -> str:
+    """The notebook card of a :class:`~bayescomp.scores.table.Scores` table: its size and
+    the mean of every metric per dataset and model (with the number of splits)."""
+    f = scores.to_frame()
+    g = f.groupby(["dataset", "model"], sort=False)
+    means = g[scores.metrics].mean().join(g.size().rename("splits")).reset_index()
+    rows = [{str(k): v for k, v in jsonable(r).items()} for r in means.to_dict("records")]
+    n_ds, n_m = len(scores.datasets), len(scores.models)
+    return render(
+        "card.html.j2",
+        title="Scores",
+        subtitle=f"{n_ds} dataset(s) × {n_m} model(s), {len(f)} rows; each metric is the mean over the splits",
+        outcome=None,
+        reason=None,
+        rows=rows,
+        columns=["dataset", "model", "splits", *map(str, scores.metrics)],
+        fmt=dict.fromkeys(map(str, scores.metrics), ".4f"),
+        plot=None,
+    )

@@ -379,25 +379,37 @@ def run_fits(
 
 # --------------------------------------------------------------------------- progress
 def in_notebook() -> bool:
-    """True inside a Jupyter kernel, by tqdm's own detection (``tqdm.auto`` picks its
-    notebook bar there); False without IPython loaded (checked first: no import cost)."""
-    if "IPython" not in sys.modules:
+    """True inside a Jupyter kernel (IPython's ZMQ shell, as tqdm detects it), with or
+    without ipywidgets; False without IPython loaded (checked first: no import cost)."""
+    if "IPython" not in sys.modules or "ipykernel.zmqshell" not in sys.modules:
         return False
-    from tqdm.auto import tqdm as auto
-    from tqdm.notebook import tqdm as notebook
+    shell = sys.modules["IPython"].get_ipython()
+    return shell is not None and "zmq" in type(shell).__name__.lower()
 
-    return issubclass(auto, notebook)
+
+def _notebook_bar(kw: dict[str, Any]) -> Any:
+    """tqdm's widget bar when ipywidgets is installed, else None (without the warning
+    ``tqdm.auto`` gives there)."""
+    from tqdm import notebook
+
+    if notebook.IProgress is None:  # no ipywidgets: the caller draws the text bar
+        return None
+    try:
+        return notebook.tqdm(**kw)
+    except ImportError:  # ipywidgets too old for tqdm's widget
+        return None
 
 
 class Progress:
-    """One progress bar over fits (``tqdm.auto``), silent unless enabled and the output is
-    interactive: stderr a terminal, or a Jupyter kernel (a widget there, or text on
-    stderr without ipywidgets).  Its total grows as work is planned (:meth:`grow`)."""
+    """One progress bar over fits, silent unless enabled and the output is interactive:
+    stderr a terminal (tqdm's text bar), or a Jupyter kernel (tqdm's widget bar, or the
+    text bar on stderr when ipywidgets is not installed, without a warning).  Its total
+    grows as work is planned (:meth:`grow`)."""
 
     def __init__(self, enabled: bool, desc: str):
         self.bar = None
         if enabled and (sys.stderr.isatty() or in_notebook()):
-            from tqdm.auto import tqdm
+            from tqdm.std import tqdm as text_tqdm
 
             # redraw on every finished fit (a fit costs far more than a redraw), so the
             # current model/split is always what the bar shows.  smoothing=0: the rate is
@@ -407,12 +419,11 @@ class Progress:
             kw = dict(
                 total=0, desc=desc, unit="fit", leave=False, mininterval=0, miniters=1, smoothing=0
             )
-            try:
-                self.bar = tqdm(**kw)
-            except ImportError:  # notebook without ipywidgets: the text bar on stderr, kept
-                from tqdm.std import tqdm as text_tqdm
-
-                self.bar = text_tqdm(file=sys.stderr, **{**kw, "leave": True})
+            if in_notebook():
+                self.bar = _notebook_bar(kw)
+                kw["leave"] = True  # the text bar in a notebook output stays, as the widget
+            if self.bar is None:
+                self.bar = text_tqdm(file=sys.stderr, **kw)
 
     def grow(self, n: int) -> None:
         if self.bar is not None:

@@ -338,6 +338,12 @@ class Scores:
     def __len__(self) -> int:
         return len(self._frame)
 
+    def _repr_html_(self) -> str:
+        """Rich display in Jupyter: the size of the table and each model's mean score."""
+        from bayescomp.report.notebook import scores_html
+
+        return scores_html(self)
+
     def __repr__(self) -> str:
         return (
             f"Scores({len(self.datasets)} dataset(s), {len(self.models)} model(s) "
@@ -400,10 +406,7 @@ class Scores:
         )
 
     def select(
-        self,
-        *,
-        models: list[str] | None = None,
-        datasets: list[str] | None = None,
+        self, *, models: list[str] | None = None, datasets: list[str] | None = None
     ) -> Scores:
         """Deprecated name of :meth:`subset` (``select`` is the champion/challenger walk)."""
         from bayescomp.core.deprecation import warn_renamed
@@ -412,10 +415,7 @@ class Scores:
         return self.subset(models=models, datasets=datasets)
 
     def subset(
-        self,
-        *,
-        models: list[str] | None = None,
-        datasets: list[str] | None = None,
+        self, *, models: list[str] | None = None, datasets: list[str] | None = None
     ) -> Scores:
         """A sub-table with only the given models and/or datasets."""
         f = self._frame
