@@ -91,8 +91,8 @@ _EXPORTS: dict[str, str] = {
     "rank": "bayescomp.decision.ranking",
     "Ranking": "bayescomp.decision.ranking",
     "ResultStore": "bayescomp.studies.store",
-    "MemoryStore": "bayescomp.studies.store",
-    "SqliteTracker": "bayescomp.studies.store",
+    "MemoryStore": "bayescomp.studies.memory_store",
+    "SqliteTracker": "bayescomp.studies.tracker",
     "DesignChangedError": "bayescomp.core.exceptions",
     # every warning (one base class, BayescompWarning) and error
     "BayescompWarning": "bayescomp.core.exceptions",

@@ -159,7 +159,9 @@ class FitStore(Protocol):
     ``write_fit`` as soon as each fit finishes (in the process that called).  A split
     record is ``{"split", "block", "repeat", "fold", "train", "test", "seed"}``; a fit
     result is ``{"scores": {metric: float}, "fit_time", "score_time", "error": str |
-    None, "best_params": dict | None}``.  :class:`~bayescomp.studies.store.ResultStore`
+    None, "best_params": dict | None}``, and ``"predictions": {"kind": str, "y_true":
+    array, "y_score": array}`` when the fit kept its out-of-fold predictions (e.g.
+    :func:`bayescomp.threshold_curves`): ``load_fits`` returns them with the fit.  :class:`~bayescomp.studies.store.ResultStore`
     (SQLite) is the package's backend; a dict-backed one is a page of code
     (``docs/selection.md``).
     """

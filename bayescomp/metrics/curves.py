@@ -25,6 +25,8 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     from matplotlib.axes import Axes
 
+    from bayescomp.core.protocols import FitStore
+
 CURVE_METRICS = (
     "precision",
     "recall",
@@ -281,69 +283,6 @@ def _check_thresholds(thresholds: Any, proba: bool) -> np.ndarray:
     return np.unique(np.round(thr, 12))
 
 
-def _oof_predictions(
-    estimator: Any,
-    X: Any,
-    y: Any,
-    cv: Any,
-    groups: Any,
-    pos_label: Any,
-    response_method: str,
-    n_jobs: int | None,
-) -> tuple[list[tuple[np.ndarray, np.ndarray]], bool]:
-    from functools import partial
-
-    from sklearn.model_selection import check_cv
-    from sklearn.utils import indexable
-
-    from bayescomp.scores.engine import FitTask, run_fits
-
-    X, y, groups = indexable(X, y, groups)
-    y = np.asarray(y)
-    cv = check_cv(cv, y, classifier=True)
-    if response_method == "auto":
-        response_method = (
-            "predict_proba" if hasattr(estimator, "predict_proba") else ("decision_function")
-        )
-    if response_method not in ("predict_proba", "decision_function"):
-        raise ValueError(
-            f"response_method must be 'auto', 'predict_proba' or 'decision_function'; got "
-            f"{response_method!r}"
-        )
-    predict = partial(_positive_scores, pos_label=pos_label, response_method=response_method)
-    preds: dict[int, Any] = {}
-    run_fits(
-        (
-            FitTask(k, estimator, X, y, tr, te, {}, predict=predict)
-            for k, (tr, te) in enumerate(cv.split(X, y, groups))
-        ),
-        lambda k, res: preds.__setitem__(k, res["predictions"]),
-        n_jobs=n_jobs,
-    )
-    return [preds[k] for k in sorted(preds)], response_method == "predict_proba"
-
-
-def _positive_scores(
-    est: Any, X_test: Any, y_test: Any, *, pos_label: Any, response_method: str
-) -> tuple[np.ndarray, np.ndarray]:
-    """``(y_test, score of the positive class)`` of a fitted classifier on one test fold."""
-    if response_method == "predict_proba":
-        classes = list(est.classes_)
-        if pos_label not in classes:
-            raise ValueError(
-                f"pos_label={pos_label!r} is not among the classes {classes} of a training "
-                "split; use a stratified splitter"
-            )
-        s = est.predict_proba(X_test)[:, classes.index(pos_label)]
-    else:
-        s = est.decision_function(X_test)
-        if np.ndim(s) != 1:
-            raise ValueError("decision_function must give one score per row (binary task)")
-        if list(est.classes_).index(pos_label) == 0:
-            s = -s
-    return np.asarray(y_test), np.asarray(s, dtype=float)
-
-
 def _from_predictions(predictions: Any) -> list[tuple[np.ndarray, np.ndarray]]:
     if hasattr(predictions, "columns"):
         need = {"repetition", "y_true", "y_score"}
@@ -381,6 +320,9 @@ def threshold_curves(
     quantiles: tuple[float, float] = (0.05, 0.95),
     n_jobs: int | None = None,
     columns: dict[str, Any] | None = None,
+    cache: FitStore | None = None,
+    dataset: str = "data",
+    model: str = "model",
 ) -> ThresholdCurves:
     """Evaluate precision, recall, FPR... at the same fixed thresholds in every repetition.
 
@@ -420,6 +362,15 @@ def threshold_curves(
         Column names of a Spark DataFrame ``predictions``: ``{"label": ..., "score": ...,
         "repetition": ...}`` (defaults ``y_true``, ``y_score``, ``repetition``; without a
         repetition column the whole frame is one repetition).
+    cache : FitStore, optional
+        Where every fit is kept with its out-of-fold scores (e.g.
+        :class:`bayescomp.ResultStore`): a rerun, or a run killed half way and started
+        again, reads the stored fits instead of refitting them (as
+        :func:`bayescomp.cross_validate_paired` does).  A change of ``pos_label`` or
+        ``response_method`` fits again; other splits, data or parameters are refused.
+    dataset, model : str, default "data", "model"
+        The names of the data and of ``estimator`` in ``cache`` (one store can hold
+        several: give each estimator its own ``model`` name).
 
     Returns
     -------
@@ -459,11 +410,13 @@ def threshold_curves(
     from bayescomp.metrics._metric import check_no_missing_labels, check_pos_label
 
     if estimator is not None:
+        from bayescomp.metrics.oof import oof_positive_scores
+
         if X is None or y is None or cv is None:
             raise ValueError("fitting an estimator needs X, y and cv")
         check_no_missing_labels(y, "y")
-        pairs, proba = _oof_predictions(
-            estimator, X, y, cv, groups, pos_label, response_method, n_jobs
+        pairs, proba = oof_positive_scores(
+            estimator, X, y, cv, groups, pos_label, response_method, n_jobs, cache, (dataset, model)
         )
     else:
         pairs = _from_predictions(predictions)

@@ -5,13 +5,15 @@ from __future__ import annotations
 import numbers
 import warnings
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from bayescomp.core.checks import check_n_jobs, check_samples
 from bayescomp.core.exceptions import FitFailedWarning, WorkersLostError
 from bayescomp.core.orientation import LOSS_SCORERS, canonical_metric
 from bayescomp.scores.engine import FitTask, Progress, multimetric, run_fits
-from bayescomp.scores.estimators import estimator_params, is_self_tuning, tuned_params
+from bayescomp.scores.estimators import tuned_params
+from bayescomp.scores.fit_cache import check_cache, load_cached, recorder, split_records
 from bayescomp.scores.table import Scores
 from bayescomp.splits.design import SplitDesign, materialise_splits
 
@@ -220,11 +222,135 @@ def cross_validate_paired(
     >>> s.models, len(s), s.rho()
     (['nb', 'lda'], 20, 0.2)
     """
+    fits = fit_paired(
+        models,
+        X,
+        y,
+        cv=cv,
+        scoring=scoring,
+        groups=groups,
+        n_jobs=n_jobs,
+        progress=progress,
+        error_score=error_score,
+        dataset=dataset,
+        cache=cache,
+        extra_repeats=extra_repeats,
+        retries=retries,
+        worker_timeout=worker_timeout,
+    )
+    out = _to_scores(
+        fits.tasks,
+        [fits.results[t] for t in fits.tasks],
+        fits.splits,
+        dataset,
+        fits.design,
+        blocks=extra_repeats > 0,
+    )
+    out.attrs.update(fits_performed=len(fits.tasks) - fits.loaded, fits_loaded=fits.loaded)
+    out.fits_retried = fits.retried
+    return out
+
+
+@dataclass(frozen=True)
+class PairedFits:
+    """What :func:`fit_paired` computed (or read from its cache): one result per
+    ``(model, split)`` task, in ``tasks`` order, and the splits they were fitted on."""
+
+    tasks: list[tuple[str, int]]
+    results: dict[tuple[str, int], dict[str, Any]]
+    splits: list[dict[str, Any]]
+    design: SplitDesign
+    loaded: int
+    retried: int
+
+
+def fit_paired(
+    models: Mapping[str, Any],
+    X: Any,
+    y: Any = None,
+    *,
+    cv: Any,
+    scoring: Any = None,
+    groups: Any = None,
+    n_jobs: int | None = None,
+    progress: bool | Progress = True,
+    error_score: Any = "raise",
+    dataset: str = "data",
+    cache: FitStore | None = None,
+    extra_repeats: int = 0,
+    retries: int | None = None,
+    worker_timeout: float | None = None,
+    predict: tuple[str, Callable[[Any, Any, Any], Any]] | None = None,
+) -> PairedFits:
+    """The fits of :func:`cross_validate_paired`, before they become a table.
+
+    Takes the arguments of :func:`cross_validate_paired`, and ``predict``: ``(kind,
+    predict(fitted_estimator, X_test, y_test) -> (y_true, y_score))``, the out-of-fold
+    predictions to keep with every fit (e.g. :func:`bayescomp.threshold_curves`'s scores of
+    the positive class).  They are written to ``cache`` with the fit, as ``{"kind",
+    "y_true", "y_score"}``, and a stored fit is reused only when it holds predictions of
+    the same ``kind`` (a name that changes whenever the predictions would).
+    """
     from sklearn.base import is_classifier, is_regressor
     from sklearn.utils import indexable
 
     models = check_models(models)
     n_jobs = check_n_jobs(n_jobs)
+    _check_fit_arguments(error_score, extra_repeats)
+    check_samples(
+        X, y, groups, need_y=any(is_classifier(m) or is_regressor(m) for m in models.values())
+    )
+    X, y, groups = indexable(X, y, groups)
+    classifier = all(is_classifier(m) for m in models.values())
+    design = materialise_splits(cv, X, y, groups, classifier=classifier)
+    splits, prints = split_records(cv, design, X, y, groups, int(extra_repeats))
+    scorers = {name: resolve_scorers(scoring, est) for name, est in models.items()}
+    multi = {name: multimetric(scorers[name], est) for name, est in models.items()}
+    tasks = [(name, k) for name in models for k in range(len(splits))]
+    results: dict[Any, dict[str, Any]] = {}
+    params = (
+        check_cache(cache, dataset, models, scorers, (X, y), cv, splits, prints, design.n_samples)
+        if cache is not None
+        else {}
+    )
+    bar = progress if isinstance(progress, Progress) else Progress(bool(progress), "paired CV")
+    kind = predict[0] if predict is not None else None
+    loaded = (
+        load_cached(cache, dataset, scorers, len(splits), results, bar, kind)
+        if cache is not None
+        else 0
+    )
+
+    finished = recorder(results, cache, dataset, splits, params, kind)
+
+    todo = [
+        FitTask(
+            t,
+            models[t[0]],
+            X,
+            y,
+            splits[t[1]]["train"],
+            splits[t[1]]["test"],
+            scorers[t[0]],
+            error_score,
+            multi[t[0]],
+            inspect=tuned_params,
+            predict=predict[1] if predict is not None else None,
+        )
+        for t in tasks
+        if t not in results
+    ]
+    try:
+        retried = _run(
+            todo, finished, results, n_jobs, bar, cache is not None, retries, worker_timeout
+        )
+    finally:
+        if bar is not progress:
+            bar.close()
+    return PairedFits(tasks, results, splits, design, loaded, retried)
+
+
+def _check_fit_arguments(error_score: Any, extra_repeats: Any) -> None:
     if not (isinstance(error_score, str) and error_score == "raise") and not isinstance(
         error_score, numbers.Number
     ):
@@ -235,65 +361,26 @@ def cross_validate_paired(
         or extra_repeats < 0
     ):
         raise ValueError(f"extra_repeats must be an integer >= 0, got {extra_repeats!r}")
-    check_samples(
-        X, y, groups, need_y=any(is_classifier(m) or is_regressor(m) for m in models.values())
-    )
-    X, y, groups = indexable(X, y, groups)
-    classifier = all(is_classifier(m) for m in models.values())
-    design = materialise_splits(cv, X, y, groups, classifier=classifier)
-    splits, prints = _split_records(cv, design, X, y, groups, int(extra_repeats))
-    scorers = {name: resolve_scorers(scoring, est) for name, est in models.items()}
-    multi = {name: multimetric(scorers[name], est) for name, est in models.items()}
-    tasks = [(name, k) for name in models for k in range(len(splits))]
-    results: dict[Any, dict[str, Any]] = {}
-    params = (
-        _check_cache(cache, dataset, models, scorers, (X, y), cv, splits, prints, design.n_samples)
-        if cache is not None
-        else {}
-    )
-    bar = progress if isinstance(progress, Progress) else Progress(bool(progress), "paired CV")
-    loaded = (
-        _load_cached(cache, dataset, scorers, len(splits), results, bar) if cache is not None else 0
-    )
 
-    def finished(key: tuple[str, int], res: dict[str, Any]) -> None:
-        res["best_params"] = res.pop("info")
-        res.pop("predictions", None)
-        results[key] = res
-        if cache is not None:
-            name, k = key
-            cache.write_fit(
-                dataset=dataset,
-                model=name,
-                split=k,
-                seed=splits[k]["seed"],
-                result=res,
-                params_hash=params[name][1],
-                params=params[name][0],
-            )
 
+def _run(
+    tasks: list[FitTask],
+    finished: Callable[[Any, dict[str, Any]], None],
+    results: dict[Any, dict[str, Any]],
+    n_jobs: int | None,
+    bar: Progress,
+    single_thread: bool,
+    retries: int | None,
+    worker_timeout: float | None,
+) -> int:
+    """Run the fits not read from the cache; return how many were sent again."""
     try:
         report = run_fits(
-            (
-                FitTask(
-                    t,
-                    models[t[0]],
-                    X,
-                    y,
-                    splits[t[1]]["train"],
-                    splits[t[1]]["test"],
-                    scorers[t[0]],
-                    error_score,
-                    multi[t[0]],
-                    inspect=tuned_params,
-                )
-                for t in tasks
-                if t not in results
-            ),
+            tasks,
             finished,
             n_jobs=n_jobs,
             progress=bar,
-            single_thread=cache is not None,
+            single_thread=single_thread,
             describe=lambda key: f"{key[0]} split {key[1]}",
             retries=retries,
             worker_timeout=worker_timeout,
@@ -307,111 +394,7 @@ def cross_validate_paired(
             "that X and y suit every model (e.g. numeric features, or a pipeline that encodes "
             "them), or pass error_score=np.nan to record the failed splits and go on"
         ) from exc
-    finally:
-        if bar is not progress:
-            bar.close()
-    out = _to_scores(
-        tasks, [results[t] for t in tasks], splits, dataset, design, blocks=extra_repeats > 0
-    )
-    out.attrs.update(fits_performed=len(tasks) - loaded, fits_loaded=loaded)
-    out.fits_retried = report.retried
-    return out
-
-
-def _split_records(
-    cv: Any, design: SplitDesign, X: Any, y: Any, groups: Any, extra_repeats: int
-) -> tuple[list[dict[str, Any]], list[str]]:
-    """Every split of the design and of its ``extra_repeats`` seeded repetitions (numbered
-    on from the design's), and the fingerprint of each block."""
-    import numpy as np
-
-    from bayescomp.splits.repeats import block_cv
-
-    seed = getattr(cv, "random_state", None)
-    blocks = [(design, int(seed) if isinstance(seed, int | np.integer) else None)]
-    for b in range(1, extra_repeats + 1):
-        cv_b, seed_b = block_cv(cv, b)
-        blocks.append((materialise_splits(cv_b, X, y, groups), seed_b))
-    out: list[dict[str, Any]] = []
-    offset = 0
-    for b, (d, s) in enumerate(blocks):
-        for k, (train, test) in enumerate(d.splits):
-            out.append(
-                {
-                    "split": len(out),
-                    "block": b,
-                    "seed": s,
-                    "train": train,
-                    "test": test,
-                    "repeat": int(d.repeat[k]) + offset,
-                    "fold": int(d.fold[k]),
-                }
-            )
-        offset = 1 + max(r["repeat"] for r in out)
-    return out, [d.fingerprint() for d, _ in blocks]
-
-
-def _check_cache(
-    cache: FitStore,
-    dataset: str,
-    models: Mapping[str, Any],
-    scorers: Mapping[str, Mapping[str, Any]],
-    data: tuple[Any, Any],
-    cv: Any,
-    splits: list[dict[str, Any]],
-    prints: list[str],
-    n_samples: int,
-) -> dict[str, tuple[str, str]]:
-    """Check that the cache holds this design, data and models (record them when new)
-    before any fit; return each model's ``(params, params_hash)``."""
-    from bayescomp.scores.tabular import data_hash
-    from bayescomp.splits.repeats import cv_text
-
-    names = list(next(iter(scorers.values())))
-    base = [s for s in splits if s["block"] == 0]
-    cache.check_design(
-        dataset,
-        fingerprint=prints[0],
-        data_hash=data_hash(*data),
-        n_samples=int(n_samples),
-        n_splits=len(base),
-        metric=names[0],
-        scoring=names,
-        cv=cv_text(cv),
-        seed=base[0]["seed"],
-        splits=base,
-    )
-    for b in range(1, len(prints)):
-        block = [s for s in splits if s["block"] == b]
-        cache.check_block(dataset, b, fingerprint=prints[b], seed=block[0]["seed"], splits=block)
-    params = {name: estimator_params(est) for name, est in models.items()}
-    for name, est in models.items():
-        cache.check_model(
-            name, params_hash=params[name][1], params=params[name][0], nested=is_self_tuning(est)
-        )
-    return params
-
-
-def _load_cached(
-    cache: FitStore,
-    dataset: str,
-    scorers: Mapping[str, Mapping[str, Any]],
-    n_splits: int,
-    results: dict[Any, dict[str, Any]],
-    bar: Progress,
-) -> int:
-    """Take the stored fits that have a score for every scorer this call asks of their model
-    (one that lacks a metric is fitted again); return how many."""
-    found = {}
-    for name in scorers:
-        for k, res in cache.load_fits(dataset, name).items():
-            if int(k) < n_splits and set(scorers[name]) <= set(res["scores"]):
-                found[(name, int(k))] = {"error": None, "best_params": None, **res}
-    bar.grow(len(found))
-    for key, res in found.items():
-        results[key] = res
-        bar.skip(f"{key[0]} split {key[1]} (stored)")
-    return len(found)
+    return report.retried
 
 
 def _to_scores(

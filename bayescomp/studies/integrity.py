@@ -60,6 +60,17 @@ def fit_checksum(
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def predictions_checksum(
+    dataset: str, model: str, split: int, kind: str, y_true: str, y_score: str
+) -> str:
+    """SHA-256 of a fit's stored out-of-fold predictions (their JSON text as stored).
+
+    Apart from the fit's own checksum, so that a version that does not know predictions
+    still verifies the fits of a store that has them."""
+    text = json.dumps([dataset, model, int(split), kind, y_true, y_score])
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 class StoreLock:
     """An exclusive ``flock`` on ``<store>.lock``, held by the run that fits.
 

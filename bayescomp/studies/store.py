@@ -12,22 +12,8 @@ results.  It is not tied to one metric: every fit keeps the scores of every
 scorer it was scored with (long format, table ``scores``), so a later run that
 decides on another of those metrics reads them instead of refitting; a fit
 that lacks a metric the run needs is fitted again (``designs.metric`` and
-``designs.scoring`` record what the first run used).  The schema (see ``docs/selection.md``) is plain SQL
-that any tool can read::
-
-    meta(key, value)                                   -- schema version, creation time
-    designs(dataset, fingerprint, data_hash, n_samples, n_splits, metric,
-            scoring, cv, seed, created_at)             -- one row per dataset
-    blocks(dataset, block, fingerprint, seed, first_split, n_splits)
-                                                       -- block 0 = the design, 1.. = extra repetitions
-    splits(dataset, split, block, repeat, fold, n_train, n_test, train_idx, test_idx)
-    models(model, params_hash, params, description, path, nested)
-    fits(fit_id, run_id, dataset, model, split, seed, fit_time, score_time, error,
-         params_hash, params, best_params, versions, host, pid, finished_at)
-    scores(fit_id, dataset, model, split, metric, value) -- long format, one row per scorer
-    runs(run_id, started_at, finished_at, config, champion, status)
-    steps(run_id, step, champion, challenger, p_better, p_left, p_rope, p_right, risk,
-          expected_gain, decision, reason, fits, n_splits, extra_repeats)
+``designs.scoring`` record what the first run used).  The tables are
+plain SQL that any tool can read (:mod:`bayescomp.studies.store_schema`).
 """
 
 from __future__ import annotations
@@ -36,74 +22,28 @@ import json
 import os
 import socket
 import sqlite3
-import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bayescomp.core.exceptions import DesignChangedError
 from bayescomp.core.jsonable import jsonable
 from bayescomp.scores.estimators import no_effect
-from bayescomp.studies.integrity import StoreError, StoreLock, check_usable, fit_checksum
+from bayescomp.studies.integrity import (
+    StoreError,
+    StoreLock,
+    fit_checksum,
+    predictions_checksum,
+)
+from bayescomp.studies.store_schema import (
+    Transaction,
+    connect,
+    package_versions,
+    utc_now,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
-
-SCHEMA_VERSION = 1
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS designs (
-    dataset TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, data_hash TEXT NOT NULL,
-    n_samples INTEGER NOT NULL, n_splits INTEGER NOT NULL, metric TEXT NOT NULL,
-    scoring TEXT NOT NULL, cv TEXT NOT NULL, seed INTEGER, created_at TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS blocks (
-    dataset TEXT NOT NULL, block INTEGER NOT NULL, fingerprint TEXT NOT NULL, seed INTEGER,
-    first_split INTEGER NOT NULL, n_splits INTEGER NOT NULL, PRIMARY KEY (dataset, block));
-CREATE TABLE IF NOT EXISTS splits (
-    dataset TEXT NOT NULL, split INTEGER NOT NULL, block INTEGER NOT NULL,
-    repeat INTEGER NOT NULL, fold INTEGER NOT NULL, n_train INTEGER NOT NULL,
-    n_test INTEGER NOT NULL, train_idx TEXT NOT NULL, test_idx TEXT NOT NULL,
-    PRIMARY KEY (dataset, split));
-CREATE TABLE IF NOT EXISTS models (
-    model TEXT PRIMARY KEY, params_hash TEXT NOT NULL, params TEXT NOT NULL,
-    description TEXT, path TEXT, nested INTEGER NOT NULL DEFAULT 0);
-CREATE TABLE IF NOT EXISTS fits (
-    fit_id INTEGER PRIMARY KEY AUTOINCREMENT, run_id INTEGER, dataset TEXT NOT NULL,
-    model TEXT NOT NULL, split INTEGER NOT NULL, seed INTEGER, fit_time REAL, score_time REAL,
-    error TEXT, params_hash TEXT NOT NULL, params TEXT NOT NULL, best_params TEXT,
-    versions TEXT NOT NULL, host TEXT, pid INTEGER, finished_at TEXT NOT NULL,
-    UNIQUE (dataset, model, split));
-CREATE TABLE IF NOT EXISTS scores (
-    fit_id INTEGER NOT NULL REFERENCES fits(fit_id) ON DELETE CASCADE,
-    dataset TEXT NOT NULL, model TEXT NOT NULL, split INTEGER NOT NULL,
-    metric TEXT NOT NULL, value REAL, PRIMARY KEY (dataset, model, split, metric));
-CREATE TABLE IF NOT EXISTS runs (
-    run_id INTEGER PRIMARY KEY AUTOINCREMENT, started_at TEXT NOT NULL, finished_at TEXT,
-    config TEXT NOT NULL, champion TEXT, status TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS steps (
-    run_id INTEGER NOT NULL REFERENCES runs(run_id), step INTEGER NOT NULL,
-    champion TEXT NOT NULL, challenger TEXT NOT NULL, p_better REAL, p_left REAL, p_rope REAL,
-    p_right REAL, risk REAL, expected_gain REAL, decision TEXT NOT NULL, reason TEXT,
-    fits INTEGER, n_splits INTEGER, extra_repeats INTEGER, PRIMARY KEY (run_id, step));
-"""
-
-
-def _now() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-
-
-def package_versions() -> dict[str, str]:
-    """Versions of Python and of the libraries that determine a fit's result."""
-    import platform
-
-    out = {"python": platform.python_version()}
-    for mod in ("bayescomp", "numpy", "scipy", "sklearn", "pandas", "joblib"):
-        try:
-            out[mod] = __import__(mod).__version__
-        except Exception:  # pragma: no cover - a missing optional package
-            continue
-    return out
 
 
 class ResultStore:
@@ -125,41 +65,17 @@ class ResultStore:
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self._con = sqlite3.connect(str(self.path), timeout=60, isolation_level=None)
-            self._con.execute("PRAGMA journal_mode=WAL")
-        except sqlite3.DatabaseError as exc:
-            raise ValueError(
-                f"{self.path} is not a usable SQLite store ({exc}); pass a new --store path"
-            ) from None
-        check_usable(self._con, self.path)
+        self._con = connect(self.path)
         self._lock = StoreLock(self.path)
-        self._con.execute("PRAGMA synchronous=NORMAL")
-        self._con.execute("PRAGMA foreign_keys=ON")
-        self._con.executescript(_SCHEMA)
-        if "checksum" not in {r[1] for r in self._con.execute("PRAGMA table_info(fits)")}:
-            # stores written before checksums: their fits load unverified, new ones are
-            # written with one (the schema stays readable by those versions)
-            self._con.execute("ALTER TABLE fits ADD COLUMN checksum TEXT")
-        row = self._con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-        if row is None:
-            with self._tx():
-                self._con.execute(
-                    "INSERT INTO meta VALUES ('schema_version', ?), ('created_at', ?)",
-                    (str(SCHEMA_VERSION), _now()),
-                )
-        elif int(row[0]) != SCHEMA_VERSION:
-            raise DesignChangedError(
-                f"{self.path} uses store schema {row[0]}, this bayescomp writes schema "
-                f"{SCHEMA_VERSION}; use a new store file"
-            )
         self._versions = json.dumps(package_versions(), sort_keys=True)
-        self.run_id: int | None = None  # the run a SqliteTracker opened, written on each fit
+        self.run_id: int | None = None  # the run a tracker opened, written on each fit
         self._host = socket.gethostname()
 
     # ---------------------------------------------------------------- plumbing
-    def _tx(self) -> _Transaction:
-        return _Transaction(self._con)
+    def transaction(self) -> Transaction:
+        """``with store.transaction() as con:`` runs statements in one ``BEGIN IMMEDIATE``
+        transaction (rolled back on error); the tracker writes its tables through it."""
+        return Transaction(self._con)
 
     def close(self) -> None:
         self._lock.release()
@@ -224,7 +140,7 @@ class ResultStore:
                     "--n-repeats/--seed (or cv=), or a new --store file"
                 )
             return True
-        with self._tx():
+        with self.transaction():
             self._con.execute(
                 "INSERT INTO designs VALUES (?,?,?,?,?,?,?,?,?,?)",
                 (
@@ -237,7 +153,7 @@ class ResultStore:
                     scoring_json,
                     cv,
                     seed,
-                    _now(),
+                    utc_now(),
                 ),
             )
             self._insert_block(dataset, 0, fingerprint, seed, splits)
@@ -291,7 +207,7 @@ class ResultStore:
                     f"one in {self.path}; the design or its seed changed — use a new store file"
                 )
             return
-        with self._tx():
+        with self.transaction():
             self._insert_block(dataset, block, fingerprint, seed, splits)
 
     # ------------------------------------------------------------------ models
@@ -316,7 +232,7 @@ class ResultStore:
                     k for k in set(old) | set(new) if old.get(k) != new.get(k) and not no_effect(k)
                 )
                 if not diff:  # only n_jobs/verbose differ (or a store of an earlier version)
-                    with self._tx():
+                    with self.transaction():
                         self._con.execute(
                             "UPDATE models SET params_hash=?, params=? WHERE model=?",
                             (params_hash, params, model),
@@ -327,7 +243,7 @@ class ResultStore:
                     f"(parameters {diff[:5]} differ); rename the model or use a new store file"
                 )
             return
-        with self._tx():
+        with self.transaction():
             self._con.execute(
                 "INSERT INTO models VALUES (?,?,?,?,?,?)",
                 (model, params_hash, params, description, path, int(nested)),
@@ -359,6 +275,7 @@ class ResultStore:
             (dataset, model),
         ):
             out[int(split)]["scores"][metric] = float("nan") if value is None else float(value)
+        self._load_predictions(dataset, model, out)
         for split, (ph, cs) in sums.items():
             if cs is not None and cs != fit_checksum(
                 dataset, model, split, ph, None, out[split]["scores"]
@@ -371,6 +288,46 @@ class ResultStore:
                     "aside"
                 )
         return out
+
+    def _load_predictions(self, dataset: str, model: str, fits: dict[int, dict[str, Any]]) -> None:
+        """Add the stored out-of-fold predictions to ``fits`` (by split), each checked."""
+        import numpy as np
+
+        rows = self._con.execute(
+            "SELECT f.split, p.fit_id, p.kind, p.y_true, p.y_score, p.checksum FROM predictions "
+            "p JOIN fits f USING (fit_id) WHERE f.dataset=? AND f.model=? AND f.error IS NULL",
+            (dataset, model),
+        )
+        for split, fit_id, kind, y_true, y_score, cs in rows:
+            if cs != predictions_checksum(dataset, model, split, kind, y_true, y_score):
+                raise StoreError(
+                    f"the stored predictions of model {model!r} on split {split} of dataset "
+                    f"{dataset!r} in {self.path} do not match their checksum: they were changed "
+                    f"outside bayescomp. Delete that fit (DELETE FROM fits WHERE fit_id={fit_id}) "
+                    "to have it refitted, or move the store aside"
+                )
+            fits[int(split)]["predictions"] = {
+                "kind": kind,
+                "y_true": np.asarray(json.loads(y_true)),
+                "y_score": np.asarray(json.loads(y_score), dtype=float),
+            }
+
+    def _write_predictions(
+        self, fit_id: int, dataset: str, model: str, split: int, predictions: Mapping[str, Any]
+    ) -> None:
+        y_true = json.dumps(jsonable(predictions["y_true"]))
+        y_score = json.dumps(jsonable(predictions["y_score"]))
+        kind = str(predictions["kind"])
+        self._con.execute(
+            "INSERT INTO predictions VALUES (?,?,?,?,?)",
+            (
+                fit_id,
+                kind,
+                y_true,
+                y_score,
+                predictions_checksum(dataset, model, split, kind, y_true, y_score),
+            ),
+        )
 
     def write_fit(
         self,
@@ -392,7 +349,7 @@ class ResultStore:
         """
         run_id = self.run_id if run_id is None else run_id
         best = result.get("best_params")
-        with self._tx():
+        with self.transaction():
             self._con.execute(
                 "DELETE FROM fits WHERE dataset=? AND model=? AND split=?",
                 (dataset, model, int(split)),
@@ -416,7 +373,7 @@ class ResultStore:
                     self._versions,
                     self._host,
                     os.getpid(),
-                    _now(),
+                    utc_now(),
                     fit_checksum(
                         dataset, model, split, params_hash, result.get("error"), result["scores"]
                     ),
@@ -430,6 +387,8 @@ class ResultStore:
                     for m, v in result["scores"].items()
                 ],
             )
+            if result.get("predictions") is not None:
+                self._write_predictions(fit_id, dataset, model, int(split), result["predictions"])
         return fit_id
 
     def count_fits(self, *, successful: bool = True) -> int:
@@ -480,163 +439,3 @@ class ResultStore:
             ) from None
         finally:
             con.close()
-
-
-class MemoryStore:
-    """A :class:`~bayescomp.core.protocols.FitStore` in a dict: resumes within a process.
-
-    :func:`bayescomp.select_models` uses one when no ``store=`` is given, so that each fit
-    is computed once even when sequential testing asks for more repetitions; it is also
-    the smallest complete backend (``docs/selection.md``).
-
-    Examples
-    --------
-    >>> st = MemoryStore()
-    >>> st.write_fit(dataset="d", model="m", split=0, seed=0, params_hash="h", params="{}",
-    ...              result={"scores": {"acc": 0.9}, "fit_time": 0.1, "score_time": 0.0,
-    ...                      "error": None, "best_params": None})
-    >>> st.load_fits("d", "m")[0]["scores"]
-    {'acc': 0.9}
-    """
-
-    def __init__(self) -> None:
-        self.designs: dict[tuple[str, int], str] = {}
-        self.models: dict[str, str] = {}
-        self.fits: dict[tuple[str, str, int], dict[str, Any]] = {}
-
-    def _check(self, key: tuple[str, int], fingerprint: str) -> bool:
-        known = key in self.designs
-        if self.designs.setdefault(key, fingerprint) != fingerprint:
-            raise DesignChangedError(
-                f"other splits or data for dataset {key[0]!r} (block "
-                f"{key[1]}) than this store holds; use a new store"
-            )
-        return known
-
-    def check_design(
-        self,
-        dataset: str,
-        *,
-        fingerprint: str,
-        data_hash: str,
-        n_samples: int,
-        n_splits: int,
-        metric: str,
-        scoring: list[str],
-        cv: str,
-        seed: int | None,
-        splits: Sequence[Mapping[str, Any]],
-    ) -> bool:
-        return self._check((dataset, 0), f"{fingerprint}/{data_hash}")
-
-    def check_block(
-        self,
-        dataset: str,
-        block: int,
-        *,
-        fingerprint: str,
-        seed: int | None,
-        splits: Sequence[Mapping[str, Any]],
-    ) -> None:
-        self._check((dataset, block), fingerprint)
-
-    def check_model(
-        self,
-        model: str,
-        *,
-        params_hash: str,
-        params: str,
-        description: str = "",
-        path: str | None = None,
-        nested: bool = False,
-    ) -> None:
-        if self.models.setdefault(model, params_hash) != params_hash:
-            raise DesignChangedError(
-                f"model {model!r} changed since its fits were stored; "
-                "rename the model or use a new store"
-            )
-
-    def load_fits(self, dataset: str, model: str) -> dict[int, dict[str, Any]]:
-        return {
-            k: dict(r)
-            for (d, m, k), r in self.fits.items()
-            if d == dataset and m == model and r["error"] is None
-        }
-
-    def write_fit(
-        self,
-        *,
-        dataset: str,
-        model: str,
-        split: int,
-        seed: int | None,
-        result: Mapping[str, Any],
-        params_hash: str,
-        params: str,
-    ) -> None:
-        self.fits[(dataset, model, int(split))] = {
-            k: result.get(k) for k in ("scores", "fit_time", "score_time", "error", "best_params")
-        }
-
-
-class SqliteTracker:
-    """Records each selection in the ``runs`` and ``steps`` tables of a :class:`ResultStore`.
-
-    A :class:`~bayescomp.core.protocols.SelectionTracker` (beside
-    :class:`~bayescomp.integrations.mlflow.MlflowTracker`): ``on_start`` opens a run (a run
-    left ``running`` by a killed process becomes ``interrupted``) whose id the store writes
-    on every fit, ``on_step`` writes each step as soon as it is decided, ``on_finish`` closes
-    the run with its champion.  :func:`bayescomp.select_models` adds one for ``store=``.
-
-    Examples
-    --------
-    >>> import tempfile, os
-    >>> st = ResultStore(os.path.join(tempfile.mkdtemp(), "s.sqlite"))
-    >>> tr = SqliteTracker(st)
-    >>> tr.on_start("abc", {"rope": 0.01})
-    >>> st.run_id, st.query("SELECT status FROM runs")["status"].tolist()
-    (1, ['running'])
-    >>> st.close()
-    """
-
-    def __init__(self, store: ResultStore):
-        self.store = store
-
-    def on_start(self, identity: str, settings: Mapping[str, Any]) -> None:
-        con = self.store._con
-        with self.store._tx():
-            con.execute("UPDATE runs SET status='interrupted' WHERE status='running'")
-            cur = con.execute(
-                "INSERT INTO runs (started_at, config, status) VALUES (?,?,'running')",
-                (_now(), json.dumps(dict(settings), default=repr, sort_keys=True)),
-            )
-        self.store.run_id = int(cur.lastrowid)
-
-    def on_step(self, step: Mapping[str, Any], result: Any, paired: pd.DataFrame) -> None:
-        from bayescomp.decision.walk import STEP_COLUMNS
-
-        with self.store._tx():
-            self.store._con.execute(
-                f"INSERT OR REPLACE INTO steps VALUES ({','.join('?' * 15)})",
-                (self.store.run_id, *(jsonable(step[c]) for c in STEP_COLUMNS)),
-            )
-
-    def on_finish(self, selection: Any) -> None:
-        with self.store._tx():
-            self.store._con.execute(
-                "UPDATE runs SET finished_at=?, champion=?, status='finished' WHERE run_id=?",
-                (_now(), selection.champion, self.store.run_id),
-            )
-
-
-class _Transaction:
-    """``BEGIN IMMEDIATE`` … ``COMMIT`` (``ROLLBACK`` on error)."""
-
-    def __init__(self, con: sqlite3.Connection):
-        self._con = con
-
-    def __enter__(self) -> None:
-        self._con.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, exc_type: Any, *exc: Any) -> None:
-        self._con.execute("ROLLBACK" if exc_type is not None else "COMMIT")
