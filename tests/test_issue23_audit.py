@@ -794,3 +794,56 @@ def test_threshold_curves_refuse_missing_labels(missing):
     X = rng.normal(size=(100, 2))
     with pytest.raises(ValueError, match=r"^y has 1 missing label"):
         bc.threshold_curves(LogisticRegression(), X, y, cv=KFold(3))
+
+
+# ------------------------------------------------------ item 18: probabilities named by region
+def test_plot_titles_name_the_region_of_every_probability():
+    from pathlib import Path
+
+    from scipy import stats
+
+    import bayescomp as bc
+
+    rng = np.random.default_rng(3)
+    a = rng.normal(0.80, 0.02, 30)
+    b = a + 0.004 + rng.normal(0, 0.01, 30)
+    res = bc.correlated_ttest(a, b, rho=0.1, rope=0.01, baseline_name="lr", candidate_name="forest")
+    d = b - a
+    post = stats.t(29, loc=d.mean(), scale=np.sqrt(d.var(ddof=1) * (1 / 30 + 0.1 / 0.9)))
+    title = res.plot().get_title()
+    # independent: scipy's Student-t, beyond the ROPE and at all are different numbers
+    assert f"P(forest better beyond the ROPE) = {post.sf(0.01):.3f}" in title
+    assert f"P(forest worse beyond the ROPE) = {post.cdf(-0.01):.3f}" in title
+    assert f"P(inside the ROPE) = {post.cdf(0.01) - post.cdf(-0.01):.3f}" in title
+    assert f"P(forest better at all, difference > 0) = {post.sf(0):.3f}" in title
+    assert round(post.sf(0.01), 3) != round(post.sf(0), 3)  # the README's confusion
+    # the hierarchical posterior's title, against its own delta0 draws
+    hier = bc.load(Path(__file__).parent / "data" / "hierarchical_result_v0_1_0.nc")
+    delta0 = np.ravel(hier.idata.posterior["delta0"].values)
+    t = hier.plot().get_title()
+    c, r = hier.candidate_name, hier.rope
+    assert f"P({c} better beyond the ROPE) = {np.mean(delta0 > r):.3f}" in t
+    assert f"P({c} better at all, difference > 0) = {np.mean(delta0 > 0):.3f}" in t
+    zero = bc.correlated_ttest(a, b, rho=0.1, rope=0.0, baseline_name="lr", candidate_name="forest")
+    assert f"P(forest better) = {post.sf(0):.3f} (ROPE 0)" in zero.plot().get_title()
+
+
+# ------------------------------------ item 19: no font or deprecation noise on hierarchical plots
+def test_hierarchical_figures_draw_without_findfont_or_deprecation_lines():
+    import io
+    import warnings
+    from pathlib import Path
+
+    import bayescomp as bc
+
+    res = bc.load(Path(__file__).parent / "data" / "hierarchical_result_v0_1_0.nc")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        figures = res.figures()
+        for fig in figures.values():
+            fig.savefig(io.BytesIO(), format="png")
+    assert [str(w.message)[:80] for w in caught] == []
+    # "findfont: Failed to find font weight semibold": no text asks for a weight the
+    # default font does not have (the font manager logs that once per process)
+    weights = {t.get_fontweight() for fig in figures.values() for ax in fig.axes for t in ax.texts}
+    assert not weights & {"semibold", "demibold", 600}, weights

@@ -12,7 +12,8 @@ imports ArviZ until it is called (``import bayescomp`` stays fast).
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
@@ -161,6 +162,22 @@ def diagnostics_summary(idata: Any, var_names: Sequence[str]) -> Any:
     return az.summary(idata, var_names=list(var_names), kind="diagnostics", round_to="none")
 
 
+@contextmanager
+def legacy_plotting() -> Iterator[None]:
+    """Around ArviZ 0.2x's matplotlib plots: under matplotlib >= 3.11 its backend calls
+    ``normalize_kwargs`` the deprecated way, a ``MatplotlibDeprecationWarning`` per call (39
+    for one result's figures) about ArviZ's code that the user can do nothing about."""
+    import warnings
+
+    from matplotlib import MatplotlibDeprecationWarning
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings(
+            "ignore", "Passing a dict or None as alias_mapping", MatplotlibDeprecationWarning
+        )
+        yield
+
+
 def plot_posterior(
     idata: Any,
     var: str,
@@ -185,7 +202,12 @@ def plot_posterior(
         }
         if rope is not None:
             kwargs["rope"] = rope
-        return az.plot_posterior(idata, var_names=[var], ax=ax, textsize=8, round_to=3, **kwargs)
+        with legacy_plotting():
+            az.plot_posterior(idata, var_names=[var], ax=ax, textsize=8, round_to=3, **kwargs)
+        for text in ax.texts:  # "semibold": DejaVu Sans has none (a findfont log line)
+            if text.get_fontweight() in ("semibold", "demibold", 600):
+                text.set_fontweight("bold")
+        return ax
     from scipy.stats import gaussian_kde
 
     x = np.asarray(idata.posterior[var].values, dtype=float).ravel()
@@ -232,14 +254,15 @@ def plot_trace_ranks(idata: Any, var_names: Sequence[str], figsize: tuple[float,
     if arviz_major() < 1:
         import arviz as az
 
-        return az.plot_trace(
-            idata,
-            var_names=list(var_names),
-            kind="rank_vlines",
-            compact=False,
-            figsize=figsize,
-            backend_kwargs={"layout": "constrained"},
-        )
+        with legacy_plotting():
+            return az.plot_trace(
+                idata,
+                var_names=list(var_names),
+                kind="rank_vlines",
+                compact=False,
+                figsize=figsize,
+                backend_kwargs={"layout": "constrained"},
+            )
     import matplotlib.pyplot as plt
     from scipy.stats import gaussian_kde, rankdata
 

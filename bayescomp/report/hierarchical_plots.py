@@ -8,7 +8,7 @@ import numpy as np
 
 from bayescomp.core.orientation import difference_label
 from bayescomp.report._literal import literal_text
-from bayescomp.report.plots import REGION_COLOURS
+from bayescomp.report.plots import REGION_COLOURS, region_title
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -95,9 +95,9 @@ def plot_simplex(
                 rasterized=True,
             )
     labels = (
-        f"{baseline} better\n(candidate worse)",
+        f"{baseline} better\nbeyond the ROPE",
         "practically\nequivalent (ROPE)",
-        f"{candidate} better",
+        f"{candidate} better\nbeyond the ROPE",
     )
     if probabilities is not None:
         p = [float(v) for v in probabilities]
@@ -182,9 +182,7 @@ def plot_delta0_posterior(res: Any, ax: Axes | None = None) -> Axes:
         rope=(-rope, rope) if rope > 0 else None,
     )
     ax.set_title(
-        f"δ0, the mean difference across {res.n_datasets} datasets\n"
-        f"P({res.candidate_name} worse) = {res.p_left:.3f}   P(equivalent) = {res.p_rope:.3f}"
-        f"   P({res.candidate_name} better) = {res.p_right:.3f}",
+        region_title(res, f"δ0, the mean difference across {res.n_datasets} datasets"),
         fontsize=9,
     )
     unit = res.metric or "score"

@@ -9,7 +9,7 @@ import numpy as np
 
 from bayescomp.core.orientation import difference_label
 from bayescomp.report._literal import literal_text
-from bayescomp.report.plots import REGION_COLOURS
+from bayescomp.report.plots import REGION_COLOURS, region_title
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -68,12 +68,7 @@ def plot_draws_posterior(res: Any, ax: Axes | None = None, level: float = 0.95) 
     )
     ax.set_ylim(0, ymax * 1.3)
     _rope_lines(ax, rope)
-    ax.set_title(
-        f"P({res.candidate_name} worse) = {res.p_left:.3f}    "
-        f"P(equivalent) = {res.p_rope:.3f}    "
-        f"P({res.candidate_name} better) = {res.p_right:.3f}",
-        fontsize=9,
-    )
+    ax.set_title(region_title(res), fontsize=9)
     unit = res.metric or "score"
     ax.set_xlabel(
         f"difference in {unit} ({difference_label(res)}), {res.n_items} items"

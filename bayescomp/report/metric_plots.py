@@ -271,7 +271,7 @@ def plot_learning_curves(
 
 @literal_text
 def plot_learning_difference(lc: Any, ax: Axes | None = None) -> Axes:
-    """Difference candidate − baseline per training size with its band and P(better)."""
+    """Difference candidate − baseline per training size with its band and P(better at all)."""
     ax = _axes(ax)
     s = lc.summary()
     d = s[s["kind"] == "difference"]
@@ -304,5 +304,8 @@ def plot_learning_difference(lc: Any, ax: Axes | None = None) -> Axes:
     ax.set_ylabel(f"difference in {lc.metric}")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
-    ax.set_title("difference with credible band; numbers: P(candidate better)", fontsize=10)
+    ax.set_title(
+        "difference with credible band; numbers: P(candidate better at all, difference > 0)",
+        fontsize=10,
+    )
     return ax

@@ -67,16 +67,37 @@ def plot_t_posterior(res: Any, ax: Axes | None = None, confidence_level: float =
         ax.axvline(-rope, color=REGION_COLOURS[1], ls=":", lw=1)
         ax.axvline(rope, color=REGION_COLOURS[1], ls=":", lw=1)
     ax.axvline(0, color="k", ls="--", lw=0.8)
-    text = (
-        f"P({res.candidate_name} worse) = {res.p_left:.3f}    "
-        f"P(equivalent) = {res.p_rope:.3f}    "
-        f"P({res.candidate_name} better) = {res.p_right:.3f}"
-    )
-    ax.set_title(text, fontsize=9)
+    ax.set_title(region_title(res), fontsize=9)
     ax.set_xlabel(f"difference in {unit} ({label})" + (f", ROPE ±{rope:g}" if rope else ""))
     ax.set_ylabel("posterior density")
     ax.spines[["top", "right"]].set_visible(False)
     return ax
+
+
+def region_title(res: Any, head: str = "") -> str:
+    """The region probabilities of a posterior for a plot title, each named by its region:
+    ``P(b better beyond the ROPE)`` (what ``promote`` reads) is not ``P(b better at all)``
+    (``p_better``), which is given on a line of its own.  With a ROPE of 0 both are the
+    same and one line says so.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as R
+    >>> print(region_title(R(candidate_name="rf", rope=0.01, p_left=0.1, p_rope=0.3,
+    ...                      p_right=0.6, p_better=0.8)))
+    P(rf worse beyond the ROPE) = 0.100   P(inside the ROPE) = 0.300   P(rf better beyond the ROPE) = 0.600
+    P(rf better at all, difference > 0) = 0.800
+    """
+    c = res.candidate_name
+    head = f"{head}\n" if head else ""
+    if float(np.max(np.asarray(res.rope, dtype=float))) == 0:
+        return f"{head}P({c} worse) = {res.p_left:.3f}   P({c} better) = {res.p_right:.3f} (ROPE 0)"
+    return (
+        f"{head}P({c} worse beyond the ROPE) = {res.p_left:.3f}   "
+        f"P(inside the ROPE) = {res.p_rope:.3f}   "
+        f"P({c} better beyond the ROPE) = {res.p_right:.3f}\n"
+        f"P({c} better at all, difference > 0) = {float(res.p_better):.3f}"
+    )
 
 
 @literal_text

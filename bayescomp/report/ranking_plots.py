@@ -153,7 +153,9 @@ def plot_control(
     ax.axvline(0.5, color="k", lw=0.6)
     ax.set_yticks(y, list(p.index))
     ax.set_xlim(0, 1)
-    ax.set_xlabel(f"P(model beats {control})  (dotted: γ = {gamma:g} and 1 − γ)")
+    ax.set_xlabel(
+        f"P(model beats {control}: ranks above it, no ROPE)  (dotted: γ = {gamma:g}, 1 − γ)"
+    )
     ax.set_title(f"every model against the control {control}", fontsize=9)
     ax.spines[["top", "right"]].set_visible(False)
     return ax

@@ -8,7 +8,7 @@ import numpy as np
 
 from bayescomp.core.orientation import difference_label
 from bayescomp.report._literal import literal_text
-from bayescomp.report.plots import REGION_COLOURS
+from bayescomp.report.plots import REGION_COLOURS, region_title
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -56,9 +56,9 @@ def plot_mixture_posterior(
     ax.set_xlabel(f"{difference_label(res)} ({res.metric or 'score'})")
     ax.set_ylabel("posterior density")
     ax.set_title(
-        f"time-ordered windows (n = {res.n}, posterior mean phi = {res.phi_mean:.2f}):"
-        f" P(worse) {res.p_left:.3f}, P(equivalent) {res.p_rope:.3f}, "
-        f"P(better) {res.p_right:.3f}",
+        region_title(
+            res, f"time-ordered windows (n = {res.n}, posterior mean phi = {res.phi_mean:.2f})"
+        ),
         fontsize=9,
     )
     return ax
