@@ -343,7 +343,7 @@ def test_plots_draw_the_posterior_and_the_design_effect():
         None, np.zeros(600), d, metric=None, rope=0.05, cluster=cluster, random_state=0
     )
     ax = res.plot()
-    assert "P(candidate better) =" in ax.get_title()
+    assert "P(candidate better beyond the ROPE) =" in ax.get_title()
     ax2 = res.plot_design_effect()
     assert f"design effect {res.design_effect:.2f}" in ax2.get_title()
     assert "<" in res._repr_html_()
