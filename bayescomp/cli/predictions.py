@@ -170,8 +170,9 @@ def _companions(r: Any) -> str:
             f"{m.only_baseline} only {r.baseline_name})"
         )
     if "delong" in f:
+        kind = "clustered paired DeLong" if r.n_clusters else "paired DeLong"
         parts.append(
-            f"paired DeLong p = {f['delong'].pvalue:.3g}, 95% CI "
+            f"{kind} p = {f['delong'].pvalue:.3g}, 95% CI "
             f"[{f['delong'].low:+.4f}, {f['delong'].high:+.4f}]"
         )
     if "standard_error" in f:

@@ -136,6 +136,7 @@ def decide(
     candidate: str = "candidate",
     trusted: bool = True,
     untrusted_reason: str = "",
+    advice: str = "collect more repetitions",
 ) -> Decision:
     """Apply the promotion rule to three region probabilities.
 
@@ -154,6 +155,9 @@ def decide(
     trusted : bool, default True
         ``False`` forces ``inconclusive`` (e.g. non-converged MCMC), with
         ``untrusted_reason`` as the reason.
+    advice : str, default "collect more repetitions"
+        What to collect when no region reaches ``gamma``, worded for the design: more
+        repetitions of a cross-validation, more items or clusters of a test set.
 
     Examples
     --------
@@ -210,6 +214,6 @@ def decide(
         "inconclusive",
         f"no region reaches {gamma:g} (largest: P({name}) = {pr[best]}); "
         f"expected gain {expected_gain:+.4g} with risk P(worse) = {risk_text} — "
-        "collect more repetitions or accept the uncertainty",
+        f"{advice} or accept the uncertainty",
         **common,
     )

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from bayescomp.core.checks import check_scalar_rope, rng_from
-from bayescomp.core.exceptions import ZeroVarianceWarning
+from bayescomp.core.exceptions import BayescompWarning, ZeroVarianceWarning
 from bayescomp.posterior import holdout_draws as hd
 from bayescomp.posterior.holdout_data import Items, prepare, resolve
 from bayescomp.posterior.holdout_frequentist import cluster_robust_se, delong, mcnemar
@@ -46,13 +46,35 @@ def _mean_draws(
         frequentist["mcnemar"] = mcnemar(counts["only_baseline"], counts["only_candidate"])
         method = "dirichlet_multinomial"
     else:
-        blind = hd.bayesian_bootstrap_mean(d, draws, rng)
+        plain = hd.bayesian_bootstrap_mean(d, draws, rng, small_sample=False)
+        blind = hd.student_scale(plain, float(d.mean()), d.size, rng)
         method = "bayesian_bootstrap"
     extras["frequentist"] = frequentist
     if items.cluster is None:
         return blind, None, method, extras
-    draws_c = hd.cluster_bootstrap_mean(d, items.cluster, draws, rng)
+    plain_c = hd.cluster_bootstrap_mean(d, items.cluster, draws, rng, small_sample=False)
+    # the design effect compares the two bootstraps before the small-sample scaling, so it
+    # is the clusters' variance inflation alone (Kish), not that of having few of them
+    v_blind = float(np.var(plain if items.kind != "binary" else blind))
+    extras["design_effect"] = float(np.var(plain_c) / v_blind) if v_blind > 0 else float("nan")
+    draws_c = hd.student_scale(plain_c, float(d.mean()), int(items.n_clusters or 0), rng)
     return draws_c, blind, "cluster_bayesian_bootstrap", extras
+
+
+def _delong(pos: np.ndarray, b: np.ndarray, c: np.ndarray, cluster: np.ndarray | None) -> Any:
+    """The paired DeLong test; with clusters Obuchowski's clustered one (or, when the
+    classes sit in fewer than 2 clusters each, the classic one with a warning)."""
+    if cluster is None:
+        return delong(pos, b, c)
+    try:
+        return delong(pos, b, c, cluster=cluster)
+    except ValueError as exc:
+        warnings.warn(
+            f"the DeLong test below ignores the clusters: {exc}",
+            BayescompWarning,
+            stacklevel=4,
+        )
+        return delong(pos, b, c)
 
 
 def _metric_draws(
@@ -63,7 +85,7 @@ def _metric_draws(
     blind = sign * hd.bayesian_bootstrap_metric(name, pos, b, c, draws, rng)
     extras: dict[str, Any] = {"frequentist": {}}
     if name == "roc_auc" and pos.sum() >= 2 and (~pos).sum() >= 2:
-        extras["frequentist"]["delong"] = delong(pos, b, c)
+        extras["frequentist"]["delong"] = _delong(pos, b, c, items.cluster)
     if items.cluster is None:
         return blind, None, "bayesian_bootstrap", extras
     clustered = sign * hd.bayesian_bootstrap_metric(name, pos, b, c, draws, rng, items.cluster)
@@ -175,8 +197,8 @@ def holdout_posterior(
             ZeroVarianceWarning,
             stacklevel=2,
         )
-    design = None
-    if blind is not None:
+    design = extras.get("design_effect")
+    if blind is not None and design is None:
         vb = float(np.var(blind))
         design = float(np.var(mu) / vb) if vb > 0 else float("nan")
     return HoldoutResult(

@@ -12,6 +12,19 @@
   cluster's weight): the cluster Bayesian bootstrap.  The mean then is the ratio
   ``Σ w_c S_c / Σ w_c n_c`` of weighted cluster sums and sizes.
 
+**Small samples.**  The Bayesian bootstrap treats the observed spread of the ``k`` items
+(or clusters) as known: its draws of a mean have variance ``σ̂² / (k + 1)`` with ``σ̂²``
+the population variance of the values, where the sampling variance is estimated by
+``s² / k = σ̂² / (k − 1)``, and its tails are normal where the standardized mean follows
+a Student t with ``k − 1`` degrees of freedom.  With 50 items (or 50 clusters) its 95 %
+interval covers about 92 %.  :func:`student_scale` adds the uncertainty of the spread as the
+normal model does (Jeffreys prior: ``σ² ~ (k − 1) s² / χ²_{k−1}``, which makes the mean a
+Student t with ``k − 1`` degrees of freedom): each draw's deviation from the observed mean
+is multiplied by ``sqrt((k + 1) / χ²_{k−1})``, one chi-squared draw per draw.  The shape of
+the bootstrap (its skewness) is kept; the variance becomes ``s² / k · (k − 1) / (k − 3)``,
+the Student t's; for large ``k`` the factor tends to 1.  ``python
+bench/test_set_coverage.py`` shows the effect.
+
 Large test sets without clusters use the *blocked* Bayesian bootstrap for means: the
 sorted differences are cut into ``BLOCKS`` contiguous blocks, the block totals of the
 Dirichlet(1, ..., 1) weights are drawn exactly (``Dirichlet(block sizes)``, the aggregation
@@ -62,11 +75,32 @@ def _weight_chunks(n: int, draws: int, rng: np.random.Generator):
         yield rng.standard_exponential((min(step, draws - start), n))
 
 
-def bayesian_bootstrap_mean(d: np.ndarray, draws: int, rng: np.random.Generator) -> np.ndarray:
-    """Draws of the mean of ``d`` under the Bayesian bootstrap (blocked for large ``d``)."""
+def student_scale(
+    x: np.ndarray, center: float, k: int, rng: np.random.Generator
+) -> np.ndarray:
+    """Bayesian-bootstrap draws ``x`` of a mean over ``k`` units (items or clusters) with the
+    uncertainty of the spread added: deviations from ``center`` times
+    ``sqrt((k + 1) / χ²_{k−1})`` (module docstring).  Normal draws of variance
+    ``σ̂² / (k + 1)`` become exactly ``center + s/√k · t_{k−1}``."""
+    if k < 2:
+        return x
+    factor = np.sqrt((k + 1.0) / rng.chisquare(k - 1, size=x.shape))
+    return center + (x - center) * factor
+
+
+def bayesian_bootstrap_mean(
+    d: np.ndarray, draws: int, rng: np.random.Generator, small_sample: bool = True
+) -> np.ndarray:
+    """Draws of the mean of ``d`` under the Bayesian bootstrap (blocked for large ``d``),
+    with the small-sample Student scaling of :func:`student_scale` unless
+    ``small_sample=False`` (Rubin's plain bootstrap)."""
     if d.size > EXACT_MAX_ITEMS:
-        return _blocked_mean(d, draws, rng)
-    return np.concatenate([(g @ d) / g.sum(axis=1) for g in _weight_chunks(d.size, draws, rng)])
+        x = _blocked_mean(d, draws, rng)
+    else:
+        x = np.concatenate(
+            [(g @ d) / g.sum(axis=1) for g in _weight_chunks(d.size, draws, rng)]
+        )
+    return student_scale(x, float(d.mean()), d.size, rng) if small_sample else x
 
 
 def _blocked_mean(d: np.ndarray, draws: int, rng: np.random.Generator) -> np.ndarray:
@@ -85,13 +119,20 @@ def _blocked_mean(d: np.ndarray, draws: int, rng: np.random.Generator) -> np.nda
 
 
 def cluster_bootstrap_mean(
-    d: np.ndarray, cluster: np.ndarray, draws: int, rng: np.random.Generator
+    d: np.ndarray,
+    cluster: np.ndarray,
+    draws: int,
+    rng: np.random.Generator,
+    small_sample: bool = True,
 ) -> np.ndarray:
-    """Draws of the mean of ``d`` over items when whole clusters are resampled."""
+    """Draws of the mean of ``d`` over items when whole clusters are resampled, with the
+    small-sample Student scaling over the ``G`` clusters (``G − 1`` degrees of freedom)
+    unless ``small_sample=False``."""
     k = int(cluster.max()) + 1
     sums = np.bincount(cluster, weights=d, minlength=k)
     sizes = np.bincount(cluster, minlength=k).astype(float)
-    return np.concatenate([(g @ sums) / (g @ sizes) for g in _weight_chunks(k, draws, rng)])
+    x = np.concatenate([(g @ sums) / (g @ sizes) for g in _weight_chunks(k, draws, rng)])
+    return student_scale(x, float(d.mean()), k, rng) if small_sample else x
 
 
 def _counts_metric(name: str) -> Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:

@@ -76,7 +76,8 @@ class HoldoutResult:
         Binary scores: items ``both`` right, ``only_baseline``, ``only_candidate``, ``neither``.
     frequentist : dict
         The frequentist companions: ``mcnemar``, ``delong`` and/or ``standard_error``
-        (cluster-robust with clusters).
+        (with clusters: the cluster-robust standard error and Obuchowski's clustered
+        DeLong; McNemar counts items as independent).
     """
 
     draws: np.ndarray = field(repr=False)
@@ -112,7 +113,7 @@ class HoldoutResult:
     @property
     def p_rope(self) -> float:
         """``P(|mu| <= rope)``: practically equivalent."""
-        return float(1.0 - self.p_left - self.p_right)
+        return float(np.mean(np.abs(self.draws) <= self.rope))
 
     @property
     def p_better(self) -> float:
@@ -136,7 +137,8 @@ class HoldoutResult:
 
     @property
     def interval_widening(self) -> float | None:
-        """``sqrt(design_effect)``: how much wider the interval is for the clusters."""
+        """``sqrt(design_effect)``: how much wider the clusters make the interval (for a
+        mean, before the small-sample Student scaling that a few clusters add on top)."""
         return None if self.design_effect is None else float(np.sqrt(self.design_effect))
 
     # ---------------------------------------------------------------- intervals
@@ -177,6 +179,18 @@ class HoldoutResult:
             rope=self.rope,
             baseline=self.baseline_name,
             candidate=self.candidate_name,
+            advice=self._advice(),
+        )
+
+    def _advice(self) -> str:
+        """What to collect when undecided: items, or clusters when the items are clustered."""
+        if self.n_clusters is not None:
+            return (
+                f"score more clusters than these {self.n_clusters} (more items in the same "
+                "clusters help little; bc.plan_test_set says how many)"
+            )
+        return (
+            f"score more items than these {self.n_items} (bc.plan_test_set says how many)"
         )
 
     # ------------------------------------------------------------------ summary
