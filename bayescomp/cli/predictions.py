@@ -227,7 +227,7 @@ def format_holdout(results: list[Any], decisions: list[Any]) -> str:
         extra = []
         if r.design_effect is not None:
             extra.append(
-                f"design effect {r.design_effect:.2f} (interval "
+                f"design effect {r.design_effect:.2f} (the clustering makes the interval "
                 f"{r.interval_widening:.2f}x as wide as a cluster-blind one)"
             )
         if r.within_item_share is not None:
