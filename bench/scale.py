@@ -8,6 +8,10 @@ data built before the clock starts) and the process's peak resident memory.
     python bench/scale.py                   # against the revision before the scale work
     python bench/scale.py --previous HEAD~3 --repeats 5
     python bench/scale.py --huge            # also k = 10,000 models (new path only)
+    python bench/scale.py --cases rank:10000 --previous main --previous-max-k 10000 --repeats 1
+
+Under load, wall time depends on the share of the cores the process gets; the CPU time
+(user + system, all threads) is printed beside it.
 
 Cases (goals from the issue):
   rank, one dataset, k models x 100 splits:   k = 300, 1,000 (< 2 s), 10,000 (< 60 s)
@@ -43,7 +47,7 @@ if case == "rank":
                           "split": np.tile(np.arange(n), k), "accuracy": vals.ravel(),
                           "n_train": 90, "n_test": 10})
     scores = bc.Scores.from_frame(frame)
-    t = time.perf_counter()
+    cpu0, t = time.process_time(), time.perf_counter()
     r = bc.rank(scores, "accuracy", rope=0.005)
     secs = time.perf_counter() - t
     check = float(np.nansum(r.p_right.to_numpy()))
@@ -52,13 +56,14 @@ else:
     frame = pd.DataFrame({"model": np.repeat(["a", "b"], n), "split": np.tile(np.arange(n), 2),
                           "accuracy": rng.normal(0.8, 0.02, 2 * n), "n_train": 900,
                           "n_test": 100})
-    t = time.perf_counter()
+    cpu0, t = time.process_time(), time.perf_counter()
     s = bc.Scores.from_frame(frame)
     res = bc.compare(s, baseline="a", candidate="b", metric="accuracy", rope=0.01)
     secs = time.perf_counter() - t
     check = float(res.p_rope)
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(json.dumps({"seconds": secs, "peak_mb": peak, "check": check}))
+use = resource.getrusage(resource.RUSAGE_SELF)
+peak, cpu = use.ru_maxrss / 1024, time.process_time() - cpu0
+print(json.dumps({"seconds": secs, "cpu": cpu, "peak_mb": peak, "check": check}))
 """
 
 
@@ -86,61 +91,75 @@ def _run(tree: Path, case: str, size: int, timeout: float) -> dict | None:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def _cases(args: argparse.Namespace) -> list[tuple[str, int]]:
+    if args.cases:
+        return [(c.split(":")[0], int(c.split(":")[1])) for c in args.cases.split(",")]
+    cases = [("rank", 300), ("rank", 1000), ("frame", 1_000_000)]
+    return cases + ([("rank", 10_000)] if args.huge else [])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--previous", default=PREVIOUS, help="git revision to compare against")
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--huge", action="store_true", help="also rank k = 10,000 (new only)")
+    ap.add_argument("--huge", action="store_true", help="also rank k = 10,000")
+    ap.add_argument(
+        "--cases", help="only these cases, e.g. 'rank:10000' or 'rank:1000,frame:1000000'"
+    )
     ap.add_argument("--timeout", type=float, default=600)
     ap.add_argument(
         "--previous-max-k",
         type=int,
         default=1000,
         help="run the previous revision's rank only up to this many models "
-        "(k = 1,000 took it over 15 minutes on a loaded 2-core machine)",
+        "(k = 1,000 took 3c7ac9f over 15 minutes on a loaded 2-core machine)",
     )
     args = ap.parse_args()
-    cases = [("rank", 300), ("rank", 1000), ("frame", 1_000_000)]
     with tempfile.TemporaryDirectory() as tmp:
         old = _export(args.previous, Path(tmp))
         print(
             f"previous = {args.previous}, current = working tree; median of {args.repeats}, "
-            "interleaved\n"
+            "interleaved; wall s (CPU s, all threads)\n"
         )
         print(
-            f"{'case':34} {'previous s':>11} {'current s':>10} {'speed-up':>9} "
+            f"{'case':34} {'previous s':>16} {'current s':>16} {'speed-up':>9} "
             f"{'prev MB':>8} {'cur MB':>7}  same answer"
         )
-        for case, size in cases:
+        for case, size in _cases(args):
             a, b = [], []
             skip_old = case == "rank" and size > args.previous_max_k
             for _ in range(args.repeats):
                 a.append(None if skip_old else _run(old, case, size, args.timeout))
                 b.append(_run(ROOT, case, size, args.timeout))
-            label = (
-                f"rank, k={size:,} models x 100 splits"
-                if case == "rank"
-                else f"from_frame+compare, {size:,} splits"
-            )
-            sa = [r["seconds"] for r in a if r] or [float("inf")]
-            sb = [r["seconds"] for r in b if r]
-            same = all(
-                r and abs(r["check"] - b[0]["check"]) < 1e-6 * max(1, b[0]["check"]) for r in a
-            )
-            pa = median(r["peak_mb"] for r in a if r) if any(a) else float("nan")
-            prev, ratio = f"{median(sa):>11.2f}", f"{median(sa) / median(sb):>8.1f}x"
-            if skip_old:
-                prev, ratio, same = f"{'not run':>11}", f"{'':>9}", "—"
-            print(
-                f"{label:34} {prev} {median(sb):>10.2f} {ratio} {pa:>8.0f} "
-                f"{median(r['peak_mb'] for r in b):>7.0f}  {same}"
-            )
-        if args.huge:
-            r = _run(ROOT, "rank", 10_000, args.timeout)
-            print(
-                f"{'rank, k=10,000 models x 100 splits':34} {'—':>11} "
-                f"{r['seconds']:>10.2f} {'':>9} {'':>8} {r['peak_mb']:>7.0f}"
-            )
+            _row(case, size, a, b, skip_old)
+
+
+def _fmt(runs: list[dict | None]) -> str:
+    done = [r for r in runs if r]
+    if not done:
+        return f"{'timed out':>16}"
+    wall, cpu = median(r["seconds"] for r in done), median(r["cpu"] for r in done)
+    return f"{wall:>8.2f} ({cpu:>5.1f})"
+
+
+def _row(case: str, size: int, a: list, b: list, skip_old: bool) -> None:
+    label = (
+        f"rank, k={size:,} models x 100 splits"
+        if case == "rank"
+        else f"from_frame+compare, {size:,} splits"
+    )
+    sb = [r["seconds"] for r in b if r] or [float("nan")]
+    sa = [r["seconds"] for r in a if r] or [float("inf")]
+    ref = next((r for r in b if r), None)
+    same = bool(ref) and all(
+        r and abs(r["check"] - ref["check"]) < 1e-6 * max(1, ref["check"]) for r in a
+    )
+    pa = median(r["peak_mb"] for r in a if r) if any(a) else float("nan")
+    pb = median(r["peak_mb"] for r in b if r) if any(b) else float("nan")
+    prev, ratio = _fmt(a), f"{median(sa) / median(sb):>8.1f}x"
+    if skip_old:
+        prev, ratio, same = f"{'not run':>16}", f"{'':>9}", "—"
+    print(f"{label:34} {prev} {_fmt(b)} {ratio} {pa:>8.0f} {pb:>7.0f}  {same}", flush=True)
 
 
 if __name__ == "__main__":

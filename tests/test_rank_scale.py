@@ -175,3 +175,41 @@ def test_rank_on_no_models_is_a_clear_error():
     vals = np.random.default_rng(0).normal(0.8, 0.02, (2, 5))
     with pytest.raises(ValueError, match=r"rank needs at least two models, the table has \[\]"):
         bc.rank(_table(vals), "accuracy", models=[])
+
+
+@pytest.mark.parametrize("rope", [0.0, 0.004])
+def test_strips_and_threads_agree_with_the_pairwise_test_on_every_pair(rope):
+    """Rows in strips of 7 (k = 45: an uneven last strip), on several threads: every
+    ordered pair, including pairs across strip borders and the exact-path pairs at a
+    border, equals the pairwise test; the mirror identities hold exactly."""
+    from bayescomp.decision.ranking import _all_pairs
+
+    rng = np.random.default_rng(11)
+    k, n = 45, 30
+    fold = rng.normal(0.85, 0.03, n)
+    vals = fold + rng.normal(0, 0.01, (k, 1)) + rng.normal(0, 0.005, (k, n))
+    vals[7] = vals[6]  # identical models on both sides of the first border
+    vals[14] = vals[13] + 0.01  # a constant shift across the second border
+    vals[44] = vals[0] + rng.normal(0, 1e-9, n)  # tiny differences, first and last strip
+    vals[20] = vals[19] + 0.08 + rng.normal(0, 0.005, n)  # far apart: a tail below 1e-20
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ZeroVarianceWarning)
+        mats = _all_pairs(vals, 0.1, rope, block=7 * k)
+        ii, jj = np.nonzero(~np.eye(k, dtype=bool))
+        res = bc.correlated_ttest(vals[jj], vals[ii], rho=0.1, rope=rope)
+    for kind in ("p_better", "p_left", "p_rope", "p_right"):
+        np.testing.assert_allclose(
+            mats[kind][ii, jj], np.asarray(getattr(res, kind)), rtol=0, atol=1e-12, err_msg=kind
+        )
+    np.testing.assert_allclose(mats["expected_gain"][ii, jj], res.mean, rtol=1e-12, atol=1e-14)
+    assert np.isnan(np.diag(mats["p_better"])).all()
+    np.testing.assert_array_equal(mats["p_left"], mats["p_right"].T)
+    np.testing.assert_array_equal(mats["p_rope"], mats["p_rope"].T)
+    np.testing.assert_array_equal(mats["expected_gain"], -mats["expected_gain"].T)
+    assert mats["p_rope"][6, 7] == 1.0 and mats["p_better"][6, 7] == 0.0  # point mass at 0
+    # the small tail keeps its relative precision (not 1 - something near 1)
+    far = np.asarray(res.p_worse) < 1e-20
+    assert far.any()
+    np.testing.assert_allclose(
+        mats["p_better"][jj, ii][far], np.asarray(res.p_worse)[far], rtol=1e-9
+    )

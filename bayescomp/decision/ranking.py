@@ -16,6 +16,7 @@ Plackett–Luce model of the per-dataset rankings
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -227,8 +228,6 @@ def rank(
     mean = (sign * f.groupby("model", sort=False)[metric].mean()).reindex(names)
     names = list(mean.sort_values(ascending=False, kind="stable").index)
     k = len(names)
-    mats = {kind: np.full((k, k), np.nan) for kind in KINDS}
-
     if len(scores.datasets) == 1:
         if options:
             raise ValueError(
@@ -241,6 +240,7 @@ def rank(
     else:
         # one posterior per unordered pair (an MCMC fit across datasets); the reverse
         # comparison is its mirror image: left and right swap, the gain changes sign
+        mats = {kind: np.full((k, k), np.nan) for kind in KINDS}
         extra = dict(options, **({} if random_state is None else {"random_state": random_state}))
         pairs = {}
         for i, a in enumerate(names):
@@ -316,63 +316,39 @@ def _aligned(
 
 
 def _all_pairs(
-    vals: np.ndarray, rho: float, rope: float, block: int = 256
+    vals: np.ndarray, rho: float, rope: float, block: int = 1 << 19
 ) -> dict[str, np.ndarray]:
     """The correlated t-test of every ordered pair of rows of ``vals`` (oriented scores,
     shape (k, n)); entry [i, j] has row i as candidate and row j as baseline.
 
-    The variance of each pair's differences comes from one Gram matrix
-    (``var(a - b) = var a + var b - 2 cov(a, b)``), so k models cost one matrix product
+    The variance of each pair's differences comes from a Gram product
+    (``var(a - b) = var a + var b - 2 cov(a, b)``), so k models cost matrix products
     instead of k^2 passes over the splits; pairs where that subtraction could lose
     precision (a difference small against the models' own spread, a zero or extreme
     variance) go through :func:`correlated_ttest` on their differences, exactly as
-    ``compare`` would.  Each unordered pair is computed once and mirrored.
+    ``compare`` would.  Each unordered pair is computed once and mirrored.  The rows go
+    in strips of about ``block`` pairs (bounded memory: the result's own five k x k
+    matrices plus a few strips), on a few threads (scipy's ufuncs release the GIL).
     """
-    from scipy import special
+    from concurrent.futures import ThreadPoolExecutor
 
     k, n = vals.shape
     mean = vals.mean(axis=1)
     dev = vals - mean[:, None]
-    gram = dev @ dev.T
-    own = np.diag(gram).copy()
-    df = n - 1
+    stats = (mean, dev, np.einsum("ij,ij->i", dev, dev), n - 1)
     factor = np.sqrt(1.0 / n + rho / (1.0 - rho))
-    mats = {kind: np.full((k, k), np.nan) for kind in KINDS}
-    exact: list[tuple[np.ndarray, np.ndarray]] = []
-    for i0 in range(0, k, block):
-        i1 = min(k, i0 + block)
-        rows = np.arange(i0, i1)[:, None]
-        upper = np.arange(k)[None, :] > rows  # j > i: each unordered pair once
-        spread = own[i0:i1, None] + own[None, :]
-        with np.errstate(invalid="ignore", over="ignore", under="ignore"):
-            var = (spread - 2.0 * gram[i0:i1]) / df
-            safe = upper & (var >= 1e-3 * spread / df) & (var > 1e-250) & (var < 1e250)
-        ii, jj = np.nonzero(upper & ~safe)
-        if ii.size:
-            exact.append((ii + i0, jj))
-        si, sj = np.nonzero(safe)  # only the pairs computed here, each once
-        mu = mean[si + i0] - mean[sj]
-        scale = np.sqrt(var[si, sj]) * factor
-        left = special.stdtr(df, (-rope - mu) / scale)
-        right = special.stdtr(df, (mu - rope) / scale)
-        better = special.stdtr(df, mu / scale)
-        worse = 1.0 - better  # exact enough below one half; the tail itself above it
-        upper = better > 0.5
-        worse[upper] = special.stdtr(df, -mu[upper] / scale[upper])
-        equiv = np.clip(1.0 - left - right, 0.0, 1.0)
-        gi = si + i0
-        for kind, there, back in (
-            ("p_left", left, right),
-            ("p_right", right, left),
-            ("p_rope", equiv, equiv),
-            ("p_better", better, worse),
-            ("expected_gain", mu, -mu),
-        ):
-            mats[kind][gi, sj] = there
-            mats[kind][sj, gi] = back
-    if exact:
-        ii = np.concatenate([e[0] for e in exact])
-        jj = np.concatenate([e[1] for e in exact])
+    mats = {kind: np.empty((k, k)) for kind in KINDS}
+    step = max(1, block // k)
+    strips = [(i0, min(k, i0 + step)) for i0 in range(0, k, step)]
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    threads = min(4, cores or 1, len(strips))
+    with ThreadPoolExecutor(threads) as pool:
+        exact = list(pool.map(lambda s: _strip(*s, stats, factor, rope, mats), strips))
+    for m in mats.values():
+        np.fill_diagonal(m, np.nan)
+    ii = np.concatenate([e[0] for e in exact])
+    jj = np.concatenate([e[1] for e in exact])
+    if ii.size:
         res = correlated_ttest(vals[jj], vals[ii], rho=rho, rope=rope)
         for kind in KINDS:
             mats[kind][ii, jj] = np.asarray(getattr(res, kind))
@@ -382,6 +358,52 @@ def _all_pairs(
         mats["p_right"][jj, ii] = np.asarray(res.p_left)
         mats["expected_gain"][jj, ii] = -np.asarray(res.mean)
     return mats
+
+
+def _strip(
+    i0: int, i1: int, stats: tuple, factor: float, rope: float, mats: dict[str, np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Rows ``i0:i1`` against every row from ``i0`` on: written to ``[i, j]`` and mirrored
+    to ``[j, i]`` (dense, contiguous strips); returns the pairs ``i < j`` that need the
+    exact path.  Strips of different rows write disjoint cells."""
+    from scipy import special
+
+    mean, dev, own, df = stats
+    b = i1 - i0
+    with np.errstate(invalid="ignore", over="ignore", under="ignore", divide="ignore"):
+        spread = own[i0:i1, None] + own[None, i0:]
+        var = (spread - 2.0 * (dev[i0:i1] @ dev[i0:].T)) / df
+        safe = (var >= 1e-3 * spread / df) & (var > 1e-250) & (var < 1e250)
+        mu = mean[i0:i1, None] - mean[None, i0:]
+        scale = np.sqrt(var) * factor
+        t = mu / scale
+        # one Student-t tail per pair gives both P(mu > 0) and P(mu < 0): the small one
+        # directly (full relative precision), the large one as its complement
+        tail = special.stdtr(df, -np.abs(t))
+        up = t > 0
+        better = np.where(up, 1.0 - tail, tail)
+        worse = np.where(up, tail, 1.0 - tail)
+        if rope == 0:
+            left, right = worse, better
+        else:
+            left = special.stdtr(df, (-rope - mu) / scale)
+            right = special.stdtr(df, (mu - rope) / scale)
+        equiv = np.clip(1.0 - left - right, 0.0, 1.0)
+    above = np.arange(i0, mean.size)[None, :] > np.arange(i0, i1)[:, None]
+    for kind, there, back in (
+        ("p_left", left, right),
+        ("p_right", right, left),
+        ("p_rope", equiv, equiv),
+        ("p_better", better, worse),
+        ("expected_gain", mu, -mu),
+    ):
+        m = mats[kind]
+        m[i0:i1, i0:] = there
+        m[i0:, i0:i1] = back.T
+        # the strip's own square: each pair once, from its upper triangle
+        m[i0:i1, i0:i1] = np.where(above[:, :b], there[:, :b], back[:, :b].T)
+    ii, jj = np.nonzero(above & ~safe)
+    return ii + i0, jj + i0
 
 
 def _plackett_luce(
