@@ -847,3 +847,63 @@ def test_hierarchical_figures_draw_without_findfont_or_deprecation_lines():
     # default font does not have (the font manager logs that once per process)
     weights = {t.get_fontweight() for fig in figures.values() for ax in fig.axes for t in ax.texts}
     assert not weights & {"semibold", "demibold", 600}, weights
+
+
+# ------------------------------------- item 14: a multi-dataset selection says how it decided
+@pytest.fixture(scope="module")
+def multi_dataset_selection(tmp_path_factory):
+    import warnings
+
+    import bayescomp as bc
+
+    scores = bc.Scores.read_csv(_two_dataset_csv(tmp_path_factory.mktemp("s") / "s.csv"))
+    small = {"chains": 2, "draws": 200, "tune": 200}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sel = bc.select(scores, baseline="a", rope=0.005, metric="accuracy", compare_options=small)
+        one = bc.select(
+            scores, baseline="a", rope=0.005, metric="accuracy", dataset="d1", rule="family"
+        )
+    return sel, one
+
+
+def test_every_step_records_its_method_and_diagnostics(multi_dataset_selection):
+    import arviz as az
+
+    sel, one = multi_dataset_selection
+    step = sel.to_dict()["steps"][0]
+    res = sel.results[0]
+    assert step["method"] == "hierarchical"
+    diag = step["diagnostics"]
+    # independent: ArviZ on the posterior draws themselves, and the sampler's own flags
+    post = res.idata.posterior[["delta0", "std0", "nu", "delta", "sigma"]]
+    assert diag["max_r_hat"] == pytest.approx(float(az.rhat(post).to_array().max()), abs=1e-9)
+    assert diag["min_ess_bulk"] == pytest.approx(
+        float(az.ess(post, method="bulk").to_array().min()), rel=1e-9
+    )
+    assert diag["divergences"] == int(res.idata.sample_stats["diverging"].sum())
+    assert diag["attempts"] == len(res.attempts) and diag["retries"] == len(res.attempts) - 1
+    assert diag["attempt_seconds"] == pytest.approx([a["seconds"] for a in res.attempts])
+    # one dataset: the closed-form t-test, with nothing sampled
+    single = one.to_dict()["steps"][0]
+    assert single["method"] == "ttest" and single["diagnostics"] == {}
+
+
+def test_the_report_shows_each_steps_method_and_a_true_footer(multi_dataset_selection, tmp_path):
+    import json
+
+    sel, one = multi_dataset_selection
+    html = sel.report(tmp_path / "multi").read_text()
+    diag = json.loads((tmp_path / "multi" / "selection.json").read_text())["steps"][0][
+        "diagnostics"
+    ]
+    assert "Posterior: Bayesian hierarchical model across datasets (Corani et al. 2017)" in html
+    assert f"max R-hat {diag['max_r_hat']:.3f}" in html
+    assert f"min bulk ESS {diag['min_ess_bulk']:.0f}" in html
+    assert f"divergences {diag['divergences']}" in html
+    assert f"{diag['attempt_seconds'][0]:.1f} s" in html
+    footer = html[html.index("Machine-readable record") :]
+    assert "hierarchical model" in footer and "correlated t-test" not in footer
+    single = one.report(tmp_path / "one").read_text()
+    assert "Posterior: Bayesian correlated t-test (Benavoli et al. 2017), closed form" in single
+    assert "R-hat" not in single

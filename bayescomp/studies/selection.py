@@ -97,6 +97,7 @@ class Selection:
         steps = []
         for i, row in enumerate(self.steps.to_dict("records")):
             rec = {k: jsonable(v) for k, v in row.items()}
+            rec["method"], rec["diagnostics"] = step_method(self.results[i])
             if include_scores:
                 rec["paired_scores"] = [
                     {k: jsonable(v) for k, v in r.items()}
@@ -255,6 +256,16 @@ class Selection:
         X, y = self._data[dataset]
         est = clone(self._specs[self.champion].estimator)
         return est.fit(X, y) if y is not None else est.fit(X)
+
+
+def step_method(res: Any) -> tuple[str | None, dict[str, Any]]:
+    """How one step decided: the method of its posterior (``"ttest"``,
+    ``"hierarchical"``, ...) and its diagnostics (R-hat, ESS, divergences, retries and
+    seconds of a sampled posterior; empty for a closed form); ``(None, {})`` for a step
+    without a posterior."""
+    if res is None:
+        return None, {}
+    return res.to_dict().get("method"), jsonable(res.diagnostics_summary())
 
 
 def format_steps(steps: pd.DataFrame) -> str:

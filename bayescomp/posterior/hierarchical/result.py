@@ -246,10 +246,12 @@ class HierarchicalResult:
             "sampler": self.sampler,
             "refitted": self.refitted,
             "attempts": len(self.attempts),
+            "retries": max(len(self.attempts) - 1, 0),
             "attempt_settings": [
                 (a["parameterization"], a["target_accept"], a["tune"], a.get("draws"))
                 for a in self.attempts
             ],
+            "attempt_seconds": [float(a["seconds"]) for a in self.attempts],
             "sampling_seconds": float(sum(a["seconds"] for a in self.attempts)),
         }
 
