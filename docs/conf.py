@@ -133,6 +133,7 @@ sphinx_gallery_conf = {
     "remove_config_comments": True,
     "matplotlib_animations": False,
     "image_scrapers": ("matplotlib",),
+    "parallel": True,  # as many scripts at once as `sphinx-build -j N` gives (.ci/run: -j 2)
     # the figures the pages show live in docs/img/ (ignored by git): run every script again
     # when they are missing, although sphinx-gallery saw the script unchanged
     "run_stale_examples": not any(IMG.glob("*.png")),
