@@ -38,7 +38,11 @@ MCMC = dict(chains=4, draws=1000, tune=1000)
 
 
 def synthetic(k: int = 20, n_datasets: int = 100, n_splits: int = 10, seed: int = 0):
-    """Per-split accuracies: a dataset level, a model effect with a dataset interaction."""
+    """Per-split accuracies: a dataset level, a model effect with a dataset interaction.
+
+    Built on the logit scale, so every accuracy lies in (0, 1) (an accuracy above 1 is
+    refused by ``Scores``); near a level of 0.75 one logit unit is about 0.19 accuracy.
+    """
     rng = np.random.default_rng(seed)
     effect = np.linspace(0.03, -0.03, k)
     rows = []
@@ -47,7 +51,9 @@ def synthetic(k: int = 20, n_datasets: int = 100, n_splits: int = 10, seed: int 
         inter = rng.normal(0, 0.02, k)
         for m in range(k):
             common = rng.normal(0, 0.01)  # correlated splits (shared training data)
-            vals = level + effect[m] + inter[m] + common + rng.normal(0, 0.02, n_splits)
+            logit = np.log(level / (1 - level))
+            shift = (effect[m] + inter[m] + common + rng.normal(0, 0.02, n_splits)) / 0.19
+            vals = 1 / (1 + np.exp(-(logit + shift)))
             rows += [(f"d{d:03d}", f"m{m:02d}", s, 9, 1, v) for s, v in enumerate(vals)]
     return pd.DataFrame(
         rows, columns=["dataset", "model", "split", "n_train", "n_test", "accuracy"]
