@@ -59,7 +59,9 @@ def ray_cluster():
     ray = pytest.importorskip("ray")
     from ray.util.joblib import register_ray
 
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    from bayescomp.scores.backends import start_local_ray
+
+    start_local_ray(2)  # retried where the node dies while starting (a loaded CI machine)
     register_ray()
     yield ray.get_runtime_context().gcs_address
     ray.shutdown()

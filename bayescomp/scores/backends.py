@@ -94,12 +94,41 @@ def _ray(stack: ExitStack, scheduler: str | None, n_workers: int | None) -> str:
 
     if not ray.is_initialized():
         if scheduler is None:
-            ray.init(num_cpus=n_workers, include_dashboard=False, log_to_driver=False)
+            start_local_ray(n_workers)
         else:
             ray.init(address=scheduler, log_to_driver=False)
         stack.callback(ray.shutdown)
     register_ray()
     return f"ray ({int(ray.cluster_resources().get('CPU', 0))} CPUs)"
+
+
+def _ping() -> int:
+    return 1
+
+
+def start_local_ray(n_workers: int | None = None, attempts: int = 3) -> None:
+    """``ray.init()`` of a local node that is known to run tasks, or a clear error.
+
+    On a loaded machine Ray's node can die while it starts: its raylet waits a fixed 15 s
+    for the dashboard agent's port file and aborts after that (ray-project/ray#65983),
+    leaving a driver whose tasks never run.  So the node must run one task within a minute,
+    else it is shut down and started again, ``attempts`` times in all.
+    """
+    ray = require("ray", "ray", "the Ray backend")
+    last: BaseException | None = None
+    for _ in range(attempts):
+        try:
+            ray.init(num_cpus=n_workers, include_dashboard=False, log_to_driver=False)
+            if ray.get(ray.remote(_ping).remote(), timeout=60) == 1:
+                return
+        except Exception as exc:  # a node that died while starting, or a task that never ran
+            last = exc
+        ray.shutdown()
+    raise RuntimeError(
+        f"a local Ray node did not start in {attempts} attempts (last: {last!r}); on a "
+        "loaded machine start one by hand (`ray start --head`) and pass its address as "
+        "scheduler (--scheduler), or use another backend"
+    ) from last
 
 
 def _spark(stack: ExitStack, scheduler: str | None, n_workers: int | None) -> str:
