@@ -1,34 +1,43 @@
-"""Fits saved by racing under ``select(rule="family", max_repeats=...)``, and the check that
-the decisions are those of the full design.
+"""Fits and time saved by racing under ``select(rule="family", max_repeats=...)``, and the
+check that the decisions are those of the full design.
 
 Racing: after each look, a challenger already worse than the baseline beyond the ROPE
 with probability >= gamma is not fitted on the further repetitions.  Each scenario runs
-``select_models`` twice on one store (racing first, then every challenger on every look —
-``rule=partial(family, racing=False)`` —, which reads the racing run's fits back) and
-compares the fits each needed and the decisions.
+``select_models`` with racing and with every challenger fitted on every look
+(``rule=partial(family, racing=False)``), each in its own fresh store, interleaved
+(racing, full, racing, full, ...) so that both see the same machine load; it reports the
+ratio of fits and the median ratio of wall times, and whether the champion, the action
+and every step's decision agree.
 
-Scenarios:
+Scenarios (breast cancer data, one CPU, ``n_jobs=1``):
 
-``readme``  the README's main job (shipped models, breast_cancer, roc_auc, ROPE 0.005,
-            10 x 10 CV) with ``--max-repeats 5``;
-``half``    breast_cancer, accuracy, ROPE 0.005, a 10-fold design with one repetition
-            and up to 9 more; ten challengers: five logistic regressions that differ only
-            in their regularisation (practically equivalent to the baseline, undecided on
-            few splits) and five clearly worse models.
+``readme``      the README's main job (the shipped models, roc_auc, ROPE 0.005,
+                10 x 10 CV) with ``max_repeats=5``;
+``readme_seq``  the same models and metric with the same budget of ten repetitions, run
+                sequentially: one repetition of 10-fold CV and up to nine more
+                (``n_repeats=1, max_repeats=9``);
+``half``        accuracy, ROPE 0.005, ``n_repeats=1, max_repeats=9``; ten challengers:
+                five logistic regressions that differ only in their regularisation
+                (practically equivalent to the baseline, undecided on few splits) and
+                five clearly worse models.
 
-Run by hand::
+Run by hand (several minutes on one core; the full design is fitted ``--rounds`` times)::
 
-    python bench/racing.py                 # both scenarios (a few minutes on one core)
-    python bench/racing.py --scenario half
+    python bench/racing.py
+    python bench/racing.py --scenario half --rounds 3
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
+import time
 from functools import partial
 from pathlib import Path
+
+import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -61,50 +70,73 @@ def half_models() -> dict:
     return models
 
 
-def run(scenario: str) -> dict:
+SCENARIOS = {
+    "readme": dict(
+        baseline="logistic_regression",
+        scoring="roc_auc",
+        rope=0.005,
+        n_splits=10,
+        n_repeats=10,
+        max_repeats=5,
+    ),
+    "readme_seq": dict(
+        baseline="logistic_regression",
+        scoring="roc_auc",
+        rope=0.005,
+        n_splits=10,
+        n_repeats=1,
+        max_repeats=9,
+    ),
+    "half": dict(
+        baseline="baseline",
+        scoring="accuracy",
+        rope=0.005,
+        n_splits=10,
+        n_repeats=1,
+        max_repeats=9,
+    ),
+}
+
+
+def _one(models: object, X: object, y: object, racing: bool, kw: dict) -> tuple[object, float]:
+    """One selection in a fresh store: ``(selection, wall seconds)``."""
     import bayescomp as bc
     from bayescomp.decision.family_walk import family
+
+    rule = "family" if racing else partial(family, racing=False)
+    with tempfile.TemporaryDirectory() as tmp:
+        t0 = time.perf_counter()
+        sel = bc.select_models(
+            models, X, y, store=Path(tmp) / "r.sqlite", progress=False, n_jobs=1, rule=rule, **kw
+        )
+        return sel, time.perf_counter() - t0
+
+
+def run(scenario: str, rounds: int) -> dict:
     from bayescomp.scores.datasets import load_dataset
 
     X, y, _ = load_dataset("breast_cancer")
-    if scenario == "readme":
-        models, kw = (
-            REPO / "models",
-            dict(
-                baseline="logistic_regression",
-                scoring="roc_auc",
-                rope=0.005,
-                n_splits=10,
-                n_repeats=10,
-                max_repeats=5,
-            ),
-        )
-    else:
-        models, kw = (
-            half_models(),
-            dict(
-                baseline="baseline",
-                scoring="accuracy",
-                rope=0.005,
-                n_splits=10,
-                n_repeats=1,
-                max_repeats=9,
-            ),
-        )
-    with tempfile.TemporaryDirectory() as tmp:
-        store = Path(tmp) / "racing.sqlite"
-        fast = bc.select_models(models, X, y, store=store, progress=False, **kw)
-        full = bc.select_models(
-            models, X, y, store=store, progress=False, rule=partial(family, racing=False), **kw
-        )
+    models = half_models() if scenario == "half" else REPO / "models"
+    kw = SCENARIOS[scenario]
+    times: dict[bool, list[float]] = {True: [], False: []}
+    sels: dict[bool, object] = {}
+    for _ in range(rounds):
+        for racing in (True, False):
+            sels[racing], sec = _one(models, X, y, racing, kw)
+            times[racing].append(sec)
+    fast, full = sels[True], sels[False]
     same = (
         fast.champion == full.champion
         and fast.recommendation["action"] == full.recommendation["action"]
+        and fast.steps["decision"].tolist() == full.steps["decision"].tolist()
     )
+    ratios = [a / b for a, b in zip(times[True], times[False], strict=True)]
     return {
         "scenario": scenario,
         "racing": fast.fits_total,
         "full": full.fits_total,
+        "time_ratio": float(np.median(ratios)),
+        "seconds": (float(np.median(times[True])), float(np.median(times[False]))),
         "champion": fast.champion,
         "same": same,
         "fast": fast,
@@ -114,26 +146,29 @@ def run(scenario: str) -> dict:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--scenario", nargs="+", default=["readme", "half"], choices=["readme", "half"])
+    p.add_argument("--scenario", nargs="+", default=list(SCENARIOS), choices=list(SCENARIOS))
+    p.add_argument("--rounds", type=int, default=2, help="interleaved pairs of runs")
     args = p.parse_args()
-    rows = [run(s) for s in args.scenario]
+    print(f"load average before: {os.getloadavg()[0]:.1f}; {args.rounds} interleaved round(s)")
+    rows = [run(s, args.rounds) for s in args.scenario]
     print(
-        f"{'scenario':<10}{'fits full':>10}{'fits racing':>13}{'saved':>8}  champion "
-        "(same decision as the full design?)"
+        f"{'scenario':<12}{'fits full':>10}{'fits racing':>13}{'fits ratio':>12}"
+        f"{'time ratio':>12}  seconds racing/full  champion (same decisions as the full design?)"
     )
     for r in rows:
-        saved = 1 - r["racing"] / r["full"]
         print(
-            f"{r['scenario']:<10}{r['full']:>10d}{r['racing']:>13d}{100 * saved:>7.0f}%  "
-            f"{r['champion']} ({'yes' if r['same'] else 'NO'})"
+            f"{r['scenario']:<12}{r['full']:>10d}{r['racing']:>13d}"
+            f"{r['racing'] / r['full']:>12.2f}{r['time_ratio']:>12.2f}"
+            f"  {r['seconds'][0]:.0f}/{r['seconds'][1]:.0f}"
+            f"  {r['champion']} ({'yes' if r['same'] else 'NO'})"
         )
+    print(f"load average after: {os.getloadavg()[0]:.1f}")
     for r in rows:
+        cols = ["challenger", "decision", "looks", "fits"]
         print(f"\n{r['scenario']}: steps with racing")
-        print(r["fast"].steps[["challenger", "decision", "looks", "fits"]].to_string(index=False))
+        print(r["fast"].steps[cols].to_string(index=False))
         print(f"{r['scenario']}: steps of the full design")
-        print(
-            r["full_sel"].steps[["challenger", "decision", "looks", "fits"]].to_string(index=False)
-        )
+        print(r["full_sel"].steps[cols].to_string(index=False))
 
 
 if __name__ == "__main__":

@@ -25,7 +25,10 @@ A run is a *false promotion* when any model that is not better than the baseline
 than the ROPE is promoted at any point; *power* is the share of runs whose final champion
 is the truly better challenger.
 
-Run by hand (about 10 minutes on one core; ``--runs 1000`` for a quick look)::
+Finished cells are kept in ``--checkpoint`` (a JSON file in the current folder, tied to
+this code): an interrupted run resumes where it stopped.
+
+Run by hand (about an hour on one idle core; ``--runs 1000`` for a quick look)::
 
     python bench/selection_operating_characteristics.py
     python bench/selection_operating_characteristics.py --runs 1000 --ks 10 --looks 1
@@ -34,6 +37,7 @@ Run by hand (about 10 minutes on one core; ``--runs 1000`` for a quick look)::
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -119,22 +123,25 @@ def per_step(scores, own_base, looks, gamma, rope=ROPE, rho=RHO):
 
 
 def family(scores, own_base, looks, gamma, rope=ROPE, rho=RHO):
-    """The winner's hybrid selective test at each look, ``1 - gamma`` spent across looks;
-    more looks while no promotion and some challenger is inconclusive."""
+    """The winner's hybrid selective test at each look, ``1 - gamma`` spent across looks
+    (:func:`bayescomp.decision.family.spent_gammas`); more looks while no promotion and
+    some challenger's step is not decided as worse or equivalent (as the library's rule:
+    a step that would promote on its own but was refused for the family goes on too)."""
     runs, k1, _ = scores.shape
     base = scores[:, :1] if own_base is None else own_base
     diffs = np.swapaxes(scores[:, 1:] - base, 1, 2)  # (runs, n, k)
-    gammas = spent_gammas(gamma, looks, rho)
+    gammas = spent_gammas(gamma, looks, rho, k=k1 - 1)
     champion = np.zeros(runs, dtype=int)
-    open_ = np.ones(runs, dtype=bool)
+    open_ = np.arange(runs)  # the runs still looking
     for n, g in zip(looks, gammas, strict=True):
-        d = diffs[:, :n]
+        d = diffs[open_, :n]
         w = winner_test(joint_differences(d, rho), rope, g)
-        now = open_ & w.promote
-        champion = np.where(now, w.winner + 1, champion)
+        champion[open_] = np.where(w.promote, w.winner + 1, 0)
         left, right = _t_probs(np.swapaxes(d, 1, 2), rho, rope)
-        undecided = ((left < gamma) & (right < gamma) & (1 - left - right < gamma)).any(-1)
-        open_ &= ~w.promote & undecided
+        going = ((left < gamma) & (1 - left - right < gamma)).any(-1)
+        open_ = open_[~w.promote & going]
+        if open_.size == 0:
+            break
     promoted = np.zeros((runs, k1), dtype=bool)
     promoted[np.arange(runs), champion] = champion > 0
     return champion, promoted
@@ -167,6 +174,49 @@ def cell(rule, k, gain, n_looks, mode, runs, seed, power_case=False):
     return false / runs, hit / runs
 
 
+def _fingerprint() -> str:
+    """What the cells depend on — the simulation's code and the rule's numbers on a fixed
+    input — so that a checkpoint of other code is not reused (a docstring edit is fine)."""
+    import hashlib
+    import inspect
+
+    rng = np.random.default_rng(0)
+    d = rng.normal(0.01, 0.02, size=(3, 100, 5))
+    w = winner_test(joint_differences(d, RHO), ROPE, 0.95)
+    parts = [inspect.getsource(f) for f in (simulate, _against, _t_probs, per_step, family, cell)]
+    parts += [np.array2string(v, precision=10) for v in (w.p_selective, w.corrected_gain)]
+    parts += [
+        np.array2string(
+            spent_gammas(GAMMA, [100 + 10 * j for j in range(10)], RHO, k), precision=10
+        )
+        for k in (1, 10)
+    ]
+    return hashlib.sha256("".join(parts).encode()).hexdigest()[:16]
+
+
+class Checkpoint:
+    """Finished cells in a JSON file, written after every cell: an interrupted run resumes."""
+
+    def __init__(self, path: str | None) -> None:
+        self.path = Path(path) if path else None
+        self.key = _fingerprint()
+        self.cells: dict[str, list[float]] = {}
+        if self.path and self.path.exists():
+            saved = json.loads(self.path.read_text())
+            if saved.get("code") == self.key:
+                self.cells = saved["cells"]
+
+    def cell(self, *args, **kw) -> tuple[float, float]:
+        name = json.dumps([args, sorted(kw.items())])
+        if name not in self.cells:
+            self.cells[name] = list(cell(*args, **kw))
+            if self.path:
+                tmp = self.path.with_suffix(".tmp")
+                tmp.write_text(json.dumps({"code": self.key, "cells": self.cells}))
+                tmp.replace(self.path)
+        return tuple(self.cells[name])
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--runs", type=int, default=4000)
@@ -175,7 +225,13 @@ def main() -> None:
     p.add_argument("--modes", nargs="+", default=["shared", "independent"])
     p.add_argument("--rules", nargs="+", default=list(RULES))
     p.add_argument("--seed", type=int, default=2026)
+    p.add_argument(
+        "--checkpoint",
+        default="selection_operating_characteristics.json",
+        help="file of finished cells (resumed from; '' for none)",
+    )
     args = p.parse_args()
+    ck = Checkpoint(args.checkpoint)
     gains = [
         ("0", 0.0),
         ("½ROPE", ROPE / 2),
@@ -201,7 +257,7 @@ def main() -> None:
             for rule in args.rules:
                 for j, (label, g) in enumerate(gains):
                     vals = [
-                        cell(rule, k, g, n_looks, mode, args.runs, args.seed + 1000 * k + j)[
+                        ck.cell(rule, k, g, n_looks, mode, args.runs, args.seed + 1000 * k + j)[
                             1 if g > ROPE else 0
                         ]
                         for k in args.ks
@@ -213,7 +269,9 @@ def main() -> None:
                         + " |"
                     )
                 vals = [
-                    cell(rule, k, 0.0, n_looks, mode, args.runs, args.seed + 7 * k, power_case=True)
+                    ck.cell(
+                        rule, k, 0.0, n_looks, mode, args.runs, args.seed + 7 * k, power_case=True
+                    )
                     for k in args.ks
                 ]
                 print(

@@ -14,9 +14,12 @@ from scipy import integrate, stats
 
 import bayescomp as bc
 from bayescomp.decision.family import (
+    LOOK_SHARE,
     _truncated_sf,
+    information_fractions,
     joint_differences,
     selection_bounds,
+    sequential_levels,
     spent_gammas,
     winner_test,
 )
@@ -75,11 +78,41 @@ def test_winner_test_single_challenger_is_todays_rule():
     np.testing.assert_array_equal(w.promote, ref.p_right >= 0.95)
 
 
-def test_spent_gammas_spend_exactly_one_minus_gamma():
+def test_sequential_levels_reproduce_published_obrien_fleming_boundaries():
+    """Lan–DeMets O'Brien–Fleming-type spending, one-sided 0.025, five equally spaced looks:
+    the boundaries 4.877, 3.357, 2.680, 2.290, 2.031 (Jennison & Turnbull 2000, and R's
+    gsDesign ``sfLDOF``)."""
+    z = stats.norm.isf(sequential_levels(0.025, [0.2, 0.4, 0.6, 0.8, 1.0]))
+    np.testing.assert_allclose(z, [4.877, 3.357, 2.680, 2.290, 2.031], atol=1e-3)
+
+
+def test_sequential_levels_cross_with_probability_alpha():
+    """The canonical joint distribution of ten looks of the 10 x 10 design (simulated as
+    Brownian motion in the information fraction): some look crosses with probability
+    alpha, and every look's level is far above the union bound's share."""
+    t = information_fractions([100 + 10 * j for j in range(10)], 0.1)
+    levels = sequential_levels(0.05, t)
+    rng = np.random.default_rng(4)
+    runs = 200_000
+    b = (rng.standard_normal((runs, 10)) * np.sqrt(np.diff(t, prepend=0.0))).cumsum(axis=1)
+    crossed = int((b / np.sqrt(t) >= stats.norm.isf(levels)).any(axis=1).sum())
+    assert stats.binom.ppf(0.001, runs, 0.05) <= crossed <= stats.binom.ppf(0.999, runs, 0.05)
+    union = np.diff(2 * stats.norm.sf(stats.norm.isf(0.025) / np.sqrt(t)), prepend=0.0)
+    assert levels[0] == pytest.approx(union[0])
+    assert np.all(levels[1:] > 10 * union[1:])
+
+
+def test_spent_gammas_one_look_and_the_share_for_a_selection():
     assert spent_gammas(0.95, [100], 0.1).tolist() == [0.95]
-    g = spent_gammas(0.9, [100 + 10 * j for j in range(10)], 0.1)
-    assert (1 - g).sum() == pytest.approx(0.1)
-    assert np.all(g > 0.9)
+    assert spent_gammas(0.95, [100], 0.1, k=10).tolist() == [0.95]
+    n = [100 + 10 * j for j in range(10)]
+    t = information_fractions(n, 0.1)
+    np.testing.assert_allclose(1 - spent_gammas(0.9, n, 0.1), sequential_levels(0.1, t))
+    np.testing.assert_allclose(
+        1 - spent_gammas(0.9, n, 0.1, k=3), sequential_levels(LOOK_SHARE * 0.1, t)
+    )
+    with pytest.raises(ValueError, match="must add splits"):
+        spent_gammas(0.95, [100, 100], 0.1)
 
 
 @pytest.mark.parametrize("mode", ["shared", "independent"])
@@ -104,9 +137,11 @@ def test_family_keeps_the_power_of_a_real_improvement():
     assert fam_fp <= old_fp
 
 
-def test_sequential_looks_keep_the_family_wise_rate():
-    runs = 500
-    fam, _ = oc.cell("family", 5, oc.ROPE, 10, "shared", runs, seed=13)
+@pytest.mark.parametrize("k", [1, 10])
+def test_sequential_looks_keep_the_family_wise_rate(k):
+    """Up to ten looks at the ROPE edge (a small version of the bench's rows with looks)."""
+    runs = 500 if k == 1 else 300
+    fam, _ = oc.cell("family", k, oc.ROPE, 10, "shared", runs, seed=13)
     assert fam * runs <= stats.binom.ppf(0.999, runs, 0.05)
 
 

@@ -155,7 +155,7 @@ def _decide(
     n0 = int((frame[(frame["model"] == baseline) & (frame["block"] == 0)]).shape[0])
     block = _block_splits(frame, n0)
     rho = float(state[names[0]].paired.attrs["rho"])
-    gammas = spent_gammas(gamma, [n0 + j * block for j in range(max_repeats + 1)], rho)
+    gammas = spent_gammas(gamma, [n0 + j * block for j in range(max_repeats + 1)], rho, k=len(live))
     test = _joint_test(names, state, float(gammas[look]), len(live))
     winner = names[int(test.winner)]
     promoted = bool(test.promote) and state[winner].decision.outcome == "promote"
