@@ -160,7 +160,14 @@ def test_cli_compare_predictions_table_and_errors(table, tmp_path):
 def test_select_over_predictions_walks_champion_challenger(table):
     from bayescomp.studies.select_predictions import select_predictions
 
-    sel = select_predictions(table, baseline="A", rope=0.01, cluster="passage", random_state=0)
+    sel = select_predictions(
+        table,
+        baseline="A",
+        rope=0.01,
+        cluster="passage",
+        rule="champion_challenger",
+        random_state=0,
+    )
     assert sel.steps["challenger"].tolist() == ["B", "C"]
     for row, res in zip(sel.steps.to_dict("records"), sel.results, strict=True):
         ref = compare_predictions(
@@ -215,8 +222,10 @@ def test_bc_select_walks_a_predictions_table(table):
     import bayescomp as bc
     from bayescomp.studies.select_predictions import select_predictions
 
-    with pytest.warns(UserWarning, match="without a family-wise correction"):
-        bc.select(table, baseline="A", rope=0.01, compare_options={"cluster": "passage"})
+    fam = bc.select(table, baseline="A", rope=0.01, compare_options={"cluster": "passage"})
+    ref_fam = select_predictions(table, baseline="A", rope=0.01, cluster="passage")
+    assert fam.recommendation["rule"] == "family" and fam.champion == ref_fam.champion
+    assert fam.steps["p_selective"].equals(ref_fam.steps["p_selective"])
     sel = bc.select(
         table,
         baseline="A",
@@ -224,8 +233,10 @@ def test_bc_select_walks_a_predictions_table(table):
         rule="champion_challenger",
         compare_options={"cluster": "passage"},
     )
-    ref = select_predictions(table, baseline="A", rope=0.01, cluster="passage")
+    ref = select_predictions(
+        table, baseline="A", rope=0.01, cluster="passage", rule="champion_challenger"
+    )
     assert sel.champion == ref.champion
     assert sel.steps["p_right"].tolist() == ref.steps["p_right"].tolist()
-    with pytest.raises(ValueError, match="champion/challenger rule"):
+    with pytest.raises(ValueError, match="rule 'family'"):
         bc.select(table, baseline="A", rope=0.01, rule="family_wise")

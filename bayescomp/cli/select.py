@@ -286,7 +286,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _select_predictions(args: argparse.Namespace) -> Any:
-    """``select --predictions``: champion/challenger over the model columns of one test set."""
+    """``select --predictions``: a selection over the model columns of one test set
+    (``--rule``: family-wise by default)."""
     from bayescomp.cli.main import UserError
     from bayescomp.cli.predictions import read_predictions
     from bayescomp.studies.select_predictions import select_predictions
@@ -311,6 +312,7 @@ def _select_predictions(args: argparse.Namespace) -> Any:
         gamma=args.gamma,
         metric=metric,
         order=args.order,
+        rule=args.rule,
         threshold=args.threshold,
         draws=args.posterior_draws,
         random_state=args.seed,

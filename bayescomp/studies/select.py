@@ -248,25 +248,19 @@ def _select_predictions(
     **kwargs: Any,
 ) -> Selection:
     """``select`` on a predictions table (``y_true`` and a column per model): the
-    champion/challenger walk of :mod:`bayescomp.studies.select_predictions`; ``compare_options``
+    selection of :mod:`bayescomp.studies.select_predictions` (rule ``"family"`` by default);
+    ``compare_options``
     carry ``cluster``, ``item``, ``sample``, ``threshold``, ``draws``."""
     from bayescomp.studies.select_predictions import select_predictions
 
-    if rule == "family":  # the default: not implemented on predictions, say so
-        warnings.warn(
-            "the family-wise rule works on score tables; this predictions table is "
-            "walked champion/challenger, step by step, without a family-wise "
-            "correction (pass rule='champion_challenger' to silence this)",
-            UserWarning,
-            stacklevel=3,
-        )
-    elif rule != "champion_challenger":
+    if callable(rule) or rule not in ("family", "champion_challenger"):
         raise ValueError(
-            f"a predictions table is selected by the champion/challenger rule; "
-            f"rule={rule!r} works on score tables"
+            f"a predictions table is selected by rule 'family' (the default) or "
+            f"'champion_challenger'; got rule={rule!r}"
         )
     return select_predictions(
         table,
+        rule=rule,
         metric=metric or "accuracy",
         models=list(models) if models is not None else None,
         **kwargs,

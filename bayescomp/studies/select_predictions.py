@@ -1,9 +1,19 @@
 """Champion/challenger selection over several models' predictions on one holdout.
 
-Each step compares the challenger with the current champion on the same items by
+Every step compares a challenger with a champion on the same items by
 :func:`~bayescomp.posterior.predictions.compare_predictions` (clusters and repeated samples
-honoured) and decides by the one rule; a challenger becomes champion on *promote*.  The
-result is the same :class:`~bayescomp.studies.selection.Selection` as a selection over
+honoured) and decides by the one rule.  Two rules, as for score tables:
+
+``"family"`` (default)
+    Every challenger against the baseline; only the best can be promoted, and only if it
+    is still better beyond the ROPE given that it was selected as the best
+    (:mod:`bayescomp.studies.predictions_family`): the false-promotion rate of the whole
+    selection stays at most ``1 - gamma`` however many challengers there are.
+``"champion_challenger"``
+    Each challenger against the current champion, promoted on *promote*; each step keeps
+    its rate, the selection does not.
+
+The result is the same :class:`~bayescomp.studies.selection.Selection` as a selection over
 scores, so its summary, report and JSON work unchanged; its ``scores`` hold the per-item
 scores (the items play the role of splits).
 """
@@ -14,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bayescomp.decision.family_walk import FAMILY_COLUMNS, family_note
 from bayescomp.decision.walk import (
     PAIRED_COLUMNS,
     SCORE_COLUMNS,
@@ -23,6 +34,7 @@ from bayescomp.decision.walk import (
 )
 from bayescomp.posterior.holdout_data import ITEMWISE, resolve
 from bayescomp.posterior.predictions import compare_predictions, prediction_models
+from bayescomp.studies.predictions_family import family_decisions, joint_item_differences
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -82,6 +94,7 @@ def select_predictions(
     higher_is_better: bool | None = None,
     threshold: float | None = None,
     order: str = "given",
+    rule: str = "family",
     draws: int = 4000,
     random_state: int = 0,
 ) -> Selection:
@@ -100,6 +113,9 @@ def select_predictions(
     models : list of str, optional
         The candidates including the baseline (default: every model column).
     order : {"given", "name", "mean"}
+    rule : {"family", "champion_challenger"}, default "family"
+        ``"family"`` keeps the false-promotion rate of the whole selection at most
+        ``1 - gamma`` (module docstring); ``"champion_challenger"`` only each step's.
     random_state : int
         Seed of the posterior draws (each step gets its own stream).
 
@@ -117,6 +133,8 @@ def select_predictions(
     >>> sel = select_predictions(t, baseline="old", rope=0.01)
     >>> sel.champion, sel.steps["decision"].tolist()
     ('new', ['inconclusive', 'promote'])
+    >>> bool(sel.steps["p_selective"].iloc[1] < 0.05)
+    True
     """
     import pandas as pd
 
@@ -128,7 +146,7 @@ def select_predictions(
     if baseline not in names:
         raise ValueError(f"the baseline {baseline!r} is not among the models {names}")
     name, hib = resolve(metric, predictions[y_true] if y_true else None, higher_is_better)
-    seeds = iter(np.random.SeedSequence(random_state).spawn(len(names) + 1))
+    root = np.random.SeedSequence(random_state)  # one child stream per posterior, in order
 
     def compare(champion: str, challenger: str) -> tuple[Any, Any]:
         res = compare_predictions(
@@ -140,7 +158,7 @@ def select_predictions(
             higher_is_better=higher_is_better,
             threshold=threshold,
             draws=draws,
-            random_state=np.random.default_rng(next(seeds)),
+            random_state=np.random.default_rng(root.spawn(1)[0]),
             **columns,
         )
         return res, res.decision(gamma)
@@ -150,37 +168,34 @@ def select_predictions(
         baseline: next(iter(first.values())).baseline_score if first else np.nan,
         **{m: r.candidate_score for m, r in first.items()},
     }
+    if rule not in ("family", "champion_challenger"):
+        raise ValueError(
+            f"rule must be 'family' (keeps the false-promotion rate of the whole "
+            f"selection) or 'champion_challenger' (each step's only); got {rule!r}"
+        )
     challengers = order_challengers([m for m in names if m != baseline], order, means, hib)
-    scores = Scores.from_frame(_item_scores(predictions, names, name, columns), metrics=[name])
-    champion, rows, results, paired = baseline, [], [], []
-    for step, challenger in enumerate(challengers, start=1):
-        res, d = (
-            (first[challenger], first[challenger].decision(gamma))
-            if champion == baseline
-            else compare(champion, challenger)
-        )
-        rows.append(
-            step_row(
-                step,
-                champion,
-                challenger,
-                res,
-                d,
-                0,
-                res.n_items,
-                0,
-                d.reason,
-                (res.baseline_score, res.candidate_score),
-            )
-        )
-        results.append(res)
-        pf = scores.paired(champion, challenger, name)
-        paired.append(
-            pf.rename(columns={"baseline": "champion", "candidate": "challenger"})[PAIRED_COLUMNS]
-        )
-        if d.outcome == "promote":
-            champion = challenger
-    steps = pd.DataFrame(rows, columns=STEP_COLUMNS[:3] + SCORE_COLUMNS + STEP_COLUMNS[3:])
+    # a whole-set metric (AUC, F1) has no per-item score: the table holds the predictions
+    column = name if y_true is None or name in ITEMWISE else f"{name}_prediction"
+    scores = Scores.from_frame(
+        _item_scores(predictions, names, name, columns).rename(columns={name: column}),
+        metrics=[column],
+    )
+    walk = _family_walk if rule == "family" and challengers else _stepwise_walk
+    champion, rows, results = walk(
+        predictions, baseline, challengers, first, compare, gamma, rope, name, hib,
+        dict(columns, threshold=threshold, draws=draws, seed=root.spawn(1)[0]),
+    )
+    paired = [
+        scores.paired(r["champion"], r["challenger"], column).rename(
+            columns={"baseline": "champion", "candidate": "challenger"}
+        )[PAIRED_COLUMNS]
+        for r in rows
+    ]
+    columns_out = STEP_COLUMNS[:3] + SCORE_COLUMNS + STEP_COLUMNS[3:]
+    if rule == "family":
+        columns_out += FAMILY_COLUMNS
+    steps = pd.DataFrame(rows, columns=columns_out)
+    rec = _recommend(baseline, champion, first, gamma, rope, name)
     return Selection(
         champion=champion,
         baseline=baseline,
@@ -188,7 +203,7 @@ def select_predictions(
         rope=rope,
         gamma=gamma,
         steps=steps,
-        recommendation=_recommend(baseline, champion, first, gamma, rope, name),
+        recommendation=family_note(rec, steps, rule, gamma),
         scores=scores,
         results=results,
         paired=paired,
@@ -212,6 +227,7 @@ def select_predictions(
             "gamma": gamma,
             "metric": name,
             "order": order,
+            "rule": rule,
             "cv": "one test set (item-level predictions)",
             "cluster": cluster,
             "item": item,
@@ -219,6 +235,85 @@ def select_predictions(
         },
         base_scores=scores,
     )
+
+
+def _row(step: int, champion: str, res: Any, d: Any, reason: str) -> dict[str, Any]:
+    return step_row(
+        step,
+        champion,
+        res.candidate_name,
+        res,
+        d,
+        0,
+        res.n_items,
+        0,
+        reason,
+        (res.baseline_score, res.candidate_score),
+    )
+
+
+def _stepwise_walk(
+    predictions: Any,
+    baseline: str,
+    challengers: list[str],
+    first: dict[str, Any],
+    compare: Any,
+    gamma: float,
+    *_: Any,
+) -> tuple[str, list[dict[str, Any]], list[Any]]:
+    """``"champion_challenger"``: each challenger against the current champion."""
+    champion, rows, results = baseline, [], []
+    for step, challenger in enumerate(challengers, start=1):
+        res, d = (
+            (first[challenger], first[challenger].decision(gamma))
+            if champion == baseline
+            else compare(champion, challenger)
+        )
+        rows.append(_row(step, champion, res, d, d.reason))
+        results.append(res)
+        if d.outcome == "promote":
+            champion = challenger
+    return champion, rows, results
+
+
+def _family_walk(
+    predictions: Any,
+    baseline: str,
+    challengers: list[str],
+    first: dict[str, Any],
+    compare: Any,
+    gamma: float,
+    rope: float,
+    metric: str,
+    hib: bool,
+    columns: dict[str, Any],
+) -> tuple[str, list[dict[str, Any]], list[Any]]:
+    """``"family"``: every challenger against the baseline, the winner's selective test."""
+    y = columns["y_true"]
+    item = columns["item"]
+    joint = joint_item_differences(
+        None if y is None else predictions[y].to_numpy(),
+        predictions[baseline].to_numpy(),
+        [predictions[c].to_numpy() for c in challengers],
+        metric=metric,
+        higher_is_better=hib,
+        item=None if item is None else predictions[item].to_numpy(),
+        cluster=None if columns["cluster"] is None else predictions[columns["cluster"]].to_numpy(),
+        threshold=columns["threshold"],
+        draws=columns["draws"],
+        random_state=np.random.default_rng(columns["seed"]),
+    )
+    results = [first[c] for c in challengers]
+    winner, test, decided = family_decisions(challengers, results, joint, rope, gamma)
+    rows = []
+    for step, (c, res, (d, why)) in enumerate(zip(challengers, results, decided, strict=True), start=1):
+        row = _row(step, baseline, res, d, why)
+        row["looks"] = 1
+        if c == challengers[int(test.winner)]:
+            row["p_selective"] = float(test.p_selective)
+            row["corrected_gain"] = float(test.corrected_gain)
+        rows.append(row)
+    return winner or baseline, rows, results
 
 
 def _recommend(
