@@ -252,6 +252,59 @@ def test_time_design_from_the_shell(work):
     assert "logreg" in r.stdout
 
 
+def test_groups_with_time_from_the_shell(work):
+    """--groups with --time: expanding windows of whole weeks, the time-ordered posterior
+    chosen by itself; a customer id seen over the whole period is refused in one line."""
+    t = make_table()
+    t["week"] = (t["day"] - t["day"].min()).dt.days // 7
+    t.to_parquet(work / "weekly.parquet")
+    r = bc(
+        "compare",
+        "models/prior.py",
+        "models/logreg.py",
+        "--data",
+        "weekly.parquet",
+        "--target",
+        "churned",
+        "--time",
+        "day",
+        "--groups",
+        "week",
+        "--gap",
+        "1",
+        "--n-splits",
+        "5",
+        "--drop",
+        "customer",
+        "--rope",
+        "0.01",
+        "--json",
+        "--quiet",
+        cwd=work,
+    )
+    assert r.returncode == 0, r.stderr
+    rec = json.loads(r.stdout)
+    assert rec["method"] == "time_ordered" and rec["n"] == 5 and -1 < rec["phi"] < 1
+    r = bc(
+        *SELECT,
+        "--data",
+        "weekly.parquet",
+        "--target",
+        "churned",
+        "--time",
+        "day",
+        "--groups",
+        "customer",
+        "--drop",
+        "week",
+        cwd=work,
+    )
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--groups customer with --time day: group" in lines[0]
+    assert "has rows on both sides of the start of test window 1" in lines[0]
+
+
 def _bad(tmp: Path) -> dict[str, tuple[list[str], str, dict]]:
     t = make_table(120)
     t.to_csv(tmp / "ok.csv", index=False)

@@ -21,7 +21,7 @@ def test_own_data_page_commands_run_from_the_shell(tmp_path, monkeypatch):
     for i, code in enumerate(python_blocks(text)):
         exec(compile(code, f"own_data.md, python block {i + 1}", "exec"), {})
     commands = shell_commands(text)
-    assert len(commands) == 3
+    assert len(commands) == 4
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     for cmd in commands:
         r = subprocess.run(

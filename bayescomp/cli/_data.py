@@ -44,13 +44,15 @@ def add_data_flags(p: argparse.ArgumentParser) -> None:
         "--time",
         metavar="COL",
         help="time-ordered design: sort by COL and test on --n-splits expanding "
-        "windows (TimeSeriesSplit); COL is not a feature",
+        "windows (TimeSeriesSplit; with --groups, windows of whole groups that follow "
+        "each other in time, e.g. weeks); COL is not a feature",
     )
     g.add_argument(
         "--gap",
         type=int,
         default=0,
-        help="with --time: rows left out between each training window and its test window",
+        help="with --time: rows (with --groups: whole groups) left out between each "
+        "training window and its test window",
     )
     g.add_argument("--task", choices=TASKS, help="override the task inferred from the target")
 
@@ -94,11 +96,6 @@ def own_data(args: argparse.Namespace) -> OwnData | None:
         raise UserError("--gap is the gap of a time-ordered design; pass --time COL with it")
     if args.gap < 0:
         raise UserError(f"--gap must be >= 0, got {args.gap}")
-    if args.groups and args.time:
-        raise UserError(
-            "--groups and --time together are not supported: use --time for a "
-            "time-ordered design, or --groups for grouped k-fold"
-        )
     from bayescomp.scores.tabular import read_table
 
     table = read_table(
@@ -110,11 +107,18 @@ def own_data(args: argparse.Namespace) -> OwnData | None:
         task=args.task,
         n_splits=args.n_splits,
     )
+    cv = _design(table, args)
+    if args.time and args.groups:  # a group on both sides of a window's start: say so now
+        try:
+            for _ in cv.split(table.X, table.y, table.groups):
+                pass
+        except ValueError as exc:
+            raise UserError(f"--groups {args.groups} with --time {args.time}: {exc}") from None
     return OwnData(
         table.X,
         table.y,
         table.groups,
-        _design(table, args),
+        cv,
         table.name,
         table.task,
         "regression" if table.task == "regression" else "classification",
@@ -125,7 +129,7 @@ def own_data(args: argparse.Namespace) -> OwnData | None:
 def _design(table: Any, args: argparse.Namespace) -> Any:
     from sklearn.model_selection import RepeatedKFold, RepeatedStratifiedKFold, TimeSeriesSplit
 
-    from bayescomp.splits.group import RepeatedGroupKFold
+    from bayescomp.splits.group import GroupTimeSeriesSplit, RepeatedGroupKFold
 
     classes = table.task != "regression"
     if args.time:
@@ -136,6 +140,8 @@ def _design(table: Any, args: argparse.Namespace) -> Any:
                 "--max-repeats adds shuffled repetitions; a time-ordered design "
                 "(--time) has one order: drop --max-repeats"
             )
+        if args.groups:
+            return GroupTimeSeriesSplit(n_splits=args.n_splits, gap=args.gap)
         return TimeSeriesSplit(n_splits=args.n_splits, gap=args.gap)
     if args.groups:
         return RepeatedGroupKFold(

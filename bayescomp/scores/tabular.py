@@ -210,7 +210,19 @@ def _task(y: Any, task: str | None, target: str) -> str:
     return task
 
 
-def _groups(frame: Any, col: str, path: Path, n_splits: int) -> np.ndarray:
+def _time_order(frame: Any, t: Any, groups: str | None) -> np.ndarray:
+    """Row order by time; with groups, rows of equal time by their group's first time, so
+    groups that follow each other in time stay contiguous."""
+    if groups is None or groups not in frame.columns:
+        return np.argsort(t.to_numpy(), kind="stable")
+    import pandas as pd
+
+    start = t.groupby(frame[groups], dropna=False).transform("min")
+    keys = pd.DataFrame({"t": t.to_numpy(), "start": start.to_numpy()})
+    return keys.sort_values(["t", "start"], kind="stable").index.to_numpy()
+
+
+def _groups(frame: Any, col: str, path: Path, n_splits: int, timed: bool) -> np.ndarray:
     g = _column(frame, col, "--groups", path)
     if g.isna().any():
         raise ValueError(
@@ -223,10 +235,15 @@ def _groups(frame: Any, col: str, path: Path, n_splits: int) -> np.ndarray:
             f"the group column {col!r} has one group ({g.iloc[0]!r}): grouped "
             "cross-validation needs at least two; check --groups"
         )
-    if n_groups < n_splits:
+    if n_groups < n_splits + timed:
+        need = (
+            f"too few for {n_splits} time-ordered test windows after a first training window"
+            if timed
+            else f"fewer than the {n_splits} folds"
+        )
         raise ValueError(
-            f"the group column {col!r} has {n_groups} groups, fewer than the "
-            f"{n_splits} folds: use --n-splits {n_groups} or fewer"
+            f"the group column {col!r} has {n_groups} groups, {need}: use --n-splits "
+            f"{n_groups - timed} or fewer"
         )
     return g.to_numpy()
 
@@ -293,9 +310,9 @@ def read_table(
                 f"the time column {time!r} has {int(t.isna().sum())} missing "
                 "value(s); every row needs its time to be ordered"
             )
-        frame = frame.iloc[np.argsort(t.to_numpy(), kind="stable")].reset_index(drop=True)
+        frame = frame.iloc[_time_order(frame, t, groups)].reset_index(drop=True)
         y = frame[target]
-    g = _groups(frame, groups, path, n_splits) if groups is not None else None
+    g = _groups(frame, groups, path, n_splits, time is not None) if groups is not None else None
     not_features = {target, *(c for c in (groups, time) if c), *drop}
     features = [c for c in frame.columns if c not in not_features]
     if not features:

@@ -97,3 +97,93 @@ class RepeatedGroupKFold:
             f"RepeatedGroupKFold(n_splits={self.n_splits}, n_repeats={self.n_repeats}, "
             f"random_state={self.random_state!r}" + (", stratify=True)" if self.stratify else ")")
         )
+
+
+class GroupTimeSeriesSplit:
+    """Expanding-window splits over whole groups in time order.
+
+    The rows must be in time order (``read_table(..., time=COL)`` sorts them).  The groups
+    are ordered by their first row, and scikit-learn's ``TimeSeriesSplit(n_splits, gap)``
+    runs over that sequence of groups: each test window is a run of consecutive groups,
+    its training window is every earlier group except the last ``gap`` ones.  So no group
+    is in both training and test, and every training row precedes every test row — the
+    design is time-ordered (:func:`bayescomp.splits.design.is_time_ordered`) and gets the
+    time-ordered posterior.
+
+    Groups must follow each other in time (days, weeks, batches, trading sessions).  A
+    group whose rows lie on both sides of where a test window starts — a customer id
+    seen over the whole period — cannot be kept whole in a time-ordered design: that is a
+    ``ValueError`` naming the group.
+
+    Parameters
+    ----------
+    n_splits : int, default 5
+        Test windows (at least 2); needs at least ``n_splits + 1 + gap`` groups.
+    gap : int, default 0
+        Groups left out between each training window and its test window.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> week = np.repeat(np.arange(6), 2)       # 6 weeks of 2 rows, in time order
+    >>> cv = GroupTimeSeriesSplit(n_splits=3)
+    >>> splits = list(cv.split(week, groups=week))
+    >>> [(set(week[tr].tolist()), set(week[te].tolist())) for tr, te in splits]
+    [({0, 1, 2}, {3}), ({0, 1, 2, 3}, {4}), ({0, 1, 2, 3, 4}, {5})]
+    """
+
+    def __init__(self, n_splits: int = 5, gap: int = 0):
+        if not isinstance(n_splits, int | np.integer) or n_splits < 2:
+            raise ValueError(f"n_splits must be an int >= 2, got {n_splits!r}")
+        if not isinstance(gap, int | np.integer) or gap < 0:
+            raise ValueError(f"gap must be an int >= 0, got {gap!r}")
+        self.n_splits = int(n_splits)
+        self.gap = int(gap)
+
+    def get_n_splits(self, X: Any = None, y: Any = None, groups: Any = None) -> int:
+        return self.n_splits
+
+    def split(
+        self, X: Any, y: Any = None, groups: Any = None
+    ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        from sklearn.model_selection import TimeSeriesSplit
+
+        if groups is None:
+            raise ValueError(
+                "GroupTimeSeriesSplit needs groups= (one group label per row, rows in time "
+                "order), e.g. the week of each row"
+            )
+        check_samples(X, y, groups, finite_X=False)
+        labels = np.asarray(groups, dtype=object)
+        # rank of each row's group by the group's first row: the groups' time order
+        _, first, codes = np.unique(labels.astype(str), return_index=True, return_inverse=True)
+        rank = np.argsort(np.argsort(first, kind="stable"), kind="stable")[codes]
+        n_groups = len(first)
+        need = self.n_splits + 1 + self.gap
+        if n_groups < need:
+            raise ValueError(
+                f"{n_groups} groups are too few for {self.n_splits} time-ordered test "
+                f"windows of whole groups (gap {self.gap}): use --n-splits "
+                f"{max(n_groups - 1 - self.gap, 1)} or fewer, or more groups"
+            )
+        tss = TimeSeriesSplit(n_splits=self.n_splits, gap=self.gap)
+        for k, (tr_g, te_g) in enumerate(tss.split(np.zeros(n_groups)), start=1):
+            train = np.flatnonzero(rank <= tr_g[-1])
+            test = np.flatnonzero((rank >= te_g[0]) & (rank <= te_g[-1]))
+            start = test[0]
+            if train[-1] > start:
+                late = train[train > start]
+                names = list(dict.fromkeys(labels[late].tolist()))
+                more = f" (and {len(names) - 3} more)" if len(names) > 3 else ""
+                raise ValueError(
+                    f"group {', '.join(map(repr, names[:3]))}{more} has rows on both sides "
+                    f"of the start of test window {k} (row {start} in time order): groups "
+                    "must follow each other in time (e.g. weeks or batches) to be kept "
+                    "whole in a time-ordered design; for ids seen over the whole period "
+                    "(customers, patients) use the groups without the time order, or the "
+                    "time order without the groups"
+                )
+            yield train, test
+
+    def __repr__(self) -> str:
+        return f"GroupTimeSeriesSplit(n_splits={self.n_splits}, gap={self.gap})"
