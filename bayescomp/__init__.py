@@ -41,6 +41,7 @@ def _source_version() -> str:
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
     # splits
+    "GroupTimeSeriesSplit": "bayescomp.splits.group",
     "RepeatedGroupKFold": "bayescomp.splits.group",
     "SplitDesign": "bayescomp.splits.design",
     "materialise_splits": "bayescomp.splits.design",

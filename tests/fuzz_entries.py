@@ -171,6 +171,12 @@ def _rgkf(kw):
     return list(bc.RepeatedGroupKFold(**kw).split(X, y, groups))
 
 
+def _gtss(kw):
+    bc = _bc()
+    X, y, groups = kw.pop("X"), kw.pop("y"), kw.pop("groups")
+    return list(bc.GroupTimeSeriesSplit(**kw).split(X, y, groups))
+
+
 def _off_diagonal(ranking: Any) -> list[float]:
     """A pairwise ranking's matrices hold NaN on the diagonal only (a model versus itself)."""
     out = []
@@ -666,6 +672,21 @@ def _entries() -> dict[str, Entry]:
             {
                 "n_splits": ([1, 0, -1, 2.5, "x", 100], [R] * 6),
                 "n_repeats": ([0, -1, 2.5, "x"], [R] * 4),
+            },
+        ),
+        "GroupTimeSeriesSplit": Entry(
+            _gtss,
+            lambda: {"n_splits": 3, "X": X, "y": y, "groups": np.arange(40) // 4},
+            {
+                "groups": {
+                    "short": ARRAY_MUTATIONS["short"],
+                    "none": ARRAY_MUTATIONS["none"],
+                    "nan": ARRAY_MUTATIONS["nan"],
+                }
+            },
+            {
+                "n_splits": ([1, 0, -1, 2.5, "x", 100], [R] * 6),
+                "gap": ([-1, 2.5, "x", 100], [R] * 4),
             },
         ),
     }

@@ -161,10 +161,11 @@ class GroupTimeSeriesSplit:
         n_groups = len(first)
         need = self.n_splits + 1 + self.gap
         if n_groups < need:
+            fit = n_groups - 1 - self.gap
+            fix = f"n_splits (--n-splits) {fit} or fewer" if fit >= 2 else "a smaller gap"
             raise ValueError(
                 f"{n_groups} groups are too few for {self.n_splits} time-ordered test "
-                f"windows of whole groups (gap {self.gap}): use --n-splits "
-                f"{max(n_groups - 1 - self.gap, 1)} or fewer, or more groups"
+                f"windows of whole groups (gap {self.gap}): use {fix}, or more groups"
             )
         tss = TimeSeriesSplit(n_splits=self.n_splits, gap=self.gap)
         for k, (tr_g, te_g) in enumerate(tss.split(np.zeros(n_groups)), start=1):
