@@ -180,9 +180,15 @@ def _column(frame: Any, col: str, flag: str, path: Path) -> Any:
 
 
 def _task(y: Any, task: str | None, target: str) -> str:
+    import pandas as pd
+
     from bayescomp.scores.datasets import task_of
 
-    n_classes = len(np.unique(np.asarray(y).astype(str)))
+    arr = np.asarray(y)
+    # distinct labels as text (1 and "1" are one class); numbers are counted as they are
+    n_classes = int(pd.Series(arr).nunique()) if arr.dtype.kind in "biuf" else None
+    if n_classes is None:
+        n_classes = len(np.unique(arr.astype(str)))
     if task is None:
         task = (
             "regression"

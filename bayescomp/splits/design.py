@@ -275,7 +275,9 @@ def materialise_splits(
             raise ValueError(f"split {k} has an empty training or test set")
         if train.max() >= n_samples or test.max() >= n_samples or min(train.min(), test.min()) < 0:
             raise ValueError(f"split {k} indexes rows outside 0..{n_samples - 1}")
-        if np.intersect1d(train, test).size:
+        in_train = np.zeros(n_samples, dtype=bool)  # O(n); np.intersect1d sorts both sides
+        in_train[train] = True
+        if in_train[test].any():
             raise ValueError(
                 f"split {k} has rows in both its training and test set; the test rows must be "
                 "held out"
