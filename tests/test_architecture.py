@@ -59,7 +59,7 @@ MAX_FUNCTION_LINES = 80
 #: (a ratchet: it may shrink, never grow).  Every entry says why; the aim is none.
 _REFLOWED = "over the limit only since `ruff format` reflowed it (issue 17); split it, then remove this entry"
 MODULE_SIZE_ALLOWLIST: dict[str, tuple[int, str]] = {
-    "bayescomp/cli/compare.py": (603, _REFLOWED),
+    "bayescomp/cli/compare.py": (584, _REFLOWED),
     "bayescomp/integrations/mlflow.py": (577, _REFLOWED),
     "bayescomp/metrics/blb.py": (597, _REFLOWED),
     "bayescomp/metrics/bootstrap.py": (601, _REFLOWED),
@@ -67,20 +67,14 @@ MODULE_SIZE_ALLOWLIST: dict[str, tuple[int, str]] = {
     "bayescomp/posterior/multivariate.py": (546, _REFLOWED),
     "bayescomp/posterior/ranktests.py": (536, _REFLOWED),
     "bayescomp/scores/table.py": (542, _REFLOWED),
-    "bayescomp/studies/fitted.py": (618, _REFLOWED),
     "bayescomp/studies/select.py": (529, _REFLOWED),
-    "bayescomp/studies/store.py": (642, _REFLOWED),
 }
 #: "path:function" -> (lines of code, reason), the same ratchet for functions
 FUNCTION_SIZE_ALLOWLIST: dict[str, tuple[int, str]] = {
-    "bayescomp/cli/compare.py:register": (112, _REFLOWED),
-    "bayescomp/cli/select.py:register": (121, _REFLOWED),
-    "bayescomp/decision/ranking.py:rank": (82, _REFLOWED),
     "bayescomp/metrics/_metric.py:check_predictions": (82, _REFLOWED),
     "bayescomp/metrics/bootstrap.py:paired_bootstrap_metric": (84, _REFLOWED),
     "bayescomp/metrics/unlabeled.py:_one_class": (90, _REFLOWED),
     "bayescomp/posterior/compare.py:compare": (105, _REFLOWED),
-    "bayescomp/scores/crossval.py:cross_validate_paired": (113, _REFLOWED),
     "bayescomp/studies/fitted.py:select_models": (92, _REFLOWED),
     "bayescomp/studies/fitted.py:_decide": (101, _REFLOWED),
     "bayescomp/studies/learning.py:summary": (83, _REFLOWED),

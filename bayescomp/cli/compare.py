@@ -14,12 +14,11 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bayescomp.cli._backend import add_backend_args, fit_options, on_backend
-from bayescomp.cli._data import add_data_flags, add_guardrail_flag
+from bayescomp.cli import _parents
+from bayescomp.cli._backend import fit_options, on_backend
 from bayescomp.cli._io import output_file
-from bayescomp.cli._text import ROPE_HELP, aligned, rope_note
+from bayescomp.cli._text import aligned, rope_note
 from bayescomp.cli.main import UserError
-from bayescomp.cli.predictions import add_arguments as add_prediction_arguments
 from bayescomp.core.jsonable import jsonable
 from bayescomp.core.regions import format_probability
 from bayescomp.core.rule import OUTCOMES
@@ -33,6 +32,14 @@ if TYPE_CHECKING:  # pragma: no cover
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "compare",
+        parents=[
+            _parents.deciding(),
+            _parents.scores_csv(),
+            _parents.fitting(),
+            _parents.mcmc(),
+            _parents.output(),
+            _parents.one_test_set(),
+        ],
         help="compare a candidate with a baseline (scores CSV, or paired CV on built-in data)",
         description=(
             "Bayesian comparison of a baseline and candidate(s). Give a scores CSV (one row per "
@@ -52,7 +59,6 @@ def register(sub: Any) -> None:
         help="built-in dataset for model files (breast_cancer, wine, "
         "iris, digits, diabetes); with a CSV, the dataset of the table to compare on",
     )
-    add_data_flags(p)
     p.add_argument("--baseline", help="baseline model name, or a number: a performance goal p*")
     p.add_argument(
         "--candidate",
@@ -65,14 +71,6 @@ def register(sub: Any) -> None:
         "of the CSV); default roc_auc for two classes, accuracy for more, r2 for "
         "regression, or the CSV's only metric",
     )
-    p.add_argument("--rope", type=float, required=True, help=ROPE_HELP)
-    p.add_argument(
-        "--gamma",
-        type=float,
-        default=0.95,
-        help="posterior probability needed for a decision (default 0.95)",
-    )
-    add_guardrail_flag(p)
     direction = p.add_mutually_exclusive_group()
     direction.add_argument(
         "--higher-is-better",
@@ -88,22 +86,6 @@ def register(sub: Any) -> None:
         help="the metric is a loss",
     )
     p.add_argument(
-        "--test-fraction",
-        type=float,
-        help="for CSVs without n_train/n_test columns: n_test/(n_train+n_test)",
-    )
-    p.add_argument("--n-splits", type=int, default=10, help="folds per repetition (default 10)")
-    p.add_argument("--n-repeats", type=int, default=10, help="repetitions (default 10)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the splits (default 0)")
-    p.add_argument("--n-jobs", type=int, default=None, help="parallel fits (joblib)")
-    add_backend_args(p)
-    p.add_argument(
-        "--save-scores",
-        type=output_file("scores.csv"),
-        metavar="CSV",
-        help="write the per-split scores to a CSV",
-    )
-    p.add_argument(
         "--method",
         default="auto",
         choices=RegisteredMethods(),
@@ -111,14 +93,17 @@ def register(sub: Any) -> None:
         "on one dataset, hierarchical on several. A method on paired predictions "
         "reads a CSV with a y_true column and one column per model",
     )
+    _add_outputs(p)
+    p.set_defaults(func=run, draws=2000, chains=4)
+
+
+def _add_outputs(p: argparse.ArgumentParser) -> None:
+    """The files ``compare`` writes on request, and its CI gate."""
     p.add_argument(
-        "--draws",
-        type=int,
-        default=2000,
-        help="hierarchical model: kept MCMC draws per chain (default 2000)",
-    )
-    p.add_argument(
-        "--chains", type=int, default=4, help="hierarchical model: MCMC chains (default 4)"
+        "--save-scores",
+        type=output_file("scores.csv"),
+        metavar="CSV",
+        help="write the per-split scores to a CSV",
     )
     p.add_argument(
         "--plot",
@@ -132,16 +117,12 @@ def register(sub: Any) -> None:
         help="write every plot of every comparison as PNG "
         "files into DIR (posterior; across datasets also simplex, forest, trace)",
     )
-    p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument(
         "--fail-unless",
         choices=OUTCOMES,
         metavar="OUTCOME",
         help="exit with status 1 unless every decision is OUTCOME (e.g. promote), for CI gates",
     )
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    add_prediction_arguments(p)
-    p.set_defaults(func=run)
 
 
 def _scores_from_models(args: argparse.Namespace) -> tuple[Any, str, list[str], str]:

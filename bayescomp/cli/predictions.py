@@ -50,7 +50,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--y-true",
         default="y_true",
         metavar="COL",
-        help="column of the true labels (default y_true); 'none' when the model "
+        help="column of the true labels (default %(default)s); 'none' when the model "
         "columns already hold per-item scores",
     )
     g.add_argument(
@@ -63,7 +63,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         type=int,
         default=4000,
         metavar="N",
-        help="posterior draws of the difference (default 4000)",
+        help="posterior draws of the difference (default %(default)s)",
     )
 
 

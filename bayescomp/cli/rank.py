@@ -19,12 +19,15 @@ import json
 import sys
 from typing import Any
 
+from bayescomp.cli import _parents
+
 METHODS = ("plackett_luce", "pairwise")
 
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "rank",
+        parents=[_parents.scores_csv(), _parents.mcmc(), _parents.output()],
         help="rank many models across datasets (Plackett-Luce) or pair by pair",
         description="Rank every model of a scores CSV (one row per dataset, model and split): "
         "a joint Bayesian Plackett-Luce ranking across datasets, or every pair "
@@ -55,13 +58,6 @@ def register(subparsers: Any) -> None:
         help="posterior probability needed for a decision (default 0.95)",
     )
     p.add_argument("--dataset", help="rank on this dataset of the table only")
-    p.add_argument(
-        "--test-fraction",
-        type=float,
-        help="for CSVs without n_train/n_test columns: n_test/(n_train+n_test)",
-    )
-    p.add_argument("--draws", type=int, default=None, help="MCMC draws per chain")
-    p.add_argument("--chains", type=int, default=None, help="MCMC chains")
     p.add_argument("--seed", type=int, default=0, help="seed of the sampler (default 0)")
     p.add_argument("--latex", metavar="FILE", help="write the ranking as a LaTeX table")
     p.add_argument(
@@ -70,8 +66,6 @@ def register(subparsers: Any) -> None:
         help="write the ranking's figure (Plackett-Luce: "
         "the critical-difference-style diagram; pairwise: P(row better) heatmap)",
     )
-    p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.add_argument("--quiet", action="store_true", help="no sampler log lines")
     p.set_defaults(func=run)
 
 

@@ -20,14 +20,21 @@ import json
 from pathlib import Path
 from typing import Any
 
-from bayescomp.cli._backend import add_backend_args, fit_options, on_backend
-from bayescomp.cli._data import add_data_flags, add_guardrail_flag
-from bayescomp.cli._text import ROPE_HELP, rope_note
+from bayescomp.cli import _parents
+from bayescomp.cli._backend import fit_options, on_backend
+from bayescomp.cli._text import rope_note
 
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "select",
+        parents=[
+            _parents.deciding(),
+            _parents.fitting(),
+            _parents.mcmc(),
+            _parents.output(),
+            _parents.one_test_set(),
+        ],
         help="walk candidate models against the production baseline; promote only what is "
         "better beyond the ROPE",
         description="Champion/challenger selection. SOURCE is a folder of model files, model "
@@ -47,7 +54,6 @@ def register(subparsers: Any) -> None:
         "digits, diabetes); repeat for several datasets; with a CSV: the dataset "
         "of the table to use",
     )
-    add_data_flags(p)
     p.add_argument("--baseline", required=True, help="the model in production (first champion)")
     p.add_argument(
         "--metric",
@@ -55,9 +61,6 @@ def register(subparsers: Any) -> None:
         help="scikit-learn scorer / metric column the decision is made on (default: "
         "roc_auc for two classes, accuracy for more, r2 for regression)",
     )
-    p.add_argument("--rope", type=float, required=True, help=ROPE_HELP)
-    p.add_argument("--gamma", type=float, default=0.95, help="posterior probability to decide")
-    add_guardrail_flag(p)
     p.add_argument("--store", default=None, help="SQLite file keeping every fit (resumable)")
     p.add_argument(
         "--report",
@@ -86,11 +89,6 @@ def register(subparsers: Any) -> None:
         default=0,
         help="sequential testing: extra seeded repetitions per inconclusive step",
     )
-    p.add_argument("--n-splits", type=int, default=10, help="folds of the repeated k-fold design")
-    p.add_argument("--n-repeats", type=int, default=10, help="repetitions of the design")
-    p.add_argument("--seed", type=int, default=0, help="random_state of the design")
-    p.add_argument("--n-jobs", type=int, default=None, help="parallel fits (joblib)")
-    add_backend_args(p)
     p.add_argument(
         "--on-error",
         choices=("skip", "raise"),
@@ -98,26 +96,19 @@ def register(subparsers: Any) -> None:
         help="a broken model file or failing fit: skip that model, or stop",
     )
     p.add_argument("--method", default="auto", help=argparse.SUPPRESS)
-    p.add_argument(
-        "--draws",
-        type=int,
-        default=None,
-        help="several datasets: MCMC draws per chain of the hierarchical model",
-    )
-    p.add_argument(
-        "--chains",
-        type=int,
-        default=None,
-        help="several datasets: MCMC chains of the hierarchical model",
-    )
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_outputs(p)
+    _add_mlflow_flags(p)
+    p.set_defaults(func=run)
+
+
+def _add_outputs(p: argparse.ArgumentParser) -> None:
+    """What ``select`` prints (``--format``) and its CI gate (``--fail-unless``)."""
     p.add_argument(
         "--format",
         choices=("table", "json", "markdown"),
         default="table",
         help="output on stdout: the human table, JSON, or Markdown (CI job summaries)",
     )
-    p.add_argument("--json", action="store_true", help="same as --format json")
     p.add_argument(
         "--fail-unless",
         choices=GATES,
@@ -125,6 +116,10 @@ def register(subparsers: Any) -> None:
         help="CI gate: exit 1 unless the recommendation is promote / keep, or "
         "(decided) every step reached a decision (none inconclusive or failed)",
     )
+
+
+def _add_mlflow_flags(p: argparse.ArgumentParser) -> None:
+    """``--mlflow-model``, ``--mlflow-uri`` and ``--alias``, in their own group of --help."""
     g = p.add_argument_group(
         "MLflow (pip install 'bayescomp[mlflow]'); a SOURCE may also be "
         "models:/NAME/VERSION or models:/NAME@alias"
@@ -142,10 +137,6 @@ def register(subparsers: Any) -> None:
         help="MLflow tracking/registry URI (default: MLflow's, e.g. MLFLOW_TRACKING_URI)",
     )
     g.add_argument("--alias", default="champion", help="registry alias that follows the champion")
-    from bayescomp.cli.predictions import add_arguments as add_prediction_arguments
-
-    add_prediction_arguments(p)
-    p.set_defaults(func=run)
 
 
 GATES = ("promote", "keep", "decided")

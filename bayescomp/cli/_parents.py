@@ -1,0 +1,111 @@
+"""The flags several sub-commands share, each defined once, as argparse ``parents=``.
+
+Each function returns a new parent parser (``add_help=False``), so a command that sets
+another default (``compare`` keeps 2000 draws, ``select`` the model's own) changes only its
+own copy.  A command takes them as ``subparsers.add_parser(name, parents=[...])``:
+
+* :func:`fitting` — the user's own data (``--data``, ``--target``, …), the design
+  (``--n-splits``, ``--n-repeats``, ``--seed``), ``--n-jobs`` and where the fits run
+  (``--backend`` …): ``compare`` and ``select``;
+* :func:`deciding` — ``--rope`` (required), ``--gamma`` and ``--guardrail``: ``compare``
+  and ``select``;
+* :func:`mcmc` — ``--draws`` and ``--chains``: ``compare``, ``select`` and ``rank``;
+* :func:`scores_csv` — ``--test-fraction``: ``compare`` and ``rank``;
+* :func:`one_test_set` — ``--predictions`` and its columns: ``compare`` and ``select``;
+* :func:`output` — ``--json`` and ``--quiet``: ``compare``, ``select`` and ``rank``.
+
+A help text shows its default with ``%(default)s`` (never a number written twice), so
+it stays right under ``ArgumentDefaultsHelpFormatter`` and after ``set_defaults``.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from bayescomp.cli._backend import add_backend_args
+from bayescomp.cli._data import add_data_flags, add_guardrail_flag
+from bayescomp.cli._text import ROPE_HELP
+
+
+def _parent() -> argparse.ArgumentParser:
+    return argparse.ArgumentParser(add_help=False)
+
+
+def fitting() -> argparse.ArgumentParser:
+    """``--data``…, ``--n-splits``, ``--n-repeats``, ``--seed``, ``--n-jobs``, ``--backend``…"""
+    p = _parent()
+    add_data_flags(p)
+    g = p.add_argument_group("the cross-validation design")
+    g.add_argument(
+        "--n-splits", type=int, default=10, help="folds per repetition (default %(default)s)"
+    )
+    g.add_argument(
+        "--n-repeats", type=int, default=10, help="repetitions of the design (default %(default)s)"
+    )
+    g.add_argument(
+        "--seed", type=int, default=0, help="random_state of the splits (default %(default)s)"
+    )
+    g.add_argument("--n-jobs", type=int, default=None, help="parallel fits (joblib)")
+    add_backend_args(p)
+    return p
+
+
+def deciding() -> argparse.ArgumentParser:
+    """``--rope`` (required), ``--gamma``, ``--guardrail``."""
+    p = _parent()
+    p.add_argument("--rope", type=float, required=True, help=ROPE_HELP)
+    p.add_argument(
+        "--gamma",
+        type=float,
+        default=0.95,
+        help="posterior probability needed for a decision (default %(default)s)",
+    )
+    add_guardrail_flag(p)
+    return p
+
+
+def mcmc() -> argparse.ArgumentParser:
+    """``--draws`` and ``--chains`` of the MCMC models (across datasets, Plackett-Luce)."""
+    p = _parent()
+    p.add_argument(
+        "--draws",
+        type=int,
+        default=None,
+        help="MCMC models (several datasets, Plackett-Luce): kept draws per chain "
+        "(default %(default)s; None: the model's own)",
+    )
+    p.add_argument(
+        "--chains",
+        type=int,
+        default=None,
+        help="MCMC models: chains (default %(default)s; None: the model's own)",
+    )
+    return p
+
+
+def scores_csv() -> argparse.ArgumentParser:
+    """``--test-fraction`` of a scores CSV without split sizes."""
+    p = _parent()
+    p.add_argument(
+        "--test-fraction",
+        type=float,
+        help="for CSVs without n_train/n_test columns: n_test/(n_train+n_test)",
+    )
+    return p
+
+
+def one_test_set() -> argparse.ArgumentParser:
+    """``--predictions`` and the columns of a comparison on one test set."""
+    from bayescomp.cli.predictions import add_arguments
+
+    p = _parent()
+    add_arguments(p)
+    return p
+
+
+def output() -> argparse.ArgumentParser:
+    """``--json`` and ``--quiet``."""
+    p = _parent()
+    p.add_argument("--json", action="store_true", help="machine-readable output (JSON)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar and no sampler log lines")
+    return p
