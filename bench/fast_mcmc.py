@@ -10,7 +10,11 @@ what a user meets: the process start, ``import bayescomp``, the first fit (compi
 or loading the compiled code) and then a second, warm fit in the same process.  The
 two paths are interleaved (current, new, current, new, ...) and each figure is the
 median of ``--reps`` runs; on a shared, loaded machine the absolute seconds are noisy,
-the ratios less so.  The fast path's disk cache is warm (as for a user's every run but
+the ratios less so.  Each figure is also given in CPU seconds (every thread of the
+process, the children's for the whole process): that is what a loaded machine does not
+inflate much, and, for work that does not wait on I/O, it bounds the wall time of the same
+run on an idle machine from above (two cores or more only make the wall time shorter).
+The fast path's disk cache is warm (as for a user's every run but
 the first); ``--cold-disk`` points it at an empty folder for every run instead.
 
 Problems (4 chains x 1000 draws after 1000 tuning steps, seeded):
@@ -25,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -33,6 +38,14 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+FIGURES = (
+    "first_fit",
+    "warm_fit",
+    "process_cold",
+    "first_fit_cpu",
+    "warm_fit_cpu",
+    "process_cold_cpu",
+)
 
 _CHILD = r"""
 import json, sys, time, warnings
@@ -60,12 +73,12 @@ else:
     def fit(seed):
         return bc.rank(scores, "accuracy", method="plackett_luce", random_state=seed,
                        chains=4, draws=1000, tune=1000, sampler=sampler)
-t0 = time.perf_counter()
+t0, c0 = time.perf_counter(), time.process_time()
 res = fit(1)
-out["first_fit"] = time.perf_counter() - t0
-t0 = time.perf_counter()
+out["first_fit"], out["first_fit_cpu"] = time.perf_counter() - t0, time.process_time() - c0
+t0, c0 = time.perf_counter(), time.process_time()
 res2 = fit(2)
-out["warm_fit"] = time.perf_counter() - t0
+out["warm_fit"], out["warm_fit_cpu"] = time.perf_counter() - t0, time.process_time() - c0
 out["converged"] = bool(res.converged and res2.converged)
 out["divergences"] = int(res.divergences)
 out["sampler"] = res.sampler
@@ -79,9 +92,14 @@ print("RESULT" + json.dumps(out))
 """
 
 
+def _children_cpu() -> float:
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
 def run_child(kind: str, sampler: str, data: str, env: dict) -> dict:
     code = _CHILD.format(repo=str(REPO), kind=kind, sampler=sampler, data=data)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), _children_cpu()
     proc = subprocess.run(
         [sys.executable, "-c", code],
         capture_output=True,
@@ -90,13 +108,14 @@ def run_child(kind: str, sampler: str, data: str, env: dict) -> dict:
         timeout=3600,
         check=False,
     )
-    wall = time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, _children_cpu() - c0
     line = [x for x in proc.stdout.splitlines() if x.startswith("RESULT")]
     if proc.returncode or not line:
         raise RuntimeError(f"{kind}/{sampler} failed:\n{proc.stderr[-3000:]}")
     out = json.loads(line[-1][len("RESULT") :])
     # the whole process without its warm second fit: start, imports, first fit, exit
     out["process_cold"] = wall - out["warm_fit"]
+    out["process_cold_cpu"] = cpu - out["warm_fit_cpu"]
     return out
 
 
@@ -131,17 +150,18 @@ def main() -> None:
                     flush=True,
                 )
     print(f"\nmedians of {args.reps} (interleaved; shared machine: compare the ratios)")
-    print(f"{'problem':13s} {'path':7s} {'first fit':>10s} {'warm fit':>9s} {'process':>8s}")
+    print(
+        f"{'problem':13s} {'path':7s} {'first fit':>10s} {'warm fit':>9s} {'process':>8s}"
+        f" | CPU s: {'first fit':>9s} {'warm fit':>9s} {'process':>8s}"
+    )
     med = {}
     for (kind, sampler), rs in runs.items():
-        m = {
-            f: statistics.median(r[f] for r in rs)
-            for f in ("first_fit", "warm_fit", "process_cold")
-        }
+        m = {f: statistics.median(r[f] for r in rs) for f in FIGURES}
         med[kind, sampler] = m
         print(
             f"{kind:13s} {sampler:7s} {m['first_fit']:10.2f} {m['warm_fit']:9.2f} "
-            f"{m['process_cold']:8.2f}"
+            f"{m['process_cold']:8.2f} |        {m['first_fit_cpu']:9.2f} "
+            f"{m['warm_fit_cpu']:9.2f} {m['process_cold_cpu']:8.2f}"
         )
     for kind in todo:
         a, b = med[kind, "nutpie"], med[kind, "fast"]
