@@ -136,6 +136,7 @@ def run(scenario: str, rounds: int) -> dict:
         "racing": fast.fits_total,
         "full": full.fits_total,
         "time_ratio": float(np.median(ratios)),
+        "ratios": ratios,
         "seconds": (float(np.median(times[True])), float(np.median(times[False]))),
         "champion": fast.champion,
         "same": same,
@@ -162,6 +163,7 @@ def main() -> None:
             f"  {r['seconds'][0]:.0f}/{r['seconds'][1]:.0f}"
             f"  {r['champion']} ({'yes' if r['same'] else 'NO'})"
         )
+        print(f"{'':<12}time ratio of each round: " + ", ".join(f"{x:.2f}" for x in r["ratios"]))
     print(f"load average after: {os.getloadavg()[0]:.1f}")
     for r in rows:
         cols = ["challenger", "decision", "looks", "fits"]
