@@ -91,7 +91,7 @@ def test_select_with_a_warning_on_every_fit_ends_and_counts_it(warning_models, n
     conv = [ln for ln in err if "ConvergenceWarning" in ln]
     assert len(conv) == 1, err
     assert conv[0].startswith(
-        "bayescomp select: ConvergenceWarning (6 times): lbfgs failed to converge"
+        "bayescomp select: ConvergenceWarning (6 times): model 'b_three_iterations': lbfgs failed"
     )
     assert peak is not None and peak < PEAK_LIMIT_MIB
 

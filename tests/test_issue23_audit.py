@@ -907,3 +907,64 @@ def test_the_report_shows_each_steps_method_and_a_true_footer(multi_dataset_sele
     single = one.report(tmp_path / "one").read_text()
     assert "Posterior: Bayesian correlated t-test (Benavoli et al. 2017), closed form" in single
     assert "R-hat" not in single
+
+
+# ------------------------------------------------- item 15: fit warnings counted per model
+def test_fit_warnings_are_counted_per_model_in_the_json_report_and_stderr(
+    tmp_path, monkeypatch, capsys
+):
+    import json
+    import warnings
+
+    from sklearn.base import clone
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.naive_bayes import GaussianNB
+
+    import bayescomp as bc
+    from bayescomp.splits.repeats import default_cv
+
+    X, y = load_breast_cancer(return_X_y=True)
+    lr = LogisticRegression(max_iter=3)
+    cv = default_cv(y, n_splits=3, n_repeats=2, random_state=0)
+    # independent: scikit-learn fitted by hand on the same splits, its warnings counted
+    expected = 0
+    for train, _ in cv.split(X, y):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            clone(lr).fit(X[train], y[train])
+        expected += sum(issubclass(w.category, ConvergenceWarning) for w in caught)
+    assert expected == 6
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sel = bc.select_models(
+            {"nb": GaussianNB(), "lr": lr}, X, y, baseline="nb", rope=0.01,
+            metric="accuracy", cv=cv, progress=False,
+        )  # fmt: skip
+    rec = sel.to_dict()["fit_warnings"]
+    assert [(r["model"], r["warning"], r["count"]) for r in rec] == [
+        ("lr", "ConvergenceWarning", expected)
+    ]
+    assert "fit warnings: lr: ConvergenceWarning × 6" in str(sel)
+    html = sel.report(tmp_path / "r").read_text()
+    assert "<h2>Fit warnings</h2>" in html and "ConvergenceWarning" in html
+    saved = json.loads((tmp_path / "r" / "selection.json").read_text())["fit_warnings"]
+    assert saved[0]["count"] == expected and saved[0]["model"] == "lr"
+    # the command line: the warning on stderr names the model that raised it
+    (tmp_path / "nb.py").write_text(
+        "from sklearn.naive_bayes import GaussianNB\nmodel = GaussianNB()\n"
+    )
+    (tmp_path / "lr.py").write_text(
+        "from sklearn.linear_model import LogisticRegression\n"
+        "model = LogisticRegression(max_iter=3)\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    out = _cli_here(
+        capsys, "select", "nb.py", "lr.py", "--dataset", "breast_cancer", "--baseline", "nb",
+        "--metric", "accuracy", "--rope", "0.01", "--n-splits", "3", "--n-repeats", "2",
+        "--quiet", "--json",
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert "ConvergenceWarning (6 times): model 'lr': lbfgs failed to converge" in out.stderr
+    assert json.loads(out.stdout)["fit_warnings"][0]["count"] == 6

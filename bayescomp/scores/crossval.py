@@ -251,6 +251,23 @@ def cross_validate_paired(
     return out
 
 
+def warning_tally(
+    tasks: list[tuple[str, int]], results: list[dict[str, Any]], dataset: str
+) -> list[dict[str, Any]]:
+    """The warnings the fits computed now raised, counted per model:
+    ``[{"dataset", "model", "warning", "message", "count"}]`` (fits read from a cache
+    raised nothing now)."""
+    counts: dict[tuple[str, str, str], int] = {}
+    for task, res in zip(tasks, results, strict=True):
+        for category, message, n in res.get("warnings", ()):
+            key = (task[0], category.__name__, str(message))
+            counts[key] = counts.get(key, 0) + int(n)
+    return [
+        {"dataset": dataset, "model": m, "warning": c, "message": msg, "count": n}
+        for (m, c, msg), n in counts.items()
+    ]
+
+
 @dataclass(frozen=True)
 class PairedFits:
     """What :func:`fit_paired` computed (or read from its cache): one result per
@@ -382,6 +399,7 @@ def _run(
             progress=bar,
             single_thread=single_thread,
             describe=lambda key: f"{key[0]} split {key[1]}",
+            source=lambda key: f"model {key[0]!r}",
             retries=retries,
             worker_timeout=worker_timeout,
         )
@@ -448,6 +466,6 @@ def _to_scores(
         frame["time_ordered"] = True
     metrics = list(dict.fromkeys(m for res in results for m in res["scores"]))
     # a failed split holds the user's numeric error_score, which may lie outside the range
-    return Scores(
-        frame, metrics=metrics, design=None if blocks else design, check_ranges=not failed
-    )
+    out = Scores(frame, metrics=metrics, design=None if blocks else design, check_ranges=not failed)
+    out.attrs["fit_warnings"] = warning_tally(tasks, results, dataset)
+    return out

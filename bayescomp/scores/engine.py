@@ -94,6 +94,7 @@ def fit_and_score(
     ({'accuracy': 0.9666666666666667}, None)
     """
     with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")  # counted here; the caller's filters apply on replay
         res = _fit_and_score(
             estimator, X, y, train, test, scorers, error_score, multimetric, inspect, predict
         )
@@ -105,11 +106,13 @@ def fit_and_score(
     return res
 
 
-def replay_warnings(result: Mapping[str, Any]) -> None:
-    """Raise again, in this process, the warnings a :func:`fit_and_score` task caught."""
+def replay_warnings(result: Mapping[str, Any], source: str = "") -> None:
+    """Raise again, in this process, the warnings a :func:`fit_and_score` task caught;
+    ``source`` (e.g. ``"model 'lr'"``) is put before each message, so that it names the
+    model that raised it."""
     for category, message, count in result.get("warnings", ()):
         for _ in range(count):
-            warnings.warn(message, category, stacklevel=2)
+            warnings.warn(f"{source}: {message}" if source else message, category, stacklevel=2)
 
 
 def _failed(
@@ -325,6 +328,7 @@ def run_fits(
     single_thread: bool = False,
     retries: int | None = None,
     worker_timeout: float | None = None,
+    source: Callable[[Hashable], str] | None = None,
 ) -> DispatchReport:
     """Run ``tasks`` through joblib; ``on_result(key, result)`` in this process per result.
 
@@ -332,7 +336,8 @@ def run_fits(
     Dask, Ray, Spark).  Results are streamed in completion order where the backend can
     (loky, Dask), otherwise returned one batch (one fit per worker) at a time (Ray,
     Spark): each result reaches ``on_result`` as soon as its fit, or at the latest its
-    batch, is done.  The warnings each task caught are raised again here first.
+    batch, is done.  The warnings each task caught are raised again here first, each
+    message after ``source(key)`` when given (the model that raised it).
     ``progress`` (a :class:`Progress`) grows by the number of tasks and ticks once per
     result, showing ``describe(key)``.
 
@@ -358,7 +363,7 @@ def run_fits(
         progress.grow(len(tasks))
 
     def arrived(key: Hashable, res: dict[str, Any]) -> None:
-        replay_warnings(res)
+        replay_warnings(res, source(key) if source is not None else "")
         on_result(key, res)
         if progress is not None:
             progress.tick(describe(key))

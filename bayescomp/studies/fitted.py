@@ -34,7 +34,7 @@ from bayescomp.studies.fit_setup import (
     standard_scoring,
 )
 from bayescomp.studies.select import checked_settings, score_means, selection_identity
-from bayescomp.studies.selection import Selection
+from bayescomp.studies.selection import Selection, merge_warnings
 
 if TYPE_CHECKING:  # pragma: no cover
     from bayescomp.core.protocols import FitStore, SelectionTracker
@@ -244,8 +244,7 @@ def _decide(
 
     hib = resolve_direction(metric, higher_is_better)
     table, counts = fit(list(specs), 0, None)
-    base_errors = _errors(table, baseline)
-    if base_errors:
+    if base_errors := _errors(table, baseline):
         raise FitError(f"the baseline {baseline!r} failed to fit: {base_errors[0]}")
     means = score_means(table, list(specs), metric)
     challengers = order_challengers(
@@ -314,6 +313,7 @@ def _decide(
         skipped=dict(skipped),
         fits_performed=counts["fits_performed"],
         fits_loaded=counts["fits_loaded"],
+        fit_warnings=merge_warnings(counts["warned"]),
         fits_total=len(table),
         settings=settings,
         store=store,
@@ -384,7 +384,8 @@ def _fit(
         raise FitError(
             f"{_errors(out, *models)[0]} (use on_error='skip' to go on without this model)"
         )
-    return out, {"fits_performed": performed, "fits_loaded": new - performed}
+    warned = [w for p in parts for w in p.attrs.get("fit_warnings", ())]
+    return out, {"fits_performed": performed, "fits_loaded": new - performed, "warned": warned}
 
 
 def _errors(table: Scores, *models: str) -> list[str]:

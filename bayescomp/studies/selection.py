@@ -62,6 +62,10 @@ class Selection:
         Fits computed by this call and fits read back from the store.
     fits_retried : int
         Fits sent again because their worker died (``retries=`` of :func:`bayescomp.select`).
+    fit_warnings : list of dict
+        The warnings the fits computed by this call raised, counted per model (and dataset):
+        ``{"model", "dataset", "warning", "message", "count"}``, most frequent first
+        (e.g. ``ConvergenceWarning`` 20 times from ``lr``).
     """
 
     champion: str
@@ -83,6 +87,7 @@ class Selection:
     store: str | None = None
     base_scores: Scores | None = None
     fits_retried: int = 0
+    fit_warnings: list[dict[str, Any]] = field(default_factory=list)
     _specs: dict[str, ModelSpec] = field(default_factory=dict, repr=False)
     _data: dict[str, tuple[Any, Any]] = field(default_factory=dict, repr=False)
 
@@ -123,6 +128,7 @@ class Selection:
                 "total": self.fits_total,
                 "retried": self.fits_retried,
             },
+            "fit_warnings": [{k: jsonable(v) for k, v in w.items()} for w in self.fit_warnings],
             "settings": {k: jsonable(v) for k, v in self.settings.items()},
             "store": self.store,
         }
@@ -165,6 +171,8 @@ class Selection:
         ]
         if self.skipped:
             lines.append("skipped: " + "; ".join(f"{k}: {v}" for k, v in self.skipped.items()))
+        if self.fit_warnings:
+            lines.append("fit warnings: " + format_warnings(self.fit_warnings))
         return "\n".join(lines)
 
     # ------------------------------------------------------------------- plots
@@ -256,6 +264,33 @@ class Selection:
         X, y = self._data[dataset]
         est = clone(self._specs[self.champion].estimator)
         return est.fit(X, y) if y is not None else est.fit(X)
+
+
+def merge_warnings(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Warning counts from several fitting calls (datasets, extra repetitions) added up per
+    ``(model, dataset, warning, message)``, most frequent first.
+
+    Examples
+    --------
+    >>> w = {"model": "lr", "dataset": "d", "warning": "ConvergenceWarning", "message": "m"}
+    >>> merge_warnings([{**w, "count": 12}, {**w, "count": 8}])[0]["count"]
+    20
+    """
+    keys = ("model", "dataset", "warning", "message")
+    total: dict[tuple[Any, ...], int] = {}
+    for r in records:
+        k = tuple(r[c] for c in keys)
+        total[k] = total.get(k, 0) + int(r["count"])
+    merged = [dict(zip(keys, k, strict=True), count=n) for k, n in total.items()]
+    return sorted(merged, key=lambda r: -r["count"])
+
+
+def format_warnings(records: list[dict[str, Any]]) -> str:
+    """Per model: ``lr: ConvergenceWarning × 20; svm: FitFailedWarning × 3``."""
+    per: dict[tuple[str, str], int] = {}
+    for r in records:
+        per[(r["model"], r["warning"])] = per.get((r["model"], r["warning"]), 0) + r["count"]
+    return "; ".join(f"{terminal_literal(m)}: {w} × {n}" for (m, w), n in per.items())
 
 
 def step_method(res: Any) -> tuple[str | None, dict[str, Any]]:
