@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import sys
 from pathlib import Path
 
 import matplotlib
@@ -42,6 +44,29 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"shared benchmark data not found at {SHARED_DATA}")
     return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def spark_session():
+    """One small Spark ``local[2]`` session for the whole test run (tests using it are in the
+    ``spark`` xdist group, so one process holds it); skips without Java or PySpark."""
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        pytest.skip("Spark needs Java (a JRE); not installed here")
+    pytest.importorskip("pyspark")
+    joblibspark = pytest.importorskip("joblibspark")
+    from pyspark.sql import SparkSession
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # workers: this venv's python
+    spark = (
+        SparkSession.builder.master("local[2]")
+        .appName("bayescomp-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "4")
+        .getOrCreate()
+    )
+    joblibspark.register_spark()
+    yield spark
+    spark.stop()
 
 
 @pytest.fixture(autouse=True)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import sqlite3
 import subprocess
@@ -65,27 +64,6 @@ def ray_cluster():
     register_ray()
     yield ray.get_runtime_context().gcs_address
     ray.shutdown()
-
-
-@pytest.fixture(scope="session")
-def spark_session():
-    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
-        pytest.skip("Spark needs Java (a JRE); not installed here")
-    pytest.importorskip("pyspark")
-    joblibspark = pytest.importorskip("joblibspark")
-    from pyspark.sql import SparkSession
-
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # workers: this venv's python
-    spark = (
-        SparkSession.builder.master("local[2]")
-        .appName("bayescomp-tests")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "4")
-        .getOrCreate()
-    )
-    joblibspark.register_spark()
-    yield spark
-    spark.stop()
 
 
 BACKENDS = [
@@ -270,114 +248,3 @@ def test_killed_run_resumes_from_the_store(backend, tmp_path, reference):
     assert res["decisions"] == ref.steps["decision"].tolist()
     want = ref.base_scores.to_frame().sort_values(["model", "split"])
     assert [s[2] for s in res["scores"]] == want["roc_auc"].tolist()
-
-
-# ------------------------------------------------------------------ metrics in Spark
-@pytest.mark.xdist_group("spark")
-def test_threshold_curves_on_a_spark_dataframe_equal_in_memory(spark_session):
-    """The per-threshold counts computed in Spark equal the in-memory ones exactly."""
-    from sklearn.metrics import confusion_matrix
-
-    rng = np.random.default_rng(0)
-    n = 6000
-    frame = pd.DataFrame(
-        {"rep": np.repeat([0, 1, 2], n // 3), "label": rng.choice(["fraud", "ok"], n, p=[0.2, 0.8])}
-    )
-    frame["p"] = np.clip(rng.beta(2, 5, n) + 0.3 * (frame["label"] == "fraud"), 0, 1)
-    frame.loc[::97, "p"] = 0.5  # ties at a threshold
-    thr = np.linspace(0, 1, 41)
-    metrics = ("precision", "recall", "fpr", "f1", "accuracy", "positive_rate")
-    memory = bc.threshold_curves(
-        predictions=frame.rename(columns={"rep": "repetition", "label": "y_true", "p": "y_score"}),
-        thresholds=thr,
-        metrics=metrics,
-        pos_label="fraud",
-    )
-    sdf = spark_session.createDataFrame(frame).repartition(3)
-    spark = bc.threshold_curves(
-        predictions=sdf,
-        thresholds=thr,
-        metrics=metrics,
-        pos_label="fraud",
-        columns={"label": "label", "score": "p", "repetition": "rep"},
-    )
-    np.testing.assert_array_equal(spark.values, memory.values)
-    np.testing.assert_array_equal(spark.n_test, [n // 3] * 3)
-    # one threshold of one repetition against scikit-learn's confusion matrix
-    rep1 = frame[frame["rep"] == 1]
-    tn, fp, _fn, tp = confusion_matrix(rep1["label"] == "fraud", rep1["p"] >= 0.5).ravel()
-    k = int(np.flatnonzero(np.isclose(thr, 0.5))[0])
-    assert spark.values[metrics.index("precision"), 1, k] == tp / (tp + fp)
-    assert spark.values[metrics.index("fpr"), 1, k] == fp / (fp + tn)
-    # no repetition column: the whole frame is one repetition
-    whole = bc.threshold_curves(
-        predictions=sdf.drop("rep"),
-        thresholds=thr,
-        metrics=metrics,
-        pos_label="fraud",
-        columns={"label": "label", "score": "p"},
-    )
-    assert whole.values.shape == (len(metrics), 1, len(thr)) and whole.n_test[0] == n
-
-
-@pytest.mark.xdist_group("spark")
-def test_threshold_curves_spark_bad_input(spark_session):
-    sdf = spark_session.createDataFrame(
-        pd.DataFrame({"y_true": [0, 1, 1, 0], "y_score": [0.1, 0.8, float("nan"), 0.3]})
-    )
-    with pytest.raises(ValueError, match="no label column 'target'"):
-        bc.threshold_curves(predictions=sdf, columns={"label": "target"})
-    with pytest.raises(ValueError, match="1 rows have a missing, NaN or infinite"):
-        bc.threshold_curves(predictions=sdf)
-    with pytest.raises(ValueError, match="pos_label='yes' is not one of the labels"):
-        bc.threshold_curves(predictions=sdf.dropna(), pos_label="yes")
-
-
-@pytest.mark.xdist_group("spark")
-def test_poisson_bootstrap_in_spark_matches_in_memory(spark_session):
-    """Seeded: the Spark Poisson bootstrap agrees with the in-memory bootstrap and with the
-    binomial standard error within Monte-Carlo error; the estimate is exact."""
-    rng = np.random.default_rng(1)
-    n = 20_000
-    y = rng.integers(0, 2, n)
-    p = np.clip(0.5 * y + rng.normal(0.25, 0.25, n), 0, 1)
-    frame = pd.DataFrame({"label": y, "p": p})
-    sdf = spark_session.createDataFrame(frame).repartition(4)
-    cols = {"label": "label", "score": "p"}
-    memory = bc.bootstrap_metric(
-        y, p, "accuracy", threshold=0.5, method="percentile", n_resamples=1000, random_state=0
-    )
-    spark = bc.bootstrap_metric(
-        sdf,
-        None,
-        "accuracy",
-        threshold=0.5,
-        method="percentile",
-        n_resamples=400,
-        random_state=0,
-        columns=cols,
-    )
-    acc = np.mean((p >= 0.5) == y)
-    assert spark.estimate == acc == memory.estimate
-    assert spark.n == n and spark.distribution.shape == (400,)
-    binomial_se = np.sqrt(acc * (1 - acc) / n)
-    assert abs(spark.standard_error / binomial_se - 1) < 0.15
-    assert abs(spark.standard_error / memory.standard_error - 1) < 0.15
-    width = memory.high - memory.low
-    assert abs(spark.low - memory.low) < 0.2 * width
-    assert abs(spark.high - memory.high) < 0.2 * width
-    again = bc.bootstrap_metric(
-        sdf,
-        None,
-        "accuracy",
-        threshold=0.5,
-        method="percentile",
-        n_resamples=400,
-        random_state=0,
-        columns=cols,
-    )
-    np.testing.assert_array_equal(again.distribution, spark.distribution)  # seeded
-    with pytest.raises(ValueError, match="'percentile' or 'basic'"):
-        bc.bootstrap_metric(sdf, None, "accuracy", threshold=0.5, columns=cols)
-    with pytest.raises(ValueError, match=r"computes .* in Spark"):
-        bc.bootstrap_metric(sdf, None, "roc_auc", method="percentile", columns=cols)

@@ -28,135 +28,31 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import numpy as np
 
-from bayescomp.core.checks import check_level, check_n_jobs
-from bayescomp.core.deprecation import renamed_arguments, renamed_attribute
+from bayescomp.core.checks import check_n_jobs
+from bayescomp.core.deprecation import renamed_arguments
 from bayescomp.core.exceptions import BLBCenterWarning
 from bayescomp.core.orientation import check_metric_value
 from bayescomp.metrics._metric import MetricSpec, check_predictions, resolve_metric, safe_call
-from bayescomp.metrics.bootstrap import MetricInterval
+from bayescomp.metrics.blb_core import (
+    BLBInterval,
+    assemble,
+    check_blb_args,
+    extend_history,
+    offsets,
+    settled,
+    subset_task,
+)
+from bayescomp.metrics.spark import is_spark_frame
 
-if TYPE_CHECKING:  # pragma: no cover
-    import pandas as pd
-    from matplotlib.axes import Axes
-
-
-#: Per-subset quantiles are *averaged* over subsets, so they must be (close to) mean-unbiased:
-#: numpy's default linear estimator puts the 2.5% quantile of 100 normal draws at about
-#: -1.87 SD instead of -1.96 (intervals ~5% too narrow).  Hyndman & Fan's type 9
-#: ("normal_unbiased") is approximately unbiased for near-normal resampling distributions.
-_QMETHOD = "normal_unbiased"
-
-
-@dataclass(frozen=True)
-class BLBInterval(MetricInterval):
-    """A bag-of-little-bootstraps interval (a :class:`MetricInterval` with BLB details).
-
-    It has every attribute of :class:`MetricInterval`, and these.
-
-    Attributes
-    ----------
-    subset_exponent : float
-        Subset size exponent, ``b = n**subset_exponent`` (``gamma`` is its deprecated name).
-    b : int
-        Rows per subset.
-    n_subsets : int
-        Subsets used (fewer than the maximum when adaptive stopping converged).
-    converged : bool
-        Whether adaptive stopping reached its tolerance (always True when not adaptive).
-    estimate_source : str
-        ``"full"`` (metric on all rows), ``"subsets"`` (mean over subsets) or ``"given"``.
-    subsets : DataFrame
-        Per subset: its metric value, resamples used, interval offsets and SD.
-    history : ndarray
-        Averaged interval width after each subset (the quantity that must settle).
-    """
-
-    subset_exponent: float = 0.7
-    b: int = 0
-    n_subsets: int = 0
-    converged: bool = True
-    estimate_source: str = "full"
-    subsets: Any = field(default=None, repr=False, compare=False)
-    history: np.ndarray | None = field(default=None, repr=False, compare=False)
-
-    def plot_convergence(self, ax: Axes | None = None) -> Axes:
-        """Averaged interval width against the number of subsets processed."""
-        from bayescomp.report.metric_plots import plot_blb_convergence
-
-        return plot_blb_convergence(self, ax=ax)
-
-    gamma = renamed_attribute("gamma", "subset_exponent")
-
-    def summary(self, *, confidence_level: float | None = None) -> pd.DataFrame:
-        frame = super().summary(confidence_level=confidence_level)
-        frame["b"] = self.b
-        frame["n_subsets"] = self.n_subsets
-        frame["converged"] = self.converged
-        frame["estimate_source"] = self.estimate_source
-        return frame
+__all__ = ["BLBCenterWarning", "BLBInterval", "blb_metric"]
 
 
 def _is_dask(x: Any) -> bool:
     return type(x).__module__.split(".")[0] == "dask"
-
-
-def _subset_task(
-    spec: MetricSpec,
-    yt: np.ndarray,
-    yp: np.ndarray,
-    n: int,
-    r_max: int,
-    seed: int,
-    alpha: float,
-    adaptive: bool,
-    tol: float,
-) -> dict[str, Any]:
-    """Resample one subset: returns its centre, offsets and the per-subset interval."""
-    rng = np.random.default_rng(seed)
-    b = yt.shape[0]
-    center = safe_call(spec, yt, yp)
-    p = np.full(b, 1.0 / b)
-    chunk = 20
-    values: list[np.ndarray] = []
-    prev: tuple[float, float] | None = None
-    stable = 0
-    while sum(v.size for v in values) < r_max:
-        m = min(chunk, r_max - sum(v.size for v in values))
-        w = rng.multinomial(n, p, size=m)
-        values.append(spec.batch_weights(yt, yp, w))
-        done = np.concatenate(values)
-        if adaptive and done.size >= 60:
-            lo, hi = np.quantile(done - center, [alpha / 2, 1 - alpha / 2], method=_QMETHOD)
-            if prev is not None:
-                width = max(hi - lo, 1e-12)
-                change = max(abs(lo - prev[0]), abs(hi - prev[1])) / width
-                stable = stable + 1 if change < tol else 0
-                if stable >= 2:  # settled over the last 2 chunks (40 resamples)
-                    break
-            prev = (lo, hi)
-    done = np.concatenate(values)
-    bad = int(np.sum(~np.isfinite(done)))
-    if bad or not np.isfinite(center):
-        raise ValueError(
-            f"metric {spec.name!r} was undefined on a subset of {b} rows or on {bad} of its "
-            "resamples (a subset without one of the classes?); increase subset_exponent so subsets are "
-            "larger"
-        )
-    dev = done - center
-    lo, hi = np.quantile(dev, [alpha / 2, 1 - alpha / 2], method=_QMETHOD)
-    return {
-        "center": center,
-        "lo": float(lo),
-        "hi": float(hi),
-        "sd": float(done.std(ddof=1)),
-        "r": int(done.size),
-        "dev": dev,
-    }
 
 
 def _full_estimate(spec: MetricSpec, yt: Any, yp: Any, dask: bool) -> float | None:
@@ -226,6 +122,7 @@ def blb_metric(
     pos_label: Any = 1,
     n_jobs: int | None = None,
     random_state: Any = None,
+    columns: dict[str, str] | None = None,
 ) -> BLBInterval:
     """Confidence interval of a metric on a very large test set by the bag of little bootstraps.
 
@@ -233,7 +130,11 @@ def blb_metric(
     ----------
     y_true, y_pred_or_score : array_like or dask.array.Array of shape (n,)
         Labels and predictions (scores for score metrics).  Dask arrays are
-        only read subset by subset (``pip install bayescomp[dask]``).
+        only read subset by subset (``pip install bayescomp[dask]``).  A Spark
+        DataFrame may be passed as ``y_true`` (with ``y_pred_or_score=None`` and
+        ``columns=``): the subsets are drawn, resampled and the full-data value
+        computed inside Spark; only per-subset summaries reach the driver
+        (``pip install bayescomp[spark]``; see the "Scaling out" docs page).
     metric : str or callable, default "roc_auc"
         Any metric accepting ``sample_weight`` (scikit-learn names or a
         callable ``f(y_true, y_pred, sample_weight=None)``).  ROC AUC,
@@ -267,6 +168,10 @@ def blb_metric(
     n_jobs : int, optional
         Subsets processed in parallel by joblib.
     random_state : int or Generator, optional
+    columns : dict, optional
+        ``{"label": ..., "score": ...}``: the column names when ``y_true`` is a Spark
+        DataFrame (default ``"y_true"`` and ``"y_score"``).  ``n_jobs`` does not apply
+        there: Spark runs one task per subset.
 
     Returns
     -------
@@ -284,12 +189,14 @@ def blb_metric(
     >>> round(ci.width, 3)
     0.006
     """
-    exponent = _check_blb_args(
+    exponent = check_blb_args(
         subset_exponent, confidence_level, method, n_subsets, n_resamples, estimate
     )
     if not (isinstance(tol, (int, float)) and 0 < tol < np.inf):
         raise ValueError(f"tol must be a positive relative change (e.g. 0.05); got {tol!r}")
     spec = resolve_metric(metric, pos_label=pos_label)
+    if is_spark_frame(y_true):
+        return _on_spark(y_true, y_pred_or_score, spec, columns, locals())
     yt_all, yp_all, dask, threshold = _inputs(y_true, y_pred_or_score, spec, threshold, pos_label)
     n = int(yt_all.shape[0])
     b = max(2, min(n, int(np.ceil(n**exponent))))
@@ -321,8 +228,8 @@ def blb_metric(
     )
     est, source = _center(estimate, spec, yt_all, yp_all, dask)
     centers = np.array([r["center"] for r in results])
-    est, off_lo, off_hi = _offsets(method, results, est, source, centers, alpha)
-    return _result(
+    est, off_lo, off_hi = offsets(method, results, est, source, centers, alpha)
+    return assemble(
         spec,
         results,
         history,
@@ -339,38 +246,33 @@ def blb_metric(
     )
 
 
-def _check_blb_args(
-    exponent: float,
-    confidence_level: float,
-    method: str,
-    n_subsets: int,
-    n_resamples: int,
-    estimate: Any,
-) -> float:
-    """Validate the arguments of :func:`blb_metric`; return ``subset_exponent`` as a float."""
-    exponent = float(exponent)
-    if not 0.5 <= exponent <= 1.0:
-        raise ValueError(
-            "subset_exponent must lie in [0.5, 1] (subset size b = "
-            f"n**subset_exponent); got {exponent}"
+def _on_spark(
+    df: Any, y_pred: Any, spec: MetricSpec, columns: dict[str, str] | None, args: dict[str, Any]
+) -> BLBInterval:
+    """:func:`blb_metric` on a Spark DataFrame (``args``: its checked arguments)."""
+    from bayescomp.metrics.spark_blb import spark_blb
+
+    if y_pred is not None:
+        raise TypeError(
+            "with a Spark DataFrame as y_true, pass y_pred_or_score=None and name its "
+            "columns with columns={'label': ..., 'score': ...}"
         )
-    check_level(confidence_level, "confidence_level")
-    if method not in ("percentile", "basic"):
-        raise ValueError(f"method must be 'percentile' or 'basic' for BLB; got {method!r}")
-    for arg, val in (("n_subsets", n_subsets), ("n_resamples", n_resamples)):
-        if isinstance(val, bool) or not isinstance(val, (int, np.integer)):
-            raise TypeError(f"{arg} must be an integer; got {val!r}")
-    if int(n_subsets) < 2 or int(n_resamples) < 20:
-        raise ValueError(
-            f"need n_subsets >= 2 and n_resamples >= 20 (typical: 20 and 100); got "
-            f"{n_subsets} and {n_resamples}"
-        )
-    numeric = isinstance(estimate, int | float) and not isinstance(estimate, bool)
-    if not numeric and estimate not in ("auto", "full", "subsets"):
-        raise ValueError(
-            f"estimate must be 'auto', 'full', 'subsets' or a number; got {estimate!r}"
-        )
-    return exponent
+    return spark_blb(
+        df,
+        spec,
+        columns=dict(columns or {}),
+        exponent=args["exponent"],
+        n_subsets=int(args["n_subsets"]),
+        n_resamples=int(args["n_resamples"]),
+        confidence_level=args["confidence_level"],
+        method=args["method"],
+        adaptive=args["adaptive"],
+        stopping=(args["tol"], args["window"], args["min_subsets"]),
+        estimate=args["estimate"],
+        threshold=args["threshold"],
+        pos_label=args["pos_label"],
+        random_state=args["random_state"],
+    )
 
 
 def _inputs(
@@ -468,20 +370,14 @@ def _run_subsets(
             batch = draw(min(per_batch, n_subsets - len(results)))
             results.extend(
                 parallel(
-                    delayed(_subset_task)(spec, t, p, n, n_resamples, seed, alpha, adaptive, tol)
+                    delayed(subset_task)(spec, t, p, n, n_resamples, seed, alpha, adaptive, tol)
                     for t, p, seed in batch
                 )
             )
-            for j in range(len(history), len(results)):
-                lo = np.mean([r["lo"] for r in results[: j + 1]])
-                hi = np.mean([r["hi"] for r in results[: j + 1]])
-                history.append(float(hi - lo))
-            if adaptive and len(results) >= max(min_subsets, window + 1):
-                h = np.asarray(history)
-                change = np.abs(np.diff(h[-(window + 1) :])) / np.maximum(h[-window:], 1e-12)
-                if np.all(change < tol):
-                    converged = True
-                    break
+            extend_history(results, history)
+            if adaptive and settled(history, tol=tol, window=window, min_subsets=min_subsets):
+                converged = True
+                break
     return results, history, converged
 
 
@@ -503,95 +399,3 @@ def _center(
     if est is not None and not np.isfinite(est):
         raise ValueError(f"metric {spec.name!r} is undefined on the full data")
     return est, "full" if est is not None else "subsets"
-
-
-def _offsets(
-    method: str,
-    results: list[dict[str, Any]],
-    est: float | None,
-    source: str,
-    centers: np.ndarray,
-    alpha: float,
-) -> tuple[float, float, float]:
-    """Centre and the interval's offsets from it, from the averaged per-subset quantiles.
-
-    Centred on the subsets' mean, the interval is widened by that mean's standard error.
-    """
-    q_lo = float(np.mean([r["lo"] for r in results]))
-    q_hi = float(np.mean([r["hi"] for r in results]))
-    if method == "percentile":
-        off_lo, off_hi = q_lo, q_hi
-    else:
-        off_lo, off_hi = -q_hi, -q_lo
-    if source != "subsets":
-        return float(est), off_lo, off_hi
-    from scipy import stats
-
-    se_c = float(centers.std(ddof=1) / np.sqrt(centers.size))
-    z = float(stats.norm.ppf(1 - alpha / 2))
-    warnings.warn(
-        "the full-data value was not computed (Dask input); the interval is centred on "
-        f"the mean of {centers.size} subset values and widened by their standard error "
-        f"({se_c:.3g}); pass estimate=<full-data value> for the narrower interval",
-        BLBCenterWarning,
-        stacklevel=3,
-    )
-    return (
-        float(centers.mean()),
-        -float(np.hypot(off_lo, z * se_c)),
-        float(np.hypot(off_hi, z * se_c)),
-    )
-
-
-def _result(
-    spec: MetricSpec,
-    results: list[dict[str, Any]],
-    history: list[float],
-    est: float,
-    off_lo: float,
-    off_hi: float,
-    source: str,
-    converged: bool,
-    *,
-    confidence_level: float,
-    method: str,
-    n: int,
-    exponent: float,
-    b: int,
-) -> BLBInterval:
-    """Assemble the :class:`BLBInterval` with its per-subset table."""
-    import pandas as pd
-
-    subsets = pd.DataFrame(
-        [
-            {
-                "value": r["center"],
-                "n_resamples": r["r"],
-                "offset_low": r["lo"],
-                "offset_high": r["hi"],
-                "sd": r["sd"],
-            }
-            for r in results
-        ]
-    )
-    dist = est + np.concatenate([r["dev"] for r in results])
-    return BLBInterval(  # low/high are clipped to the metric's range (MetricInterval)
-        metric=spec.name,
-        estimate=est,
-        low=est + off_lo,
-        high=est + off_hi,
-        standard_error=float(np.mean([r["sd"] for r in results])),
-        distribution=dist,
-        confidence_level=confidence_level,
-        method=f"blb-{method}",
-        n=n,
-        n_resamples=int(subsets["n_resamples"].sum()),
-        higher_is_better=spec.higher_is_better,
-        subset_exponent=exponent,
-        b=b,
-        n_subsets=len(results),
-        converged=converged,
-        estimate_source=source,
-        subsets=subsets,
-        history=np.asarray(history),
-    )

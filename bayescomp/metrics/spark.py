@@ -36,7 +36,7 @@ def _check_columns(df: Any, columns: dict[str, str | None]) -> None:
         if name is not None and name not in have:
             raise ValueError(
                 f"the Spark DataFrame has no {role} column {name!r}; its columns "
-                f"are {have} (name them with label=, score=, repetition=)"
+                f"are {have} (name them with columns={{'label': ..., 'score': ...}})"
             )
 
 
@@ -118,6 +118,56 @@ def threshold_counts(
     return out
 
 
+def missing_condition(df: Any, *, label: str, score: str) -> Any:
+    """The Spark condition "this row has a missing or NaN label or score" (a missing
+    column is refused at once, with the columns there are)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import NumericType
+
+    _check_columns(df, {"label": label, "score": score})
+    bad = F.col(label).isNull() | F.col(score).isNull()
+    for name in (label, score):
+        if isinstance(df.schema[name].dataType, NumericType):
+            bad = bad | F.isnan(F.col(name).cast("double"))
+    return bad
+
+
+def confusion_value(
+    df: Any, name: str, *, label: str, score: str, pos_label: Any, threshold: float | None
+) -> float | None:
+    """A :data:`CONFUSION_METRICS` metric on all rows, from exact counts summed in Spark.
+
+    ``score`` holds scores (turned into labels by ``threshold``) or predicted labels.
+    Accuracy and error rate count equal labels (any number of classes); the others need
+    two classes and return None otherwise (the caller falls back)."""
+    from pyspark.sql import functions as F
+
+    pos = F.col(label) == F.lit(pos_label)
+    if threshold is not None:
+        said = F.col(score).cast("double") >= F.lit(float(threshold))
+        correct = pos == said
+    else:
+        said = F.col(score) == F.lit(pos_label)
+        correct = F.col(label) == F.col(score)
+    if name not in ("accuracy", "error_rate"):
+        labels = df.select(label).distinct().limit(3).collect()
+        if len(labels) > 2:
+            return None
+    row = df.agg(
+        F.sum((pos & said).cast("long")).alias("tp"),
+        F.sum((~pos & said).cast("long")).alias("fp"),
+        F.sum((pos & ~said).cast("long")).alias("fn"),
+        F.sum((~pos & ~said).cast("long")).alias("tn"),
+        F.sum(correct.cast("long")).alias("ok"),
+        F.count(F.lit(1)).alias("n"),
+    ).collect()[0]
+    if name in ("accuracy", "error_rate"):
+        acc = row["ok"] / row["n"]
+        return float(acc if name == "accuracy" else 1.0 - acc)
+    cells = (np.array([float(row[k] or 0)]) for k in ("tp", "fp", "fn", "tn"))
+    return float(_from_confusion(name, *cells)[0])
+
+
 #: metrics of :func:`poisson_bootstrap`, each a function of weighted confusion counts
 CONFUSION_METRICS = (
     "accuracy",
@@ -167,9 +217,9 @@ def poisson_bootstrap(
     value, the resampled values and the number of rows."""
     if metric not in CONFUSION_METRICS:
         raise ValueError(
-            f"on a Spark DataFrame bootstrap_metric computes {CONFUSION_METRICS} in Spark "
-            f"(from weighted confusion counts); got {metric!r}. For roc_auc on a Spark "
-            "DataFrame collect a sample, or use the in-memory functions on its rows"
+            f"on a Spark DataFrame bootstrap_metric computes roc_auc and {CONFUSION_METRICS} "
+            f"in Spark (from weighted counts); got {metric!r}. For another metric use "
+            "bc.blb_metric (any metric, in Spark) or the in-memory functions on its rows"
         )
     from pyspark.sql import functions as F
 
@@ -227,7 +277,8 @@ def spark_bootstrap(
     columns: dict[str, str],
 ) -> Any:
     """:func:`bayescomp.bootstrap_metric` on a Spark DataFrame: a Poisson bootstrap run in
-    Spark (:func:`poisson_bootstrap`), as a :class:`~bayescomp.metrics.bootstrap.MetricInterval`."""
+    Spark (:func:`poisson_bootstrap`; ROC AUC by :func:`~bayescomp.metrics.spark_auc.spark_auc`),
+    as a :class:`~bayescomp.metrics.bootstrap.MetricInterval`."""
     from bayescomp.core.orientation import clip_to_range
     from bayescomp.metrics.bootstrap import MetricInterval
 
@@ -237,16 +288,22 @@ def spark_bootstrap(
             "bootstrap in Spark forms method='percentile' or 'basic' intervals"
         )
     seed = int(np.random.default_rng(random_state).integers(2**31 - 1))
-    est, dist, n = poisson_bootstrap(
-        df,
-        spec.name,
-        label=columns.get("label", "y_true"),
-        score=columns.get("score", "y_score"),
-        pos_label=pos_label,
-        threshold=threshold,
-        n_resamples=n_resamples,
-        seed=seed,
-    )
+    label, score = columns.get("label", "y_true"), columns.get("score", "y_score")
+    if spec.fast == "roc_auc" and threshold is None:
+        from bayescomp.metrics.spark_auc import spark_auc
+
+        n = score_checks(df, label=label, score=score, repetition=None, pos_label=pos_label)[1]
+        values = spark_auc(
+            df, label=label, score=score, pos_label=pos_label, n_resamples=n_resamples, seed=seed
+        )
+        est, dist = float(values[0]), values[1:]
+        if not np.isfinite(est):
+            raise ValueError(f"roc_auc needs both classes in {label!r}; it holds only one")
+    else:
+        est, dist, n = poisson_bootstrap(
+            df, spec.name, label=label, score=score, pos_label=pos_label,
+            threshold=threshold, n_resamples=n_resamples, seed=seed,
+        )  # fmt: skip
     if not np.all(np.isfinite(dist)):
         raise ValueError(
             f"metric {spec.name!r} was undefined on some resamples (no "

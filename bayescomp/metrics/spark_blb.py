@@ -1,0 +1,257 @@
+"""The bag of little bootstraps on a Spark DataFrame, run inside Spark.
+
+:func:`bayescomp.blb_metric` with a Spark DataFrame follows the in-memory algorithm
+(``metrics/blb.py``) step by step, with the rows never leaving Spark:
+
+1. one aggregation pass counts the rows of every partition (and refuses missing or NaN
+   values);
+2. the driver draws, for each of the ``s`` subsets, how many of its ``b`` rows come from
+   each partition (a multivariate hypergeometric draw over the partition sizes: together
+   with a uniform choice inside each partition this is exactly a uniform draw of ``b`` of
+   the ``n`` rows without replacement, as in memory);
+3. one ``mapInPandas`` pass picks those rows in every partition; a ``groupBy(subset)``
+   brings each subset's ``b`` rows to one Spark task, which runs the same per-subset
+   resampling as in memory (multinomial weights of total ``n`` over the ``b`` rows);
+4. the driver receives per subset its value, two quantiles, an SD and the ``r``
+   resampled deviations, and applies the adaptive stopping over subsets in their order.
+
+The centre is the metric on all rows, computed in Spark for ROC AUC
+(:mod:`bayescomp.metrics.spark_auc`) and for the confusion-count metrics; for other
+metrics it is the mean of the subset values (widened by its standard error, with a
+warning) unless ``estimate=`` gives it.  All ``n_subsets`` subsets are resampled in one
+Spark job; adaptive stopping then keeps the prefix the in-memory rule would have used.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from bayescomp.core.orientation import check_metric_value
+from bayescomp.metrics._metric import MetricSpec, check_predictions
+from bayescomp.metrics.blb_core import (
+    BLBInterval,
+    assemble,
+    extend_history,
+    offsets,
+    settled,
+    subset_task,
+)
+from bayescomp.metrics.spark import CONFUSION_METRICS, confusion_value, missing_condition
+
+_RESULT_SCHEMA = (
+    "subset long, center double, lo double, hi double, sd double, r long, "
+    "dev array<double>, error string"
+)
+
+
+def partition_sizes(df: Any, label: str, score: str) -> dict[int, int]:
+    """Rows per Spark partition, in one aggregation pass that also refuses missing or NaN
+    values (and a missing column or an empty DataFrame)."""
+    from pyspark.sql import functions as F
+
+    bad = missing_condition(df, label=label, score=score)
+    rows = (
+        df.groupBy(F.spark_partition_id().alias("pid"))
+        .agg(F.count(F.lit(1)).alias("n"), F.sum(bad.cast("long")).alias("bad"))
+        .collect()
+    )
+    n_bad = sum(int(r["bad"] or 0) for r in rows)
+    if not rows:
+        raise ValueError("the Spark DataFrame has no rows")
+    if n_bad:
+        raise ValueError(
+            f"{n_bad} rows have a missing or NaN {label!r} or {score!r}; drop or fix "
+            "them first (e.g. df.dropna(subset=[...]))"
+        )
+    return {int(r["pid"]): int(r["n"]) for r in rows}
+
+
+def pick_subsets(
+    df: Any, label: str, score: str, sizes: dict[int, int], alloc: np.ndarray, seed: int
+) -> Any:
+    """A DataFrame ``(subset, y, s)`` of the chosen rows: subset ``j`` takes
+    ``alloc[j, pid]`` rows of partition ``pid``, chosen uniformly without replacement."""
+    import pandas as pd
+    from pyspark import TaskContext
+    from pyspark.sql.types import LongType, StructField, StructType
+
+    pids = sorted(sizes)
+
+    def pick(batches: Any) -> Any:
+        pid = TaskContext.get().partitionId()
+        size = sizes.get(pid, 0)
+        rng = np.random.default_rng([seed, pid])
+        col = pids.index(pid) if pid in sizes else None
+        chosen = [
+            rng.choice(size, int(alloc[j, col]), replace=False) if col is not None else []
+            for j in range(alloc.shape[0])
+        ]
+        where = np.concatenate([np.asarray(c, dtype=np.int64) for c in chosen])
+        which = np.concatenate([np.full(len(c), j, dtype=np.int64) for j, c in enumerate(chosen)])
+        order = np.argsort(where, kind="stable")
+        where, which = where[order], which[order]
+        seen = 0
+        for batch in batches:
+            lo, hi = np.searchsorted(where, [seen, seen + len(batch)])
+            if hi > lo:
+                rows = batch.iloc[where[lo:hi] - seen]
+                yield pd.DataFrame(
+                    {"subset": which[lo:hi], "y": rows["y"].to_numpy(), "s": rows["s"].to_numpy()}
+                )
+            seen += len(batch)
+        if seen != size:
+            raise RuntimeError(
+                f"Spark partition {pid} held {seen} rows while counting found {size}: the "
+                "DataFrame is not deterministic between passes; df.cache() or checkpoint() "
+                "it first"
+            )
+
+    schema = StructType(
+        [
+            StructField("subset", LongType()),
+            StructField("y", df.schema[label].dataType),
+            StructField("s", df.schema[score].dataType),
+        ]
+    )
+    return df.select(df[label].alias("y"), df[score].alias("s")).mapInPandas(pick, schema)
+
+
+def resample_subsets(
+    picked: Any,
+    spec: MetricSpec,
+    *,
+    n: int,
+    n_resamples: int,
+    seeds: np.ndarray,
+    alpha: float,
+    adaptive: bool,
+    tol: float,
+    threshold: float | None,
+    pos_label: Any,
+) -> list[dict[str, Any]]:
+    """Each subset's resampling in its own Spark task; the per-subset results, in order."""
+    import pandas as pd
+
+    def one(frame: pd.DataFrame) -> pd.DataFrame:
+        j = int(frame["subset"].iloc[0])
+        row: dict[str, Any] = {"subset": j, "error": None}
+        try:
+            t, p = check_predictions(
+                frame["y"].to_numpy(),
+                frame["s"].to_numpy(),
+                spec,
+                threshold=threshold,
+                pos_label=pos_label,
+                name="the score column",
+            )
+            row |= subset_task(spec, t, p, n, n_resamples, int(seeds[j]), alpha, adaptive, tol)
+        except ValueError as exc:  # reported by the driver, with its message intact
+            row |= {"center": np.nan, "lo": np.nan, "hi": np.nan, "sd": np.nan, "r": 0}
+            row |= {"dev": np.array([]), "error": str(exc)}
+        return pd.DataFrame([row])
+
+    rows = picked.groupBy("subset").applyInPandas(one, _RESULT_SCHEMA).collect()
+    rows = sorted(rows, key=lambda r: r["subset"])
+    for r in rows:
+        if r["error"]:
+            raise ValueError(f"subset {r['subset']}: {r['error']}")
+    keys = ("center", "lo", "hi", "sd", "r")
+    return [{**{k: r[k] for k in keys}, "dev": np.asarray(r["dev"], dtype=float)} for r in rows]
+
+
+def spark_center(
+    estimate: Any,
+    df: Any,
+    spec: MetricSpec,
+    *,
+    label: str,
+    score: str,
+    threshold: float | None,
+    pos_label: Any,
+) -> tuple[float | None, str]:
+    """The interval's centre and its source, as ``blb._center`` but computed in Spark."""
+    if isinstance(estimate, int | float | np.number) and not isinstance(estimate, bool):
+        return check_metric_value(estimate, spec.name, "estimate"), "given"
+    est = None
+    if estimate != "subsets":
+        if spec.fast == "roc_auc":
+            from bayescomp.metrics.spark import score_checks
+            from bayescomp.metrics.spark_auc import spark_auc
+
+            score_checks(df, label=label, score=score, repetition=None, pos_label=pos_label)
+            est = float(spark_auc(df, label=label, score=score, pos_label=pos_label)[0])
+        elif spec.name in CONFUSION_METRICS:
+            est = confusion_value(
+                df, spec.name, label=label, score=score, pos_label=pos_label, threshold=threshold
+            )
+    if est is None and estimate == "full":
+        raise ValueError(
+            f"the full-data value of {spec.name!r} is computed in Spark only for roc_auc and "
+            f"{CONFUSION_METRICS}; pass estimate='subsets' or your own value"
+        )
+    if est is not None and not np.isfinite(est):
+        raise ValueError(f"metric {spec.name!r} is undefined on the full data")
+    return est, "full" if est is not None else "subsets"
+
+
+def spark_blb(
+    df: Any,
+    spec: MetricSpec,
+    *,
+    columns: dict[str, str],
+    exponent: float,
+    n_subsets: int,
+    n_resamples: int,
+    confidence_level: float,
+    method: str,
+    adaptive: bool,
+    stopping: tuple[float, int, int],
+    estimate: Any,
+    threshold: float | None,
+    pos_label: Any,
+    random_state: Any,
+) -> BLBInterval:
+    """:func:`bayescomp.blb_metric` on a Spark DataFrame (see the module docstring).
+
+    ``stopping`` is ``(tol, window, min_subsets)``."""
+    label, score = columns.get("label", "y_true"), columns.get("score", "y_score")
+    sizes = partition_sizes(df, label, score)
+    n = sum(sizes.values())
+    b = max(2, min(n, int(np.ceil(n**exponent))))
+    if n < 1000:
+        warnings.warn(
+            f"only {n} rows: the bag of little bootstraps is meant for large test sets; "
+            "bc.bootstrap_metric gives a more accurate interval here",
+            UserWarning,
+            stacklevel=3,
+        )
+    rng = np.random.default_rng(random_state)
+    counts = np.array([sizes[p] for p in sorted(sizes)], dtype=np.int64)
+    alloc = np.stack([rng.multivariate_hypergeometric(counts, b) for _ in range(n_subsets)])
+    seeds = rng.integers(2**63 - 1, size=n_subsets)
+    picked = pick_subsets(df, label, score, sizes, alloc, int(rng.integers(2**63 - 1)))
+    alpha = 1 - float(confidence_level)
+    tol, window, min_subsets = stopping
+    results = resample_subsets(
+        picked, spec, n=n, n_resamples=n_resamples, seeds=seeds, alpha=alpha,
+        adaptive=adaptive, tol=tol, threshold=threshold, pos_label=pos_label,
+    )  # fmt: skip
+    history: list[float] = []
+    converged = not adaptive
+    for k in range(1, len(results) + 1):  # the in-memory rule, one subset at a time
+        extend_history(results[:k], history)
+        if adaptive and settled(history, tol=tol, window=window, min_subsets=min_subsets):
+            converged, results = True, results[:k]
+            break
+    est, source = spark_center(
+        estimate, df, spec, label=label, score=score, threshold=threshold, pos_label=pos_label
+    )
+    centers = np.array([r["center"] for r in results])
+    est, off_lo, off_hi = offsets(method, results, est, source, centers, alpha)
+    return assemble(
+        spec, results, history, est, off_lo, off_hi, source, converged,
+        confidence_level=float(confidence_level), method=method, n=n, exponent=exponent, b=b,
+    )  # fmt: skip
