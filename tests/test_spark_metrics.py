@@ -237,8 +237,10 @@ def test_blb_on_spark_matches_in_memory_within_monte_carlo_error(scored):
 def test_blb_on_spark_confusion_metric_adaptive_and_bad_input(scored, spark_session):
     """Accuracy at a threshold: the centre equals the in-memory accuracy exactly; a seeded
     run repeats exactly; adaptive stopping keeps a prefix of the subsets; bad input is
-    refused with what to do."""
-    y, p, sdf = scored
+    refused with what to do.  The DataFrame is a plain local one (not cached, no shuffle):
+    its partitions are those of the per-partition passes."""
+    y, p, _ = scored
+    sdf = spark_session.createDataFrame(pd.DataFrame({"label": y, "p": p}))
     kw = dict(threshold=0.5, columns=COLS, random_state=2, n_subsets=8, n_resamples=40)
     a = bc.blb_metric(sdf, None, "accuracy", **kw)
     assert a.estimate == np.mean((p >= 0.5) == y) and a.estimate_source == "full"

@@ -30,7 +30,8 @@ class Counts:
     n_neg: int
 
 
-def _check_columns(df: Any, columns: dict[str, str | None]) -> None:
+def check_columns(df: Any, columns: dict[str, str | None]) -> None:
+    """Refuse a missing column, naming the columns there are and how to name them."""
     have = list(df.columns)
     for role, name in columns.items():
         if name is not None and name not in have:
@@ -49,7 +50,7 @@ def score_checks(
     ``pos_label`` that is not one of the labels — each with what to do."""
     from pyspark.sql import functions as F
 
-    _check_columns(df, {"label": label, "score": score, "repetition": repetition})
+    check_columns(df, {"label": label, "score": score, "repetition": repetition})
     s = F.col(score).cast("double")
     row = df.agg(
         F.count(F.lit(1)).alias("n"),
@@ -116,20 +117,6 @@ def threshold_counts(
         n_pos = int(r["n_pos"] or 0)
         out.append(Counts(tp, fp, n_pos, int(r["n"]) - n_pos))
     return out
-
-
-def missing_condition(df: Any, *, label: str, score: str) -> Any:
-    """The Spark condition "this row has a missing or NaN label or score" (a missing
-    column is refused at once, with the columns there are)."""
-    from pyspark.sql import functions as F
-    from pyspark.sql.types import NumericType
-
-    _check_columns(df, {"label": label, "score": score})
-    bad = F.col(label).isNull() | F.col(score).isNull()
-    for name in (label, score):
-        if isinstance(df.schema[name].dataType, NumericType):
-            bad = bad | F.isnan(F.col(name).cast("double"))
-    return bad
 
 
 def confusion_value(
@@ -223,7 +210,7 @@ def poisson_bootstrap(
         )
     from pyspark.sql import functions as F
 
-    _check_columns(df, {"label": label, "score": score})
+    check_columns(df, {"label": label, "score": score})
     s = F.col(score).cast("double")
     pred = (
         (s >= F.lit(float(threshold)))

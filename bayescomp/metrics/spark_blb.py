@@ -39,7 +39,7 @@ from bayescomp.metrics.blb_core import (
     settled,
     subset_task,
 )
-from bayescomp.metrics.spark import CONFUSION_METRICS, confusion_value, missing_condition
+from bayescomp.metrics.spark import CONFUSION_METRICS, check_columns, confusion_value
 
 _RESULT_SCHEMA = (
     "subset long, center double, lo double, hi double, sd double, r long, "
@@ -48,25 +48,37 @@ _RESULT_SCHEMA = (
 
 
 def partition_sizes(df: Any, label: str, score: str) -> dict[int, int]:
-    """Rows per Spark partition, in one aggregation pass that also refuses missing or NaN
-    values (and a missing column or an empty DataFrame)."""
-    from pyspark.sql import functions as F
+    """Rows per Spark partition, in one pass that also refuses missing or NaN values (and a
+    missing column or an empty DataFrame).
 
-    bad = missing_condition(df, label=label, score=score)
-    rows = (
-        df.groupBy(F.spark_partition_id().alias("pid"))
-        .agg(F.count(F.lit(1)).alias("n"), F.sum(bad.cast("long")).alias("bad"))
-        .collect()
-    )
-    n_bad = sum(int(r["bad"] or 0) for r in rows)
-    if not rows:
+    The rows are counted by the same plan that :func:`pick_subsets` runs
+    (``select(label, score).mapInPandas``), so both passes see the same partitions."""
+    import pandas as pd
+    from pyspark import TaskContext
+
+    check_columns(df, {"label": label, "score": score})
+
+    def count(batches: Any) -> Any:
+        n = bad = 0
+        for batch in batches:
+            n += len(batch)
+            bad += int((batch["y"].isna() | batch["s"].isna()).sum())
+        yield pd.DataFrame({"pid": [TaskContext.get().partitionId()], "n": [n], "bad": [bad]})
+
+    rows = _rows(df, label, score).mapInPandas(count, "pid long, n long, bad long").collect()
+    n_bad = sum(int(r["bad"]) for r in rows)
+    if sum(int(r["n"]) for r in rows) == 0:
         raise ValueError("the Spark DataFrame has no rows")
     if n_bad:
         raise ValueError(
             f"{n_bad} rows have a missing or NaN {label!r} or {score!r}; drop or fix "
             "them first (e.g. df.dropna(subset=[...]))"
         )
-    return {int(r["pid"]): int(r["n"]) for r in rows}
+    return {int(r["pid"]): int(r["n"]) for r in rows if r["n"]}
+
+
+def _rows(df: Any, label: str, score: str) -> Any:
+    return df.select(df[label].alias("y"), df[score].alias("s"))
 
 
 def pick_subsets(
@@ -116,7 +128,7 @@ def pick_subsets(
             StructField("s", df.schema[score].dataType),
         ]
     )
-    return df.select(df[label].alias("y"), df[score].alias("s")).mapInPandas(pick, schema)
+    return _rows(df, label, score).mapInPandas(pick, schema)
 
 
 def resample_subsets(
