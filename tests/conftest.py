@@ -46,27 +46,40 @@ def shared_data() -> Path:
     return SHARED_DATA
 
 
-@pytest.fixture(scope="session")
-def spark_session():
-    """One small Spark ``local[2]`` session for the whole test run (tests using it are in the
-    ``spark`` xdist group, so one process holds it); skips without Java or PySpark."""
-    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
-        pytest.skip("Spark needs Java (a JRE); not installed here")
-    pytest.importorskip("pyspark")
-    joblibspark = pytest.importorskip("joblibspark")
+def _spark_builder():
     from pyspark.sql import SparkSession
 
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # workers: this venv's python
-    spark = (
+    return (
         SparkSession.builder.master("local[2]")
         .appName("bayescomp-tests")
         .config("spark.ui.enabled", "false")
         .config("spark.sql.shuffle.partitions", "4")
-        .getOrCreate()
     )
+
+
+@pytest.fixture(scope="session")
+def _spark_available():
+    """Skips without Java or PySpark; stops the session at the end of the run."""
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        pytest.skip("Spark needs Java (a JRE); not installed here")
+    pytest.importorskip("pyspark")
+    joblibspark = pytest.importorskip("joblibspark")
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # workers: this venv's python
     joblibspark.register_spark()
-    yield spark
-    spark.stop()
+    yield
+    from pyspark.sql import SparkSession
+
+    if (active := SparkSession.getActiveSession()) is not None:
+        active.stop()
+
+
+@pytest.fixture(scope="module")
+def spark_session(_spark_available):
+    """One small Spark ``local[2]`` session for the whole test run (tests using it are in the
+    ``spark`` xdist group, so one process holds it).  Fetched per module with
+    ``getOrCreate``: the running session, or a new one if something (a docs example's
+    ``spark.stop()``) stopped it."""
+    return _spark_builder().getOrCreate()
 
 
 @pytest.fixture(autouse=True)

@@ -248,7 +248,7 @@ def test_blb_on_spark_confusion_metric_adaptive_and_bad_input(scored, spark_sess
     assert a.low < a.estimate < a.high
     again = bc.blb_metric(sdf, None, "accuracy", **kw)
     assert (again.low, again.high) == (a.low, a.high)
-    with pytest.raises(ValueError, match="no score column 'y_score'.*columns="):
+    with pytest.raises(ValueError, match=r"no score column 'y_score'.*columns="):
         bc.blb_metric(sdf, None, "accuracy", threshold=0.5, columns={"label": "label"})
     with pytest.raises(TypeError, match="y_pred_or_score=None"):
         bc.blb_metric(sdf, p, "accuracy", columns=COLS)

@@ -15,11 +15,13 @@
 4. the driver receives per subset its value, two quantiles, an SD and the ``r``
    resampled deviations, and applies the adaptive stopping over subsets in their order.
 
-The centre is the metric on all rows, computed in Spark for ROC AUC
+The chosen rows (``s x b``) are picked in one pass and cached; they are resampled in
+rounds (one Spark job each, as many subsets as Spark runs at once) until the averaged
+interval width settles, so no more subsets are resampled than in memory.  The centre is
+the metric on all rows, computed in Spark for ROC AUC
 (:mod:`bayescomp.metrics.spark_auc`) and for the confusion-count metrics; for other
 metrics it is the mean of the subset values (widened by its standard error, with a
-warning) unless ``estimate=`` gives it.  All ``n_subsets`` subsets are resampled in one
-Spark job; adaptive stopping then keeps the prefix the in-memory rule would have used.
+warning) unless ``estimate=`` gives it.
 """
 
 from __future__ import annotations
@@ -134,6 +136,7 @@ def pick_subsets(
 def resample_subsets(
     picked: Any,
     spec: MetricSpec,
+    subsets: range,
     *,
     n: int,
     n_resamples: int,
@@ -144,8 +147,10 @@ def resample_subsets(
     threshold: float | None,
     pos_label: Any,
 ) -> list[dict[str, Any]]:
-    """Each subset's resampling in its own Spark task; the per-subset results, in order."""
+    """Resampling of the ``subsets`` (indices), each in its own Spark task; their results,
+    in order."""
     import pandas as pd
+    from pyspark.sql import functions as F
 
     def one(frame: pd.DataFrame) -> pd.DataFrame:
         j = int(frame["subset"].iloc[0])
@@ -165,13 +170,42 @@ def resample_subsets(
             row |= {"dev": np.array([]), "error": str(exc)}
         return pd.DataFrame([row])
 
-    rows = picked.groupBy("subset").applyInPandas(one, _RESULT_SCHEMA).collect()
+    chosen = picked.filter(F.col("subset").isin(list(subsets)))
+    rows = chosen.groupBy("subset").applyInPandas(one, _RESULT_SCHEMA).collect()
     rows = sorted(rows, key=lambda r: r["subset"])
     for r in rows:
         if r["error"]:
             raise ValueError(f"subset {r['subset']}: {r['error']}")
     keys = ("center", "lo", "hi", "sd", "r")
     return [{**{k: r[k] for k in keys}, "dev": np.asarray(r["dev"], dtype=float)} for r in rows]
+
+
+def _parallelism(df: Any) -> int:
+    """Subsets per round: Spark's default parallelism (2 when it cannot be read)."""
+    try:
+        return max(1, int(df.sparkSession.sparkContext.defaultParallelism))
+    except Exception:  # Spark Connect has no SparkContext
+        return 2
+
+
+def _rounds(
+    run: Any, n_subsets: int, adaptive: bool, stopping: tuple[float, int, int], per_round: int
+) -> tuple[list[dict[str, Any]], list[float], bool]:
+    """Resample subsets in rounds (one Spark job each) until ``n_subsets`` or, when
+    ``adaptive``, until the width has settled; the rule is applied one subset at a time, in
+    order, as in memory.  Returns the results, the width history and whether it converged."""
+    tol, window, min_subsets = stopping
+    first = min(n_subsets, max(min_subsets, window + 1, per_round)) if adaptive else n_subsets
+    results: list[dict[str, Any]] = []
+    history: list[float] = []
+    while len(results) < n_subsets:
+        k = first if not results else min(per_round, n_subsets - len(results))
+        for r in run(range(len(results), len(results) + k)):
+            results.append(r)
+            extend_history(results, history)
+            if adaptive and settled(history, tol=tol, window=window, min_subsets=min_subsets):
+                return results, history, True
+    return results, history, not adaptive
 
 
 def spark_center(
@@ -246,18 +280,18 @@ def spark_blb(
     seeds = rng.integers(2**63 - 1, size=n_subsets)
     picked = pick_subsets(df, label, score, sizes, alloc, int(rng.integers(2**63 - 1)))
     alpha = 1 - float(confidence_level)
-    tol, window, min_subsets = stopping
-    results = resample_subsets(
-        picked, spec, n=n, n_resamples=n_resamples, seeds=seeds, alpha=alpha,
-        adaptive=adaptive, tol=tol, threshold=threshold, pos_label=pos_label,
-    )  # fmt: skip
-    history: list[float] = []
-    converged = not adaptive
-    for k in range(1, len(results) + 1):  # the in-memory rule, one subset at a time
-        extend_history(results[:k], history)
-        if adaptive and settled(history, tol=tol, window=window, min_subsets=min_subsets):
-            converged, results = True, results[:k]
-            break
+    tol = stopping[0]
+    picked = picked.persist()  # s x b rows, resampled in rounds until the width settles
+    try:
+        results, history, converged = _rounds(
+            lambda js: resample_subsets(
+                picked, spec, js, n=n, n_resamples=n_resamples, seeds=seeds, alpha=alpha,
+                adaptive=adaptive, tol=tol, threshold=threshold, pos_label=pos_label,
+            ),
+            n_subsets, adaptive, stopping, _parallelism(df),
+        )  # fmt: skip
+    finally:
+        picked.unpersist()
     est, source = spark_center(
         estimate, df, spec, label=label, score=score, threshold=threshold, pos_label=pos_label
     )
