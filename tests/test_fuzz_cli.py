@@ -209,7 +209,7 @@ def test_usage_errors_are_one_line(capsys):
     assert exc.value.code == 2
     assert err.splitlines() == [
         "bayescomp select: error: the following arguments are required: "
-        "--baseline, --rope (see bayescomp select --help)"
+        "--rope, --baseline (see bayescomp select --help)"
     ]
     with pytest.raises(SystemExit):
         main(["select", "x.csv", "--baseline", "-lr", "--rope", "0.01"])
