@@ -121,6 +121,12 @@ def _register_nb(uri, name, X, y):
     return client
 
 
+def _small_data():
+    from sklearn.datasets import load_iris
+
+    return load_iris(return_X_y=True)
+
+
 def _runs(client, kind):
     exp = client.get_experiment_by_name("bayescomp")
     return client.search_runs(
@@ -182,6 +188,8 @@ def test_registry_champion_to_gated_promotion(server, data):
     )
     hist = alias_history("bc_promote", tracking_uri=server)
     assert hist[["action", "from_version", "to_version"]].values.tolist() == [["moved", "1", "2"]]
+    # the move is done: no pending_from tag is left on the run (issue 23 item 19)
+    assert "bayescomp.alias.pending_from" not in client.get_run(tracker.parent_id).data.tags
 
     # rerunning the same selection logs nothing twice and leaves the alias alone
     n_parent, n_step = len(_runs(client, "selection")), len(_runs(client, "step"))
@@ -365,8 +373,23 @@ def test_bayesian_threshold_validate_passes_and_fails_from_the_posterior():
 def test_registry_uri_errors_say_what_to_write(server):
     with pytest.raises(ValueError, match="models:/NAME/VERSION"):
         registry_models(["models:/oops"], tracking_uri=server)
-    with pytest.raises(ValueError, match="not found in the registry"):
+    with pytest.raises(ValueError, match="not found in the registry") as missing:
         registry_models(["models:/no_such_model/7"], tracking_uri=server)
+    # MLflow 3 has no `mlflow models list`; the message lists the registry itself
+    from mlflow import MlflowClient
+
+    held = sorted(m.name for m in MlflowClient(server).search_registered_models(max_results=20))
+    text = str(missing.value)
+    assert "mlflow models list" not in text and "no registered model 'no_such_model'" in text
+    assert f"the registry holds {held}" in text or (
+        not held and "the registry holds no model" in text
+    )
+    assert "mlflow.register_model(" in text and "set_registered_model_alias" in text
+    client = _register_nb(server, "bc_hint", *_small_data())
+    with pytest.raises(ValueError, match=r"model 'bc_hint' has versions \[1\] and aliases: ") as e:
+        registry_models(["models:/bc_hint/9"], tracking_uri=server)
+    assert "champion -> 1; write models:/bc_hint/1 or models:/bc_hint@champion" in str(e.value)
+    assert client.get_registered_model("bc_hint").aliases == {"champion": "1"}  # independent
 
 
 def test_cli_registry_candidates_and_gate(server, data, tmp_path, capsys):

@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bayescomp.integrations.mlflow_hints import not_found
+
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
@@ -137,11 +139,7 @@ def registry_models(
                 else client.get_model_version(name, version)
             )
         except Exception as exc:
-            raise ValueError(
-                f"{uri}: not found in the registry at "
-                f"{tracking_uri or mlflow.get_tracking_uri()} ({exc}); check the "
-                "name, version or alias (mlflow models list)"
-            ) from None
+            raise ValueError(not_found(client, uri, name, tracking_uri, exc)) from None
         pinned = f"models:/{name}/{mv.version}"
         with _tracking(tracking_uri):
             est = mlflow.sklearn.load_model(pinned)
@@ -408,6 +406,7 @@ class MlflowTracker:
             pending = tags.get(f"{TAG}alias.pending_from")
             if pending is not None and pending != version:  # moved by a killed run
                 self._record("moved", sel.recommendation["text"], pending, version)
+                self.client.delete_tag(self.parent_id, f"{TAG}alias.pending_from")
             else:
                 self._record(
                     "unchanged", f"{self.alias} already on version {version}", current, version
@@ -419,6 +418,7 @@ class MlflowTracker:
             self.model_name, version, f"{TAG}promoted_by_run", self.parent_id
         )
         self._record("moved", sel.recommendation["text"], current, version)
+        self.client.delete_tag(self.parent_id, f"{TAG}alias.pending_from")  # done: no trace
 
     def _champion_version(self, sel: Any) -> str | None:
         """The registry version of the champion, registering a refitted one if needed."""
