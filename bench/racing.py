@@ -5,9 +5,10 @@ Racing: after each look, a challenger already worse than the baseline beyond the
 with probability >= gamma is not fitted on the further repetitions.  Each scenario runs
 ``select_models`` with racing and with every challenger fitted on every look
 (``rule=partial(family, racing=False)``), each in its own fresh store, interleaved
-(racing, full, racing, full, ...) so that both see the same machine load; it reports the
-ratio of fits and the median ratio of wall times, and whether the champion, the action
-and every step's decision agree.
+(racing, full, full, racing, ...: who goes first alternates) so that both see the same
+machine load; it reports the ratio of fits and the median ratios of wall and CPU times
+(CPU time is the steadier of the two on a loaded machine), and whether the champion, the
+action and every step's decision agree.
 
 Scenarios (breast cancer data, one CPU, ``n_jobs=1``):
 
@@ -98,18 +99,21 @@ SCENARIOS = {
 }
 
 
-def _one(models: object, X: object, y: object, racing: bool, kw: dict) -> tuple[object, float]:
-    """One selection in a fresh store: ``(selection, wall seconds)``."""
+def _one(
+    models: object, X: object, y: object, racing: bool, kw: dict
+) -> tuple[object, float, float]:
+    """One selection in a fresh store: ``(selection, wall seconds, CPU seconds)`` (the CPU
+    time of this process, fits included: ``n_jobs=1`` fits in this process)."""
     import bayescomp as bc
     from bayescomp.decision.family_walk import family
 
     rule = "family" if racing else partial(family, racing=False)
     with tempfile.TemporaryDirectory() as tmp:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         sel = bc.select_models(
             models, X, y, store=Path(tmp) / "r.sqlite", progress=False, n_jobs=1, rule=rule, **kw
         )
-        return sel, time.perf_counter() - t0
+        return sel, time.perf_counter() - t0, time.process_time() - c0
 
 
 def run(scenario: str, rounds: int) -> dict:
@@ -119,11 +123,13 @@ def run(scenario: str, rounds: int) -> dict:
     models = half_models() if scenario == "half" else REPO / "models"
     kw = SCENARIOS[scenario]
     times: dict[bool, list[float]] = {True: [], False: []}
+    cpu: dict[bool, list[float]] = {True: [], False: []}
     sels: dict[bool, object] = {}
-    for _ in range(rounds):
-        for racing in (True, False):
-            sels[racing], sec = _one(models, X, y, racing, kw)
+    for i in range(rounds):
+        for racing in (True, False) if i % 2 == 0 else (False, True):  # alternate who leads
+            sels[racing], sec, cpu_sec = _one(models, X, y, racing, kw)
             times[racing].append(sec)
+            cpu[racing].append(cpu_sec)
     fast, full = sels[True], sels[False]
     same = (
         fast.champion == full.champion
@@ -131,12 +137,15 @@ def run(scenario: str, rounds: int) -> dict:
         and fast.steps["decision"].tolist() == full.steps["decision"].tolist()
     )
     ratios = [a / b for a, b in zip(times[True], times[False], strict=True)]
+    cpu_ratios = [a / b for a, b in zip(cpu[True], cpu[False], strict=True)]
     return {
         "scenario": scenario,
         "racing": fast.fits_total,
         "full": full.fits_total,
         "time_ratio": float(np.median(ratios)),
         "ratios": ratios,
+        "cpu_ratio": float(np.median(cpu_ratios)),
+        "cpu_ratios": cpu_ratios,
         "seconds": (float(np.median(times[True])), float(np.median(times[False]))),
         "champion": fast.champion,
         "same": same,
@@ -154,16 +163,23 @@ def main() -> None:
     rows = [run(s, args.rounds) for s in args.scenario]
     print(
         f"{'scenario':<12}{'fits full':>10}{'fits racing':>13}{'fits ratio':>12}"
-        f"{'time ratio':>12}  seconds racing/full  champion (same decisions as the full design?)"
+        f"{'time ratio':>12}{'CPU ratio':>11}  seconds racing/full  champion (same "
+        "decisions as the full design?)"
     )
     for r in rows:
         print(
             f"{r['scenario']:<12}{r['full']:>10d}{r['racing']:>13d}"
-            f"{r['racing'] / r['full']:>12.2f}{r['time_ratio']:>12.2f}"
+            f"{r['racing'] / r['full']:>12.2f}{r['time_ratio']:>12.2f}{r['cpu_ratio']:>11.2f}"
             f"  {r['seconds'][0]:.0f}/{r['seconds'][1]:.0f}"
             f"  {r['champion']} ({'yes' if r['same'] else 'NO'})"
         )
-        print(f"{'':<12}time ratio of each round: " + ", ".join(f"{x:.2f}" for x in r["ratios"]))
+        print(
+            f"{'':<12}wall time ratio of each round: " + ", ".join(f"{x:.2f}" for x in r["ratios"])
+        )
+        print(
+            f"{'':<12}CPU time ratio of each round: "
+            + ", ".join(f"{x:.2f}" for x in r["cpu_ratios"])
+        )
     print(f"load average after: {os.getloadavg()[0]:.1f}")
     for r in rows:
         cols = ["challenger", "decision", "looks", "fits"]
