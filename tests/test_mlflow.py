@@ -22,6 +22,7 @@ import pytest
 from scipy import stats
 
 mlflow = pytest.importorskip("mlflow")
+pytestmark = pytest.mark.xdist_group("mlflow")  # one server per run, not one per worker
 
 import bayescomp as bc  # noqa: E402
 from bayescomp.integrations.mlflow import (  # noqa: E402
