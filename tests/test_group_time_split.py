@@ -66,7 +66,9 @@ def test_a_group_on_both_sides_of_a_window_start_is_refused():
 
 def test_too_few_groups_and_bad_arguments_are_refused():
     labels = np.repeat(np.arange(4), 3)
-    with pytest.raises(ValueError, match=r"4 groups are too few for 3 .* use n_splits \(--n-splits\) 2 or fewer"):
+    with pytest.raises(
+        ValueError, match=r"4 groups are too few for 3 .* use n_splits \(--n-splits\) 2 or fewer"
+    ):
         list(GroupTimeSeriesSplit(n_splits=3, gap=1).split(labels, groups=labels))
     with pytest.raises(ValueError, match="use a smaller gap"):
         list(GroupTimeSeriesSplit(n_splits=2, gap=2).split(labels, groups=labels))

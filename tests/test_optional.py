@@ -152,6 +152,7 @@ def test_mcmc_packages_are_in_the_extra_not_in_the_core_dependencies():
     mcmc = {d.split(">")[0].strip() for d in extras["mcmc"]}
     assert {"pymc", "h5py", "h5netcdf"} <= mcmc
     assert not core & {"pymc", "h5py", "h5netcdf", "pytensor"}
+
     # what CI and the README's test command install includes the extra (directly or
     # through another extra of the package)
     def included(extra: str) -> set[str]:

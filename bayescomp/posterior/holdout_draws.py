@@ -75,9 +75,7 @@ def _weight_chunks(n: int, draws: int, rng: np.random.Generator):
         yield rng.standard_exponential((min(step, draws - start), n))
 
 
-def student_scale(
-    x: np.ndarray, center: float, k: int, rng: np.random.Generator
-) -> np.ndarray:
+def student_scale(x: np.ndarray, center: float, k: int, rng: np.random.Generator) -> np.ndarray:
     """Bayesian-bootstrap draws ``x`` of a mean over ``k`` units (items or clusters) with the
     uncertainty of the spread added: deviations from ``center`` times
     ``sqrt((k + 1) / χ²_{k−1})`` (module docstring).  Normal draws of variance
@@ -97,9 +95,7 @@ def bayesian_bootstrap_mean(
     if d.size > EXACT_MAX_ITEMS:
         x = _blocked_mean(d, draws, rng)
     else:
-        x = np.concatenate(
-            [(g @ d) / g.sum(axis=1) for g in _weight_chunks(d.size, draws, rng)]
-        )
+        x = np.concatenate([(g @ d) / g.sum(axis=1) for g in _weight_chunks(d.size, draws, rng)])
     return student_scale(x, float(d.mean()), d.size, rng) if small_sample else x
 
 

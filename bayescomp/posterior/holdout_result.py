@@ -189,9 +189,7 @@ class HoldoutResult:
                 f"score more clusters than these {self.n_clusters} (more items in the same "
                 "clusters help little; bc.plan_test_set says how many)"
             )
-        return (
-            f"score more items than these {self.n_items} (bc.plan_test_set says how many)"
-        )
+        return f"score more items than these {self.n_items} (bc.plan_test_set says how many)"
 
     # ------------------------------------------------------------------ summary
     def to_dict(self, *, confidence_level: float = 0.95, gamma: float = 0.95) -> dict[str, Any]:

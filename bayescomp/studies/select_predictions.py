@@ -182,7 +182,15 @@ def select_predictions(
     )
     walk = _family_walk if rule == "family" and challengers else _stepwise_walk
     champion, rows, results = walk(
-        predictions, baseline, challengers, first, compare, gamma, rope, name, hib,
+        predictions,
+        baseline,
+        challengers,
+        first,
+        compare,
+        gamma,
+        rope,
+        name,
+        hib,
         dict(columns, threshold=threshold, draws=draws, seed=root.spawn(1)[0]),
     )
     paired = [
@@ -306,7 +314,9 @@ def _family_walk(
     results = [first[c] for c in challengers]
     winner, test, decided = family_decisions(challengers, results, joint, rope, gamma)
     rows = []
-    for step, (c, res, (d, why)) in enumerate(zip(challengers, results, decided, strict=True), start=1):
+    for step, (c, res, (d, why)) in enumerate(
+        zip(challengers, results, decided, strict=True), start=1
+    ):
         row = _row(step, baseline, res, d, why)
         row["looks"] = 1
         if c == challengers[int(test.winner)]:
