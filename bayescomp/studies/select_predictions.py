@@ -215,16 +215,7 @@ def select_predictions(
         scores=scores,
         results=results,
         paired=paired,
-        candidates=pd.DataFrame(
-            {
-                "model": names,
-                "description": "",
-                "path": None,
-                "nested": False,
-                "mean": [means[m] for m in names],
-                "status": "predictions",
-            }
-        ),
+        candidates=_candidates(names, means),
         skipped={},
         fits_performed=0,
         fits_loaded=0,
@@ -242,6 +233,22 @@ def select_predictions(
             "random_state": random_state,
         },
         base_scores=scores,
+    )
+
+
+def _candidates(names: list[str], means: dict[str, float]) -> pd.DataFrame:
+    """The Selection's candidates table: every model column, scored on the test set."""
+    import pandas as pd
+
+    return pd.DataFrame(
+        {
+            "model": names,
+            "description": "",
+            "path": None,
+            "nested": False,
+            "mean": [means[m] for m in names],
+            "status": "predictions",
+        }
     )
 
 
