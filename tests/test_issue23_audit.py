@@ -968,3 +968,28 @@ def test_fit_warnings_are_counted_per_model_in_the_json_report_and_stderr(
     assert out.returncode == 0, out.stderr
     assert "ConvergenceWarning (6 times): model 'lr': lbfgs failed to converge" in out.stderr
     assert json.loads(out.stdout)["fit_warnings"][0]["count"] == 6
+
+
+# ------------------------------- item 19: metric_table's resamples from counts, not 7,000 calls
+@pytest.mark.parametrize("labels", [(0, 1), ("fraud", "ok")])
+def test_metric_table_count_path_equals_scikit_learn_per_resample(labels):
+    from bayescomp.metrics._metric import resolve_metric
+    from bayescomp.metrics.metric_table import _COUNT_METRICS, _ERROR_METRICS, count_rows
+
+    rng = np.random.default_rng(0)
+    n, pos = 200, labels[0]
+    yt, yp = rng.choice(labels, n), rng.choice(labels, n)
+    rows = rng.integers(0, n, (40, n))
+    rows[0] = np.flatnonzero(yt != pos)[0]  # a resample without a positive: undefined recall
+    for name in _COUNT_METRICS:
+        spec = resolve_metric(name, pos_label=pos, beta=2.0 if name == "fbeta" else None)
+        # independent: one scikit-learn call per resample (MetricSpec.batch_rows)
+        ref = spec.batch_rows(yt, yp, rows)
+        np.testing.assert_allclose(count_rows(name, spec, yt, yp, rows, 2.0), ref, 1e-12, 0, True)
+    y = rng.normal(size=n)
+    pred = y + rng.normal(size=n)
+    rows[0] = 0  # a constant resample: r2_score's force_finite convention
+    for name in _ERROR_METRICS:
+        spec = resolve_metric(name)
+        ref = spec.batch_rows(y, pred, rows)
+        np.testing.assert_allclose(count_rows(name, spec, y, pred, rows, 2.0), ref, 1e-10)

@@ -157,6 +157,7 @@ def metric_table(
         confidence_level=confidence_level,
         stratify=stratify,
         random_state=random_state,
+        beta=beta,
     )
     frame.attrs.update(
         method=method, n_resamples=int(n_resamples), confidence_level=float(confidence_level)
@@ -263,12 +264,19 @@ def _add_intervals(
     confidence_level: float,
     stratify: bool,
     random_state: Any,
+    beta: float = 2.0,
 ) -> None:
     """Fill ``low``, ``high`` and ``standard_error`` in place from one shared set of resamples."""
     samples = index_samples(yt, stratify)
+    names = [str(label).split(" ")[0].removeprefix("f_beta") or "fbeta" for label in frame.index]
 
     def rows(r: np.ndarray) -> np.ndarray:
-        return np.stack([s.batch_rows(yt, p, r) for s, p in zip(specs, preds, strict=True)])
+        return np.stack(
+            [
+                count_rows(name, s, yt, p, r, beta)
+                for name, s, p in zip(names, specs, preds, strict=True)
+            ]
+        )
 
     res = run_scipy_bootstrap(
         samples,
@@ -306,3 +314,44 @@ def _add_intervals(
         ]
         if iv.low == iv.high:
             frame.iloc[i, frame.columns.get_loc("note")] = "every resample gave the same value"
+
+
+#: metrics of a binary task computed from the four counts of each resample
+_COUNT_METRICS = ("recall", "specificity", "precision", "f1", "fbeta")
+_ERROR_METRICS = ("mse", "rmse", "mae", "r2")
+
+
+def count_rows(
+    name: str, spec: MetricSpec, yt: np.ndarray, yp: np.ndarray, rows: np.ndarray, beta: float
+) -> np.ndarray:
+    """The metric on each resample ``rows`` (shape ``(B, n)``): from the resample's
+    confusion counts (binary labels) or errors (regression) in one numpy pass, the formulas
+    of scikit-learn (``zero_division=nan``, ``r2_score``'s ``force_finite``); any other
+    metric through :meth:`MetricSpec.batch_rows` (one scikit-learn call per resample)."""
+    if name in _COUNT_METRICS and spec.pos_label is not None and yp.ndim == 1:
+        t, p = (yt == spec.pos_label)[rows], (yp == spec.pos_label)[rows]
+        tp, fp = (t & p).sum(axis=1), (~t & p).sum(axis=1)
+        fn, tn = (t & ~p).sum(axis=1), (~t & ~p).sum(axis=1)
+        b2 = beta**2 if name == "fbeta" else 1.0
+        num, den = {
+            "recall": (tp, tp + fn),
+            "specificity": (tn, tn + fp),
+            "precision": (tp, tp + fp),
+        }.get(name, ((1 + b2) * tp, (1 + b2) * tp + b2 * fn + fp))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(den > 0, num / np.maximum(den, 1), np.nan)
+    if name in _ERROR_METRICS and yp.ndim == 1 and yt.dtype.kind in "fiu":
+        err = (yp - yt)[rows]
+        if name == "mae":
+            return np.abs(err).mean(axis=1)
+        sse = (err**2).sum(axis=1)
+        if name != "r2":
+            mse = sse / rows.shape[1]
+            return np.sqrt(mse) if name == "rmse" else mse
+        y = yt[rows]
+        sst = ((y - y.mean(axis=1, keepdims=True)) ** 2).sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(
+                sst > 0, 1 - sse / np.where(sst > 0, sst, 1), np.where(sse == 0, 1.0, 0.0)
+            )
+    return spec.batch_rows(yt, yp, rows)
