@@ -45,6 +45,24 @@ class Slow(ClassifierMixin, BaseEstimator):
         return self.est_.predict_proba(X)
 
 
+class DieOnce(Slow):
+    """``Slow``, except that the first fit to find no file at ``marker`` creates it and
+    SIGKILLs its own process: a worker lost in the middle of a known fit."""
+
+    def __init__(self, inner=None, delay: float = 0.0, log: str | None = None, marker=None):
+        super().__init__(inner, delay, log)
+        self.marker = marker
+
+    def fit(self, X, y):
+        import os
+        import signal
+
+        if self.marker and not os.path.exists(self.marker):
+            open(self.marker, "w").close()
+            os.kill(os.getpid(), signal.SIGKILL)
+        return super().fit(X, y)
+
+
 def models(delay: float, log: str | None = None) -> dict:
     from sklearn.linear_model import LogisticRegression
     from sklearn.naive_bayes import GaussianNB

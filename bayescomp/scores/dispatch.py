@@ -7,7 +7,14 @@ One dispatcher for every joblib backend (loky, threading, Dask, Ray, Spark):
   caller (and so the store) as soon as it is done;
 * **batches** where it cannot (joblib refuses generators on Ray's and joblibspark's
   backends): list returns of one fit per worker at a time, each batch handed back when
-  it ends, so a kill loses at most one batch.
+  it ends, so a kill loses at most one batch;
+* **futures** on Dask: one ``client.submit`` per fit on the client of joblib's Dask
+  backend, gathered with ``distributed.as_completed``.  joblib's own Dask backend never
+  reports a task that Dask gave up on (``KilledWorker``, after a task's workers died
+  ``distributed.scheduler.allowed-failures`` times, 3 by default): it sets the error on a
+  future nobody reads and ``Parallel`` waits forever, with live workers (joblib 1.6).
+  Here such a fit is sent again on a fresh task (it counts against ``retries``) and the
+  other fits go on.
 
 The joblib call runs in a helper thread; results are handed to the calling thread through
 a queue, so ``on_result`` (e.g. a SQLite write) always runs where the caller is.  A call
@@ -22,6 +29,7 @@ that says how many fits finished and how to resume.
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import threading
 import time
@@ -135,6 +143,7 @@ class _Feed:
         self.tasks = tasks
         self.taken: list[Hashable] = []
         self.stop = threading.Event()  # the caller gave up: dispatch nothing more
+        self.cleanup: list[Callable[[], None]] = []  # run when the caller stops the call
 
     def __iter__(self) -> Iterator[Any]:
         for t in self.tasks:
@@ -191,6 +200,59 @@ def _batches(run: Callable, n_jobs: int | None, single_thread: bool):
     return call
 
 
+class _Lost:
+    """What the Dask call yields for a fit whose task died with its workers."""
+
+    def __init__(self, exc: BaseException):
+        self.exc = exc
+
+
+def is_dask(backend: Any) -> bool:
+    """True for joblib's Dask backend (whose ``client`` the fits are submitted to)."""
+    return "Dask" in type(backend).__name__ and hasattr(backend, "client")
+
+
+def _futures(backend: Any):
+    """The Dask call: every fit submitted to the backend's client at once (Dask queues
+    them), results in completion order; a fit Dask gave up on comes back as ``_Lost``
+    and is submitted again under a new key."""
+
+    def make(run: Callable, n_jobs: int | None, single_thread: bool):
+        def call(feed: _Feed) -> Iterator[tuple[Hashable, Any]]:
+            from uuid import uuid4
+
+            from distributed import as_completed
+
+            client = backend.client
+            sent: dict[str, tuple[Any, Any]] = {}  # future key -> (task, future)
+
+            def submit(t: Any) -> Any:
+                fut = client.submit(run, t, single_thread, key=f"bayescomp-fit-{uuid4().hex}")
+                sent[fut.key] = (t, fut)
+                return fut
+
+            # a call given up (an error, a lost cluster) leaves no task behind
+            feed.cleanup.append(lambda: client.cancel([f for _, f in list(sent.values())]))
+            futures = as_completed(
+                [submit(t) for t in feed], client.loop, with_results=True, raise_errors=False
+            )
+            for fut, res in futures:
+                t, _ = sent.pop(fut.key)
+                if fut.status == "finished":
+                    yield res
+                    continue
+                exc = res[1] if fut.status == "error" else res  # cancelled: its error
+                if not worker_lost(exc):
+                    raise exc  # the model's own error, as it is
+                yield t.key, _Lost(exc)
+                if not feed.stop.is_set():
+                    futures.add(submit(t))
+
+        return call
+
+    return make
+
+
 def dispatch(
     tasks: list[Any],
     run: Callable,
@@ -215,9 +277,15 @@ def dispatch(
     stream = can_stream(backend)
     report = DispatchReport(mode="stream" if stream else "batches")
     make = _stream if stream else _batches
+    if is_dask(backend):
+        report.mode, make = "futures", _futures(backend)
     pending = {t.key: t for t in tasks}
     lost: dict[Hashable, int] = {}
     total = len(pending)
+
+    def charge(keys: list[Hashable], exc: BaseException) -> None:
+        _charge(keys, lost, retries, report, total, exc)
+
     while pending:
         feed = _Feed(list(pending.values()))
         out: queue.Queue = queue.Queue()
@@ -229,16 +297,19 @@ def dispatch(
         )
         thread.start()
         try:
-            exc = _consume(out, pending, on_result, report, backend, worker_timeout, total)
+            exc = _consume(out, pending, on_result, report, backend, worker_timeout, total, charge)
         finally:
             feed.stop.set()  # an error here (or Ctrl-C): start no further fit
+            for clean in feed.cleanup:  # e.g. cancel its leftover tasks; a lost cluster
+                with contextlib.suppress(Exception):  # has nothing left to cancel
+                    clean()
         thread.join(timeout=None if exc is None else 5.0)
         if exc is None:
             break
         if not worker_lost(exc):
             raise exc
         report.losses += 1
-        _charge([k for k in feed.taken if k in pending], lost, retries, report, total, exc)
+        charge([k for k in feed.taken if k in pending], exc)
     return report
 
 
@@ -250,8 +321,10 @@ def _consume(
     backend: Any,
     worker_timeout: float,
     total: int,
+    charge: Callable[[list[Hashable], BaseException], None],
 ) -> BaseException | None:
-    """Hand results to ``on_result`` until the call ends; its error (None: done)."""
+    """Hand results to ``on_result`` until the call ends; its error (None: done).  A fit
+    the call sends again itself (``_Lost``, Dask) is charged against ``retries``."""
     dead_since: float | None = None
     while True:
         try:
@@ -280,6 +353,11 @@ def _consume(
         if kind == "error":
             return item
         key, res = item
+        if isinstance(res, _Lost):
+            if key in pending:
+                report.losses += 1
+                charge([key], res.exc)
+            continue
         if key in pending:  # a retried fit may come back twice: keep the first
             del pending[key]
             report.finished += 1
