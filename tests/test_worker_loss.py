@@ -275,7 +275,7 @@ def test_a_fit_dask_gave_up_on_is_sent_again(dask_pool, tmp_path, cv_reference):
             backend="dask",
             client=dask_pool.client,
         )
-        dask_pool.wait(thread, timeout=180)
+        dask_pool.wait(thread, timeout=90)
     finally:
         scheduler.allowed_failures = allowed
     assert "error" not in out, out.get("error")
@@ -315,9 +315,9 @@ def test_all_workers_killed_stops_then_resumes(dask_pool, tmp_path, reference):
         warnings.simplefilter("ignore")
         cluster = distributed.LocalCluster(n_workers=0, dashboard_address=None)
         client = distributed.Client(cluster, set_as_default=False)
-    pool = WorkerPool(cluster.scheduler_address, keep=2)
+    pool = WorkerPool(cluster.scheduler_address, keep=1)  # one worker: a cheap cluster
     try:
-        client.wait_for_workers(2, timeout=120)
+        client.wait_for_workers(1, timeout=120)
         call, on = _selection(store), {"backend": "dask", "client": client}
         thread, out = _background(functools.partial(call, worker_timeout=timeout), **on)
         deadline = time.monotonic() + 240
@@ -371,9 +371,9 @@ def test_all_workers_killed_without_a_store_returns_the_finished_fits(tmp_path, 
         warnings.simplefilter("ignore")
         cluster = distributed.LocalCluster(n_workers=0, dashboard_address=None)
         client = distributed.Client(cluster, set_as_default=False)
-    pool = WorkerPool(cluster.scheduler_address, keep=2)
+    pool = WorkerPool(cluster.scheduler_address, keep=1)  # one worker: a cheap cluster
     try:
-        client.wait_for_workers(2, timeout=120)
+        client.wait_for_workers(1, timeout=120)
         timeout = 6.0
 
         def call():
