@@ -8,7 +8,7 @@ Writes ``--rows`` labelled scores (seeded, continuous scores) to Parquet once, t
 interleaved ``--repeats`` times, each in a fresh process:
 
 * **spark**: ``blb_metric(df, None, "roc_auc", columns=...)`` on the Parquet files read by
-  Spark ``local[2]`` (``spark.driver.memory=1g``); the rows stay in Spark;
+  Spark ``local[2]`` (``spark.driver.memory``: ``--driver-memory``, 1g); the rows stay in Spark;
 * **memory**: the same rows read into NumPy, ``blb_metric(y, p, "roc_auc", n_jobs=2)``.
 
 Both use the same settings and seed.  Reported per run: the ``blb_metric`` wall time,
@@ -55,7 +55,7 @@ def peak_python_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def child_spark(data: Path, seed: int) -> dict:
+def child_spark(data: Path, seed: int, driver_memory: str = "1g") -> dict:
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
 
@@ -64,7 +64,7 @@ def child_spark(data: Path, seed: int) -> dict:
     spark = (
         SparkSession.builder.master("local[2]")
         .config("spark.ui.enabled", "false")
-        .config("spark.driver.memory", "1g")
+        .config("spark.driver.memory", driver_memory)
         .config("spark.sql.shuffle.partitions", "8")
         .getOrCreate()
     )
@@ -123,9 +123,10 @@ def interval(ci) -> dict:
     }
 
 
-def run_child(mode: str, data: Path, seed: int) -> dict:
+def run_child(mode: str, data: Path, seed: int, driver_memory: str) -> dict:
+    cmd = [sys.executable, __file__, "--child", mode, "--data", str(data), "--seed", str(seed)]
     out = subprocess.run(
-        [sys.executable, __file__, "--child", mode, "--data", str(data), "--seed", str(seed)],
+        [*cmd, "--driver-memory", driver_memory],
         capture_output=True,
         text=True,
         check=False,
@@ -143,10 +144,13 @@ def main() -> None:
     ap.add_argument("--data", type=Path, default=None, help="Parquet folder (kept)")
     ap.add_argument("--child", choices=("spark", "memory"), default=None)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--driver-memory", default="1g", help="spark.driver.memory (JVM heap)")
     args = ap.parse_args()
     if args.child:
-        run = child_spark if args.child == "spark" else child_memory
-        print(json.dumps(run(args.data, args.seed)))
+        if args.child == "spark":
+            print(json.dumps(child_spark(args.data, args.seed, args.driver_memory)))
+        else:
+            print(json.dumps(child_memory(args.data, args.seed)))
         return
     data = args.data or Path(tempfile.gettempdir()) / f"bayescomp-spark-blb-{args.rows}"
     if not (data / "_ROWS").exists():
@@ -154,7 +158,7 @@ def main() -> None:
     load = os.getloadavg()
     runs = []
     for rep in range(args.repeats):  # interleaved: spark, memory, spark, memory, ...
-        pair = {mode: run_child(mode, data, rep) for mode in ("spark", "memory")}
+        pair = {m: run_child(m, data, rep, args.driver_memory) for m in ("spark", "memory")}
         pair["ratio"] = pair["spark"]["seconds"] / pair["memory"]["seconds"]
         runs.append(pair)
         print(json.dumps({"repeat": rep, **pair}), flush=True)
