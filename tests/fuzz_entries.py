@@ -694,7 +694,30 @@ def _entries() -> dict[str, Entry]:
 
 #: findings of the fuzz not fixed yet (raw library errors, inputs accepted silently): skipped by
 #: tests/test_fuzz_entry_points.py, counted by bench/fuzz_table.py.  Empty: every case is checked.
-OPEN: set[tuple[str, str]] = set()
+OPEN: set[tuple[str, str]] = {
+    # found by issue 23's extension of the table to this round's entry points, not fixed yet
+    # (bench/fuzz_table.py counts them): the one-test-set posterior accepts NaN, inf, text
+    # and object predictions and y_true=None; plan_test_set an infinite difference; a
+    # select over a predictions table carries 2 non-finite numbers without a warning
+    ("holdout_posterior", "y_true=none"),
+    *[
+        ("holdout_posterior", f"{arg}={k}")
+        for arg in ("baseline", "candidate")
+        for k in ("nan", "inf", "strings", "objects")
+    ],
+    ("plan_test_set", "difference=inf"),
+    *[
+        ("select[predictions table]", label)
+        for label in (
+            "valid",
+            "rope=1e+300",
+            "rope=0.0",
+            "higher_is_better=0",
+            "higher_is_better=1",
+        )
+    ],
+    ("select_models", "rope=1e+300"),  # a rope wider than any score: one NaN, no warning
+}
 
 _CACHE: dict[str, Entry] = {}
 
@@ -732,9 +755,92 @@ def _issue23(found: dict[str, Entry]) -> dict[str, Entry]:
     return found
 
 
+def _this_round(found: dict[str, Entry]) -> dict[str, Entry]:
+    """The entry points added by this round's other issues (fitting vs deciding, one test
+    set, family-wise selection) and issue 23's own checks: text features, missing labels."""
+    from sklearn.naive_bayes import GaussianNB
+    from sklearn.tree import DecisionTreeClassifier
+
+    bc = _bc()
+    y, s1, _ = _labels()
+    X = pd.DataFrame({"f": _rng(3).normal(size=40) + y, "g": _rng(4).normal(size=40)})
+    text = lambda X: X.assign(colour=np.where(_rng(5).random(40) < 0.5, "red", "blue"))  # noqa: E731
+    found["threshold_curves"].scalars["predictions"][0].append(
+        [(_set(y.astype(float), 2, NAN), s1)]
+    )
+    found["threshold_curves"].scalars["predictions"][1].append(R)
+    found["select_models"] = Entry(
+        lambda kw: bc.select_models(**kw),
+        lambda: {
+            "models": {"nb": GaussianNB(), "tree": DecisionTreeClassifier(max_depth=2)},
+            "X": X,
+            "y": y,
+            "baseline": "nb",
+            "rope": 0.01,
+            "metric": "accuracy",
+            "n_splits": 3,
+            "n_repeats": 1,
+            "progress": False,
+        },
+        {"X": {"text_feature": (text, R)}, "y": LABEL_MUTATIONS},
+        {
+            "rope": (ROPE, ROPE_R),
+            "metric": (["nope", "rmse"], [R, E]),
+            "baseline": (["zzz"], [R]),
+            "rule": (["bogus", "champion_challenger"], [R, False]),
+            "on_error": (["bogus"], [R]),
+        },
+    )
+    truth = y.astype(int)
+    preds = pd.DataFrame(
+        {
+            "y_true": truth,
+            "a": np.where(_rng(6).random(40) < 0.7, truth, 1 - truth),
+            "b": np.where(_rng(7).random(40) < 0.8, truth, 1 - truth),
+            "c": np.where(_rng(8).random(40) < 0.75, truth, 1 - truth),
+        }
+    )
+    found["select[predictions table]"] = Entry(
+        lambda kw: bc.select(kw.pop("table"), **kw),
+        lambda: {"table": preds, "baseline": "a", "rope": 0.01, "metric": "accuracy"},
+        {},
+        {
+            "rope": (ROPE, ROPE_R),
+            "baseline": (["zzz"], [R]),
+            "rule": (["bogus"], [R]),
+            "higher_is_better": STRING_BOOLS,
+        },
+    )
+    found["holdout_posterior"] = Entry(
+        lambda kw: bc.holdout_posterior(**kw),
+        lambda: {
+            "y_true": truth,
+            "baseline": preds["a"].to_numpy(),
+            "candidate": preds["b"].to_numpy(),
+            "rope": 0.01,
+            "random_state": 0,
+        },
+        {"y_true": LABEL_MUTATIONS, "baseline": ONE_ARRAY, "candidate": ONE_ARRAY},
+        {"rope": (ROPE, ROPE_R), "draws": (COUNT, [R] * 5), "metric": (["nope"], [R])},
+    )
+    found["plan_test_set"] = Entry(
+        lambda kw: bc.plan_test_set(**kw),
+        lambda: {"difference": 0.03, "rope": 0.01, "sd": 0.2},
+        {},
+        {
+            "difference": ([NAN, INF, "x", None], [R] * 4),
+            "rope": ([-0.01, NAN, "x"], [R] * 3),
+            "gamma": ([0.3, 1.5, NAN], [R] * 3),
+            "power": ([0.0, 1.5, NAN], [R] * 3),
+            "sd": ([-1.0, 0.0, NAN], [R] * 3),
+        },
+    )
+    return found
+
+
 def entries() -> dict[str, Entry]:
     if not _CACHE:
-        _CACHE.update(_issue23(_entries()))
+        _CACHE.update(_this_round(_issue23(_entries())))
     return _CACHE
 
 
@@ -806,7 +912,9 @@ def run_entry(name: str, label: str, refuse: bool | None, seconds: float = 30) -
         if isinstance(exc, (ValueError, TypeError, FileNotFoundError)) and ours:
             return "clear error", str(exc)[:200]
         return "raw exception", f"{type(exc).__name__}: {str(exc)[:200]}"
-    except Exception as exc:
+    except Exception as exc:  # bayescomp's own exception types (FitError, ...) are clear
+        if type(exc).__module__.startswith("bayescomp.") and str(exc) and _ours(exc):
+            return "clear error", str(exc)[:200]
         return "raw exception", f"{type(exc).__name__}: {str(exc)[:200]}"
     if refuse:
         return "accepted silently", ""
