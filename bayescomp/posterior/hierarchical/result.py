@@ -184,7 +184,8 @@ class HierarchicalResult:
     def diagnostics(self) -> pd.DataFrame:
         """R-hat, bulk and tail ESS and MCSE for every sampled quantity (one row per parameter).
 
-        Computed by :func:`arviz.summary` (``kind="diagnostics"``).  The total number of divergent
+        The numbers of :func:`arviz.summary` (``kind="diagnostics"``), computed for all
+        parameters at once (:mod:`bayescomp.core.mcmc_diagnostics`).  The total number of divergent
         transitions is in :attr:`divergences` and in ``diagnostics.attrs["divergences"]``.
         """
         diag = diagnostics_table(self.idata)
