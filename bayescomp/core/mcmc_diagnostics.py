@@ -48,18 +48,21 @@ def _split(x: np.ndarray) -> np.ndarray:
 def _avg_ranks(x: np.ndarray) -> np.ndarray:
     """Average ranks (1-based, ties share their mean rank) of each column of ``(n, k)``."""
     n, k = x.shape
-    order = np.argsort(x, axis=0, kind="stable")
-    xs = np.take_along_axis(x, order, axis=0)
-    new = np.ones((n, k), dtype=bool)
-    new[1:] = xs[1:] != xs[:-1]
-    group = np.cumsum(new, axis=0) - 1 + (np.arange(k) * n)[None, :]  # global tie-group ids
-    pos = np.broadcast_to(np.arange(1, n + 1, dtype=float)[:, None], (n, k))
+    xt = np.ascontiguousarray(x.T)  # (k, n): each column's values contiguous for the sort
+    order = np.argsort(xt, axis=1)
+    xs = np.take_along_axis(xt, order, axis=1)
+    new = np.ones((k, n), dtype=bool)
+    new[:, 1:] = xs[:, 1:] != xs[:, :-1]
+    out = np.empty((k, n))
+    if new.all():  # no ties (the usual case for continuous draws): ranks are positions
+        np.put_along_axis(out, order, np.broadcast_to(np.arange(1.0, n + 1), (k, n)), axis=1)
+        return out.T
+    group = np.cumsum(new, axis=1) - 1 + (np.arange(k) * n)[:, None]  # global tie-group ids
+    pos = np.broadcast_to(np.arange(1.0, n + 1), (k, n))
     sums = np.bincount(group.ravel(), weights=pos.ravel(), minlength=n * k)
     counts = np.bincount(group.ravel(), minlength=n * k)
-    mean_rank = sums[group] / counts[group]
-    out = np.empty((n, k))
-    np.put_along_axis(out, order, mean_rank, axis=0)
-    return out
+    np.put_along_axis(out, order, sums[group] / counts[group], axis=1)
+    return out.T
 
 
 def _z_scale(x: np.ndarray) -> np.ndarray:
@@ -93,10 +96,10 @@ def ess(x: np.ndarray) -> np.ndarray:
     x = np.asarray(x, dtype=float)
     c, n, k = x.shape
     m = _fast_len(2 * n)
-    xc = x - x.mean(axis=1, keepdims=True)
-    f = np.fft.rfft(xc, n=m, axis=1)
+    xc = np.ascontiguousarray(np.moveaxis(x - x.mean(axis=1, keepdims=True), 1, 2))
+    f = np.fft.rfft(xc, n=m, axis=2)
     f *= np.conjugate(f)
-    acov = np.fft.irfft(f, n=m, axis=1)[:, :n] / n  # (chain, lag, k)
+    acov = np.moveaxis(np.fft.irfft(f, n=m, axis=2)[:, :, :n] / n, 2, 1)  # (chain, lag, k)
     mean_var = np.mean(acov[:, 0], axis=0) * n / (n - 1.0)
     var_plus = mean_var * (n - 1.0) / n
     if c > 1:
@@ -123,11 +126,14 @@ def ess(x: np.ndarray) -> np.ndarray:
     return out
 
 
-def rhat_rank(x: np.ndarray, *, fold_after_split: bool = False) -> np.ndarray:
+def rhat_rank(
+    x: np.ndarray, *, fold_after_split: bool = False, z_split: np.ndarray | None = None
+) -> np.ndarray:
     """Rank-normalised split R-hat of each column of ``(chain, draw, k)``.
 
     ``fold_after_split`` takes the folding median over the split chains (ArviZ 1.x)
     instead of over all draws (ArviZ 0.2x); the two differ only for an odd draw count.
+    ``z_split``: the rank-normalised split chains, if already computed.
 
     Examples
     --------
@@ -137,7 +143,7 @@ def rhat_rank(x: np.ndarray, *, fold_after_split: bool = False) -> np.ndarray:
     """
     x = np.asarray(x, dtype=float)
     split = _split(x)
-    bulk = _rhat(_z_scale(split))
+    bulk = _rhat(_z_scale(split) if z_split is None else z_split)
     if fold_after_split:
         folded = np.abs(split - np.median(split.reshape(-1, x.shape[2]), axis=0))
     else:
@@ -187,6 +193,7 @@ def _diagnostics(
     bad = np.isnan(x).any(axis=(0, 1))
     x = np.where(bad[None, None, :], 0.0, x)  # computed on zeros, reported as NaN
     flat = x.reshape(c * n, k)
+    z_split = _z_scale(_split(x))
     q = np.quantile(flat, list(tail_probs), axis=0)  # type 7, as ArviZ
     ess_tail = np.minimum(ess(_split(x <= q[0])), ess(_split(x <= q[1])))
     sims_c2 = (x - flat.mean(axis=0)) ** 2
@@ -195,8 +202,10 @@ def _diagnostics(
     evar = sims_c2.mean(axis=(0, 1))
     varvar = ((sims_c2**2).mean(axis=(0, 1)) - evar**2) / ess(_split(sims_c2))
     out = {
-        "r_hat": rhat_rank(x, fold_after_split=fold_after_split) if c >= 2 else nan.copy(),
-        "ess_bulk": ess(_z_scale(_split(x))),
+        "r_hat": rhat_rank(x, fold_after_split=fold_after_split, z_split=z_split)
+        if c >= 2
+        else nan.copy(),
+        "ess_bulk": ess(z_split),
         "ess_tail": ess_tail,
         "mcse_mean": np.sqrt(var / ess_mean),
         "mcse_sd": np.sqrt(varvar / evar / 4),
