@@ -95,6 +95,7 @@ _EXPORTS: dict[str, str] = {
     "MemoryStore": "bayescomp.studies.memory_store",
     "SqliteTracker": "bayescomp.studies.tracker",
     "DesignChangedError": "bayescomp.core.exceptions",
+    "InvalidArgumentError": "bayescomp.core.exceptions",
     # every warning (one base class, BayescompWarning) and error
     "BayescompWarning": "bayescomp.core.exceptions",
     "ConvergenceWarning": "bayescomp.core.exceptions",

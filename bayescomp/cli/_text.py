@@ -38,36 +38,50 @@ def rope_note(rope: Any) -> str:
     )
 
 
-def in_flags(message: str, parser: Any, command: str) -> str:
-    """Say a library error in the command's words: ``metric=`` becomes ``--metric``,
-    ``test_fraction=`` ``--test-fraction``, ``threshold=0.5`` ``--threshold 0.5`` — for
-    every keyword the sub-command has a flag for (others are left as they are).
+#: dests of a parsed command that are not flags (positional inputs, the dispatch)
+NOT_FLAGS: frozenset[str] = frozenset({"command", "func", "inputs", "source", "file", "scores"})
+
+
+def flag_of(dest: str) -> str:
+    """The flag of an argument's ``dest``, by argparse's own rule (``--test-fraction`` gives
+    ``test_fraction``; ``flag_of`` goes back).  Every flag of bayescomp follows it."""
+    return "--" + dest.replace("_", "-")
+
+
+def error_text(exc: BaseException, args: argparse.Namespace) -> str:
+    """A library error in the command's words.
+
+    An :class:`~bayescomp.core.exceptions.InvalidArgumentError` carries the argument's name:
+    when the command has that flag, the message names the flag (``--test-fraction must lie
+    in (0, 1)``).  Any other message keeps its wording, with the keyword arguments it
+    mentions that are flags of this command written as flags (:func:`in_flags`).
+    """
+    from bayescomp.core.exceptions import InvalidArgumentError
+
+    flags = {d: flag_of(d) for d in vars(args) if d not in NOT_FLAGS}
+    if isinstance(exc, InvalidArgumentError) and exc.argument in flags:
+        return exc.named(flags[exc.argument])
+    msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+    return in_flags(str(msg), flags)
+
+
+def in_flags(message: str, flags: dict[str, str]) -> str:
+    """Say a free-text library error in the command's words: ``metric=`` becomes
+    ``--metric``, ``threshold=0.5`` ``--threshold 0.5``, ``y_pred_or_score`` the ``--pred``
+    column, for every keyword in ``flags`` (``{dest: flag}``; others are left as they are).
 
     Examples
     --------
-    >>> import argparse
-    >>> p = argparse.ArgumentParser(prog="bayescomp")
-    >>> sub = p.add_subparsers(dest="command")
-    >>> c = sub.add_parser("compare")
-    >>> _ = c.add_argument("--test-fraction", type=float)
-    >>> _ = c.add_argument("--metric")
-    >>> in_flags("pass test_fraction= (e.g. 0.1); choose one with metric=", p, "compare")
+    >>> flags = {"test_fraction": "--test-fraction", "metric": "--metric"}
+    >>> in_flags("pass test_fraction= (e.g. 0.1); choose one with metric=", flags)
     'pass --test-fraction (e.g. 0.1); choose one with --metric'
-    >>> in_flags("threshold=0.5 is outside the scores", p, "compare")
+    >>> in_flags("threshold=0.5 is outside the scores", flags)
     'threshold=0.5 is outside the scores'
-    >>> in_flags("test_fraction must lie in (0, 1), got 2.0", p, "compare")
+    >>> in_flags("test_fraction must lie in (0, 1), got 2.0", flags)
     '--test-fraction must lie in (0, 1), got 2.0'
     """
-    import argparse
     import re
 
-    flags: dict[str, str] = {}
-    for action in parser._actions:  # argparse has no public accessor for sub-parsers
-        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
-            for a in action.choices[command]._actions:
-                longs = [o for o in a.option_strings if o.startswith("--")]
-                if longs and a.dest not in flags:
-                    flags[a.dest] = longs[0]
     for arg, dest in (("y_pred_or_score", "pred"), ("y_true", "y_true")):  # data arguments
         if dest in flags:
             message = re.sub(rf"(?<![\w.-]){arg}(?![\w=])", f"the {flags[dest]} column", message)

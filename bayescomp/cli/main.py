@@ -217,12 +217,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
     except (UserError, ValueError, OSError, KeyError) as exc:
-        from bayescomp.cli._text import in_flags
+        from bayescomp.cli._text import error_text
 
-        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(
-            f"bayescomp {args.command}: error: "
-            f"{one_line(in_flags(str(msg), parser, args.command))}",
+            f"bayescomp {args.command}: error: {one_line(error_text(exc, args))}",
             file=sys.stderr,
         )
         return 2

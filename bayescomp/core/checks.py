@@ -7,6 +7,7 @@ raises ``ValueError`` saying what was wrong and what to pass instead.
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import numpy as np
@@ -120,22 +121,93 @@ def check_scalar_rope(rope: Any) -> float:
     return float(r.reshape(()))
 
 
-def check_gamma(gamma: float) -> float:
-    gamma = float(gamma)
-    if not 0.5 < gamma < 1.0:
-        raise ValueError(
-            f"gamma must lie in (0.5, 1) so that at most one region can reach it; got {gamma}. "
-            "Typical values are 0.9, 0.95 or 0.99."
+def check_number(
+    value: Any,
+    name: str,
+    *,
+    integer: bool = False,
+    min_val: float | None = None,
+    max_val: float | None = None,
+    include_boundaries: str = "both",
+    advice: str = "",
+) -> Any:
+    """A number-valued argument, checked by scikit-learn's ``check_scalar`` (its type and
+    bounds), booleans and NaN refused too; returned as an ``int`` or a ``float``.
+
+    Raises :class:`~bayescomp.core.exceptions.InvalidArgumentError` (a ``ValueError`` and a
+    ``TypeError``) saying what the argument must be, what it was, and then ``advice``.
+
+    Examples
+    --------
+    >>> check_number(3, "draws", integer=True, min_val=1)
+    3
+    >>> check_number(2.0, "test_fraction", min_val=0, max_val=1, include_boundaries="neither")
+    Traceback (most recent call last):
+    ...
+    bayescomp.core.exceptions.InvalidArgumentError: test_fraction must lie in (0, 1); got 2.0
+    """
+    from sklearn.utils import check_scalar
+
+    from bayescomp.core.exceptions import InvalidArgumentError
+
+    kind = numbers.Integral if integer else numbers.Real
+    try:
+        if isinstance(value, (bool, np.bool_)):
+            raise TypeError("a boolean is not a number here")
+        check_scalar(
+            value,
+            name,
+            kind,
+            min_val=min_val,
+            max_val=max_val,
+            include_boundaries=include_boundaries,
         )
-    return gamma
+        if not np.isfinite(value):
+            raise ValueError("not finite")
+    except (TypeError, ValueError):
+        need = _requirement(integer, min_val, max_val, include_boundaries)
+        raise InvalidArgumentError(
+            name, f"{name} must {need}; got {value!r}" + (f". {advice}" if advice else "")
+        ) from None
+    return int(value) if integer else float(value)
+
+
+def _requirement(integer: bool, lo: float | None, hi: float | None, closed: str) -> str:
+    """``"lie in (0, 1)"``, ``"be an integer >= 1"``, … from ``check_scalar``'s bounds."""
+    kind = "an integer" if integer else "a number"
+    left, right = closed in ("left", "both"), closed in ("right", "both")
+    if lo is not None and hi is not None:
+        where = f"{'[' if left else '('}{lo:g}, {hi:g}{']' if right else ')'}"
+        return f"be an integer in {where}" if integer else f"lie in {where}"
+    if lo is not None:
+        return f"be {kind} {'>=' if left else '>'} {lo:g}"
+    if hi is not None:
+        return f"be {kind} {'<=' if right else '<'} {hi:g}"
+    return f"be {kind}"
+
+
+def check_fraction(value: Any, name: str) -> float:
+    """A fraction strictly between 0 and 1 (e.g. ``test_fraction``)."""
+    return check_number(value, name, min_val=0, max_val=1, include_boundaries="neither")
+
+
+def check_gamma(gamma: float) -> float:
+    """The decision threshold: a posterior probability in (0.5, 1)."""
+    return check_number(
+        gamma,
+        "gamma",
+        min_val=0.5,
+        max_val=1,
+        include_boundaries="neither",
+        advice="Above 0.5 at most one region can reach it; typical values are 0.9, 0.95, 0.99",
+    )
 
 
 def check_level(level: float, name: str = "level") -> float:
     """A credible or confidence level in (0, 1); ``name`` is the argument's name in messages."""
-    value = float(level)
-    if not 0 < value < 1:
-        raise ValueError(f"{name} must lie in (0, 1), e.g. 0.95; got {level}")
-    return value
+    return check_number(
+        level, name, min_val=0, max_val=1, include_boundaries="neither", advice="e.g. 0.95"
+    )
 
 
 def check_own_level(requested: float | None, own: float, what: str) -> float:

@@ -76,6 +76,27 @@ class FitError(RuntimeError):
     """A fit failed and ``on_error="raise"`` was chosen."""
 
 
+class InvalidArgumentError(ValueError, TypeError):
+    """A number-valued argument of the wrong type or outside its range (checked by
+    scikit-learn's ``check_scalar``, see :func:`bayescomp.core.checks.check_number`).
+
+    Both a ``ValueError`` and a ``TypeError`` (as numpy's ``AxisError`` is both), so code that
+    caught either before still catches it.  ``argument`` is the argument's name, which starts
+    the message; :meth:`named` says it in a caller's own words (the command line: its flag).
+    """
+
+    def __init__(self, argument: str, message: str):
+        super().__init__(message)
+        self.argument = argument
+
+    def named(self, spelling: str) -> str:
+        """The message with the argument called ``spelling`` (e.g. ``--test-fraction``)."""
+        message = str(self.args[0])
+        if message.startswith(self.argument):
+            return spelling + message[len(self.argument) :]
+        return message
+
+
 class DesignChangedError(ValueError):
     """The store was written for another design (splits, metric, data or model parameters)."""
 

@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bayescomp.core.checks import check_level, check_scalar_rope, rng_from
+from bayescomp.core.checks import check_level, check_number, check_scalar_rope, rng_from
 from bayescomp.core.deprecation import renamed_arguments
 from bayescomp.core.jsonable import jsonable
 from bayescomp.core.orientation import difference_label
@@ -73,15 +73,11 @@ _PLACES = ("rope", "left", "right")
 
 
 def _check_common(prior_strength: float, prior_place: str, draws: int) -> None:
-    if not (np.isfinite(prior_strength) and prior_strength > 0):
-        raise ValueError(
-            f"prior_strength must be a positive number (1 is the usual choice); got "
-            f"{prior_strength!r}"
-        )
+    positive = {"min_val": 0, "include_boundaries": "neither", "advice": "1 is the usual choice"}
+    check_number(prior_strength, "prior_strength", **positive)
     if prior_place not in _PLACES:
         raise ValueError(f"prior_place must be one of {_PLACES}; got {prior_place!r}")
-    if int(draws) != draws or draws < 1:
-        raise ValueError(f"draws must be a positive integer; got {draws!r}")
+    check_number(draws, "draws", integer=True, min_val=1)
 
 
 @dataclass(frozen=True, eq=False)

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from bayescomp.core.checks import check_n_jobs, check_samples
+from bayescomp.core.checks import check_n_jobs, check_number, check_samples
 from bayescomp.core.exceptions import FitFailedWarning, WorkersLostError
 from bayescomp.core.orientation import LOSS_SCORERS, canonical_metric
 from bayescomp.scores.engine import FitTask, Progress, multimetric, run_fits
@@ -372,12 +372,7 @@ def _check_fit_arguments(error_score: Any, extra_repeats: Any) -> None:
         error_score, numbers.Number
     ):
         raise ValueError(f"error_score must be 'raise' or a number, got {error_score!r}")
-    if (
-        isinstance(extra_repeats, bool)
-        or not isinstance(extra_repeats, numbers.Integral)
-        or extra_repeats < 0
-    ):
-        raise ValueError(f"extra_repeats must be an integer >= 0, got {extra_repeats!r}")
+    check_number(extra_repeats, "extra_repeats", integer=True, min_val=0)
 
 
 def _run(

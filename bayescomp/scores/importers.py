@@ -238,9 +238,9 @@ def _sizes(n: int, test_fraction: Any, n_train: Any, n_test: Any) -> tuple[Any, 
     if test_fraction is not None:
         if n_train is not None or n_test is not None:
             raise ValueError("pass either test_fraction= or n_train=/n_test=, not both")
-        tf = float(test_fraction)
-        if not 0 < tf < 1:
-            raise ValueError(f"test_fraction must lie in (0, 1), got {test_fraction}")
+        from bayescomp.core.checks import check_fraction
+
+        tf = check_fraction(test_fraction, "test_fraction")
         frac = Fraction(tf).limit_denominator(10_000)
         return frac.denominator - frac.numerator, frac.numerator
     if n_train is None or n_test is None:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from bayescomp.core.checks import check_fraction
 from bayescomp.core.orientation import canonical_metric, check_metric_range, resolve_direction
 from bayescomp.scores.cells import check_filled, check_numeric_cells, model_rows, split_ranges
 from bayescomp.splits.design import MAX_ROWS, rho_from_sizes
@@ -238,9 +239,7 @@ class Scores:
             _warn_row_order(df)
             df["split"] = df.groupby(["dataset", "model"], sort=False).cumcount()
         if test_fraction is not None:
-            tf = float(test_fraction)
-            if not 0 < tf < 1:
-                raise ValueError(f"test_fraction must lie in (0, 1), got {test_fraction}")
+            tf = check_fraction(test_fraction, "test_fraction")
             frac = Fraction(tf).limit_denominator(10_000)
             df["n_test"] = frac.numerator
             df["n_train"] = frac.denominator - frac.numerator

@@ -330,14 +330,13 @@ def checked_settings(
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Check the decision arguments once; return the selection's settings (what its
     identity and its record say) and the arguments of :func:`compare_step`."""
-    from bayescomp.core.checks import check_gamma, check_scalar_rope
+    from bayescomp.core.checks import check_gamma, check_number, check_scalar_rope
 
     gamma = check_gamma(gamma)
     rope = check_scalar_rope(rope)
     if order not in ORDERS:
         raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
-    if int(max_repeats) < 0:
-        raise ValueError(f"max_repeats must be >= 0, got {max_repeats}")
+    check_number(max_repeats, "max_repeats", integer=True, min_val=0)
     settings = dict(
         baseline=baseline,
         rope=rope,

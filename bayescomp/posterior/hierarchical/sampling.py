@@ -156,11 +156,11 @@ def _check_options(
     parameterization: str,
     std_upper: float,
 ) -> None:
+    from bayescomp.core.checks import check_number
+
     for name, val in (("chains", chains), ("draws", draws), ("tune", tune)):
-        if int(val) != val or val < 1:
-            raise ValueError(f"{name} must be a positive integer; got {val!r}")
-    if not 0 < float(target_accept) < 1:
-        raise ValueError(f"target_accept must lie in (0, 1), e.g. 0.9; got {target_accept}")
+        check_number(val, name, integer=True, min_val=1)
+    check_number(target_accept, "target_accept", min_val=0, max_val=1, include_boundaries="neither")
     if parameterization not in ("auto", *PARAMETERIZATIONS):
         raise ValueError(
             f"parameterization must be 'auto', 'centered' or 'noncentered'; got "

@@ -25,16 +25,18 @@ __all__ = ["plackett_luce"]
 def _check_options(
     chains: int, draws: int, tune: int, target_accept: float, concentration: float
 ) -> None:
+    from bayescomp.core.checks import check_number
+
     for name, val in (("chains", chains), ("draws", draws), ("tune", tune)):
-        if int(val) != val or val < 1:
-            raise ValueError(f"{name} must be a positive integer; got {val!r}")
-    if not 0 < float(target_accept) < 1:
-        raise ValueError(f"target_accept must lie in (0, 1), e.g. 0.9; got {target_accept}")
-    if not (np.isfinite(concentration) and concentration > 0):
-        raise ValueError(
-            f"concentration must be a positive number (1 is the uniform Dirichlet prior of "
-            f"Calvo et al.); got {concentration}"
-        )
+        check_number(val, name, integer=True, min_val=1)
+    check_number(target_accept, "target_accept", min_val=0, max_val=1, include_boundaries="neither")
+    check_number(
+        concentration,
+        "concentration",
+        min_val=0,
+        include_boundaries="neither",
+        advice="1 is the uniform Dirichlet prior of Calvo et al.",
+    )
 
 
 def _sample(
