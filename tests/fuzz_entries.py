@@ -694,30 +694,14 @@ def _entries() -> dict[str, Entry]:
 
 #: findings of the fuzz not fixed yet (raw library errors, inputs accepted silently): skipped by
 #: tests/test_fuzz_entry_points.py, counted by bench/fuzz_table.py.  Empty: every case is checked.
-OPEN: set[tuple[str, str]] = {
-    # found by issue 23's extension of the table to this round's entry points, not fixed yet
-    # (bench/fuzz_table.py counts them): the one-test-set posterior accepts NaN, inf, text
-    # and object predictions and y_true=None; plan_test_set an infinite difference; a
-    # select over a predictions table carries 2 non-finite numbers without a warning
-    ("holdout_posterior", "y_true=none"),
-    *[
-        ("holdout_posterior", f"{arg}={k}")
-        for arg in ("baseline", "candidate")
-        for k in ("nan", "inf", "strings", "objects")
-    ],
-    ("plan_test_set", "difference=inf"),
-    *[
-        ("select[predictions table]", label)
-        for label in (
-            "valid",
-            "rope=1e+300",
-            "rope=0.0",
-            "higher_is_better=0",
-            "higher_is_better=1",
-        )
-    ],
-    ("select_models", "rope=1e+300"),  # a rope wider than any score: one NaN, no warning
-}
+OPEN: set[tuple[str, str]] = set()  # every case the table found is fixed or by design
+
+
+def _family_numbers(sel: Any) -> list[float]:
+    """A selection's numbers but the family rule's selective p and corrected gain, which
+    exist for a tested winner only (NaN elsewhere by design, as for ``select`` on scores)."""
+    return _numbers(sel.steps.drop(columns=["p_selective", "corrected_gain"], errors="ignore"))
+
 
 _CACHE: dict[str, Entry] = {}
 
@@ -790,6 +774,7 @@ def _this_round(found: dict[str, Entry]) -> dict[str, Entry]:
             "rule": (["bogus", "champion_challenger"], [R, False]),
             "on_error": (["bogus"], [R]),
         },
+        numbers=_family_numbers,
     )
     truth = y.astype(int)
     preds = pd.DataFrame(
@@ -810,6 +795,7 @@ def _this_round(found: dict[str, Entry]) -> dict[str, Entry]:
             "rule": (["bogus"], [R]),
             "higher_is_better": STRING_BOOLS,
         },
+        numbers=_family_numbers,
     )
     found["holdout_posterior"] = Entry(
         lambda kw: bc.holdout_posterior(**kw),
@@ -820,7 +806,13 @@ def _this_round(found: dict[str, Entry]) -> dict[str, Entry]:
             "rope": 0.01,
             "random_state": 0,
         },
-        {"y_true": LABEL_MUTATIONS, "baseline": ONE_ARRAY, "candidate": ONE_ARRAY},
+        # y_true=None is the documented per-item-scores call (baseline and candidate then
+        # are the items' 0/1 correctness): answered, not refused
+        {
+            "y_true": {**LABEL_MUTATIONS, "none": (LABEL_MUTATIONS["none"][0], E)},
+            "baseline": ONE_ARRAY,
+            "candidate": ONE_ARRAY,
+        },
         {"rope": (ROPE, ROPE_R), "draws": (COUNT, [R] * 5), "metric": (["nope"], [R])},
     )
     found["plan_test_set"] = Entry(

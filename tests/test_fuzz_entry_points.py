@@ -46,7 +46,29 @@ FORMERLY_OPEN = [
     ("RepeatedGroupKFold", "groups=short"),
     ("RepeatedGroupKFold", "groups=nan"),
     ("RepeatedGroupKFold", "n_splits=100"),
+    # issue 23's extension: predicted labels that are missing, infinite or of another kind
+    # than y_true would count as wrong predictions; an infinite planned difference
+    *[
+        ("holdout_posterior", f"{arg}={k}")
+        for arg in ("baseline", "candidate")
+        for k in ("nan", "inf", "strings", "objects")
+    ],
+    ("plan_test_set", "difference=inf"),
 ]
+
+#: valid calls of issue 23's extension that must answer with finite numbers
+FORMERLY_OPEN_VALID = [
+    ("holdout_posterior", "y_true=none"),  # the per-item-scores call
+    ("select[predictions table]", "valid"),
+    ("select[predictions table]", "rope=0.0"),
+    ("select_models", "rope=1e+300"),  # all equivalent: finite (winner-only columns aside)
+]
+
+
+@pytest.mark.parametrize(("entry", "label"), FORMERLY_OPEN_VALID)
+def test_formerly_open_valid_calls_answer_finitely(entry, label):
+    outcome, detail = run_entry(entry, label, False, seconds=60)
+    assert outcome == "ok", (entry, label, outcome, detail)
 
 
 @pytest.mark.parametrize(("entry", "label"), FORMERLY_OPEN)

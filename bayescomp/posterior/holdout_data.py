@@ -25,12 +25,44 @@ from bayescomp.core.orientation import canonical_metric, resolve_direction
 _EPS = 1e-15
 
 
+def _labels(y: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """Predicted labels comparable with ``y``: no missing values, of ``y``'s kind.
+
+    A label that is NaN, inf, text among numeric labels (or a number among text labels)
+    would count as a silent wrong prediction.
+    """
+    import pandas as pd
+
+    if pd.isna(pd.Series(p, dtype=object)).any():
+        raise ValueError("predicted labels have missing values; drop or fix those rows first")
+    numeric_y = y.dtype.kind in "biuf"
+    if numeric_y:
+        try:
+            q = np.asarray(p, dtype=float)
+        except (TypeError, ValueError):
+            q = None
+        if q is None or p.dtype.kind not in "biuf":
+            raise ValueError(
+                f"y_true holds numbers but the predicted labels are not numbers (values "
+                f"like {p.ravel()[:3].tolist()}); predict labels of y_true's kind"
+            )
+        if not np.all(np.isfinite(q)):
+            raise ValueError("predicted labels contain inf; predict labels of y_true's kind")
+        return q
+    if not all(isinstance(v, str) for v in p.ravel()):
+        raise ValueError(
+            f"y_true holds text labels but the predictions are not all text (values like "
+            f"{p.ravel()[:3].tolist()}); predict labels of y_true's kind"
+        )
+    return p
+
+
 def _correct(y: np.ndarray, p: np.ndarray) -> np.ndarray:
-    return (y == p).astype(float)
+    return (y == _labels(y, p)).astype(float)
 
 
 def _wrong(y: np.ndarray, p: np.ndarray) -> np.ndarray:
-    return (y != p).astype(float)
+    return (y != _labels(y, p)).astype(float)
 
 
 def _log_loss(y: np.ndarray, p: np.ndarray) -> np.ndarray:

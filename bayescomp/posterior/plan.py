@@ -13,6 +13,7 @@ decided by :func:`~bayescomp.posterior.holdout.holdout_posterior`.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -157,6 +158,9 @@ def plan_test_set(
     rope = check_scalar_rope(rope)
     if not 0 < power < 1:
         raise ValueError(f"power must be in (0, 1); got {power!r}")
+    real = isinstance(difference, numbers.Real) and not isinstance(difference, bool)
+    if not (real and math.isfinite(difference)):
+        raise ValueError(f"difference must be a finite number; got {difference!r}")
     if not difference > rope:
         raise ValueError(
             f"difference must exceed the rope to be decided beyond it; got "
