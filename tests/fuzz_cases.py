@@ -282,7 +282,8 @@ def run_cli(
     except Exception:
         return "traceback", out.getvalue(), err.getvalue() + traceback.format_exc()
     stdout, stderr = out.getvalue(), err.getvalue()
-    lines = stderr.splitlines()
+    # a renamed flag's one-line deprecation notice is not part of the error
+    lines = [x for x in stderr.splitlines() if not x.startswith("FutureWarning: ")]
     if code == 0:
         if must_refuse:
             return "accepted silently", stdout, stderr

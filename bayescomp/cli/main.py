@@ -23,7 +23,7 @@ import sys
 import warnings
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 # modules of bayescomp.cli that define sub-commands, in --help order
 COMMANDS: tuple[str, ...] = ("compare", "select", "rank", "interval", "curves", "unlabeled")
@@ -185,7 +185,22 @@ def missing_inputs(args: argparse.Namespace) -> list[str]:
     return [p for p in paths if p != "-" and not p.startswith("models:/") and not os.path.exists(p)]
 
 
+def _warning_line(message: Any, category: type, *_: Any, **__: Any) -> str:
+    """A warning shown by the command line: one line, no source file or code line."""
+    return f"{category.__name__}: {message}\n"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """The ``bayescomp`` command: its exit status (0, 2 for a user error)."""
+    shown = warnings.formatwarning
+    warnings.formatwarning = _warning_line  # e.g. a renamed flag, warned while parsing
+    try:
+        return _main(argv)
+    finally:
+        warnings.formatwarning = shown
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     missing = missing_inputs(args)
