@@ -56,7 +56,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--threshold",
         type=float,
-        help="turn scores into labels (score >= threshold is 1) for f1/precision/recall",
+        help="turn probabilities or scores into labels (score >= threshold is 1) for "
+        "accuracy/error_rate/f1/precision/recall",
     )
     g.add_argument(
         "--posterior-draws",

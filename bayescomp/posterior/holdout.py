@@ -146,7 +146,9 @@ def holdout_posterior(
     higher_is_better : bool, optional
         Direction of the metric; looked up when omitted.
     threshold : float, optional
-        Turns scores into labels (``score >= threshold`` is 1) for ``f1``/``precision``/``recall``.
+        Turns probabilities or scores into labels (``score >= threshold`` is 1) for the
+        label metrics (``accuracy``, ``error_rate``, ``f1``, ``precision``, ``recall``);
+        without it, probabilities given to a label metric are refused.
     draws : int, default 4000
         Posterior draws.
     prior : float, default 1

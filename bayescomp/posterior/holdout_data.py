@@ -57,6 +57,47 @@ def _labels(y: np.ndarray, p: np.ndarray) -> np.ndarray:
     return p
 
 
+def _as_labels(y: np.ndarray, p: np.ndarray, threshold: float | None) -> np.ndarray:
+    """Predictions a label metric can count: ``p >= threshold`` when a threshold is given;
+    refused when they are fractions (probabilities, scores) but ``y`` holds whole labels."""
+    if threshold is not None:
+        _binary_labels(y)
+        return (_numeric(p, "predictions") >= threshold).astype(float)
+    if y.dtype.kind not in "biuf" or p.dtype.kind not in "biuf":
+        return p
+    q = np.asarray(p, dtype=float)
+    fractions = np.isfinite(q) & (q != np.round(q))
+    if not fractions.any() or np.any(np.asarray(y, dtype=float) != np.round(y)):
+        return p
+    seen = np.unique(q[fractions])[:3].round(4).tolist()
+    if np.all((q >= 0) & (q <= 1)):
+        raise ValueError(
+            f"these look like probabilities (values like {seen}), not labels: a label "
+            "metric would count a match only where a probability equals the label. Pass "
+            "threshold=0.5 to predict 1 where p >= 0.5, or compare the scores with "
+            "metric=roc_auc, log_loss or brier"
+        )
+    raise ValueError(
+        f"y_true holds whole-number labels but the predictions hold fractions (values like "
+        f"{seen}): predict labels, or compare the numbers with metric=mse or mae"
+    )
+
+
+def item_scores(metric: str, y: np.ndarray, p: Any, threshold: float | None = None) -> np.ndarray:
+    """Per-row score of an item-wise ``metric`` (a key of :data:`ITEMWISE`): the one place
+    a label metric's predictions are checked, and thresholded on request."""
+    func = ITEMWISE[metric]
+    p = np.asarray(p)
+    if func in (_correct, _wrong):
+        p = _as_labels(np.asarray(y), p, threshold)
+    elif threshold is not None:
+        raise ValueError(
+            f"threshold= turns scores into labels for a label metric (accuracy, error_rate, "
+            f"f1, precision, recall); {metric} uses the predictions as they are: drop it"
+        )
+    return func(y, p)
+
+
 def _correct(y: np.ndarray, p: np.ndarray) -> np.ndarray:
     return (y == _labels(y, p)).astype(float)
 
@@ -278,6 +319,8 @@ def _aggregate_predictions(
     b, c = _numeric(b, "baseline predictions"), _numeric(c, "candidate predictions")
     if pos.all() or not pos.any():
         raise ValueError(f"{name} needs both classes in y_true; it holds only one")
+    if name == "roc_auc" and threshold is not None:
+        raise ValueError("threshold= turns scores into labels; roc_auc ranks the scores: drop it")
     if name != "roc_auc":
         if threshold is not None:
             b, c = (b >= threshold).astype(float), (c >= threshold).astype(float)
@@ -327,8 +370,7 @@ def prepare(
     if yt is None:
         sb, sc = _numeric(b, "baseline scores"), _numeric(c, "candidate scores")
     else:
-        func = ITEMWISE[metric]
-        sb, sc = func(yt, b), func(yt, c)
+        sb, sc = item_scores(metric, yt, b, threshold), item_scores(metric, yt, c, threshold)
     share = _within_share(sc - sb, item_codes, n_items) if item is not None else None
     sb, sc = _per_item(sb, item_codes, n_items), _per_item(sc, item_codes, n_items)
     binary = bool(np.all((sb == 0) | (sb == 1)) and np.all((sc == 0) | (sc == 1)))
