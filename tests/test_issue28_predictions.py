@@ -90,3 +90,93 @@ def test_cli_label_metric_on_probabilities(probs, tmp_path):
     assert out.returncode == 0, out.stderr
     want = accuracy_score(probs["y_true"], probs["old"] >= 0.5)
     assert f"(accuracy: {want:.4f})" in out.stdout
+
+
+# -- item 2: which columns are models ---------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def labelled() -> pd.DataFrame:
+    """Labels of three models, an integer customer id and a text question id."""
+    rng = np.random.default_rng(1)
+    n = 600
+    y = rng.integers(0, 2, n)
+    cols = {m: np.where(rng.random(n) < acc, y, 1 - y) for m, acc in (("old", 0.8), ("new", 0.9))}
+    return pd.DataFrame(
+        {
+            "y_true": y,
+            **cols,
+            "customer": np.arange(n) % 50,
+            "question_id": [f"q{i}" for i in range(n)],
+        }
+    )
+
+
+def test_text_column_is_refused_by_name(labelled):
+    with pytest.raises(ValueError, match=r"column 'question_id' is text: it cannot be a model"):
+        select_predictions(labelled, baseline="old", rope=0.01)
+
+
+def test_models_and_drop_pick_the_model_columns(labelled):
+    y = labelled["y_true"]
+    sel = select_predictions(labelled, baseline="old", rope=0.01, models=["old", "new"])
+    assert sorted(sel.candidates["model"]) == ["new", "old"]
+    assert sel.candidates.set_index("model")["mean"]["new"] == pytest.approx(
+        accuracy_score(y, labelled["new"])
+    )
+    via_select = bc.select(labelled, baseline="old", rope=0.01, models=["old", "new"])
+    assert via_select.champion == sel.champion
+
+
+def test_cli_select_models_and_drop(labelled, tmp_path):
+    labelled.to_csv(tmp_path / "p.csv", index=False)
+    base = ["select", "--predictions", "p.csv", "--baseline", "old", "--rope", "0.01", "--json"]
+    out = _run(*base, cwd=tmp_path)
+    assert out.returncode == 2
+    assert "column 'question_id' is text" in out.stderr
+    assert "--models" in out.stderr and "--drop" in out.stderr and "models=" not in out.stderr
+    for extra in (["--models", "old,new"], ["--drop", "customer", "question_id"]):
+        out = _run(*base, *extra, cwd=tmp_path)
+        assert out.returncode == 0, out.stderr
+        assert '"customer"' not in out.stdout and '"question_id"' not in out.stdout
+
+
+# -- item 12: inputs that were paired or read wrongly -----------------------------------------
+
+
+def test_series_with_different_indexes_are_refused(labelled):
+    y = labelled["y_true"]
+    shuffled = labelled["new"].sample(frac=1.0, random_state=0)  # same values, other order
+    with pytest.raises(ValueError, match="different indexes"):
+        holdout_posterior(y, labelled["old"], shuffled)
+    aligned = holdout_posterior(y, labelled["old"], shuffled.reindex(y.index), random_state=0)
+    assert aligned.candidate_score == pytest.approx(accuracy_score(y, labelled["new"]))
+
+
+def test_an_item_with_two_labels_is_refused():
+    y = np.array([0, 1, 1, 1, 0, 0])
+    a = np.array([0, 1, 1, 0, 0, 1])
+    b = np.array([0, 1, 0, 1, 0, 0])
+    with pytest.raises(ValueError, match="y_true differs between rows of the same item"):
+        holdout_posterior(y, a, b, item=[1, 1, 2, 2, 3, 3])
+
+
+def test_select_without_challenger_is_an_error(labelled):
+    with pytest.raises(ValueError, match="needs 'old' and a challenger"):
+        select_predictions(labelled, baseline="old", rope=0.01, models=["old"])
+
+
+def test_cli_drop_of_the_label_and_duplicate_columns(labelled, tmp_path):
+    labelled.to_csv(tmp_path / "p.csv", index=False)
+    args = ["--predictions", "p.csv", "--baseline", "old", "--rope", "0.01"]
+    out = _run("select", *args, "--drop", "y_true", "question_id", cwd=tmp_path)
+    assert (
+        out.returncode == 2
+        and "the --y-true column (the true labels) cannot be dropped" in out.stderr
+    )
+    text = (tmp_path / "p.csv").read_text().splitlines()
+    text[0] = text[0].replace("customer", "new")  # two columns named "new"
+    (tmp_path / "dup.csv").write_text("\n".join(text) + "\n")
+    dup = ["--predictions", "dup.csv", "--baseline", "old", "--rope", "0.01"]
+    out = _run("compare", *dup, "--candidate", "new", cwd=tmp_path)
+    assert out.returncode == 2 and "two columns named 'new'" in out.stderr

@@ -286,11 +286,6 @@ def _select_predictions(args: argparse.Namespace) -> Any:
     if args.source:
         raise UserError("--predictions reads one CSV of item-level predictions; give no SOURCE")
     table, columns, models = read_predictions(args)
-    if args.baseline not in models:
-        raise UserError(
-            f"--baseline {args.baseline!r} is not a model column of "
-            f"{args.predictions}; model columns: {models}"
-        )
     metric = (
         args.metric
         if args.metric is not None
@@ -302,6 +297,7 @@ def _select_predictions(args: argparse.Namespace) -> Any:
         rope=args.rope,
         gamma=args.gamma,
         metric=metric,
+        models=models,
         order=args.order,
         rule=args.rule,
         threshold=args.threshold,

@@ -288,6 +288,21 @@ def resolve(metric: str | None, y_true: Any, higher_is_better: bool | None) -> t
     return name, resolve_direction(key, higher_is_better)
 
 
+def _same_index(**given: Any) -> None:
+    """Refuse pandas inputs whose indexes differ: they would be paired by position."""
+    import pandas as pd
+
+    indexed = {k: v.index for k, v in given.items() if isinstance(v, pd.Series | pd.DataFrame)}
+    first = next(iter(indexed), None)
+    for k, index in indexed.items():
+        if not index.equals(indexed[first]):
+            raise ValueError(
+                f"{first} and {k} are pandas objects with different indexes, so their rows "
+                f"would be paired by position, not by index: align them first (e.g. "
+                f"{k}.reindex({first}.index)) or pass arrays in one row order"
+            )
+
+
 def _check_rows(y_true: Any, baseline: Any, candidate: Any) -> tuple[Any, np.ndarray, np.ndarray]:
     b, c = np.asarray(baseline), np.asarray(candidate)
     if b.ndim != 1 or c.ndim != 1 or b.shape != c.shape:
@@ -343,6 +358,7 @@ def prepare(
     threshold: float | None = None,
 ) -> Items:
     """Validate the rows and reduce them to one entry per item (see :class:`Items`)."""
+    _same_index(y_true=y_true, baseline=baseline, candidate=candidate, cluster=cluster, item=item)
     yt, b, c = _check_rows(y_true, baseline, candidate)
     n = b.size
     item_codes = np.arange(n) if item is None else _codes(item, n, "item")
@@ -351,6 +367,8 @@ def prepare(
     if cluster is not None:
         clusters = _constant_within(_codes(cluster, n, "cluster"), item_codes, n_items, "cluster")
         clusters = np.unique(clusters, return_inverse=True)[1].astype(np.int64)
+    if item is not None and yt is not None:
+        _constant_within(_codes(yt, n, "y_true"), item_codes, n_items, "y_true")
     if metric in AGGREGATE or (yt is not None and metric not in ITEMWISE):
         if yt is None:
             raise ValueError(f"{metric} is computed from y_true and the predictions; pass y_true")

@@ -146,9 +146,9 @@ def select_predictions(
     from bayescomp.studies.selection import Selection
 
     columns = {"y_true": y_true, "cluster": cluster, "item": item, "sample": sample}
-    names = list(models) if models is not None else prediction_models(predictions, **columns)
-    if baseline not in names:
-        raise ValueError(f"the baseline {baseline!r} is not among the models {names}")
+    names = prediction_models(predictions, **columns, models=models)
+    if baseline not in names or len(names) < 2:
+        raise ValueError(f"a selection needs {baseline!r} and a challenger; models: {names}")
     name, hib = resolve(metric, predictions[y_true] if y_true else None, higher_is_better)
     root = np.random.SeedSequence(random_state)  # one child stream per posterior, in order
 
@@ -168,10 +168,8 @@ def select_predictions(
         return res, res.decision(gamma)
 
     first = {m: compare(baseline, m)[0] for m in names if m != baseline}
-    means = {
-        baseline: next(iter(first.values())).baseline_score if first else np.nan,
-        **{m: r.candidate_score for m, r in first.items()},
-    }
+    means = {m: r.candidate_score for m, r in first.items()}
+    means[baseline] = next(iter(first.values())).baseline_score
     if rule not in ("family", "champion_challenger"):
         raise ValueError(
             f"rule must be 'family' (keeps the false-promotion rate of the whole "
@@ -184,7 +182,7 @@ def select_predictions(
         _item_scores(predictions, names, name, columns, threshold).rename(columns={name: column}),
         metrics=[column],
     )
-    walk = _family_walk if rule == "family" and challengers else _stepwise_walk
+    walk = _family_walk if rule == "family" else _stepwise_walk
     champion, rows, results = walk(
         predictions,
         baseline,
