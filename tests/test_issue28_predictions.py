@@ -180,3 +180,44 @@ def test_cli_drop_of_the_label_and_duplicate_columns(labelled, tmp_path):
     dup = ["--predictions", "dup.csv", "--baseline", "old", "--rope", "0.01"]
     out = _run("compare", *dup, "--candidate", "new", cwd=tmp_path)
     assert out.returncode == 2 and "two columns named 'new'" in out.stderr
+
+
+# -- item 10: the direction of per-item values ------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def losses() -> pd.DataFrame:
+    """Per-item log losses: ``new`` has the smaller mean loss by a wide margin."""
+    rng = np.random.default_rng(2)
+    n = 800
+    return pd.DataFrame({"old": rng.exponential(0.6, n), "new": rng.exponential(0.4, n)})
+
+
+def test_unnamed_per_item_values_need_a_direction(losses):
+    with pytest.raises(ValueError, match="higher_is_better=True or False"):
+        holdout_posterior(None, losses["old"], losses["new"], metric=None)
+    res = holdout_posterior(
+        None, losses["old"], losses["new"], metric=None, higher_is_better=False, random_state=0
+    )
+    want = losses["old"].mean() - losses["new"].mean()  # lower is better: old − new
+    assert res.estimate == pytest.approx(want) and res.p_better > 0.99
+
+
+def test_neg_metric_on_positive_values_is_refused(losses):
+    with pytest.raises(ValueError, match="metric=log_loss, or negate them"):
+        holdout_posterior(None, losses["old"], losses["new"], metric="neg_log_loss")
+    res = holdout_posterior(None, -losses["old"], -losses["new"], metric="neg_log_loss")
+    assert res.estimate == pytest.approx(losses["old"].mean() - losses["new"].mean())
+
+
+def test_cli_per_item_losses_name_flags(losses, tmp_path):
+    losses.to_csv(tmp_path / "l.csv", index=False)
+    args = ["--predictions", "l.csv", "--y-true", "none", "--baseline", "old", "--rope", "0"]
+    for command in (["compare", *args, "--json"], ["select", *args, "--json"]):
+        out = _run(*command, cwd=tmp_path)
+        assert out.returncode == 2
+        assert "--higher-is-better or --lower-is-better" in out.stderr, out.stderr
+        assert "higher_is_better" not in out.stderr and "metric=" not in out.stderr
+        out = _run(*command, "--lower-is-better", cwd=tmp_path)
+        assert out.returncode == 0, out.stderr
+        assert "promote" in out.stdout

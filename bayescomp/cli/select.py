@@ -227,6 +227,7 @@ def run(args: argparse.Namespace) -> int:
         order=args.order,
         method=args.method,
         rule=args.rule,
+        higher_is_better=args.higher_is_better,
     )
     mcmc = {k: v for k, v in (("draws", args.draws), ("chains", args.chains)) if v is not None}
     if mcmc and (len(args.dataset or ()) == 1 or (not csv_mode and not args.dataset)):
@@ -298,6 +299,7 @@ def _select_predictions(args: argparse.Namespace) -> Any:
         gamma=args.gamma,
         metric=metric,
         models=models,
+        higher_is_better=args.higher_is_better,
         order=args.order,
         rule=args.rule,
         threshold=args.threshold,

@@ -171,7 +171,7 @@ def holdout_posterior(
     >>> res.method, res.decision().outcome
     ('dirichlet_multinomial', 'promote')
     """
-    name, direction = resolve(metric, y_true, higher_is_better)
+    name, direction = resolve(metric, y_true, higher_is_better, (baseline, candidate))
     rope = check_scalar_rope(rope)
     draws = _check_draws(draws)
     if not (np.isfinite(prior) and prior >= 0):

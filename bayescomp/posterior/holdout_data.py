@@ -268,15 +268,28 @@ def _constant_within(values: np.ndarray, item: np.ndarray, n_items: int, what: s
     return per_item
 
 
-def resolve(metric: str | None, y_true: Any, higher_is_better: bool | None) -> tuple[str, bool]:
-    """The canonical metric name and its direction (item scores given directly: ``score``)."""
+def resolve(
+    metric: str | None, y_true: Any, higher_is_better: bool | None, scores: Any = None
+) -> tuple[str, bool]:
+    """The canonical metric name and its direction (item scores given directly: ``score``).
+
+    Per-item values without ``y_true`` need a direction: a metric name, or
+    ``higher_is_better``.  A ``neg_*`` name says the values are negated losses, so positive
+    values given under it (``scores``, the model columns) are refused.
+    """
     if metric is None:
         if y_true is not None:
             raise ValueError(
                 "metric is missing: name it (accuracy, log_loss, mse, roc_auc, f1, "
                 "...); without y_true the columns are per-item scores"
             )
-        return "score", True if higher_is_better is None else bool(higher_is_better)
+        if higher_is_better is None:
+            raise ValueError(
+                "per-item scores without a metric name have no direction: say whether higher "
+                "is better with higher_is_better=True or False (a score or grade: higher; a "
+                "loss: lower), or name the metric with metric= (accuracy, log_loss, mse, ...)"
+            )
+        return "score", bool(higher_is_better)
     name = canonical_metric(metric)
     key = _DIRECTION_ALIASES.get(name.lower(), name)
     if y_true is not None and name not in ITEMWISE and name not in AGGREGATE:
@@ -284,6 +297,13 @@ def resolve(metric: str | None, y_true: Any, higher_is_better: bool | None) -> t
             f"metric {metric!r} is neither a mean of per-item scores ({sorted(ITEMWISE)}) nor "
             f"one of {sorted(AGGREGATE)}; compute the per-item scores yourself and pass them "
             "without y_true"
+        )
+    negated = y_true is None and str(metric).lower().startswith("neg_")
+    if negated and any(np.max(_numeric(v, "per-item scores")) > 0 for v in scores or ()):
+        raise ValueError(
+            f"metric {metric!r} names negated losses (higher is better), but the per-item "
+            f"values include positive ones: pass the losses as they are with "
+            f"metric={str(metric)[4:]}, or negate them"
         )
     return name, resolve_direction(key, higher_is_better)
 
