@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -221,3 +222,32 @@ def test_cli_per_item_losses_name_flags(losses, tmp_path):
         out = _run(*command, "--lower-is-better", cwd=tmp_path)
         assert out.returncode == 0, out.stderr
         assert "promote" in out.stdout
+
+
+# -- item 6: few clusters ---------------------------------------------------------------------
+
+
+def _width(x) -> float:
+    lo, hi = x.hdi(0.95)
+    return hi - lo
+
+
+@pytest.mark.parametrize("metric", ["accuracy", "mse"])
+def test_few_clusters_warn_and_the_design_effect_matches_the_interval(metric):
+    rng = np.random.default_rng(7)
+    n = 600
+    cluster = np.arange(n) % 3
+    y = rng.integers(0, 2, n)
+    a = np.where(rng.random(n) < 0.75, y, 1 - y)
+    b = np.where(rng.random(n) < 0.78 + 0.06 * cluster, y, 1 - y)
+    kw = dict(metric=metric, draws=40_000, random_state=0)
+    with pytest.warns(bc.FewClustersWarning, match="only 3 clusters"):
+        res = holdout_posterior(y, a, b, cluster=cluster, **kw)
+    flat = holdout_posterior(y, a, b, **kw)  # the same items, cluster-blind
+    ratio = _width(res) / _width(flat)
+    assert ratio > 1.5  # few clusters: a much wider interval
+    assert res.design_effect == pytest.approx(ratio**2, rel=0.05)
+    assert res.interval_widening == pytest.approx(ratio, rel=0.03)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", bc.FewClustersWarning)
+        holdout_posterior(y, a, b, cluster=np.arange(n) % 30, **kw)  # 30 clusters: quiet
