@@ -13,10 +13,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 from sklearn.metrics import accuracy_score
 
 import bayescomp as bc
 from bayescomp.posterior.holdout import holdout_posterior
+from bayescomp.posterior.plan import plan_test_set
 from bayescomp.studies.select_predictions import select_predictions
 
 REPO = Path(__file__).resolve().parents[1]
@@ -251,3 +253,45 @@ def test_few_clusters_warn_and_the_design_effect_matches_the_interval(metric):
     with warnings.catch_warnings():
         warnings.simplefilter("error", bc.FewClustersWarning)
         holdout_posterior(y, a, b, cluster=np.arange(n) % 30, **kw)  # 30 clusters: quiet
+
+
+# -- item 22: plan_test_set at the edges ------------------------------------------------------
+
+
+def _t_test_power(n: int, effect: float, sd: float, gamma: float = 0.95) -> float:
+    """Exact power of the one-sided t decision on n normal differences (noncentral t)."""
+    return float(stats.nct.sf(stats.t.ppf(gamma, n - 1), n - 1, effect * np.sqrt(n) / sd))
+
+
+def test_plan_for_a_huge_difference_is_not_one_item():
+    plan = plan_test_set(0.5, sd=0.2)
+    assert plan.n_items == 3  # the old answer was 1: no posterior of a difference from 1 item
+    assert _t_test_power(3, 0.5, 0.2) >= 0.8 > _t_test_power(2, 0.5, 0.2)
+    rng = np.random.default_rng(0)
+    hits = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(300):
+            d = rng.normal(0.5, 0.2, plan.n_items)
+            res = holdout_posterior(
+                None,
+                np.zeros(d.size),
+                d,
+                metric=None,
+                higher_is_better=True,
+                draws=2000,
+                random_state=rng,
+            )
+            hits += res.decision(0.95).outcome == "promote"
+    assert hits / 300 > 0.8 - 3 * np.sqrt(0.8 * 0.2 / 300)
+
+
+def test_plan_large_n_is_the_normal_formula_and_negative_is_planned_on_its_size():
+    z = stats.norm.ppf(0.95) + stats.norm.ppf(0.8)
+    normal = int(np.ceil((z * 0.2 / (0.05 - 0.01)) ** 2))
+    plan = plan_test_set(0.05, rope=0.01, sd=0.2)
+    assert normal <= plan.n_items <= normal * 1.02
+    assert _t_test_power(plan.n_items, 0.04, 0.2) >= 0.8 > _t_test_power(normal - 3, 0.04, 0.2)
+    worse = plan_test_set(-0.05, rope=0.01, sd=0.2)
+    assert worse.n_items == plan.n_items
+    assert worse.power_at(worse.n_items) == pytest.approx(plan.power_at(plan.n_items))
