@@ -102,6 +102,7 @@ _EXPORTS: dict[str, str] = {
     "FitFailedWarning": "bayescomp.core.exceptions",
     "ZeroVarianceWarning": "bayescomp.core.exceptions",
     "HeavyTailWarning": "bayescomp.core.exceptions",
+    "FewClustersWarning": "bayescomp.core.exceptions",
     "RowOrderPairingWarning": "bayescomp.core.exceptions",
     "TimeOrderedDesignWarning": "bayescomp.core.exceptions",
     "ModelFileWarning": "bayescomp.core.exceptions",

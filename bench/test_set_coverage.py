@@ -109,7 +109,14 @@ def coverage(
     for _ in range(reps):
         b, c, cluster = make(rng, n)
         res = holdout_posterior(
-            None, b, c, metric=metric, cluster=cluster, draws=draws, random_state=rng
+            None,
+            b,
+            c,
+            metric=metric,
+            higher_is_better=True if metric is None else None,
+            cluster=cluster,
+            draws=draws,
+            random_state=rng,
         )
         lo, hi = res.interval(0.95)
         hits += lo <= truth <= hi

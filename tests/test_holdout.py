@@ -328,7 +328,14 @@ def test_cluster_design_effect_is_close_to_kish():
     cluster = np.repeat(np.arange(g), m)
     d = np.sqrt(icc) * rng.normal(size=g)[cluster] + np.sqrt(1 - icc) * rng.normal(size=g * m)
     res = holdout_posterior(
-        None, np.zeros_like(d), d, metric=None, cluster=cluster, draws=4000, random_state=0
+        None,
+        np.zeros_like(d),
+        d,
+        metric=None,
+        higher_is_better=True,
+        cluster=cluster,
+        draws=4000,
+        random_state=0,
     )
     assert res.method == "cluster_bayesian_bootstrap" and res.n_clusters == g
     assert res.design_effect == pytest.approx(1 + (m - 1) * icc, rel=0.2)
@@ -339,6 +346,7 @@ def test_cluster_design_effect_is_close_to_kish():
         np.zeros_like(d),
         d,
         metric=None,
+        higher_is_better=True,
         cluster=np.arange(d.size),
         draws=4000,
         random_state=0,
@@ -417,7 +425,13 @@ def test_repeated_samples_average_within_item_and_report_the_share():
             "cluster differs",
         ),
         (
-            {"y_true": None, "baseline": [0.1, np.nan], "candidate": [0.2, 0.3], "metric": None},
+            {
+                "y_true": None,
+                "baseline": [0.1, np.nan],
+                "candidate": [0.2, 0.3],
+                "metric": None,
+                "higher_is_better": True,
+            },
             "NaN",
         ),
         (
@@ -452,7 +466,14 @@ def test_plots_draw_the_posterior_and_the_design_effect():
     cluster = np.repeat(np.arange(60), 10)
     d = 0.05 + 0.5 * rng.normal(size=60)[cluster] + rng.normal(size=600)
     res = holdout_posterior(
-        None, np.zeros(600), d, metric=None, rope=0.05, cluster=cluster, random_state=0
+        None,
+        np.zeros(600),
+        d,
+        metric=None,
+        higher_is_better=True,
+        rope=0.05,
+        cluster=cluster,
+        random_state=0,
     )
     ax = res.plot()
     assert "P(candidate better beyond the ROPE) =" in ax.get_title()
@@ -483,7 +504,9 @@ def test_plan_from_a_clustered_pilot_uses_its_design_effect():
     rng = np.random.default_rng(15)
     cluster = np.repeat(np.arange(100), 10)
     d = 0.1 + np.sqrt(0.3) * rng.normal(size=100)[cluster] + np.sqrt(0.7) * rng.normal(size=1000)
-    pilot = holdout_posterior(None, np.zeros(1000), d, metric=None, cluster=cluster, random_state=0)
+    pilot = holdout_posterior(
+        None, np.zeros(1000), d, metric=None, higher_is_better=True, cluster=cluster, random_state=0
+    )
     plan = bc.plan_test_set(0.1, pilot=pilot)
     assert plan.design_effect == pytest.approx(pilot.design_effect)
     assert plan.items_per_cluster == 10 and plan.n_clusters * 10 == plan.n_items

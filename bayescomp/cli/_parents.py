@@ -7,8 +7,8 @@ own copy.  A command takes them as ``subparsers.add_parser(name, parents=[...])`
 * :func:`fitting` — the user's own data (``--data``, ``--target``, …), the design
   (``--n-splits``, ``--n-repeats``, ``--seed``), ``--n-jobs`` and where the fits run
   (``--backend`` …): ``compare`` and ``select``;
-* :func:`deciding` — ``--rope`` (required), ``--gamma`` and ``--guardrail``: ``compare``
-  and ``select``;
+* :func:`deciding` — ``--rope`` (required), ``--gamma``, ``--higher-is-better`` /
+  ``--lower-is-better`` and ``--guardrail``: ``compare`` and ``select``;
 * :func:`mcmc` — ``--draws`` and ``--chains``: ``compare``, ``select`` and ``rank``;
 * :func:`scores_csv` — ``--test-fraction``: ``compare`` and ``rank``;
 * :func:`one_test_set` — ``--predictions`` and its columns: ``compare`` and ``select``;
@@ -51,7 +51,7 @@ def fitting() -> argparse.ArgumentParser:
 
 
 def deciding() -> argparse.ArgumentParser:
-    """``--rope`` (required), ``--gamma``, ``--guardrail``."""
+    """``--rope`` (required), ``--gamma``, ``--higher/lower-is-better``, ``--guardrail``."""
     p = _parent()
     p.add_argument("--rope", type=float, required=True, help=ROPE_HELP)
     p.add_argument(
@@ -59,6 +59,21 @@ def deciding() -> argparse.ArgumentParser:
         type=float,
         default=0.95,
         help="posterior probability needed for a decision (default %(default)s)",
+    )
+    direction = p.add_mutually_exclusive_group()
+    direction.add_argument(
+        "--higher-is-better",
+        dest="higher_is_better",
+        action="store_true",
+        default=None,
+        help="the metric is a score (default: from its name; required for unnamed per-item "
+        "scores, --y-true none)",
+    )
+    direction.add_argument(
+        "--lower-is-better",
+        dest="higher_is_better",
+        action="store_false",
+        help="the metric is a loss",
     )
     add_guardrail_flag(p)
     return p

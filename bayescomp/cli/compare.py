@@ -71,20 +71,6 @@ def register(sub: Any) -> None:
         "of the CSV); default roc_auc for two classes, accuracy for more, r2 for "
         "regression, or the CSV's only metric",
     )
-    direction = p.add_mutually_exclusive_group()
-    direction.add_argument(
-        "--higher-is-better",
-        dest="higher_is_better",
-        action="store_true",
-        default=None,
-        help="the metric is a score (default: from its name)",
-    )
-    direction.add_argument(
-        "--lower-is-better",
-        dest="higher_is_better",
-        action="store_false",
-        help="the metric is a loss",
-    )
     p.add_argument(
         "--method",
         default="auto",

@@ -30,6 +30,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "per model, optional cluster/item/sample columns",
     )
     g.add_argument(
+        "--models",
+        type=lambda v: [m.strip() for m in v.split(",") if m.strip()],
+        metavar="A,B,C",
+        help="the model columns, comma-separated (default: every column but y_true, "
+        "--cluster, --item, --sample and --drop)",
+    )
+    g.add_argument(
         "--cluster",
         metavar="COL",
         help="column of the cluster of each item (passage, customer): whole clusters are resampled",
@@ -56,7 +63,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--threshold",
         type=float,
-        help="turn scores into labels (score >= threshold is 1) for f1/precision/recall",
+        help="turn probabilities or scores into labels (score >= threshold is 1) for "
+        "accuracy/error_rate/f1/precision/recall",
     )
     g.add_argument(
         "--posterior-draws",
@@ -71,8 +79,16 @@ def read_predictions(args: argparse.Namespace) -> tuple[Any, dict[str, Any], lis
     """The predictions table, the column options, and its model columns."""
     from bayescomp.cli._io import read_csv
     from bayescomp.posterior.predictions import prediction_models
+    from bayescomp.scores.csvio import read_frame
 
     table = read_csv(args.predictions)
+    header = read_frame(args.predictions, header=None, nrows=1).iloc[0].astype(str).tolist()
+    twice = sorted({c for c in header if header.count(c) > 1})
+    if twice:
+        raise UserError(
+            f"{args.predictions} has two columns named {twice[0]!r} (pandas would read the "
+            "second as a new column); rename one"
+        )
     y_true = None if str(args.y_true).lower() == "none" else args.y_true
     columns = {"y_true": y_true, "cluster": args.cluster, "item": args.item, "sample": args.sample}
     for what, name in columns.items():
@@ -81,7 +97,15 @@ def read_predictions(args: argparse.Namespace) -> tuple[Any, dict[str, Any], lis
                 f"--{what.replace('_', '-')} column {name!r} is not in "
                 f"{args.predictions}; columns are {[str(c) for c in table.columns]}"
             )
-    models = prediction_models(table, **columns)
+    others = [str(c) for c in table.columns if c not in columns.values()]
+    if not args.baseline:
+        raise UserError(f"name the --baseline (model columns: {others})")
+    if args.baseline not in others:
+        raise UserError(
+            f"--baseline {args.baseline!r} is not a model column of "
+            f"{args.predictions}; model columns: {others}"
+        )
+    models = prediction_models(table, **columns, models=args.models, drop=args.drop)
     if len(models) < 2:
         raise UserError(
             f"{args.predictions} needs at least two model columns besides "
@@ -125,13 +149,6 @@ def compare_all(
 def run_predictions(args: argparse.Namespace) -> int:
     """``compare --predictions``: print (or write as JSON) one line per candidate."""
     table, columns, models = read_predictions(args)
-    if not args.baseline:
-        raise UserError(f"name the --baseline (model columns: {models})")
-    if args.baseline not in models:
-        raise UserError(
-            f"--baseline {args.baseline!r} is not a model column of "
-            f"{args.predictions}; model columns: {models}"
-        )
     candidates = args.candidate or [m for m in models if m != args.baseline]
     results = compare_all(args, table, columns, args.baseline, candidates)
     decisions = [r.decision(args.gamma) for r in results]

@@ -227,6 +227,7 @@ def run(args: argparse.Namespace) -> int:
         order=args.order,
         method=args.method,
         rule=args.rule,
+        higher_is_better=args.higher_is_better,
     )
     mcmc = {k: v for k, v in (("draws", args.draws), ("chains", args.chains)) if v is not None}
     if mcmc and (len(args.dataset or ()) == 1 or (not csv_mode and not args.dataset)):
@@ -286,11 +287,6 @@ def _select_predictions(args: argparse.Namespace) -> Any:
     if args.source:
         raise UserError("--predictions reads one CSV of item-level predictions; give no SOURCE")
     table, columns, models = read_predictions(args)
-    if args.baseline not in models:
-        raise UserError(
-            f"--baseline {args.baseline!r} is not a model column of "
-            f"{args.predictions}; model columns: {models}"
-        )
     metric = (
         args.metric
         if args.metric is not None
@@ -302,6 +298,8 @@ def _select_predictions(args: argparse.Namespace) -> Any:
         rope=args.rope,
         gamma=args.gamma,
         metric=metric,
+        models=models,
+        higher_is_better=args.higher_is_better,
         order=args.order,
         rule=args.rule,
         threshold=args.threshold,

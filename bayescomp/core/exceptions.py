@@ -37,6 +37,10 @@ class HeavyTailWarning(BayescompWarning):
     """Only two paired splits: the posterior is a Cauchy distribution with no mean."""
 
 
+class FewClustersWarning(BayescompWarning):
+    """Fewer than 10 clusters: the cluster bootstrap's interval rests on few units."""
+
+
 class RowOrderPairingWarning(BayescompWarning):
     """A scores table has no ``split`` column: models were paired by row order."""
 

@@ -17,11 +17,11 @@ from typing import Any
 import numpy as np
 
 from bayescomp.core.checks import check_scalar_rope, rng_from
-from bayescomp.core.exceptions import BayescompWarning, ZeroVarianceWarning
+from bayescomp.core.exceptions import BayescompWarning, FewClustersWarning, ZeroVarianceWarning
 from bayescomp.posterior import holdout_draws as hd
 from bayescomp.posterior.holdout_data import Items, prepare, resolve
 from bayescomp.posterior.holdout_frequentist import cluster_robust_se, delong, mcnemar
-from bayescomp.posterior.holdout_result import HoldoutResult
+from bayescomp.posterior.holdout_result import HoldoutResult, shortest_interval
 
 __all__ = ["HoldoutResult", "holdout_posterior"]
 
@@ -53,12 +53,30 @@ def _mean_draws(
     if items.cluster is None:
         return blind, None, method, extras
     plain_c = hd.cluster_bootstrap_mean(d, items.cluster, draws, rng, small_sample=False)
-    # the design effect compares the two bootstraps before the small-sample scaling, so it
-    # is the clusters' variance inflation alone (Kish), not that of having few of them
-    v_blind = float(np.var(plain if items.kind != "binary" else blind))
-    extras["design_effect"] = float(np.var(plain_c) / v_blind) if v_blind > 0 else float("nan")
     draws_c = hd.student_scale(plain_c, float(d.mean()), int(items.n_clusters or 0), rng)
     return draws_c, blind, "cluster_bayesian_bootstrap", extras
+
+
+#: fewer clusters than this: the cluster bootstrap's interval is warned about
+FEW_CLUSTERS = 10
+
+
+def _design_effect(mu: np.ndarray, blind: np.ndarray, n_clusters: int) -> float:
+    """(width of the clustered 95% interval / width of the cluster-blind one)²: how much the
+    clusters, and having few of them, widen the interval the decision reads."""
+    width = np.diff(shortest_interval(mu, 0.95))[0]
+    blind_width = np.diff(shortest_interval(blind, 0.95))[0]
+    design = float((width / blind_width) ** 2) if blind_width > 0 else float("nan")
+    if n_clusters < FEW_CLUSTERS:
+        warnings.warn(
+            f"only {n_clusters} clusters: the cluster bootstrap learns the spread from "
+            f"{n_clusters} units, so its interval is {np.sqrt(design):.2f}x as wide as a "
+            f"cluster-blind one (design effect {design:.2f}) and itself uncertain; "
+            f"{FEW_CLUSTERS} or more clusters give a steadier answer",
+            FewClustersWarning,
+            stacklevel=3,
+        )
+    return design
 
 
 def _delong(pos: np.ndarray, b: np.ndarray, c: np.ndarray, cluster: np.ndarray | None) -> Any:
@@ -146,7 +164,9 @@ def holdout_posterior(
     higher_is_better : bool, optional
         Direction of the metric; looked up when omitted.
     threshold : float, optional
-        Turns scores into labels (``score >= threshold`` is 1) for ``f1``/``precision``/``recall``.
+        Turns probabilities or scores into labels (``score >= threshold`` is 1) for the
+        label metrics (``accuracy``, ``error_rate``, ``f1``, ``precision``, ``recall``);
+        without it, probabilities given to a label metric are refused.
     draws : int, default 4000
         Posterior draws.
     prior : float, default 1
@@ -169,7 +189,7 @@ def holdout_posterior(
     >>> res.method, res.decision().outcome
     ('dirichlet_multinomial', 'promote')
     """
-    name, direction = resolve(metric, y_true, higher_is_better)
+    name, direction = resolve(metric, y_true, higher_is_better, (baseline, candidate))
     rope = check_scalar_rope(rope)
     draws = _check_draws(draws)
     if not (np.isfinite(prior) and prior >= 0):
@@ -197,10 +217,7 @@ def holdout_posterior(
             ZeroVarianceWarning,
             stacklevel=2,
         )
-    design = extras.get("design_effect")
-    if blind is not None and design is None:
-        vb = float(np.var(blind))
-        design = float(np.var(mu) / vb) if vb > 0 else float("nan")
+    design = None if blind is None else _design_effect(mu, blind, int(items.n_clusters or 0))
     return HoldoutResult(
         draws=mu,
         rope=rope,

@@ -57,6 +57,47 @@ def _labels(y: np.ndarray, p: np.ndarray) -> np.ndarray:
     return p
 
 
+def _as_labels(y: np.ndarray, p: np.ndarray, threshold: float | None) -> np.ndarray:
+    """Predictions a label metric can count: ``p >= threshold`` when a threshold is given;
+    refused when they are fractions (probabilities, scores) but ``y`` holds whole labels."""
+    if threshold is not None:
+        _binary_labels(y)
+        return (_numeric(p, "predictions") >= threshold).astype(float)
+    if y.dtype.kind not in "biuf" or p.dtype.kind not in "biuf":
+        return p
+    q = np.asarray(p, dtype=float)
+    fractions = np.isfinite(q) & (q != np.round(q))
+    if not fractions.any() or np.any(np.asarray(y, dtype=float) != np.round(y)):
+        return p
+    seen = np.unique(q[fractions])[:3].round(4).tolist()
+    if np.all((q >= 0) & (q <= 1)):
+        raise ValueError(
+            f"these look like probabilities (values like {seen}), not labels: a label "
+            "metric would count a match only where a probability equals the label. Pass "
+            "threshold=0.5 to predict 1 where p >= 0.5, or compare the scores with "
+            "metric=roc_auc, log_loss or brier"
+        )
+    raise ValueError(
+        f"y_true holds whole-number labels but the predictions hold fractions (values like "
+        f"{seen}): predict labels, or compare the numbers with metric=mse or mae"
+    )
+
+
+def item_scores(metric: str, y: np.ndarray, p: Any, threshold: float | None = None) -> np.ndarray:
+    """Per-row score of an item-wise ``metric`` (a key of :data:`ITEMWISE`): the one place
+    a label metric's predictions are checked, and thresholded on request."""
+    func = ITEMWISE[metric]
+    p = np.asarray(p)
+    if func in (_correct, _wrong):
+        p = _as_labels(np.asarray(y), p, threshold)
+    elif threshold is not None:
+        raise ValueError(
+            f"threshold= turns scores into labels for a label metric (accuracy, error_rate, "
+            f"f1, precision, recall); {metric} uses the predictions as they are: drop it"
+        )
+    return func(y, p)
+
+
 def _correct(y: np.ndarray, p: np.ndarray) -> np.ndarray:
     return (y == _labels(y, p)).astype(float)
 
@@ -227,15 +268,28 @@ def _constant_within(values: np.ndarray, item: np.ndarray, n_items: int, what: s
     return per_item
 
 
-def resolve(metric: str | None, y_true: Any, higher_is_better: bool | None) -> tuple[str, bool]:
-    """The canonical metric name and its direction (item scores given directly: ``score``)."""
+def resolve(
+    metric: str | None, y_true: Any, higher_is_better: bool | None, scores: Any = None
+) -> tuple[str, bool]:
+    """The canonical metric name and its direction (item scores given directly: ``score``).
+
+    Per-item values without ``y_true`` need a direction: a metric name, or
+    ``higher_is_better``.  A ``neg_*`` name says the values are negated losses, so positive
+    values given under it (``scores``, the model columns) are refused.
+    """
     if metric is None:
         if y_true is not None:
             raise ValueError(
                 "metric is missing: name it (accuracy, log_loss, mse, roc_auc, f1, "
                 "...); without y_true the columns are per-item scores"
             )
-        return "score", True if higher_is_better is None else bool(higher_is_better)
+        if higher_is_better is None:
+            raise ValueError(
+                "per-item scores without a metric name have no direction: say whether higher "
+                "is better with higher_is_better=True or False (a score or grade: higher; a "
+                "loss: lower), or name the metric with metric= (accuracy, log_loss, mse, ...)"
+            )
+        return "score", bool(higher_is_better)
     name = canonical_metric(metric)
     key = _DIRECTION_ALIASES.get(name.lower(), name)
     if y_true is not None and name not in ITEMWISE and name not in AGGREGATE:
@@ -244,7 +298,29 @@ def resolve(metric: str | None, y_true: Any, higher_is_better: bool | None) -> t
             f"one of {sorted(AGGREGATE)}; compute the per-item scores yourself and pass them "
             "without y_true"
         )
+    negated = y_true is None and str(metric).lower().startswith("neg_")
+    if negated and any(np.max(_numeric(v, "per-item scores")) > 0 for v in scores or ()):
+        raise ValueError(
+            f"metric {metric!r} names negated losses (higher is better), but the per-item "
+            f"values include positive ones: pass the losses as they are with "
+            f"metric={str(metric)[4:]}, or negate them"
+        )
     return name, resolve_direction(key, higher_is_better)
+
+
+def _same_index(**given: Any) -> None:
+    """Refuse pandas inputs whose indexes differ: they would be paired by position."""
+    import pandas as pd
+
+    indexed = {k: v.index for k, v in given.items() if isinstance(v, pd.Series | pd.DataFrame)}
+    first = next(iter(indexed), None)
+    for k, index in indexed.items():
+        if not index.equals(indexed[first]):
+            raise ValueError(
+                f"{first} and {k} are pandas objects with different indexes, so their rows "
+                f"would be paired by position, not by index: align them first (e.g. "
+                f"{k}.reindex({first}.index)) or pass arrays in one row order"
+            )
 
 
 def _check_rows(y_true: Any, baseline: Any, candidate: Any) -> tuple[Any, np.ndarray, np.ndarray]:
@@ -278,6 +354,8 @@ def _aggregate_predictions(
     b, c = _numeric(b, "baseline predictions"), _numeric(c, "candidate predictions")
     if pos.all() or not pos.any():
         raise ValueError(f"{name} needs both classes in y_true; it holds only one")
+    if name == "roc_auc" and threshold is not None:
+        raise ValueError("threshold= turns scores into labels; roc_auc ranks the scores: drop it")
     if name != "roc_auc":
         if threshold is not None:
             b, c = (b >= threshold).astype(float), (c >= threshold).astype(float)
@@ -300,6 +378,7 @@ def prepare(
     threshold: float | None = None,
 ) -> Items:
     """Validate the rows and reduce them to one entry per item (see :class:`Items`)."""
+    _same_index(y_true=y_true, baseline=baseline, candidate=candidate, cluster=cluster, item=item)
     yt, b, c = _check_rows(y_true, baseline, candidate)
     n = b.size
     item_codes = np.arange(n) if item is None else _codes(item, n, "item")
@@ -308,6 +387,8 @@ def prepare(
     if cluster is not None:
         clusters = _constant_within(_codes(cluster, n, "cluster"), item_codes, n_items, "cluster")
         clusters = np.unique(clusters, return_inverse=True)[1].astype(np.int64)
+    if item is not None and yt is not None:
+        _constant_within(_codes(yt, n, "y_true"), item_codes, n_items, "y_true")
     if metric in AGGREGATE or (yt is not None and metric not in ITEMWISE):
         if yt is None:
             raise ValueError(f"{metric} is computed from y_true and the predictions; pass y_true")
@@ -327,8 +408,7 @@ def prepare(
     if yt is None:
         sb, sc = _numeric(b, "baseline scores"), _numeric(c, "candidate scores")
     else:
-        func = ITEMWISE[metric]
-        sb, sc = func(yt, b), func(yt, c)
+        sb, sc = item_scores(metric, yt, b, threshold), item_scores(metric, yt, c, threshold)
     share = _within_share(sc - sb, item_codes, n_items) if item is not None else None
     sb, sc = _per_item(sb, item_codes, n_items), _per_item(sc, item_codes, n_items)
     binary = bool(np.all((sb == 0) | (sb == 1)) and np.all((sc == 0) | (sc == 1)))

@@ -64,9 +64,10 @@ class HoldoutResult:
         Items, and rows before averaging repeated samples within items.
     n_clusters : int or None
     design_effect : float or None
-        With clusters: the posterior variance of ``mu`` divided by the variance of a
-        cluster-blind posterior (items resampled one by one).  Its square root is how much
-        wider the interval is for honouring the clusters.
+        With clusters: (width of the 95% interval of ``mu`` / width of a cluster-blind
+        one, items resampled one by one)², the variance inflation the interval shows — the
+        clusters' own (Kish's) and, with few clusters, the Student scaling on top.  Its
+        square root is how much wider the interval is for honouring the clusters.
     blind_draws : ndarray or None
         The cluster-blind draws the design effect compares with.
     within_item_share : float or None
@@ -137,8 +138,7 @@ class HoldoutResult:
 
     @property
     def interval_widening(self) -> float | None:
-        """``sqrt(design_effect)``: how much wider the clusters make the interval (for a
-        mean, before the small-sample Student scaling that a few clusters add on top)."""
+        """``sqrt(design_effect)``: how much wider the clusters make the 95% interval."""
         return None if self.design_effect is None else float(np.sqrt(self.design_effect))
 
     # ---------------------------------------------------------------- intervals

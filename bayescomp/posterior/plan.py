@@ -6,7 +6,10 @@ difference, ``deff`` the cluster design effect).  The rule promotes when
 ``P(mu > rope) >= gamma``, i.e. when the observed difference exceeds
 ``rope + z_gamma · sd · sqrt(deff / n)``.  If the true difference is ``X`` that happens with
 probability ``Φ((X − rope) · sqrt(n / deff) / sd − z_gamma)``; the plan is the smallest ``n``
-that makes it at least ``power``.  The tests check the plan against simulated test sets
+that makes it at least ``power``, with Student quantiles on ``units − 1`` degrees of freedom
+in place of the normal ones (units: items, or clusters), since the posterior learns the sd
+from the test set itself; and never fewer than 2 units, the fewest a posterior of a
+difference can use.  A negative difference (the candidate worse) is planned on its size.  The tests check the plan against simulated test sets
 decided by :func:`~bayescomp.posterior.holdout.holdout_posterior`.
 """
 
@@ -54,7 +57,8 @@ class SampleSizePlan:
         """Probability of a ``promote`` decision with ``n_items`` items if the difference is
         :attr:`difference`."""
         z = stats.norm.ppf(self.gamma)
-        shift = (self.difference - self.rope) * math.sqrt(n_items / self.design_effect) / self.sd
+        shift = (abs(self.difference) - self.rope) * math.sqrt(n_items / self.design_effect)
+        shift /= self.sd
         return float(stats.norm.cdf(shift - z))
 
     def to_dict(self) -> dict[str, Any]:
@@ -100,6 +104,21 @@ def _per_item_sd(
     if not (math.isfinite(sd) and sd > 0):
         raise ValueError(f"sd must be a positive number; got {sd!r}")
     return float(sd), None, None
+
+
+def _units(effect: float, sd: float, deff: float, gamma: float, power: float, size: float) -> int:
+    """The fewest units (items, or clusters of ``size``) whose decision reaches ``power``:
+    ``effect · sqrt(n / deff) / sd >= t_gamma + t_power`` on ``units − 1`` df, at least 2."""
+
+    def enough(units: int) -> bool:
+        z = stats.t.ppf(gamma, units - 1) + stats.t.ppf(power, units - 1)
+        return effect * math.sqrt(units * size / deff) / sd >= z
+
+    z = stats.norm.ppf(gamma) + stats.norm.ppf(power)
+    units = max(2, math.ceil(deff * (z * sd / effect) ** 2 / size))  # the normal answer
+    while not enough(units):
+        units += 1
+    return units
 
 
 def plan_test_set(
@@ -150,9 +169,9 @@ def plan_test_set(
     --------
     >>> plan = plan_test_set(0.03, rope=0.01, discordant=0.15)
     >>> plan.n_items
-    2305
+    2307
     >>> plan_test_set(0.03, rope=0.01, discordant=0.15, items_per_cluster=10, icc=0.3).n_clusters
-    853
+    855
     """
     gamma = check_gamma(gamma)
     rope = check_scalar_rope(rope)
@@ -161,9 +180,9 @@ def plan_test_set(
     real = isinstance(difference, numbers.Real) and not isinstance(difference, bool)
     if not (real and math.isfinite(difference)):
         raise ValueError(f"difference must be a finite number; got {difference!r}")
-    if not difference > rope:
+    if not abs(difference) > rope:
         raise ValueError(
-            f"difference must exceed the rope to be decided beyond it; got "
+            f"the size of difference must exceed the rope to be decided beyond it; got "
             f"difference={difference!r}, rope={rope!r}"
         )
     per_item, pilot_deff, pilot_size = _per_item_sd(float(difference), sd, discordant, pilot)
@@ -180,11 +199,9 @@ def plan_test_set(
         )
     if not design_effect > 0:
         raise ValueError(f"design_effect must be positive; got {design_effect!r}")
-    z = stats.norm.ppf(gamma) + stats.norm.ppf(power)
-    n = math.ceil(design_effect * (z * per_item / (difference - rope)) ** 2)
-    n_clusters = None if size is None else math.ceil(n / size)
-    if n_clusters is not None:
-        n = math.ceil(n_clusters * size)
+    units = _units(abs(difference) - rope, per_item, design_effect, gamma, power, size or 1.0)
+    n_clusters = None if size is None else units
+    n = units if size is None else math.ceil(units * size)
     return SampleSizePlan(
         n,
         n_clusters,

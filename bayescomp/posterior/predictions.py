@@ -48,10 +48,41 @@ def prediction_models(
     cluster: str | None = None,
     item: str | None = None,
     sample: str | None = None,
+    models: list[str] | None = None,
+    drop: list[str] | None = None,
 ) -> list[str]:
-    """The model columns of a predictions table, in table order."""
-    skip = {y_true, cluster, item, sample} - {None}
-    return [str(c) for c in frame.columns if c not in skip]
+    """The model columns of a predictions table, in table order (or ``models``' order):
+    every column but the label, cluster, item and sample columns and those in ``drop``.
+
+    A text column cannot hold the predictions of numeric labels (or per-item scores):
+    it is refused by name, so an id column is never read as a model.
+    """
+    import pandas as pd
+
+    dup = frame.columns[frame.columns.duplicated()]
+    if len(dup):
+        raise ValueError(f"the predictions table has two columns named {str(dup[0])!r}; rename one")
+    roles = {v: f"the {k} column {v!r}" for k, v in (("sample", sample), ("item", item)) if v}
+    roles |= {cluster: f"the cluster column {cluster!r}"} if cluster else {}
+    roles |= {y_true: "y_true (the true labels)"} if y_true else {}
+    for c in [*(drop or ()), *(models or ())]:
+        if c not in frame.columns:
+            raise ValueError(
+                f"column {c!r} is not in the predictions table (columns: "
+                f"{[str(c) for c in frame.columns][:12]}); name an existing column"
+            )
+        if c in roles:
+            raise ValueError(f"{roles[c]} cannot be dropped or read as a model")
+    names = models if models is not None else [c for c in frame.columns if c not in roles]
+    names = [str(c) for c in names if models is not None or c not in (drop or ())]
+    numeric = y_true is None or pd.api.types.is_numeric_dtype(frame[y_true])
+    for c in names:
+        if numeric and not pd.api.types.is_numeric_dtype(frame[c]):
+            raise ValueError(
+                f"column {c!r} is text: it cannot be a model's predictions; name the model "
+                "columns with models= or leave it out with drop="
+            )
+    return list(names)
 
 
 def _item_ids(frame: pd.DataFrame, item: str | None, sample: str | None) -> Any:
@@ -141,9 +172,8 @@ def compare_predictions(
         raise ValueError(
             f"predictions must be a pandas DataFrame; got {type(predictions).__name__}"
         )
-    models = prediction_models(
-        predictions, y_true=y_true, cluster=cluster, item=item, sample=sample
-    )
+    roles = {y_true, cluster, item, sample}
+    models = [str(c) for c in predictions.columns if c not in roles]
     for name, what in ((baseline, "baseline"), (candidate, "candidate")):
         if str(name) not in models:
             raise ValueError(
@@ -152,6 +182,9 @@ def compare_predictions(
             )
     if str(baseline) == str(candidate):
         raise ValueError(f"baseline and candidate are the same column {baseline!r}")
+    prediction_models(  # the two columns' kinds
+        predictions, y_true=y_true, cluster=cluster, item=item, models=[baseline, candidate]
+    )
     return holdout_posterior(
         _column(predictions, y_true, "y_true"),
         predictions[baseline].to_numpy(),

@@ -32,7 +32,7 @@ from bayescomp.decision.walk import (
     order_challengers,
     step_row,
 )
-from bayescomp.posterior.holdout_data import ITEMWISE, resolve
+from bayescomp.posterior.holdout_data import ITEMWISE, item_scores, resolve
 from bayescomp.posterior.predictions import compare_predictions, prediction_models
 from bayescomp.studies.predictions_family import family_decisions, joint_item_differences
 
@@ -43,7 +43,11 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def _item_scores(
-    predictions: pd.DataFrame, models: list[str], metric: str, columns: dict[str, Any]
+    predictions: pd.DataFrame,
+    models: list[str],
+    metric: str,
+    columns: dict[str, Any],
+    threshold: float | None,
 ) -> pd.DataFrame:
     """Per-item score of every model (per-item predictions for a whole-set metric), tidy."""
     import pandas as pd
@@ -58,7 +62,7 @@ def _item_scores(
     for m in models:
         values = predictions[m].to_numpy()
         per_row = (
-            ITEMWISE[metric](y, values)
+            item_scores(metric, y, values, threshold)
             if y is not None and metric in ITEMWISE
             else np.asarray(values, dtype=float)
         )
@@ -142,9 +146,9 @@ def select_predictions(
     from bayescomp.studies.selection import Selection
 
     columns = {"y_true": y_true, "cluster": cluster, "item": item, "sample": sample}
-    names = list(models) if models is not None else prediction_models(predictions, **columns)
-    if baseline not in names:
-        raise ValueError(f"the baseline {baseline!r} is not among the models {names}")
+    names = prediction_models(predictions, **columns, models=models)
+    if baseline not in names or len(names) < 2:
+        raise ValueError(f"a selection needs {baseline!r} and a challenger; models: {names}")
     name, hib = resolve(metric, predictions[y_true] if y_true else None, higher_is_better)
     root = np.random.SeedSequence(random_state)  # one child stream per posterior, in order
 
@@ -164,10 +168,8 @@ def select_predictions(
         return res, res.decision(gamma)
 
     first = {m: compare(baseline, m)[0] for m in names if m != baseline}
-    means = {
-        baseline: next(iter(first.values())).baseline_score if first else np.nan,
-        **{m: r.candidate_score for m, r in first.items()},
-    }
+    means = {m: r.candidate_score for m, r in first.items()}
+    means[baseline] = next(iter(first.values())).baseline_score
     if rule not in ("family", "champion_challenger"):
         raise ValueError(
             f"rule must be 'family' (keeps the false-promotion rate of the whole "
@@ -177,10 +179,10 @@ def select_predictions(
     # a whole-set metric (AUC, F1) has no per-item score: the table holds the predictions
     column = name if y_true is None or name in ITEMWISE else f"{name}_prediction"
     scores = Scores.from_frame(
-        _item_scores(predictions, names, name, columns).rename(columns={name: column}),
+        _item_scores(predictions, names, name, columns, threshold).rename(columns={name: column}),
         metrics=[column],
     )
-    walk = _family_walk if rule == "family" and challengers else _stepwise_walk
+    walk = _family_walk if rule == "family" else _stepwise_walk
     champion, rows, results = walk(
         predictions,
         baseline,
