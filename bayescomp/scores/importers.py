@@ -230,7 +230,10 @@ def from_cross_validate(
             )
         )
     )
-    return Scores(pd.DataFrame(rows), metrics=metrics, design=design)
+    frame = pd.DataFrame(rows)
+    if design.time_ordered:  # as cross_validate_paired: compare() uses the AR(1) posterior
+        frame["time_ordered"] = True
+    return Scores(frame, metrics=metrics, design=design)
 
 
 # ------------------------------------------------------------------------- wide
