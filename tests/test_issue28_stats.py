@@ -7,6 +7,7 @@ independent computation (scipy, scikit-learn, baycomp, exact enumeration or nump
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import bayescomp as bc
@@ -37,3 +38,82 @@ def test_from_cross_validate_time_series_split_same_posterior_as_cross_validate_
     )
     with pytest.warns(bc.TimeOrderedDesignWarning):
         bc.compare(imported, "dummy", "ridge", metric="r2", rope=0.01, method="ttest")
+
+
+# ---------------------------------------------------- item 5: rank tests, ties at rope 0
+@pytest.mark.parametrize("test", [bc.sign_test, bc.signed_rank_test])
+def test_rank_tests_all_ties_at_rope0_consistent_and_inconclusive(test):
+    res = test(np.zeros(10), rope=0, random_state=0, draws=4000)
+    probs = [res.p_left, res.p_rope, res.p_right]
+    # identical models: no direction is favoured, and nothing is NaN anywhere
+    assert probs == [0.5, 0.0, 0.5]
+    assert res.p_better == res.p_worse == 0.5
+    assert not res.summary().drop(columns="metric").isna().any().any()
+    d = res.to_dict()
+    assert [d["p_left"], d["p_rope"], d["p_right"], d["p_better"]] == [0.5, 0.0, 0.5, 0.5]
+    for on in ("baycomp_convention", "next_dataset"):
+        dec = res.decision(on=on)
+        assert dec.outcome == "inconclusive"
+        assert "all 10 per-dataset differences are exactly 0" in dec.reason
+        assert "rope > 0" in dec.reason
+
+
+def _decimal_table(seed: int) -> bc.Scores:
+    """Scores with two decimals, as accuracies are: the per-dataset mean differences have
+    exact ties (z_i = -z_j, z_i = 0) that float residue must not break."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for d in range(8):
+        for s in range(10):
+            b = rng.integers(70, 90) / 100
+            c = b + rng.choice([-2, -1, 0, 1, 2]) / 100
+            rows += [(f"d{d}", "a", s, b), (f"d{d}", "b", s, c)]
+    frame = pd.DataFrame(rows, columns=["dataset", "model", "split", "accuracy"])
+    return bc.Scores.from_frame(frame, test_fraction=0.1)
+
+
+def _signed_rank_reference(z_int: np.ndarray, draws: int, seed: int) -> float:
+    """p_left of the signed-rank test by hand, ties classified on integers (exact)."""
+    zz = np.r_[0, z_int]
+    sums = zz[:, None] + zz[None, :]
+    right = (sums > 0) + 0.5 * (sums == 0)
+    w = np.random.default_rng(seed).dirichlet(np.r_[0.5, np.ones(len(z_int))], draws)
+    theta_right = np.einsum("si,ij,sj->s", w, right, w)
+    return float(np.mean(theta_right < 0.5) + 0.5 * np.mean(theta_right == 0.5))
+
+
+@pytest.mark.parametrize("seed", [0, 2, 4])
+def test_signed_rank_both_doors_same_numbers_and_match_exact_and_baycomp(seed):
+    from baycomp.multiple import SignedRankTest
+
+    scores = _decimal_table(seed)
+    via_compare = bc.compare(
+        scores, "a", "b", metric="accuracy", method="signed_rank", rope=0, random_state=0
+    )
+    means = scores.mean("accuracy")
+    z = (means["b"] - means["a"]).to_numpy()
+    direct = bc.signed_rank_test(z, rope=0, random_state=0)
+    assert via_compare.p_left == direct.p_left
+    assert np.array_equal(via_compare.sample, direct.sample)
+    # exact ties: integer per-dataset sums of differences (hundredths x 10 splits)
+    z_int = np.round(z * 1000).astype(int)
+    exact = _signed_rank_reference(z_int, 400_000, 1)
+    se = np.sqrt(exact * (1 - exact) / 50_000) + np.sqrt(exact * (1 - exact) / 400_000)
+    assert abs(direct.p_left - exact) < 4 * se
+    # baycomp 1.0.3 on the same means, given exactly tied floats (x and y = x + z)
+    zb = z_int / 1000
+    p_left_bc = SignedRankTest.probs(np.zeros(8), zb, rope=0, nsamples=20_000, random_state=0)[0]
+    se_bc = np.sqrt(exact * (1 - exact) / 20_000) + se
+    assert abs(p_left_bc - exact) < 4 * se_bc
+    assert abs(direct.p_left - p_left_bc) < 4 * se_bc
+
+
+def test_sign_test_rope_boundary_not_moved_by_float_residue():
+    scores = _decimal_table(0)
+    rope = 0.001  # per-dataset means are multiples of 0.001: some sit on the boundary
+    via_compare = bc.compare(scores, "a", "b", metric="accuracy", method="sign", rope=rope)
+    means = scores.mean("accuracy")
+    direct = bc.sign_test((means["b"] - means["a"]).to_numpy(), rope=rope)
+    z_int = np.round((means["b"] - means["a"]).to_numpy() * 1000).astype(int)
+    counts = [np.sum(z_int < -1), np.sum(np.abs(z_int) <= 1) + 1, np.sum(z_int > 1)]
+    assert via_compare.alpha.tolist() == direct.alpha.tolist() == counts
