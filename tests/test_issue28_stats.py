@@ -117,3 +117,66 @@ def test_sign_test_rope_boundary_not_moved_by_float_residue():
     z_int = np.round((means["b"] - means["a"]).to_numpy() * 1000).astype(int)
     counts = [np.sum(z_int < -1), np.sum(np.abs(z_int) <= 1) + 1, np.sum(z_int > 1)]
     assert via_compare.alpha.tolist() == direct.alpha.tolist() == counts
+
+
+# ------------------------------------------------- item 18: rank of many models, fast path
+def _many_models(k: int, n: int = 10, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    vals = rng.normal(0.85, 0.03, n) + rng.normal(0, 0.01, (k, 1)) + rng.normal(0, 0.005, (k, n))
+    return pd.DataFrame(
+        {
+            "model": np.repeat([f"m{i:03d}" for i in range(k)], n),
+            "split": np.tile(np.arange(n), k),
+            "accuracy": vals.ravel(),
+            "n_train": 90,
+            "n_test": 10,
+        }
+    )
+
+
+def test_ranking_summary_vectorised_equals_per_pair_reference():
+    frame = _many_models(50)
+    scores = bc.Scores.from_frame(frame)
+    r = bc.rank(scores, "accuracy", rope=0.002)
+    fast = r.summary()
+    kinds = ["p_better", "p_left", "p_rope", "p_right", "expected_gain"]
+    # slow reference: one pandas lookup per ordered pair, and each pair's own t-test
+    ref = pd.DataFrame(
+        [
+            {"model": a, "versus": b, **{c: getattr(r, c).loc[a, b] for c in kinds}}
+            for a in r.models
+            for b in r.models
+            if a != b
+        ]
+    )
+    pd.testing.assert_frame_equal(fast[["model", "versus", *kinds]], ref)
+    for a, b in [(r.models[0], r.models[1]), (r.models[7], r.models[30])]:
+        p = scores.paired(b, a, "accuracy")
+        direct = bc.correlated_ttest(p["baseline"], p["candidate"], rho=p.attrs["rho"], rope=0.002)
+        row = fast[(fast["model"] == a) & (fast["versus"] == b)].iloc[0]
+        assert row["p_right"] == pytest.approx(direct.p_right, abs=1e-12)
+    adj = r.summary(adjacent=True)
+    assert list(adj["model"]) == r.models[:-1] and list(adj["versus"]) == r.models[1:]
+    both = fast.merge(adj, on=["model", "versus"], suffixes=("", "_adj"))
+    assert len(both) == 49
+    for c in [*kinds, "decision"]:
+        assert (both[c] == both[c + "_adj"]).all()
+
+
+def test_cli_rank_many_models_prints_adjacent_pairs_one_per_line(tmp_path, capsys):
+    from bayescomp.cli.main import main
+
+    frame = _many_models(40)
+    frame.to_csv(tmp_path / "s.csv", index=False)
+    assert main(["rank", str(tmp_path / "s.csv")]) == 0
+    out = capsys.readouterr().out
+    lines = [ln.split() for ln in out.splitlines() if ln.lstrip().startswith("m0")]
+    assert len(lines) == 39  # each model against the next one, one line each
+    ref = bc.rank(bc.Scores.read_csv(tmp_path / "s.csv"), "accuracy")
+    for (model, _mean, versus, p_better, *_), a, b in zip(
+        lines, ref.models[:-1], ref.models[1:], strict=True
+    ):
+        assert (model, versus) == (a, b)
+        assert float(p_better) == pytest.approx(ref.p_better.loc[a, b], abs=5e-4)
+    assert "\\n" not in out
+    assert "39 of 1560 ordered pairs" in out
