@@ -180,3 +180,50 @@ def test_cli_rank_many_models_prints_adjacent_pairs_one_per_line(tmp_path, capsy
         assert float(p_better) == pytest.approx(ref.p_better.loc[a, b], abs=5e-4)
     assert "\\n" not in out
     assert "39 of 1560 ordered pairs" in out
+
+
+# ------------------------------------------------ item 24: every MCMC retry is said
+def test_hierarchical_retries_are_each_said_with_why_and_reach_the_cli():
+    from test_hierarchical import _fake_draws
+
+    from bayescomp.cli.main import collected_warnings, format_warnings
+    from bayescomp.posterior.hierarchical import model as H
+    from bayescomp.posterior.hierarchical import sampling
+
+    prep = H.prepare_datasets({"a": [0.1, 0.2, 0.4], "b": [0.0, -0.1, 0.05, 0.2]}, 0.2, 1000.0)
+    raws = {
+        ("centered", 0.9): _fake_draws(0, 0, 3.0),
+        ("centered", 0.99): _fake_draws(2, 9, 3.0),
+        ("noncentered", 0.9): _fake_draws(1, 5, 3.0),
+        ("noncentered", 0.99): _fake_draws(3, 7, 3.0),
+    }  # every attempt fails (chains 3 sd apart): three retries
+    settings = dict(rope=0.01, baseline_name="b", candidate_name="c", metric=None)
+    settings |= dict(sampler="pymc", random_state=None)
+
+    def fit():
+        return sampling._fit(
+            prep,
+            "centered",
+            lambda p, a, t, d: raws[p, a],
+            settings,
+            refit=True,
+            target_accept=0.9,
+            tune=1000,
+            draws=50,
+        )
+
+    with collected_warnings() as counts:
+        res = fit()
+    said = [m for (cat, m) in counts if issubclass(cat, bc.ConvergenceWarning)]
+    assert len(said) == 3 == len(res.attempts) - 1
+    first, second = res.attempts[:2]
+    assert f"R-hat {first['max_r_hat']:.3g}" in said[0]
+    assert (
+        "after 50 draws: retrying with the centered parameterisation, target_accept 0.99, "
+        "2,000 tuning steps and 100 draws" in said[0]  # ESS 3: twice the draws
+    )
+    assert f"{second['divergences']} divergent transitions" in said[1]
+    assert "noncentered parameterisation, target_accept 0.9, 1,000 tuning steps" in said[1]
+    assert "attempt 3 of up to 4" in said[2]
+    lines = format_warnings(counts, "compare")
+    assert sum("ConvergenceWarning" in ln and "retrying with" in ln for ln in lines) == 3
