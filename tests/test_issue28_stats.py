@@ -227,3 +227,31 @@ def test_hierarchical_retries_are_each_said_with_why_and_reach_the_cli():
     assert "attempt 3 of up to 4" in said[2]
     lines = format_warnings(counts, "compare")
     assert sum("ConvergenceWarning" in ln and "retrying with" in ln for ln in lines) == 3
+
+
+# ------------------------------------- item 7: a two-class metric on a three-class target
+def _three_classes():
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 3, 300)
+    proba = rng.dirichlet([1, 1, 1], 300) + np.eye(3)[y] * 0.5
+    return y, proba / proba.sum(axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("metric", ["roc_auc", "average_precision", "f1", "precision"])
+def test_binary_metric_on_three_classes_is_refused(metric):
+    y, proba = _three_classes()
+    pred = proba[:, 1] if metric in ("roc_auc", "average_precision") else proba.argmax(axis=1)
+    for call in (
+        lambda: bc.bootstrap_metric(y, pred, metric, n_resamples=100, random_state=0),
+        lambda: bc.paired_bootstrap_metric(y, pred, pred, metric, n_resamples=100),
+    ):
+        with pytest.raises(ValueError, match=r"holds 3 classes \[0, 1, 2\].*--pos-label"):
+            call()
+
+
+def test_roc_auc_ovr_on_three_classes_matches_sklearn():
+    from sklearn.metrics import roc_auc_score
+
+    y, proba = _three_classes()
+    res = bc.bootstrap_metric(y, proba, "roc_auc_ovr", n_resamples=200, random_state=0)
+    assert res.estimate == pytest.approx(roc_auc_score(y, proba, multi_class="ovr"), abs=1e-12)
