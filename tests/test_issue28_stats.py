@@ -255,3 +255,38 @@ def test_roc_auc_ovr_on_three_classes_matches_sklearn():
     y, proba = _three_classes()
     res = bc.bootstrap_metric(y, proba, "roc_auc_ovr", n_resamples=200, random_state=0)
     assert res.estimate == pytest.approx(roc_auc_score(y, proba, multi_class="ovr"), abs=1e-12)
+
+
+# ------------------------------------------- item 15: text scores, integer column names
+def test_cli_interval_text_score_column_is_a_user_error(tmp_path, capsys):
+    from bayescomp.cli.main import main
+
+    pd.DataFrame({"y": [0, 1] * 10, "s": list("abcdefghij") * 2}).to_csv(
+        tmp_path / "p.csv", index=False
+    )
+    code = main(["interval", str(tmp_path / "p.csv"), "--y-true", "y", "--pred", "s"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "column 's' is text; scores must be numbers" in err
+
+
+@pytest.mark.parametrize("kind", ["frame", "pairs"])
+def test_threshold_curves_text_scores_refused_by_name(kind):
+    y = np.array([0, 1] * 20)
+    s = np.array(["0.1", "0.9"] * 20)  # text, even when it reads as numbers
+    if kind == "frame":
+        preds = pd.DataFrame({"repetition": np.repeat([0, 1], 40), "y_true": np.r_[y, y]})
+        preds["y_score"] = np.r_[s, s]
+        where = "column 'y_score'"
+    else:
+        preds, where = [(y, s), (y, s)], "column 'y_score of repetition 0'"
+    with pytest.raises(ValueError, match=f"{where} is text; scores must be numbers"):
+        bc.threshold_curves(predictions=preds)
+
+
+def test_from_wide_integer_column_names():
+    wide = pd.DataFrame({0: [0.80, 0.82, 0.81], 1: [0.84, 0.85, 0.83]})
+    s = bc.Scores.from_wide(wide, metric="accuracy", test_fraction=0.1)
+    assert s.models == ["0", "1"]
+    p = s.paired("0", "1")
+    np.testing.assert_array_equal(p["candidate"] - p["baseline"], wide[1] - wide[0])

@@ -352,11 +352,8 @@ def check_predictions(
             raise ValueError(
                 f"{nm} has {missing} missing value(s) (None/NaN); drop those rows first"
             )
-    if spec.kind == "score" and yp.dtype.kind not in "biuf":
-        raise TypeError(
-            f"metric {spec.name!r} needs numeric scores, but {name} has dtype "
-            f"{yp.dtype}; pass the model's scores or probabilities as numbers"
-        )
+    if spec.kind == "score":  # a pandas Series (a CSV column) is named by its own name
+        numeric_scores(yp, getattr(y_pred, "name", None) or name)
     if threshold is not None and not (
         isinstance(threshold, (int, float, np.number)) and np.isfinite(threshold)
     ):
@@ -412,6 +409,20 @@ def check_predictions(
             f"{np.unique(yt).tolist()}; it is undefined on a single-class test set"
         )
     return yt, yp
+
+
+def numeric_scores(values: Any, name: Any) -> np.ndarray:
+    """``values`` as floats; text (even ``"0.9"``) is refused, naming the column."""
+    from bayescomp.core.exceptions import InvalidArgumentError
+
+    arr = np.asarray(values)
+    if arr.dtype.kind not in "biuf":
+        raise InvalidArgumentError(
+            str(name),
+            f"column {str(name)!r} is text; scores must be numbers (the model's scores or "
+            "probabilities of the positive class)",
+        )
+    return arr.astype(float, copy=False)
 
 
 def _refuse_multiclass(spec: MetricSpec, labels: np.ndarray) -> None:

@@ -312,7 +312,8 @@ def from_wide(
             "the wide table is empty: it needs one column per model and one row per "
             "split (or dataset) holding the scores"
         )
-    f = frame.copy()
+    f = frame.set_axis([str(c) for c in frame.columns], axis=1)  # column 0 is model "0"
+    dataset_col, split_col = (None if c is None else str(c) for c in (dataset_col, split_col))
     keys = [c for c in (dataset_col, split_col) if c is not None]
     for c in keys:
         if c not in f.columns:
