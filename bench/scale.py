@@ -1,4 +1,5 @@
-"""Many models and many splits: ``rank`` on one dataset, ``Scores.from_frame`` + ``compare``.
+"""Many models and many splits: ``rank`` on one dataset, ``Scores.from_frame`` + ``compare``,
+and ``bayescomp rank`` from a CSV end to end.
 
 Each case runs in a fresh process, once with this checkout's ``bayescomp`` and once with a
 previous revision's (exported with ``git archive``), interleaved A B A B so that a drift in
@@ -9,6 +10,12 @@ data built before the clock starts) and the process's peak resident memory.
     python bench/scale.py --previous HEAD~3 --repeats 5
     python bench/scale.py --huge            # also k = 10,000 models (new path only)
     python bench/scale.py --cases rank:10000 --previous main --previous-max-k 10000 --repeats 1
+    python bench/scale.py --cases cli:100,cli:1000,cli:10000,paired:10000 --previous 22851b0
+
+``cli:k`` writes a seeded CSV of k models x 10 splits on one dataset (before the clock) and
+times ``python -m bayescomp rank CSV`` as a subprocess (wall, and the child's CPU seconds:
+imports included, bytecode cached in the bench's own temporary folder after a warm-up run);
+``paired:k`` times ``Scores.read_csv`` of that CSV and one ``paired`` call.
 
 Under load, wall time depends on the share of the cores the process gets; the CPU time
 (user + system, all threads) is printed beside it.
@@ -16,12 +23,15 @@ Under load, wall time depends on the share of the cores the process gets; the CP
 Cases (goals from the issue):
   rank, one dataset, k models x 100 splits:   k = 300, 1,000 (< 2 s), 10,000 (< 60 s)
   from_frame + compare, 2 models x 10^6 splits (< 5 s)
+  bayescomp rank CSV -> ranking, k models x 10 splits: k = 1,000 (< 5 s), 10,000 (< 60 s)
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -51,6 +61,27 @@ if case == "rank":
     r = bc.rank(scores, "accuracy", rope=0.005)
     secs = time.perf_counter() - t
     check = float(np.nansum(r.p_right.to_numpy()))
+elif case in ("cli", "paired"):
+    import os, subprocess
+    k, n = size, 10
+    vals = rng.normal(0.85, 0.03, n) + rng.normal(0, 0.01, (k, 1)) + rng.normal(0, 0.005, (k, n))
+    csv = f"scores_{k}.csv"
+    pd.DataFrame({"model": np.repeat([f"m{i:05d}" for i in range(k)], n),
+                  "split": np.tile(np.arange(n), k), "accuracy": vals.ravel().round(4),
+                  "n_train": 90, "n_test": 10}).to_csv(csv, index=False)
+    cpu0, t = time.process_time(), time.perf_counter()
+    if case == "cli":
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        out = subprocess.run([sys.executable, "-m", "bayescomp", "rank", csv], env=os.environ,
+                             capture_output=True, text=True, check=True).stdout
+        secs = time.perf_counter() - t
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu0 -= (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        check = float(out.split()[2])  # "ranking of k models": the command answered
+    else:
+        p = bc.Scores.read_csv(csv).paired("m00000", f"m{k - 1:05d}")
+        secs = time.perf_counter() - t
+        check = float((p["candidate"] - p["baseline"]).sum())
 else:
     n = size
     frame = pd.DataFrame({"model": np.repeat(["a", "b"], n), "split": np.tile(np.arange(n), 2),
@@ -62,9 +93,15 @@ else:
     secs = time.perf_counter() - t
     check = float(res.p_rope)
 use = resource.getrusage(resource.RUSAGE_SELF)
-peak, cpu = use.ru_maxrss / 1024, time.process_time() - cpu0
+kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # the CLI's own process
+peak, cpu = max(use.ru_maxrss, kids) / 1024, time.process_time() - cpu0
 print(json.dumps({"seconds": secs, "cpu": cpu, "peak_mb": peak, "check": check}))
 """
+
+
+#: the children's bytecode cache and CSVs: a folder of the bench's own (never the checkout)
+WORK = tempfile.mkdtemp(prefix="bayescomp-bench-")
+PYC = os.path.join(WORK, "pyc")
 
 
 def _export(rev: str, into: Path) -> Path:
@@ -79,8 +116,8 @@ def _run(tree: Path, case: str, size: int, timeout: float) -> dict | None:
     try:
         out = subprocess.run(
             [sys.executable, "-c", CHILD, case, str(size)],
-            cwd=tree,
-            env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin"},
+            cwd=WORK,
+            env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin", "PYTHONPYCACHEPREFIX": PYC},
             capture_output=True,
             text=True,
             timeout=timeout,
@@ -125,13 +162,15 @@ def main() -> None:
             f"{'case':34} {'previous s':>16} {'current s':>16} {'speed-up':>9} "
             f"{'prev MB':>8} {'cur MB':>7}  same answer"
         )
+        _run(ROOT, "cli", 10, args.timeout)  # warm-up: bytecode of the stack cached
         for case, size in _cases(args):
             a, b = [], []
-            skip_old = case == "rank" and size > args.previous_max_k
+            skip_old = case in ("rank", "cli") and size > args.previous_max_k
             for _ in range(args.repeats):
                 a.append(None if skip_old else _run(old, case, size, args.timeout))
                 b.append(_run(ROOT, case, size, args.timeout))
             _row(case, size, a, b, skip_old)
+    shutil.rmtree(WORK, ignore_errors=True)
 
 
 def _fmt(runs: list[dict | None]) -> str:
@@ -143,11 +182,11 @@ def _fmt(runs: list[dict | None]) -> str:
 
 
 def _row(case: str, size: int, a: list, b: list, skip_old: bool) -> None:
-    label = (
-        f"rank, k={size:,} models x 100 splits"
-        if case == "rank"
-        else f"from_frame+compare, {size:,} splits"
-    )
+    label = {
+        "rank": f"rank, k={size:,} models x 100 splits",
+        "cli": f"CLI rank CSV, k={size:,} x 10 splits",
+        "paired": f"read_csv+paired, k={size:,} x 10",
+    }.get(case, f"from_frame+compare, {size:,} splits")
     sb = [r["seconds"] for r in b if r] or [float("nan")]
     sa = [r["seconds"] for r in a if r] or [float("inf")]
     ref = next((r for r in b if r), None)

@@ -92,10 +92,11 @@ def test_rope_zero_never_decides_equivalent(seed, test):
             assert res.decision(gamma, on=on).outcome != "equivalent"
 
 
-def test_all_ties_give_nan_and_no_decision():
+def test_all_ties_give_even_odds_and_no_decision():
+    # issue 28: no draw left is "nothing favours either side" (was NaN), never a decision
     res = sign_test(np.zeros(10), rope=0, random_state=0, n_samples=2000)
     assert res.kept_draws == 0
-    assert np.isnan(res.baycomp_convention.p_left)
-    assert np.isnan(res.next_dataset_given_no_tie.p_right)
+    assert res.baycomp_convention.as_tuple() == (0.5, 0.0, 0.5)
+    assert res.next_dataset_given_no_tie.as_tuple() == (0.5, 0.0, 0.5)
     assert res.next_dataset.as_tuple() == (0.0, 1.0, 0.0)
     assert res.decision().outcome == "inconclusive"

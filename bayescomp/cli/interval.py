@@ -23,7 +23,7 @@ def run_interval(args: argparse.Namespace) -> int:
 
     frame = read_csv(args.file)
     y = column(frame, args.y_true, args.file)
-    pred = column(frame, args.pred, args.file)
+    pred = pd.Series(column(frame, args.pred, args.file), name=args.pred)  # named in errors
     pos = parse_label(args.pos_label, y)
     if args.threshold is not None:
         from bayescomp.metrics import check_pos_label
@@ -32,7 +32,7 @@ def run_interval(args: argparse.Namespace) -> int:
     if args.candidate:
         if args.blb:
             raise ValueError("--blb with --candidate is not supported; use the paired bootstrap")
-        cand = column(frame, args.candidate, args.file)
+        cand = pd.Series(column(frame, args.candidate, args.file), name=args.candidate)
         res = bc.paired_bootstrap_metric(
             y,
             pred,

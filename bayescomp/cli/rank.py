@@ -69,10 +69,15 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=run)
 
 
-def _table(res: Any, method: str, gamma: float) -> Any:
+#: more models than this: the text output shows each model against the next one only
+#: (every ordered pair is k (k - 1) rows: a million at k = 1,000); --json has every pair
+MAX_ALL_PAIRS_SHOWN = 30
+
+
+def _table(res: Any, method: str, gamma: float, adjacent: bool = False) -> Any:
     if method == "plackett_luce":
         return res.summary().reset_index()
-    table = res.summary(gamma)
+    table = res.summary(gamma, adjacent=adjacent)
     table.insert(1, "mean", table["model"].map(res.mean))
     return table
 
@@ -99,7 +104,8 @@ def run(args: argparse.Namespace) -> int:
     if method == "pairwise":
         kwargs["rope"] = args.rope
     res = rank(scores, **kwargs)
-    table = _table(res, method, args.gamma)
+    short = not (args.json or args.latex) and len(res.models) > MAX_ALL_PAIRS_SHOWN
+    table = _table(res, method, args.gamma, adjacent=short and method == "pairwise")
     metric = res.metric or args.metric or "score"
     if args.latex:
         text = (
@@ -123,14 +129,17 @@ def run(args: argparse.Namespace) -> int:
         return 0
     from bayescomp.core.text import terminal_literal
 
-    print(
-        f"ranking of {len(table['model'].unique())} models on {terminal_literal(metric)}"
-        f" ({method})\n"
-    )
+    print(f"ranking of {len(res.models)} models on {terminal_literal(metric)} ({method})\n")
+    if short and method == "pairwise":
+        print(
+            f"each model against the next one in the ranking ({len(table)} of "
+            f"{len(res.models) * (len(res.models) - 1)} ordered pairs; --json has every pair)\n"
+        )
     with pd.option_context(
         "display.width", 160, "display.max_columns", 20, "display.float_format", "{:.3f}".format
     ):
-        print(terminal_literal(table.to_string(index=False)))
+        for line in table.to_string(index=False).splitlines():
+            print(terminal_literal(line))
     for path in (args.latex, args.plot):
         if path:
             print(f"wrote {path}")

@@ -75,28 +75,32 @@ class Ranking:
         return list(self.p_better.index)
 
     def summary(
-        self, gamma: float = 0.95, *, confidence_level: float | None = None
+        self,
+        gamma: float = 0.95,
+        *,
+        confidence_level: float | None = None,
+        adjacent: bool = False,
     ) -> pd.DataFrame:
-        """Long table: one row per ordered pair with probabilities and the decision."""
+        """Long table: one row per ordered pair with probabilities and the decision (with
+        ``adjacent=True`` only each model against the next one in the ranking: ``k - 1``
+        rows instead of ``k (k - 1)``, the short answer for thousands of models)."""
         import pandas as pd
 
         check_no_level(confidence_level, "a pairwise ranking")
-        rows = [
-            {
-                "model": a,
-                "versus": b,
-                **{
-                    kind: getattr(self, kind).loc[a, b]
-                    for kind in ("p_better", "p_left", "p_rope", "p_right", "expected_gain")
-                },
-            }
-            for a in self.models
-            for b in self.models
-            if a != b
-        ]
+        names = np.asarray(self.models, dtype=object)
+        k = len(names)
+        if adjacent:
+            ii = np.arange(k - 1)
+            jj = ii + 1
+        else:  # row-major over (model, versus), the diagonal left out
+            ii, jj = np.divmod(np.arange(k * k), k)
+            ii, jj = ii[ii != jj], jj[ii != jj]
         frame = pd.DataFrame(
-            rows,
-            columns=["model", "versus", "p_better", "p_left", "p_rope", "p_right", "expected_gain"],
+            {
+                "model": names[ii],
+                "versus": names[jj],
+                **{kind: getattr(self, kind).to_numpy()[ii, jj] for kind in KINDS},
+            }
         )
         frame["decision"] = decide_many(frame["p_left"], frame["p_rope"], frame["p_right"], gamma)
         if self.pairs:

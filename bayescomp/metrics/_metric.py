@@ -352,11 +352,8 @@ def check_predictions(
             raise ValueError(
                 f"{nm} has {missing} missing value(s) (None/NaN); drop those rows first"
             )
-    if spec.kind == "score" and yp.dtype.kind not in "biuf":
-        raise TypeError(
-            f"metric {spec.name!r} needs numeric scores, but {name} has dtype "
-            f"{yp.dtype}; pass the model's scores or probabilities as numbers"
-        )
+    if spec.kind == "score":  # a pandas Series (a CSV column) is named by its own name
+        numeric_scores(yp, getattr(y_pred, "name", None) or name)
     if threshold is not None and not (
         isinstance(threshold, (int, float, np.number)) and np.isfinite(threshold)
     ):
@@ -403,10 +400,8 @@ def check_predictions(
             "scores; pass threshold=0.5 (or another cut-off) to turn scores into labels, or "
             "use a score metric such as 'roc_auc'"
         )
-    if spec.pos_label is not None and yp.ndim == 1 and np.unique(yt).size <= 2:
-        # the positive class must be one of the labels: text labels with the default
-        # pos_label=1 would otherwise be scored against the wrong class (or fail deep in
-        # scikit-learn with "Mix of label input types")
+    if spec.pos_label is not None and yp.ndim == 1:  # two classes, pos_label one of them
+        _refuse_multiclass(spec, np.unique(yt))  # (text labels with pos_label=1: wrong class)
         check_pos_label(yt, spec.pos_label, single_class_ok=True)
     if spec.kind == "score" and yt.size and np.unique(yt).size < 2:
         raise ValueError(
@@ -414,6 +409,37 @@ def check_predictions(
             f"{np.unique(yt).tolist()}; it is undefined on a single-class test set"
         )
     return yt, yp
+
+
+def numeric_scores(values: Any, name: Any) -> np.ndarray:
+    """``values`` as floats; text (even ``"0.9"``) is refused, naming the column."""
+    from bayescomp.core.exceptions import InvalidArgumentError
+
+    arr = np.asarray(values)
+    if arr.dtype.kind not in "biuf":
+        raise InvalidArgumentError(
+            str(name),
+            f"column {str(name)!r} is text; scores must be numbers (the model's scores or "
+            "probabilities of the positive class)",
+        )
+    return arr.astype(float, copy=False)
+
+
+def _refuse_multiclass(spec: MetricSpec, labels: np.ndarray) -> None:
+    """A two-class metric on one column of predictions, with more classes in ``y_true``:
+    scoring "class pos_label against the rest" silently would answer another question."""
+    if labels.size <= 2:
+        return
+    many = (
+        "one probability column per class with 'roc_auc_ovr' or 'roc_auc_ovo'"
+        if spec.kind == "score"
+        else f"a multiclass average such as '{spec.name}_macro' or '{spec.name}_weighted'"
+    )
+    raise ValueError(
+        f"metric {spec.name!r} compares two classes, but y_true holds {labels.size} classes "
+        f"{labels.tolist()[:10]}; to score one class against the rest make y_true binary "
+        f"(y_true == that class) and name it with pos_label= (CLI: --pos-label), or use {many}"
+    )
 
 
 def safe_call(

@@ -19,6 +19,7 @@ import numpy as np
 
 from bayescomp.core.checks import check_level
 from bayescomp.core.jsonable import jsonable
+from bayescomp.metrics._metric import numeric_scores
 from bayescomp.metrics.spark import is_spark_frame
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -292,17 +293,17 @@ def _from_predictions(predictions: Any) -> list[tuple[np.ndarray, np.ndarray]]:
                 f"{list(predictions.columns)}"
             )
         return [
-            (g["y_true"].to_numpy(), g["y_score"].to_numpy(dtype=float))
+            (g["y_true"].to_numpy(), numeric_scores(g["y_score"], "y_score"))
             for _, g in predictions.groupby("repetition", sort=True)
         ]
     try:
-        pairs = [(np.asarray(t), np.asarray(s, dtype=float)) for t, s in predictions]
+        pairs = [(np.asarray(t), np.asarray(s)) for t, s in predictions]
     except (TypeError, ValueError) as exc:
         raise ValueError(
             "predictions must be a DataFrame with columns repetition, y_true, y_score or a "
             f"sequence of (y_true, y_score) pairs, one per repetition: {exc}"
         ) from None
-    return pairs
+    return [(t, numeric_scores(s, f"y_score of repetition {i}")) for i, (t, s) in enumerate(pairs)]
 
 
 def threshold_curves(

@@ -36,6 +36,8 @@ Dirichlet mean ``alpha / sum(alpha)``).  When fewer than :data:`MIN_KEPT_DRAWS`
 draws have a winner other than the tie, the decision is ``inconclusive`` (ask for
 equivalence with a ROPE > 0).  The signed-rank test counts a zero sum as one half
 each way (Heaviside ``H(0) = 1/2``), so its ``theta_rope`` is exactly 0 at rope 0.
+All differences 0 at rope 0: every probability 1/2, ``inconclusive``.  A value within
+:data:`TIE_TOLERANCE` of an edge is on it (a mean's float residue never moves a tie).
 
 *Symmetry.*  Swapping baseline and candidate (negating the differences, and moving a
 ``prior_place`` of ``"left"`` to ``"right"``) mirrors every draw exactly, so ``p_left``
@@ -68,6 +70,8 @@ __all__ = ["MIN_KEPT_DRAWS", "RankTestResult", "sign_test", "signed_rank_test"]
 
 #: at rope 0, the fewest draws with a winner other than the tie a decision is made on
 MIN_KEPT_DRAWS = 1000
+#: closeness to a region's edge, relative to max(|z|, rope), that counts as on it
+TIE_TOLERANCE = 1e-8
 
 _PLACES = ("rope", "left", "right")
 
@@ -133,13 +137,13 @@ class RankTestResult:
         """Share of draws in which each region has the largest ``theta`` (baycomp's numbers).
 
         At ``rope=0`` the draws won by the tie are dropped and the two others rescaled, as
-        ``baycomp``'s ``probs()`` does (NaN, with the decision ``inconclusive``, when no
-        draw is left).
+        ``baycomp``'s ``probs()`` does (one half each, with the decision ``inconclusive``,
+        when no draw is left: nothing favours either side).
         """
         m = argmax_shares(self.sample)
         if self._drops_ties:
             kept = m[0] + m[2]
-            m = np.array([m[0], 0.0, m[2]]) / kept if kept > 0 else np.array([np.nan, 0, np.nan])
+            m = np.array([m[0], 0.0, m[2]]) / kept if kept > 0 else np.array([0.5, 0.0, 0.5])
         return RegionProbabilities.of(m, "baycomp_convention")
 
     @property
@@ -156,13 +160,13 @@ class RankTestResult:
     def next_dataset_given_no_tie(self) -> RegionProbabilities:
         """Posterior mean of ``theta_left / (theta_left + theta_right)`` and of
         ``theta_right / (...)``: the probabilities for a new dataset *given that it is not a
-        tie* (``p_rope = 0``; NaN when every draw is a tie).  At rope 0 the decision
+        tie* (``p_rope = 0``; one half each when every draw is a tie).  At rope 0 the decision
         ``on="next_dataset"`` reads these, so a zero ROPE never decides "equivalent"."""
         lr = self.sample[:, [0, 2]]
         tot = lr.sum(axis=1, keepdims=True)
         ok = tot[:, 0] > 0
         if not ok.any():
-            return RegionProbabilities.of([np.nan, 0.0, np.nan], "next_dataset_given_no_tie")
+            return RegionProbabilities.of([0.5, 0.0, 0.5], "next_dataset_given_no_tie")
         left, right = (lr[ok] / tot[ok]).mean(axis=0)
         return RegionProbabilities.of([left, 0.0, right], "next_dataset_given_no_tie")
 
@@ -181,13 +185,15 @@ class RankTestResult:
 
     @property
     def p_better(self) -> float:
-        """``P(theta_right > theta_left)``: the candidate wins more often than it loses."""
-        return float(np.mean(self.sample[:, 2] > self.sample[:, 0]))
+        """``P(theta_right > theta_left)`` (a tie one half): the candidate wins more often."""
+        t = self.sample
+        return float(np.mean((t[:, 2] > t[:, 0]) + 0.5 * (t[:, 0] == t[:, 2])))
 
     @property
     def p_worse(self) -> float:
-        """``P(theta_left > theta_right)``."""
-        return float(np.mean(self.sample[:, 0] > self.sample[:, 2]))
+        """``P(theta_left > theta_right)`` (ties one half): ``1 - p_better``."""
+        t = self.sample
+        return float(np.mean((t[:, 0] > t[:, 2]) + 0.5 * (t[:, 0] == t[:, 2])))
 
     @property
     def expected_gain(self) -> float:
@@ -225,17 +231,17 @@ class RankTestResult:
             raise ValueError(f"on must be one of {sorted(probs)}; got {on!r}")
         if self._drops_ties and on == "next_dataset":  # "better or worse" only, as baycomp
             probs[on] = self.next_dataset_given_no_tie
-        kept = self.kept_draws
-        trusted = kept >= min(MIN_KEPT_DRAWS, len(self.sample))
-        reason = (
-            ""
-            if trusted
-            else (
-                f"at rope 0 the tie is the most probable region in {len(self.sample) - kept} of "
-                f"{len(self.sample)} draws and only {kept} are left to compare worse with better; "
-                "to ask whether the models are equivalent, give a rope > 0"
-            )
-        )
+        n, kept = len(self.sample), self.kept_draws
+        all_ties = self._drops_ties and not np.any(self.differences)
+        trusted = kept >= min(MIN_KEPT_DRAWS, n) and not all_ties
+        reason = "" if trusted else "; to ask whether the models are equivalent, give a rope > 0"
+        if not trusted:  # identical models at rope 0: the data say neither better nor worse
+            reason = (
+                f"all {self.n_datasets} per-dataset differences are exactly 0 (a tie everywhere)"
+                if all_ties
+                else f"at rope 0 the tie is the most probable region in {n - kept} of {n} draws "
+                f"and only {kept} are left to compare worse with better"
+            ) + reason
         return decide(
             *probs[on].as_tuple(),
             gamma=gamma,
@@ -391,7 +397,8 @@ def sign_test(
     rope_f = check_scalar_rope(rope)
     _check_common(prior_strength, prior_place, draws)
     z, names = per_dataset_means(differences)
-    counts = np.array([np.sum(z < -rope_f), 0, np.sum(z > rope_f)], dtype=float)
+    tol = TIE_TOLERANCE * max(float(np.max(np.abs(z))), rope_f)
+    counts = np.array([np.sum(z < -rope_f - tol), 0, np.sum(z > rope_f + tol)], dtype=float)
     counts[1] = len(z) - counts[0] - counts[2]
     alpha = counts.copy()
     alpha[{"left": 0, "rope": 1, "right": 2}[prior_place]] += prior_strength
@@ -446,8 +453,9 @@ def _mirrored_dirichlet(alpha: np.ndarray, n: int, rng: np.random.Generator) -> 
     return g / total[:, None]
 
 
-def _heaviside(x: np.ndarray) -> np.ndarray:
-    return (x > 0).astype(float) + 0.5 * (x == 0)
+def _heaviside(x: np.ndarray, tol: float) -> np.ndarray:
+    """``H(x)`` with ``H = 1/2`` within ``tol`` of 0 (float residue is a tie)."""
+    return (x > tol).astype(float) + 0.5 * (np.abs(x) <= tol)
 
 
 @renamed_arguments(n_samples="draws")
@@ -490,17 +498,13 @@ def signed_rank_test(
     zz = np.concatenate([[z0], z])
     with np.errstate(invalid="ignore"):
         sums = zz[:, None] + zz[None, :]
-    a_right = _heaviside(sums - 2 * rope_f)
-    a_left = _heaviside(-sums - 2 * rope_f)
+    tol = 2 * TIE_TOLERANCE * max(float(np.max(np.abs(z))), rope_f)
+    a_right = _heaviside(sums - 2 * rope_f, tol)
+    a_left = _heaviside(-sums - 2 * rope_f, tol)
     alpha = np.concatenate([[prior_strength], np.ones(len(z))])
     rng = rng_from(random_state)
     n_samples = int(draws)
-    if (
-        isinstance(chunk_size, bool)
-        or not isinstance(chunk_size, (int, np.integer))
-        or chunk_size < 1
-    ):
-        raise ValueError(f"chunk_size must be a positive integer (e.g. 10000); got {chunk_size!r}")
+    check_number(chunk_size, "chunk_size", integer=True, min_val=1, advice="e.g. 10000")
     sample = np.empty((n_samples, 3))
     gain = np.empty(n_samples)
     z_gain = np.where(np.isfinite(zz), zz, 0.0)

@@ -230,7 +230,10 @@ def from_cross_validate(
             )
         )
     )
-    return Scores(pd.DataFrame(rows), metrics=metrics, design=design)
+    frame = pd.DataFrame(rows)
+    if design.time_ordered:  # as cross_validate_paired: compare() uses the AR(1) posterior
+        frame["time_ordered"] = True
+    return Scores(frame, metrics=metrics, design=design)
 
 
 # ------------------------------------------------------------------------- wide
@@ -309,7 +312,8 @@ def from_wide(
             "the wide table is empty: it needs one column per model and one row per "
             "split (or dataset) holding the scores"
         )
-    f = frame.copy()
+    f = frame.set_axis([str(c) for c in frame.columns], axis=1)  # column 0 is model "0"
+    dataset_col, split_col = (None if c is None else str(c) for c in (dataset_col, split_col))
     keys = [c for c in (dataset_col, split_col) if c is not None]
     for c in keys:
         if c not in f.columns:

@@ -235,6 +235,19 @@ def _attempt_record(
     }
 
 
+def _warn_retry(done: dict, step: tuple[str, float, int], draws: int, k: int, n: int) -> None:
+    """Say that attempt ``k`` failed the convergence checks, why, and what comes next."""
+    param, accept, tune = step
+    warnings.warn(
+        f"hierarchical fit, attempt {k} of up to {n}: R-hat {done['max_r_hat']:.3g}, "
+        f"{done['divergences']} divergent transitions, worst bulk ESS "
+        f"{done['min_ess_bulk']:.0f} after {done['draws']:,} draws: retrying with the {param} "
+        f"parameterisation, target_accept {accept:g}, {tune:,} tuning steps and {draws:,} draws",
+        ConvergenceWarning,
+        stacklevel=4,
+    )
+
+
 def _fit(
     prep: Prepared,
     first: str,
@@ -254,12 +267,16 @@ def _fit(
     first converged attempt is returned, else the best one (fewest divergences, then
     the largest worst-case bulk ESS).  The returned result is rebuilt from its own
     draws with the whole log of attempts, so ``refitted`` and ``attempts`` describe
-    everything that was tried.
+    everything that was tried.  Each retry is said (a ``ConvergenceWarning``: the failed
+    attempt's R-hat, divergences and bulk ESS, and the next settings).
     """
     raws, fits, log = [], [], []
     n_draws = draws
     ess_min = settings.get("ess_min", ESS_BULK_MIN)
-    for param, acc, n_tune in retry_schedule(first, target_accept, tune, refit):
+    plan = retry_schedule(first, target_accept, tune, refit)
+    for param, acc, n_tune in plan:
+        if log:  # the previous attempt did not converge
+            _warn_retry(log[-1], (param, acc, n_tune), n_draws, len(log), len(plan))
         t0 = time.perf_counter()
         raw = draw(param, acc, n_tune, n_draws)
         res = from_draws(raw, prep, **settings, parameterization=param, refitted=False)
