@@ -59,6 +59,8 @@ def error_text(exc: BaseException, args: argparse.Namespace) -> str:
     from bayescomp.core.exceptions import InvalidArgumentError
 
     flags = {d: flag_of(d) for d in vars(args) if d not in NOT_FLAGS}
+    if not getattr(args, "predictions", True):  # no predictions read: y_true is sklearn's
+        flags = {d: f for d, f in flags.items() if d not in ("y_true", "pred")}
     if isinstance(exc, InvalidArgumentError) and exc.argument in flags:
         return exc.named(flags[exc.argument])
     msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
@@ -84,7 +86,10 @@ def in_flags(message: str, flags: dict[str, str]) -> str:
 
     for arg, dest in (("y_pred_or_score", "pred"), ("y_true", "y_true")):  # data arguments
         if dest in flags:
-            message = re.sub(rf"(?<![\w.-]){arg}(?![\w=])", f"the {flags[dest]} column", message)
+            # not a quoted name: "column 'y_true' is not in p.csv" names the column
+            message = re.sub(
+                rf"(?<![\w.'\"-]){arg}(?![\w='\"])", f"the {flags[dest]} column", message
+            )
     if "higher_is_better" in flags:
         message = re.sub(
             r"(?<![\w-])higher_is_better=(True or False|True|False)?",

@@ -48,7 +48,13 @@ class UserError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, with a usage error on one line (pointing to ``--help``) instead of three."""
+    """argparse, with a usage error on one line (pointing to ``--help``) instead of three,
+    and no abbreviated flags (``--dat`` is an error, not ``--data``: a CI script stays
+    right when a flag is added)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["allow_abbrev"] = False
+        super().__init__(*args, **kwargs)
 
     def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
         self._refuse_repeats(sys.argv[1:] if args is None else list(args))

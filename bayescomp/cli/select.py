@@ -237,7 +237,7 @@ def run(args: argparse.Namespace) -> int:
     common["compare_options"] = mcmc or None
     from bayescomp.cli._data import parse_guardrails
 
-    common["guardrails"] = parse_guardrails(args.guardrail) or None
+    common["guardrails"] = parse_guardrails(args.guardrail, fitted=not csv_mode) or None
     try:
         common["tracker"] = _tracker(args)
         if csv_mode:

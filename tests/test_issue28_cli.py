@@ -1,0 +1,225 @@
+"""Issue 28 (command line and table input): wrong numbers, silent acceptances, crashes.
+
+CLI cases run ``python -m bayescomp`` in a subprocess, as a user runs it, on tiny tables
+built in ``tmp_path``; each bad input must give one line on stderr naming the flag and
+what to do (exit status 2), never a traceback or "internal error".
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bayescomp.scores.tabular import read_table
+
+REPO = Path(__file__).resolve().parents[1]
+LR = "from sklearn.linear_model import LogisticRegression\n\nmodel = LogisticRegression()\n"
+PRIOR = "from sklearn.dummy import DummyClassifier\n\nmodel = DummyClassifier()\n"
+FAST = ("--baseline", "lr", "--rope", "0.01", "--n-splits", "3", "--n-repeats", "1", "--quiet")
+
+
+def bc(*args: str, cwd: Path, timeout: int = 300, **kw) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(REPO), **kw.pop("env", {})}
+    return subprocess.run(
+        [sys.executable, "-m", "bayescomp", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        **kw,
+    )
+
+
+def one_error(proc: subprocess.CompletedProcess, *parts: str) -> str:
+    """The run failed with exit 2 and one line on stderr holding every part."""
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2, proc.stderr
+    assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    for part in parts:
+        assert part in lines[0], lines[0]
+    return lines[0]
+
+
+def table(n: int = 60, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({"x": rng.normal(size=n), "g": np.arange(n) % 6})
+    df["y"] = (df["x"] + rng.normal(size=n) > 0).astype(int)
+    return df
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> Path:
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "lr.py").write_text(LR)
+    (tmp_path / "models" / "prior.py").write_text(PRIOR)
+    table().to_csv(tmp_path / "d.csv", index=False)
+    return tmp_path
+
+
+# -- item 3: --time is parsed, never sorted as text -------------------------------------
+
+
+def test_time_numbers_stored_as_text_sort_as_numbers(tmp_path):
+    df = pd.DataFrame(
+        {"t": ["10", "2", "1", "30", "3"], "x": [10.0, 2, 1, 30, 3], "y": [0, 1] * 2 + [1]}
+    )
+    df.to_parquet(tmp_path / "t.parquet")
+    X = read_table(tmp_path / "t.parquet", target="y", time="t", n_splits=2).X
+    assert X["x"].tolist() == [1.0, 2.0, 3.0, 10.0, 30.0]  # as text: 1, 10, 2, 3, 30
+
+
+def test_time_day_first_with_its_format(tmp_path):
+    t = ["30/08/2024 08:15", "02/09/2024 08:15", "01/08/2024 09:00", "31/07/2024 23:00"]
+    df = pd.DataFrame({"t": t, "x": [3.0, 4, 2, 1], "y": [0, 1, 0, 1]})
+    df.to_csv(tmp_path / "t.csv", index=False)
+    X = read_table(
+        tmp_path / "t.csv", target="y", time="t", time_format="%d/%m/%Y %H:%M", n_splits=2
+    ).X
+    assert X["x"].tolist() == [1.0, 2.0, 3.0, 4.0]
+    iso = df.assign(t=["2024-08-30 08:15", "2024-09-02", "2024-08-01T09:00", "2024-07-31"])
+    iso.to_csv(tmp_path / "iso.csv", index=False)
+    assert read_table(tmp_path / "iso.csv", target="y", time="t", n_splits=2).X["x"].tolist() == [
+        1.0,
+        2.0,
+        3.0,
+        4.0,
+    ]
+
+
+def test_time_ambiguous_or_unparseable_text_is_refused(work):
+    df = table()
+    df["t"] = [f"{i % 28 + 1:02d}/0{i // 28 + 1}/2024 08:15" for i in range(len(df))]
+    df.to_csv(work / "dates.csv", index=False)
+    proc = bc(
+        "select", "models/", "--data", "dates.csv", "--target", "y", "--time", "t", *FAST, cwd=work
+    )
+    one_error(proc, "'t'", "'01/01/2024 08:15'", "--time-format '%d/%m/%Y %H:%M'")
+    df["t"] = [f"day-{i}" for i in range(len(df))]
+    df.to_csv(work / "labels.csv", index=False)
+    proc = bc(
+        "select", "models/", "--data", "labels.csv", "--target", "y", "--time", "t", *FAST, cwd=work
+    )
+    one_error(proc, "time column 't'", "'day-0'", "neither a number nor a date")
+
+
+# -- item 9: one column, one role ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("flag", ["--groups", "--time"])
+def test_target_that_is_also_groups_or_time_is_refused(work, flag):
+    proc = bc("select", "models/", "--data", "d.csv", "--target", "y", flag, "y", *FAST, cwd=work)
+    one_error(proc, f"column 'y' is both --target and {flag}")
+
+
+# -- item 14: empty tables ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_zero_row_data_is_one_line(work, suffix):
+    empty = table().head(0)
+    path = work / f"empty{suffix}"
+    empty.to_csv(path, index=False) if suffix == ".csv" else empty.to_parquet(path)
+    proc = bc("select", "models/", "--data", path.name, "--target", "y", *FAST, cwd=work)
+    one_error(proc, f"empty{suffix} has a header but no rows")
+
+
+# -- item 20: messages ----------------------------------------------------------------------
+
+
+def test_missing_y_true_column_is_named_as_itself(tmp_path):
+    pd.DataFrame({"a": [1, 0, 1], "b": [0, 0, 1], "label": [1, 0, 1]}).to_csv(
+        tmp_path / "p.csv", index=False
+    )
+    proc = bc("compare", "--predictions", "p.csv", "--rope", "0.01", cwd=tmp_path)
+    line = one_error(proc, "--y-true column 'y_true' is not in p.csv")
+    assert "the --y-true column'" not in line
+
+
+@pytest.mark.parametrize(
+    "guard, words",
+    [
+        ("fit_time:inf", "--guardrail 'fit_time:inf': METRIC:ROPE expected"),
+        ("fit_time:0.1:0.2", "--guardrail 'fit_time:0.1:0.2': METRIC:ROPE expected"),
+        ("nope:0.1", "--guardrail 'nope:0.1': unknown scoring 'nope'"),
+    ],
+)
+def test_guardrail_errors_name_the_guardrail(work, guard, words):
+    proc = bc("select", "models/", "--dataset", "iris", "--guardrail", guard, *FAST, cwd=work)
+    line = one_error(proc, words)
+    assert "--rope" not in line and "callable" not in line
+
+
+# -- item 21: what spreadsheets write, and flags that do what they say ---------------------
+
+
+def test_semicolon_and_utf16_data_are_read(work):
+    df = table()
+    df.to_csv(work / "semi.csv", index=False, sep=";")
+    df.to_csv(work / "u16.csv", index=False, encoding="utf-16")
+    for name in ("semi.csv", "u16.csv"):
+        frame = read_table(work / name, target="y", n_splits=3).X
+        pd.testing.assert_frame_equal(frame, df[["x", "g"]])
+    (work / "latin.csv").write_bytes("x;café\n1;0\n".encode("latin-1"))
+    with pytest.raises(ValueError, match=r"is not UTF-8 text.*re-save it as UTF-8"):
+        read_table(work / "latin.csv", target="café", n_splits=3)
+
+
+def test_text_binary_target_needs_pos_label(work):
+    df = table().assign(y=lambda d: d["y"].map({1: "yes", 0: "no"}))
+    df.to_csv(work / "yn.csv", index=False)
+    proc = bc("select", "models/", "--data", "yn.csv", "--target", "y", *FAST, cwd=work)
+    one_error(proc, "'no' and 'yes'", "--pos-label yes")
+    t = read_table(work / "yn.csv", target="y", pos_label="yes", n_splits=3)
+    assert t.y.tolist() == table()["y"].tolist()
+
+
+def test_drop_takes_a_comma_list_and_leaves_the_models_positional(work):
+    df = table().assign(id=range(60), leak=lambda d: d["y"])
+    df.to_csv(work / "drop.csv", index=False)
+    proc = bc(
+        "select",
+        "--data",
+        "drop.csv",
+        "--target",
+        "y",
+        "--drop",
+        "id,leak",
+        "models/",
+        "--json",
+        *FAST,
+        cwd=work,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert '"champion": "lr"' in proc.stdout  # the leak is not a feature: no perfect model
+
+
+def test_abbreviated_flags_are_refused(work):
+    proc = bc("select", "models/", "--dat", "d.csv", "--target", "y", *FAST, cwd=work)
+    one_error(proc, "unrecognized arguments: --dat")
+
+
+def test_one_class_fold_blames_the_split_design(work):
+    df = table().assign(g=np.repeat(np.arange(6), 10))
+    df["y"] = (df["g"] == 0).astype(int)
+    df.to_csv(work / "oneclass.csv", index=False)
+    proc = bc(
+        "select",
+        "models/",
+        "--data",
+        "oneclass.csv",
+        "--target",
+        "y",
+        "--groups",
+        "g",
+        *FAST,
+        cwd=work,
+    )
+    line = one_error(proc, "one class of the target 'y'", "split design", "fewer folds")
+    assert "model file" not in line
