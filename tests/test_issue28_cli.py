@@ -223,3 +223,129 @@ def test_one_class_fold_blames_the_split_design(work):
     )
     line = one_error(proc, "one class of the target 'y'", "split design", "fewer folds")
     assert "model file" not in line
+
+
+# -- item 8: the select steps table never rounds across gamma ------------------------------
+
+
+def test_steps_table_keeps_a_probability_below_gamma_below_it():
+    from bayescomp.studies.selection import format_steps
+
+    steps = pd.DataFrame(
+        [
+            dict(
+                step=1,
+                champion="lr",
+                challenger="rf",
+                champion_score=0.8,
+                challenger_score=0.82,
+                p_better=0.94996,
+                p_left=0.00004,
+                p_rope=0.05,
+                p_right=0.94996,
+                risk=0.05004,
+                expected_gain=0.02,
+                decision="inconclusive",
+                reason="not sure",
+            )
+        ]
+    )
+    row = format_steps(steps, 0.95).splitlines()[1].split()
+    assert row[5:10] == ["0.94996", "0.000", "0.050", "0.94996", "0.05004"]
+
+
+# -- items 13 and 19: rank ------------------------------------------------------------------
+
+
+def scores_csv(path: Path) -> None:
+    rng = np.random.default_rng(0)
+    rows = [
+        dict(dataset=d, model=m, split=s, n_train=80, n_test=20, accuracy=mu + rng.normal(0, 0.02))
+        for d in "abc"
+        for m, mu in (("lr", 0.8), ("rf", 0.82), ("nb", 0.7))
+        for s in range(5)
+    ]
+    pd.DataFrame(rows).to_csv(path, index=False)
+
+
+def test_rank_without_the_mcmc_extra_is_one_line(tmp_path):
+    scores_csv(tmp_path / "s.csv")
+    code = (
+        "import sys; sys.modules['pymc'] = None; sys.modules['nutpie'] = None\n"
+        "from bayescomp.cli.main import main\n"
+        "raise SystemExit(main(['rank', 's.csv', '--metric', 'accuracy']))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr.strip() == (
+        "bayescomp rank: error: the Plackett-Luce ranking needs pymc, which is not installed; "
+        "install it with: pip install 'bayescomp[mcmc]'"
+    )
+
+
+def test_rank_prints_its_table_one_row_a_line(tmp_path):
+    scores_csv(tmp_path / "s.csv")
+    proc = bc("rank", "s.csv", "--dataset", "a", "--metric", "accuracy", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert "\\n" not in proc.stdout
+    assert lines[2].split() == [
+        "model",
+        "mean",
+        "versus",
+        "p_better",
+        "p_left",
+        "p_rope",
+        "p_right",
+        "expected_gain",
+        "decision",
+    ]
+    assert len(lines) == 3 + 6  # title, blank, header, 3 models x 2 rivals
+
+
+def test_fit_warnings_name_their_model_once(tmp_path):
+    (tmp_path / "lr.py").write_text(
+        "from sklearn.linear_model import LogisticRegression\n\n"
+        "model = LogisticRegression(max_iter=1)\n"
+    )
+    (tmp_path / "prior.py").write_text(PRIOR)
+    proc = bc(
+        "compare",
+        "lr.py",
+        "prior.py",
+        "--dataset",
+        "breast_cancer",
+        "--rope",
+        "0.01",
+        "--n-splits",
+        "3",
+        "--n-repeats",
+        "2",
+        "--quiet",
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr
+    (line,) = [x for x in proc.stderr.splitlines() if "ConvergenceWarning" in x]
+    assert line.startswith(
+        "bayescomp compare: ConvergenceWarning (6 times): model 'lr': lbfgs failed to converge"
+    )
+    assert line.count("model '") == 1
+
+
+# -- item 14: a scores CSV whose key column is empty on every row --------------------------
+
+
+@pytest.mark.parametrize("command", ["rank", "select"])
+def test_scores_csv_with_an_empty_key_column(tmp_path, command):
+    scores_csv(tmp_path / "s.csv")
+    pd.read_csv(tmp_path / "s.csv").assign(model=np.nan).to_csv(tmp_path / "s.csv", index=False)
+    extra = ["--baseline", "lr", "--rope", "0.01", "--dataset", "a"] if command == "select" else []
+    proc = bc(command, "s.csv", "--metric", "accuracy", *extra, cwd=tmp_path)
+    one_error(proc, "column 'model' is empty on 45 row(s) (rows [0, 1, 2, 3, 4]); give every row")

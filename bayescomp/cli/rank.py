@@ -130,7 +130,8 @@ def run(args: argparse.Namespace) -> int:
     with pd.option_context(
         "display.width", 160, "display.max_columns", 20, "display.float_format", "{:.3f}".format
     ):
-        print(terminal_literal(table.to_string(index=False)))
+        for line in table.to_string(index=False).splitlines():
+            print(terminal_literal(line))
     for path in (args.latex, args.plot):
         if path:
             print(f"wrote {path}")

@@ -413,7 +413,7 @@ def _print(sel: Any, args: argparse.Namespace, csv_mode: bool, report: Any) -> N
         f"±{sel.rope:g}, γ = {sel.gamma:g}, rule {sel.recommendation.get('rule', '?')}), "
         f"baseline {terminal_literal(sel.baseline)}\n"
     )
-    print(format_steps(sel.steps))
+    print(format_steps(sel.steps, sel.gamma))
     print("\n" + rope_note(sel.rope))
     print(f"\nrecommendation: {terminal_literal(sel.recommendation['text'])}")
     if not csv_mode:
