@@ -349,3 +349,21 @@ def test_scores_csv_with_an_empty_key_column(tmp_path, command):
     extra = ["--baseline", "lr", "--rope", "0.01", "--dataset", "a"] if command == "select" else []
     proc = bc(command, "s.csv", "--metric", "accuracy", *extra, cwd=tmp_path)
     one_error(proc, "column 'model' is empty on 45 row(s) (rows [0, 1, 2, 3, 4]); give every row")
+
+
+# -- item 11: the gate sees skipped models -----------------------------------------------
+
+
+def test_gate_fails_on_skipped_models_unless_on_error_skip(work):
+    (work / "models" / "broken.py").write_text("model = (\n")
+    args = ("select", "models/", "--dataset", "breast_cancer", "--fail-unless", "keep", *FAST)
+    proc = bc(*args, cwd=work)
+    assert proc.returncode == 1, proc.stderr
+    assert "skipped broken: models/broken.py: failed to import (SyntaxError" in proc.stdout
+    assert proc.stdout.strip().splitlines()[-1] == (
+        "gate --fail-unless keep: FAILED (exit status 1): model(s) skipped (broken); fix them, "
+        "or pass --on-error skip to accept a selection without them"
+    )
+    proc = bc(*args, "--on-error", "skip", cwd=work)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().splitlines()[-1] == "gate --fail-unless keep: passed"

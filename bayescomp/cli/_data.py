@@ -105,7 +105,7 @@ def own_data(args: argparse.Namespace) -> OwnData | None:
         raise UserError(f"--data {args.data} needs --target COL: the column to predict")
     if args.gap and not args.time:
         raise UserError("--gap is the gap of a time-ordered design; pass --time COL with it")
-    if args.time_format and not args.time:
+    if getattr(args, "time_format", None) and not args.time:
         raise UserError("--time-format is the format of the --time column; pass --time COL")
     if args.gap < 0:
         raise UserError(f"--gap must be >= 0, got {args.gap}")
@@ -119,8 +119,8 @@ def own_data(args: argparse.Namespace) -> OwnData | None:
         time=args.time,
         task=args.task,
         n_splits=args.n_splits,
-        time_format=args.time_format,
-        pos_label=args.pos_label,
+        time_format=getattr(args, "time_format", None),
+        pos_label=getattr(args, "pos_label", None),
     )
     cv = _design(table, args)
     _check_folds(cv, table, args)
@@ -144,8 +144,12 @@ def _check_folds(cv: Any, table: Any, args: argparse.Namespace) -> None:
 
     from bayescomp.cli.main import UserError
 
-    design = " ".join(f"--{k} {getattr(args, k)}" for k in ("groups", "time") if getattr(args, k))
-    ranking = (args.metric or "roc_auc").startswith(("roc_auc", "average_precision", "neg_log"))
+    design = " with ".join(
+        f"--{k} {getattr(args, k)}" for k in ("groups", "time") if getattr(args, k)
+    )
+    ranking = (getattr(args, "metric", None) or "roc_auc").startswith(
+        ("roc_auc", "average_precision", "neg_log")
+    )
     try:
         for i, (train, test) in enumerate(cv.split(table.X, table.y, table.groups)):
             for rows, part in ((train, "training"), (test, "test") if ranking else ((), "")):
