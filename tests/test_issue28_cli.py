@@ -367,3 +367,115 @@ def test_gate_fails_on_skipped_models_unless_on_error_skip(work):
     proc = bc(*args, "--on-error", "skip", cwd=work)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().splitlines()[-1] == "gate --fail-unless keep: passed"
+
+
+# -- item 16: MLflow configuration errors say what to install or set ------------------------
+
+
+def test_mlflow_file_store_says_what_to_set(work):
+    pytest.importorskip("mlflow")
+    uri = (work / "mlruns").as_uri()
+    env = {k: v for k, v in os.environ.items() if k != "MLFLOW_ALLOW_FILE_STORE"}
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bayescomp",
+            "select",
+            "models/",
+            "--dataset",
+            "breast_cancer",
+            "--mlflow-model",
+            "m",
+            "--mlflow-uri",
+            uri,
+            *FAST,
+        ],
+        cwd=work,
+        env={**env, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    one_error(
+        proc, f"the MLflow tracking URI {uri} is a file store", "MLFLOW_ALLOW_FILE_STORE=true"
+    )
+
+
+def test_mlflow_database_uri_with_mlflow_skinny_says_what_to_install():
+    from bayescomp.integrations.mlflow_hints import configuration_hint
+
+    try:  # what mlflow-skinny raises on a sqlite:// store: its SQLAlchemy is missing
+        import bayescomp_test_no_such_module.sqlalchemy  # noqa: F401
+    except ModuleNotFoundError as exc:
+        exc.name = "sqlalchemy"
+        missing = exc
+    assert configuration_hint(missing, "sqlite:///mlflow.db") == (
+        "the MLflow tracking URI sqlite:///mlflow.db needs sqlalchemy, which mlflow-skinny "
+        "does not install: pip install mlflow (the full package), or use an http(s):// "
+        "tracking server"
+    )
+
+
+# -- item 17: Ctrl-C during select --n-jobs 2 ------------------------------------------------
+
+SLOW = """\
+import time
+
+from sklearn.linear_model import LogisticRegression
+
+
+class Slow(LogisticRegression):
+    def fit(self, X, y):
+        time.sleep(0.5)
+        return super().fit(X, y)
+
+
+model = Slow(max_iter=500)
+"""
+
+
+def test_ctrl_c_exits_130_in_one_line_and_marks_the_run_interrupted(tmp_path):
+    import signal
+    import sqlite3
+    import time
+
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "lr.py").write_text(SLOW)
+    (tmp_path / "models" / "prior.py").write_text(PRIOR)
+    args = ["select", "models/", "--dataset", "breast_cancer", "--baseline", "lr", "--rope",
+            "0.01", "--n-splits", "5", "--n-repeats", "4", "--n-jobs", "2", "--store",
+            "s.sqlite", "--quiet"]  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bayescomp", *args], cwd=tmp_path, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )  # fmt: skip
+    store, deadline, fits = tmp_path / "s.sqlite", time.monotonic() + 240, 0
+    while fits < 2 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.2)
+        try:
+            with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as con:
+                fits = con.execute("SELECT COUNT(*) FROM fits").fetchone()[0]
+        except sqlite3.Error:
+            fits = 0
+    assert fits >= 2 and proc.poll() is None
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=240)
+    assert proc.returncode == 130
+    assert err.strip() == (
+        "bayescomp select: interrupted (a --store keeps the fits already made: run the "
+        "command again to resume)"
+    )
+    with sqlite3.connect(store) as con:
+        assert con.execute("SELECT status FROM runs").fetchall() == [("interrupted",)]
+    assert not (tmp_path / "s.sqlite.lock").exists()
+
+
+# -- item 23: no lock file left after a clean exit ------------------------------------------
+
+
+def test_no_lock_file_after_a_clean_run(work):
+    proc = bc("select", "models/", "--dataset", "iris", "--store", "s.sqlite", *FAST, cwd=work)
+    assert proc.returncode == 0, proc.stderr
+    assert (work / "s.sqlite").is_file() and not (work / "s.sqlite.lock").exists()

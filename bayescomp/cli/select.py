@@ -285,8 +285,16 @@ def run(args: argparse.Namespace) -> int:
             )
     except (ModelFileError, FitError) as exc:
         raise UserError(str(exc)) from None
-    except ImportError as exc:
-        raise UserError(str(exc)) from None
+    except Exception as exc:
+        if args.mlflow_model or any(s.startswith("models:/") for s in sources):
+            from bayescomp.integrations.mlflow_hints import configuration_hint
+
+            hint = configuration_hint(exc, args.mlflow_uri)
+            if hint:
+                raise UserError(hint) from None
+        if isinstance(exc, ImportError):
+            raise UserError(str(exc)) from None
+        raise
     report = sel.report(args.report) if args.report else None
     _print(sel, args, csv_mode, report)
     return 0 if gate_met(sel, args.fail_unless, args.on_error == "skip") else 1
@@ -408,7 +416,7 @@ def _print(sel: Any, args: argparse.Namespace, csv_mode: bool, report: Any) -> N
         else {
             "condition": args.fail_unless,
             "met": gate_met(sel, args.fail_unless, args.on_error == "skip"),
-            "skipped": sorted(skipped),
+            **({"skipped": sorted(skipped)} if skipped else {}),
         }
     )
     if fmt == "json":
@@ -450,9 +458,9 @@ def _print(sel: Any, args: argparse.Namespace, csv_mode: bool, report: Any) -> N
         print(f"report: {report}")
     if gate is not None:
         why = (
-            f": model(s) skipped ({', '.join(map(terminal_literal, gate['skipped']))}); fix "
+            f": model(s) skipped ({', '.join(map(terminal_literal, sorted(skipped)))}); fix "
             "them, or pass --on-error skip to accept a selection without them"
-            if gate["skipped"] and args.on_error != "skip"
+            if skipped and args.on_error != "skip"
             else ""
         )
         print(
