@@ -479,3 +479,13 @@ def test_no_lock_file_after_a_clean_run(work):
     proc = bc("select", "models/", "--dataset", "iris", "--store", "s.sqlite", *FAST, cwd=work)
     assert proc.returncode == 0, proc.stderr
     assert (work / "s.sqlite").is_file() and not (work / "s.sqlite.lock").exists()
+
+
+# -- item 23: --help shows defaults only where they mean something ---------------------------
+
+
+def test_select_help_shows_no_none_defaults(tmp_path):
+    proc = bc("select", "--help", cwd=tmp_path)
+    assert proc.returncode == 0
+    assert "default: None" not in proc.stdout and "default None" not in proc.stdout
+    assert "(default: given)" in proc.stdout  # a meaningful default is still shown

@@ -144,3 +144,17 @@ class RenamedFlag(argparse.Action):
             f"bayescomp {parser.prog.split()[-1]}", str(option_string), self.new, stacklevel=2
         )
         setattr(namespace, self.dest, values)
+
+
+class DefaultsHelp(argparse.ArgumentDefaultsHelpFormatter):
+    """``--help`` with a flag's default where it means something: not for a required
+    flag, nor a default of None, False or [] (computed or absent), nor one the help
+    text already states."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if action.required or action.default in (None, False, [], argparse.SUPPRESS):
+            return text
+        if "%(default)" in text or "default" in text:
+            return text
+        return super()._get_help_string(action)

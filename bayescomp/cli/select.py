@@ -22,7 +22,7 @@ from typing import Any
 
 from bayescomp.cli import _parents
 from bayescomp.cli._backend import fit_options, on_backend
-from bayescomp.cli._text import rope_note
+from bayescomp.cli._text import DefaultsHelp, rope_note
 
 
 def register(subparsers: Any) -> None:
@@ -39,7 +39,7 @@ def register(subparsers: Any) -> None:
         "better beyond the ROPE",
         description="Champion/challenger selection. SOURCE is a folder of model files, model "
         "files, or one scores CSV (then nothing is fitted).",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=DefaultsHelp,
     )
     p.add_argument(
         "source",
