@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 TASKS = ("binary", "multiclass", "regression")
-_DATA_ONLY = ("target", "groups", "time", "task")
+_DATA_ONLY = ("target", "groups", "time", "time_format", "task", "pos_label")
 
 
 def add_data_flags(p: argparse.ArgumentParser) -> None:
@@ -34,11 +34,11 @@ def add_data_flags(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--drop",
-        metavar="COL",
-        nargs="+",
+        metavar="COL,COL",
+        type=lambda text: [c for c in text.split(",") if c],
         action="extend",
         default=[],
-        help="columns that are not features (ids, leaks)",
+        help="columns that are not features (ids, leaks), comma-separated; repeatable",
     )
     g.add_argument(
         "--time",
@@ -48,6 +48,12 @@ def add_data_flags(p: argparse.ArgumentParser) -> None:
         "each other in time, e.g. weeks); COL is not a feature",
     )
     g.add_argument(
+        "--time-format",
+        metavar="FMT",
+        help="strptime format of a --time column of text dates that are not ISO 8601 "
+        "(e.g. '%%d/%%m/%%Y %%H:%%M'); numbers and ISO dates need none",
+    )
+    g.add_argument(
         "--gap",
         type=int,
         default=0,
@@ -55,6 +61,11 @@ def add_data_flags(p: argparse.ArgumentParser) -> None:
         "training window and its test window",
     )
     g.add_argument("--task", choices=TASKS, help="override the task inferred from the target")
+    g.add_argument(
+        "--pos-label",
+        metavar="LABEL",
+        help="the positive class of a binary target with text labels (e.g. yes)",
+    )
 
 
 @dataclass(frozen=True)
@@ -94,6 +105,8 @@ def own_data(args: argparse.Namespace) -> OwnData | None:
         raise UserError(f"--data {args.data} needs --target COL: the column to predict")
     if args.gap and not args.time:
         raise UserError("--gap is the gap of a time-ordered design; pass --time COL with it")
+    if getattr(args, "time_format", None) and not args.time:
+        raise UserError("--time-format is the format of the --time column; pass --time COL")
     if args.gap < 0:
         raise UserError(f"--gap must be >= 0, got {args.gap}")
     from bayescomp.scores.tabular import read_table
@@ -106,14 +119,11 @@ def own_data(args: argparse.Namespace) -> OwnData | None:
         time=args.time,
         task=args.task,
         n_splits=args.n_splits,
+        time_format=getattr(args, "time_format", None),
+        pos_label=getattr(args, "pos_label", None),
     )
     cv = _design(table, args)
-    if args.time and args.groups:  # a group on both sides of a window's start: say so now
-        try:
-            for _ in cv.split(table.X, table.y, table.groups):
-                pass
-        except ValueError as exc:
-            raise UserError(f"--groups {args.groups} with --time {args.time}: {exc}") from None
+    _check_folds(cv, table, args)
     return OwnData(
         table.X,
         table.y,
@@ -124,6 +134,34 @@ def own_data(args: argparse.Namespace) -> OwnData | None:
         "regression" if table.task == "regression" else "classification",
         {"binary": "roc_auc", "multiclass": "accuracy", "regression": "r2"}[table.task],
     )
+
+
+def _check_folds(cv: Any, table: Any, args: argparse.Namespace) -> None:
+    """Say now what the design cannot do, before any fit blames a model: a group on both
+    sides of a time window's start, or a fold whose training (or, for ranking metrics, test)
+    rows hold one class of the target."""
+    import numpy as np
+
+    from bayescomp.cli.main import UserError
+
+    design = " with ".join(
+        f"--{k} {getattr(args, k)}" for k in ("groups", "time") if getattr(args, k)
+    )
+    ranking = (getattr(args, "metric", None) or "roc_auc").startswith(
+        ("roc_auc", "average_precision", "neg_log")
+    )
+    try:
+        for i, (train, test) in enumerate(cv.split(table.X, table.y, table.groups)):
+            for rows, part in ((train, "training"), (test, "test") if ranking else ((), "")):
+                if table.task != "regression" and len(rows) and len(np.unique(table.y[rows])) < 2:
+                    raise UserError(
+                        f"split {i}: its {part} rows hold one class of the target "
+                        f"{args.target!r}: the split design ({design or 'k-fold'}, --n-splits "
+                        f"{args.n_splits}) cannot score it; use fewer folds (--n-splits) or "
+                        "other groups"
+                    )
+    except ValueError as exc:
+        raise UserError(f"{design}: {exc}") from None
 
 
 def _design(table: Any, args: argparse.Namespace) -> Any:
@@ -177,24 +215,35 @@ def add_guardrail_flag(p: argparse.ArgumentParser) -> None:
     )
 
 
-def parse_guardrails(values: list[str]) -> dict[str, float]:
-    """``["neg_log_loss:0.01", …]`` -> ``{"neg_log_loss": 0.01, …}``, or a one-line error."""
+def parse_guardrails(values: list[str], *, fitted: bool = False) -> dict[str, float]:
+    """``["neg_log_loss:0.01", …]`` -> ``{"neg_log_loss": 0.01, …}``, or a one-line error;
+    ``fitted``: each metric must be a scikit-learn scorer name (or a fit/score time)."""
+    import math
+
     from bayescomp.cli.main import UserError
 
     out: dict[str, float] = {}
     for text in values:
-        metric, sep, rope = text.rpartition(":")
+        metric, *rest = text.split(":")
         try:
-            value = float(rope)
+            value = float(rest[0]) if len(rest) == 1 else float("nan")
         except ValueError:
             value = float("nan")
-        if not sep or not metric or not value >= 0:
+        if not metric or not (math.isfinite(value) and value >= 0):
             raise UserError(
-                f"--guardrail {text!r}: write METRIC:ROPE with a ROPE >= 0, e.g. "
+                f"--guardrail {text!r}: METRIC:ROPE expected, with a finite ROPE >= 0, e.g. "
                 "--guardrail neg_log_loss:0.01"
             )
         if metric in out:
             raise UserError(f"--guardrail {metric!r} is given twice; give each metric once")
+        if fitted and metric not in TIMINGS:
+            from bayescomp.scores.crossval import resolve_scorers
+
+            try:
+                resolve_scorers(metric)
+            except ValueError as exc:
+                why = str(exc).split(" or a callable")[0]
+                raise UserError(f"--guardrail {text!r}: {why}, or fit_time / score_time") from None
         out[metric] = value
     return out
 

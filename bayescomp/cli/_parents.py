@@ -87,13 +87,13 @@ def mcmc() -> argparse.ArgumentParser:
         type=int,
         default=None,
         help="MCMC models (several datasets, Plackett-Luce): kept draws per chain "
-        "(default %(default)s; None: the model's own)",
+        "(default: the model's own; compare: 2000)",
     )
     p.add_argument(
         "--chains",
         type=int,
         default=None,
-        help="MCMC models: chains (default %(default)s; None: the model's own)",
+        help="MCMC models: chains (default: the model's own; compare: 4)",
     )
     return p
 

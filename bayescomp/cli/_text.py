@@ -59,6 +59,8 @@ def error_text(exc: BaseException, args: argparse.Namespace) -> str:
     from bayescomp.core.exceptions import InvalidArgumentError
 
     flags = {d: flag_of(d) for d in vars(args) if d not in NOT_FLAGS}
+    if not getattr(args, "predictions", True):  # no predictions read: y_true is sklearn's
+        flags = {d: f for d, f in flags.items() if d not in ("y_true", "pred")}
     if isinstance(exc, InvalidArgumentError) and exc.argument in flags:
         return exc.named(flags[exc.argument])
     msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
@@ -84,7 +86,10 @@ def in_flags(message: str, flags: dict[str, str]) -> str:
 
     for arg, dest in (("y_pred_or_score", "pred"), ("y_true", "y_true")):  # data arguments
         if dest in flags:
-            message = re.sub(rf"(?<![\w.-]){arg}(?![\w=])", f"the {flags[dest]} column", message)
+            # not a quoted name: "column 'y_true' is not in p.csv" names the column
+            message = re.sub(
+                rf"(?<![\w.'\"-]){arg}(?![\w='\"])", f"the {flags[dest]} column", message
+            )
     if "higher_is_better" in flags:
         message = re.sub(
             r"(?<![\w-])higher_is_better=(True or False|True|False)?",
@@ -139,3 +144,17 @@ class RenamedFlag(argparse.Action):
             f"bayescomp {parser.prog.split()[-1]}", str(option_string), self.new, stacklevel=2
         )
         setattr(namespace, self.dest, values)
+
+
+class DefaultsHelp(argparse.ArgumentDefaultsHelpFormatter):
+    """``--help`` with a flag's default where it means something: not for a required
+    flag, nor a default of None, False or [] (computed or absent), nor one the help
+    text already states."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if action.required or action.default in (None, False, [], argparse.SUPPRESS):
+            return text
+        if "%(default)" in text or "default" in text:
+            return text
+        return super()._get_help_string(action)

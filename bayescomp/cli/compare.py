@@ -153,7 +153,7 @@ def _scores_from_models(args: argparse.Namespace) -> tuple[Any, str, list[str], 
         else splitter(n_splits=args.n_splits, n_repeats=args.n_repeats, random_state=args.seed)
     )
     models = {n: specs[n].estimator for n in [baseline, *candidates]}
-    guarded = [g for g in parse_guardrails(args.guardrail) if g not in TIMINGS]
+    guarded = [g for g in parse_guardrails(args.guardrail, fitted=True) if g not in TIMINGS]
     scoring = list(dict.fromkeys([metric, *guarded])) if guarded else metric
     with on_backend(args):
         scores = cross_validate_paired(

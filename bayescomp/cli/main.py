@@ -48,7 +48,13 @@ class UserError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, with a usage error on one line (pointing to ``--help``) instead of three."""
+    """argparse, with a usage error on one line (pointing to ``--help``) instead of three,
+    and no abbreviated flags (``--dat`` is an error, not ``--data``: a CI script stays
+    right when a flag is added)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["allow_abbrev"] = False
+        super().__init__(*args, **kwargs)
 
     def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
         self._refuse_repeats(sys.argv[1:] if args is None else list(args))
@@ -190,6 +196,19 @@ def _warning_line(message: Any, category: type, *_: Any, **__: Any) -> str:
     return f"{category.__name__}: {message}\n"
 
 
+def _stop_workers() -> None:
+    """After Ctrl-C: stop joblib's worker processes now, and keep its threads still
+    scheduling fits on the stopped pool from printing their tracebacks."""
+    logging.getLogger("concurrent.futures").disabled = True  # loky's callback errors
+    # joblib's notes on the stopped fits (tasks cancelled, memmapped folders left to delete)
+    warnings.simplefilter("ignore")
+    loky = sys.modules.get("joblib.externals.loky.reusable_executor")
+    executor = getattr(loky, "_executor", None)
+    if executor is not None:
+        with contextlib.suppress(Exception):
+            executor.shutdown(wait=True, kill_workers=True)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """The ``bayescomp`` command: its exit status (0, 2 for a user error)."""
     shown = warnings.formatwarning
@@ -246,8 +265,14 @@ def _main(argv: Sequence[str] | None) -> int:
             raise
         print(f"bayescomp {args.command}: error: {one_line(exc)}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:  # pragma: no cover
-        print("interrupted", file=sys.stderr)
+    except KeyboardInterrupt:
+        counts.clear()  # stopped: one line, not the warnings of the fits so far
+        _stop_workers()
+        print(
+            f"bayescomp {args.command}: interrupted (a --store keeps the fits already made: "
+            "run the command again to resume)",
+            file=sys.stderr,
+        )
         return 130
     except Exception as exc:  # a bug of ours: still one line, and how to get the details
         if os.environ.get("BAYESCOMP_TRACEBACK"):

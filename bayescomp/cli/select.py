@@ -22,7 +22,7 @@ from typing import Any
 
 from bayescomp.cli import _parents
 from bayescomp.cli._backend import fit_options, on_backend
-from bayescomp.cli._text import rope_note
+from bayescomp.cli._text import DefaultsHelp, rope_note
 
 
 def register(subparsers: Any) -> None:
@@ -39,7 +39,7 @@ def register(subparsers: Any) -> None:
         "better beyond the ROPE",
         description="Champion/challenger selection. SOURCE is a folder of model files, model "
         "files, or one scores CSV (then nothing is fitted).",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=DefaultsHelp,
     )
     p.add_argument(
         "source",
@@ -92,8 +92,10 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--on-error",
         choices=("skip", "raise"),
-        default="skip",
-        help="a broken model file or failing fit: skip that model, or stop",
+        default=None,
+        help="a broken model file or failing fit: skip that model, or stop. Without it, "
+        "such a model is skipped too, but a --fail-unless gate then fails (exit 1): pass "
+        "--on-error skip to accept a selection without it",
     )
     p.add_argument("--method", default="auto", help=argparse.SUPPRESS)
     _add_outputs(p)
@@ -142,10 +144,22 @@ def _add_mlflow_flags(p: argparse.ArgumentParser) -> None:
 GATES = ("promote", "keep", "decided")
 
 
-def gate_met(sel: Any, gate: str | None) -> bool:
-    """Whether the ``--fail-unless`` gate holds for a selection (None: no gate)."""
+def skipped_models(sel: Any) -> dict[str, str]:
+    """The models a selection went on without: model files that did not load, and
+    challengers whose fits failed (an ``error`` step), each with why."""
+    if sel.steps.empty:
+        return dict(sel.skipped)
+    failed = sel.steps[sel.steps["decision"] == "error"]
+    return {**sel.skipped, **dict(zip(failed["challenger"], failed["reason"], strict=True))}
+
+
+def gate_met(sel: Any, gate: str | None, accept_skipped: bool = True) -> bool:
+    """Whether the ``--fail-unless`` gate holds for a selection (None: no gate); a skipped
+    model fails it unless ``accept_skipped`` (``--on-error skip`` given)."""
     if gate is None:
         return True
+    if not accept_skipped and skipped_models(sel):
+        return False
     if gate == "decided":
         return not sel.steps["decision"].isin(["inconclusive", "error"]).any()
     return sel.recommendation["action"] == gate
@@ -186,7 +200,9 @@ def _models_arg(sources: list[str], args: argparse.Namespace) -> Any:
 
     specs = dict(registry_models(registry, tracking_uri=args.mlflow_uri))
     if files:
-        specs.update(load_models(files[0] if len(files) == 1 else files, on_error=args.on_error))
+        specs.update(
+            load_models(files[0] if len(files) == 1 else files, on_error=args.on_error or "skip")
+        )
     return specs
 
 
@@ -215,7 +231,7 @@ def run(args: argparse.Namespace) -> int:
         sel = _select_predictions(args)
         report = sel.report(args.report) if args.report else None
         _print(sel, args, True, report)
-        return 0 if gate_met(sel, args.fail_unless) else 1
+        return 0 if gate_met(sel, args.fail_unless, args.on_error == "skip") else 1
     if not args.source:
         raise UserError("give a models/ folder, model files, a scores CSV, or --predictions CSV")
     sources = list(args.source)
@@ -238,7 +254,7 @@ def run(args: argparse.Namespace) -> int:
     common["compare_options"] = mcmc or None
     from bayescomp.cli._data import parse_guardrails
 
-    common["guardrails"] = parse_guardrails(args.guardrail) or None
+    common["guardrails"] = parse_guardrails(args.guardrail, fitted=not csv_mode) or None
     try:
         common["tracker"] = _tracker(args)
         if csv_mode:
@@ -266,15 +282,23 @@ def run(args: argparse.Namespace) -> int:
                 select_models,
                 sources,
                 args,
-                {**common, "on_error": args.on_error, "progress": not args.quiet},
+                {**common, "on_error": args.on_error or "skip", "progress": not args.quiet},
             )
     except (ModelFileError, FitError) as exc:
         raise UserError(str(exc)) from None
-    except ImportError as exc:
-        raise UserError(str(exc)) from None
+    except Exception as exc:
+        if args.mlflow_model or any(s.startswith("models:/") for s in sources):
+            from bayescomp.integrations.mlflow_hints import configuration_hint
+
+            hint = configuration_hint(exc, args.mlflow_uri)
+            if hint:
+                raise UserError(hint) from None
+        if isinstance(exc, ImportError):
+            raise UserError(str(exc)) from None
+        raise
     report = sel.report(args.report) if args.report else None
     _print(sel, args, csv_mode, report)
-    return 0 if gate_met(sel, args.fail_unless) else 1
+    return 0 if gate_met(sel, args.fail_unless, args.on_error == "skip") else 1
 
 
 def _select_predictions(args: argparse.Namespace) -> Any:
@@ -383,10 +407,15 @@ def _print(sel: Any, args: argparse.Namespace, csv_mode: bool, report: Any) -> N
     from bayescomp.studies.select import format_steps
 
     fmt = "json" if args.json else args.format
+    skipped = skipped_models(sel)
     gate = (
         None
         if args.fail_unless is None
-        else {"condition": args.fail_unless, "met": gate_met(sel, args.fail_unless)}
+        else {
+            "condition": args.fail_unless,
+            "met": gate_met(sel, args.fail_unless, args.on_error == "skip"),
+            **({"skipped": sorted(skipped)} if skipped else {}),
+        }
     )
     if fmt == "json":
         out = sel.to_dict(include_scores=False)
@@ -411,8 +440,10 @@ def _print(sel: Any, args: argparse.Namespace, csv_mode: bool, report: Any) -> N
         f"±{sel.rope:g}, γ = {sel.gamma:g}, rule {sel.recommendation.get('rule', '?')}), "
         f"baseline {terminal_literal(sel.baseline)}\n"
     )
-    print(format_steps(sel.steps))
+    print(format_steps(sel.steps, sel.gamma))
     print("\n" + rope_note(sel.rope))
+    for name, why in sel.skipped.items():  # failed fits are steps of the table already
+        print(f"skipped {terminal_literal(name)}: {terminal_literal(why)}")
     print(f"\nrecommendation: {terminal_literal(sel.recommendation['text'])}")
     if not csv_mode:
         print(
@@ -424,7 +455,13 @@ def _print(sel: Any, args: argparse.Namespace, csv_mode: bool, report: Any) -> N
     if report:
         print(f"report: {report}")
     if gate is not None:
+        why = (
+            f": model(s) skipped ({', '.join(map(terminal_literal, sorted(skipped)))}); fix "
+            "them, or pass --on-error skip to accept a selection without them"
+            if skipped and args.on_error != "skip"
+            else ""
+        )
         print(
             f"gate --fail-unless {gate['condition']}: "
-            f"{'passed' if gate['met'] else 'FAILED (exit status 1)'}"
+            f"{'passed' if gate['met'] else 'FAILED (exit status 1)'}{why}"
         )

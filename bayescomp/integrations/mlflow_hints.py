@@ -47,3 +47,25 @@ def not_found(client: Any, uri: str, name: str, where: str | None, exc: BaseExce
         f"{head}; there is no registered model {name!r}: {held} "
         f"(MlflowClient().search_registered_models() lists them); {REGISTER_FIRST}"
     )
+
+
+#: modules the full ``mlflow`` package brings and ``mlflow-skinny`` lacks (database stores)
+FULL_MLFLOW_MODULES = ("sqlalchemy", "alembic", "sqlparse")
+
+
+def configuration_hint(exc: BaseException, uri: str | None) -> str | None:
+    """What to install or set when MLflow refuses its configuration (None for any other
+    error): a database URI (``sqlite:///…``) with ``mlflow-skinny``, or a ``file:`` store
+    without ``MLFLOW_ALLOW_FILE_STORE=true``."""
+    where = f"the MLflow tracking URI {uri or '(MLflow default)'}"
+    if isinstance(exc, ImportError) and (exc.name or "").split(".")[0] in FULL_MLFLOW_MODULES:
+        return (
+            f"{where} needs {exc.name}, which mlflow-skinny does not install: "
+            "pip install mlflow (the full package), or use an http(s):// tracking server"
+        )
+    if "MLFLOW_ALLOW_FILE_STORE" in str(exc):
+        return (
+            f"{where} is a file store, which this MLflow refuses by default: set "
+            "MLFLOW_ALLOW_FILE_STORE=true, or use a database (--mlflow-uri sqlite:///mlflow.db)"
+        )
+    return None

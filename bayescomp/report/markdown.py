@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from bayescomp.core.regions import format_probability
+
 
 def _cell(v: Any, spec: str = ".3f") -> str:
     """One table cell: numbers formatted, text with ``|``, newlines and markup neutralised."""
@@ -54,7 +56,10 @@ def selection_markdown(sel: Any) -> str:
             str(int(r["step"])),
             _cell(r["champion"]),
             _cell(r["challenger"]),
-            *(_cell(float(r[c])) for c in ("p_better", "p_left", "p_rope", "p_right", "risk")),
+            *(
+                "—" if r[c] != r[c] else format_probability(r[c], sel.gamma)
+                for c in ("p_better", "p_left", "p_rope", "p_right", "risk")
+            ),
             _cell(float(r["expected_gain"]), "+.4f"),
             f"**{_cell(r['decision'])}**",
         ]

@@ -53,7 +53,7 @@ def check_filled(frame: pd.DataFrame, col: str) -> np.ndarray:
         blank = np.asarray(pd.Series(uniques, dtype=object).astype(str).str.strip() == "")
     if not (codes < 0).any() and not blank.any():
         return codes
-    empty = (codes < 0) | blank[np.maximum(codes, 0)]
+    empty = (codes < 0) | (blank[np.maximum(codes, 0)] if len(blank) else False)
     if empty.any():
         rows = [int(i) for i in np.flatnonzero(np.asarray(empty))[:5]]
         raise ValueError(

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import codecs
 import csv
+import gzip
 from pathlib import Path
 from typing import Any
 
@@ -62,11 +63,12 @@ def read_frame(path: str | Path, *, spreadsheet: bool = False, **kwargs: Any) ->
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no such CSV file: {path}")
-    with open(path, "rb") as fh:
+    opener = gzip.open if path.name.lower().endswith(".gz") else open
+    with opener(path, "rb") as fh:
         head = fh.read(_HEAD_BYTES)
     if not head.strip():
         raise ValueError(
-            f"{path} is empty; a CSV with a header line and one row per score is needed"
+            f"{path} is empty; a CSV with a header line and at least one row is needed"
         )
     for key in ("sep", "delimiter"):
         if kwargs.get(key) is not None and not (isinstance(kwargs[key], str) and kwargs[key]):

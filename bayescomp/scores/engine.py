@@ -109,10 +109,13 @@ def fit_and_score(
 def replay_warnings(result: Mapping[str, Any], source: str = "") -> None:
     """Raise again, in this process, the warnings a :func:`fit_and_score` task caught;
     ``source`` (e.g. ``"model 'lr'"``) is put before each message, so that it names the
-    model that raised it."""
+    model that raised it.  A message that already names its model keeps it: a replay in
+    the main thread is recorded by a fit running in a worker thread at that moment
+    (``catch_warnings`` is process-wide), and is replayed again with that fit."""
     for category, message, count in result.get("warnings", ()):
+        named = source and not message.startswith("model '")
         for _ in range(count):
-            warnings.warn(f"{source}: {message}" if source else message, category, stacklevel=2)
+            warnings.warn(f"{source}: {message}" if named else message, category, stacklevel=2)
 
 
 def _failed(

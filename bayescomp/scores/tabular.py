@@ -166,7 +166,9 @@ def _read(path: Path, fmt: str) -> Any:
             return pd.read_parquet(path, engine="pyarrow", **kw)
         if fmt == "feather":
             return pd.read_feather(path)
-        return pd.read_csv(path)
+        from bayescomp.scores.csvio import read_frame
+
+        return read_frame(path)  # its encoding and separator (`,` `;` tab `|`) found
     except (OSError, ValueError, ImportError) as exc:
         raise ValueError(f"cannot read {path} as {fmt}: {exc}") from None
     except Exception as exc:  # pyarrow's own errors (ArrowInvalid is a ValueError; others)
@@ -221,6 +223,50 @@ def _task(y: Any, task: str | None, target: str) -> str:
     return task
 
 
+def time_values(t: Any, col: str, time_format: str | None = None) -> Any:
+    """The time column as numbers or datetimes, never sorted as text: numbers (also written
+    as text) stay numbers, ISO 8601 text (``2024-08-30 08:15``) becomes datetimes, other text
+    needs ``time_format`` (``"%d/%m/%Y %H:%M"``); a ``ValueError`` names the column and a value."""
+    import pandas as pd
+
+    if time_format is None and (
+        pd.api.types.is_numeric_dtype(t) or pd.api.types.is_datetime64_any_dtype(t)
+    ):
+        return t
+    text = t.astype(str).str.strip()
+    example = text.iloc[0]
+    if time_format is not None:
+        try:
+            return pd.to_datetime(text, format=time_format)
+        except (ValueError, TypeError):
+            raise ValueError(
+                f"the time column {col!r} does not match --time-format {time_format!r} "
+                f"(its first value is {example!r}); give the format its values are written in"
+            ) from None
+    numbers = pd.to_numeric(text, errors="coerce")
+    if numbers.notna().all():
+        return numbers
+    try:
+        return pd.to_datetime(text, format="ISO8601")
+    except (ValueError, TypeError):
+        pass
+    for dayfirst in (True, False):
+        try:
+            pd.to_datetime(text, format="mixed", dayfirst=dayfirst)
+        except (ValueError, TypeError):
+            continue
+        raise ValueError(
+            f"the time column {col!r} holds dates like {example!r}, which are not ISO 8601: "
+            "day-first or month-first is ambiguous; pass their format, e.g. "
+            "--time-format '%d/%m/%Y %H:%M' (or write them as YYYY-MM-DD)"
+        )
+    raise ValueError(
+        f"the time column {col!r} holds text that is neither a number nor a date "
+        f"(e.g. {example!r}); write it as numbers or ISO dates (YYYY-MM-DD), or pass "
+        "--time-format"
+    )
+
+
 def _time_order(frame: Any, t: Any, groups: str | None) -> np.ndarray:
     """Row order by time; with groups, rows of equal time by their group's first time, so
     groups that follow each other in time stay contiguous."""
@@ -231,6 +277,40 @@ def _time_order(frame: Any, t: Any, groups: str | None) -> np.ndarray:
     start = t.groupby(frame[groups], dropna=False).transform("min")
     keys = pd.DataFrame({"t": t.to_numpy(), "start": start.to_numpy()})
     return keys.sort_values(["t", "start"], kind="stable").index.to_numpy()
+
+
+def _distinct_roles(target: str, groups: str | None, time: str | None, drop: Any) -> None:
+    """One column, one role: a target that is also the groups or the time would be scored
+    0 by every model (refused), and so would groups that are the time."""
+    roles = [("--target", target), ("--groups", groups), ("--time", time)]
+    roles += [("--drop", c) for c in drop]
+    for i, (flag, col) in enumerate(roles):
+        for other, col2 in roles[i + 1 :]:
+            if col is not None and col == col2 and flag != other:
+                raise ValueError(
+                    f"column {col!r} is both {flag} and {other}; give each role its own column"
+                )
+
+
+def _positive(y: Any, task: str, target: str, pos_label: str | None) -> Any:
+    """A binary target coded 1 (``pos_label``) / 0; text labels need ``pos_label``."""
+    labels = sorted(map(str, y.unique()))
+    if pos_label is None:
+        if task == "binary" and y.dtype.kind not in "biuf":
+            raise ValueError(
+                f"the target column {target!r} has the labels {labels[0]!r} and "
+                f"{labels[1]!r}; say which is the positive class with --pos-label, e.g. "
+                f"--pos-label {labels[1]}"
+            )
+        return y
+    if task != "binary":
+        raise ValueError(f"--pos-label is for a binary target; {target!r} is {task}")
+    if pos_label not in labels:
+        raise ValueError(
+            f"--pos-label {pos_label!r} is not a label of the target column {target!r}; "
+            f"its labels are {', '.join(labels)}"
+        )
+    return (y.astype(str) == pos_label).astype(int)
 
 
 def _groups(frame: Any, col: str, path: Path, n_splits: int, timed: bool) -> np.ndarray:
@@ -268,6 +348,8 @@ def read_table(
     time: str | None = None,
     task: str | None = None,
     n_splits: int = 10,
+    time_format: str | None = None,
+    pos_label: str | None = None,
 ) -> Table:
     """Read and validate a user's table (CSV, ``.csv.gz``, Parquet or Feather).
 
@@ -288,6 +370,11 @@ def read_table(
         Overrides the task inferred from the target.
     n_splits : int
         Folds of the design (a group column needs at least as many groups).
+    time_format : str, optional
+        ``strptime`` format of a text time column that is not ISO 8601.
+    pos_label : str, optional
+        The positive class of a binary target (then coded 1, the other class 0); needed
+        for text labels (``yes``/``no``).
 
     Returns
     -------
@@ -305,6 +392,9 @@ def read_table(
             "sample its rows or keep fewer columns before running bayescomp"
         )
     frame = _read(path, fmt)
+    if len(frame) == 0:
+        raise ValueError(f"{path.name} has a header but no rows (--data); give a table with rows")
+    _distinct_roles(target, groups, time, drop)
     y = _column(frame, target, "--target", path)
     if y.isna().any():
         rows = np.flatnonzero(y.isna().to_numpy())[:5].tolist()
@@ -321,6 +411,7 @@ def read_table(
                 f"the time column {time!r} has {int(t.isna().sum())} missing "
                 "value(s); every row needs its time to be ordered"
             )
+        t = time_values(t, time, time_format)
         frame = frame.iloc[_time_order(frame, t, groups)].reset_index(drop=True)
         y = frame[target]
     g = _groups(frame, groups, path, n_splits, time is not None) if groups is not None else None
@@ -332,6 +423,7 @@ def read_table(
             "groups, time or dropped); check --drop"
         )
     task = _task(y, task, target)
+    y = _positive(y, task, target, pos_label)
     choice = {
         "target": target,
         "groups": groups,
@@ -339,6 +431,7 @@ def read_table(
         "drop": sorted(drop),
         "features": [str(c) for c in features],
         "task": task,
+        **({"pos_label": pos_label} if pos_label is not None else {}),
     }
     X = frame[features]
     identity = data_identity(file_digest(path), choice)

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -98,19 +99,23 @@ class StoreLock:
             return
         import fcntl
 
-        f = open(self.path, "a+")  # noqa: SIM115 - held open while the lock is held
-        try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            f.seek(0)
-            who = f.read().strip() or "another process"
-            print(
-                f"bayescomp: the store {self.path.with_suffix('')} is in use by {who}; "
-                "waiting for it to finish, then its fits are read instead of refitted",
-                file=sys.stderr,
-                flush=True,
-            )
-            fcntl.flock(f, fcntl.LOCK_EX)
+        while True:  # the holder removes the file on release: lock the file still there
+            f = open(self.path, "a+")  # noqa: SIM115 - held open while the lock is held
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                f.seek(0)
+                who = f.read().strip() or "another process"
+                print(
+                    f"bayescomp: the store {self.path.with_suffix('')} is in use by {who}; "
+                    "waiting for it to finish, then its fits are read instead of refitted",
+                    file=sys.stderr,
+                    flush=True,
+                )
+                fcntl.flock(f, fcntl.LOCK_EX)
+            if self.path.exists() and os.path.samestat(os.fstat(f.fileno()), self.path.stat()):
+                break
+            f.close()
         f.seek(0)
         f.truncate()
         f.write(f"pid {os.getpid()}")
@@ -129,4 +134,7 @@ class StoreLock:
         held[1] -= 1
         if held[1] == 0:
             del self._held[key]
+            if sys.platform != "win32":  # no .lock file left after a clean exit
+                with contextlib.suppress(OSError):
+                    self.path.unlink()
             held[0].close()  # closing the file releases the flock

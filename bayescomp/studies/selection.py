@@ -162,7 +162,7 @@ class Selection:
             f"gamma {self.gamma:g}, rule {self.recommendation.get('rule', 'champion_challenger')})",
             "",
         ]
-        lines.append(format_steps(self.steps))
+        lines.append(format_steps(self.steps, self.gamma))
         lines += [
             "",
             "recommendation: " + self.recommendation["text"],
@@ -303,8 +303,11 @@ def step_method(res: Any) -> tuple[str | None, dict[str, Any]]:
     return res.to_dict().get("method"), jsonable(res.diagnostics_summary())
 
 
-def format_steps(steps: pd.DataFrame) -> str:
-    """The steps table as aligned text for a terminal."""
+def format_steps(steps: pd.DataFrame, gamma: float | None = None) -> str:
+    """The steps table as aligned text for a terminal; a probability never reads as if it
+    crossed ``gamma`` (or a common threshold) by rounding (``format_probability``)."""
+    from bayescomp.core.regions import format_probability
+
     if steps.empty:
         return "(no challenger)"
     cols = [
@@ -326,12 +329,12 @@ def format_steps(steps: pd.DataFrame) -> str:
     ]
     f = steps[[c for c in cols if c in steps.columns]].copy()
     if "p_joint" in f.columns:  # guardrails: P(better beyond the ROPE and all held)
-        f["p_joint"] = f["p_joint"].map(lambda v: "—" if v != v else f"{v:.3f}")
+        f["p_joint"] = f["p_joint"].map(lambda v: "—" if v != v else format_probability(v, gamma))
     for c in ("champion_score", "challenger_score"):
         if c in f.columns:
             f[c] = f[c].map(lambda v: "—" if v != v else f"{v:.4f}")
     for c in ("p_better", "p_left", "p_rope", "p_right", "risk"):
-        f[c] = f[c].map(lambda v: "—" if v != v else f"{v:.3f}")
+        f[c] = f[c].map(lambda v: "—" if v != v else format_probability(v, gamma))
     f["expected_gain"] = f["expected_gain"].map(lambda v: "—" if v != v else f"{v:+.4f}")
     for c in ("champion", "challenger"):
         f[c] = f[c].map(terminal_literal)

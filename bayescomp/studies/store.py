@@ -18,6 +18,7 @@ plain SQL that any tool can read (:mod:`bayescomp.studies.store_schema`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -78,6 +79,14 @@ class ResultStore:
         return Transaction(self._con)
 
     def close(self) -> None:
+        """Close the file; a run still ``running`` (stopped by Ctrl-C or an error) is
+        marked ``interrupted``."""
+        if self.run_id is not None:
+            with contextlib.suppress(sqlite3.Error), self.transaction() as con:
+                con.execute(
+                    "UPDATE runs SET status='interrupted' WHERE run_id=? AND status='running'",
+                    (self.run_id,),
+                )
         self._lock.release()
         self._con.close()
 

@@ -242,7 +242,9 @@ def build_model(k: int) -> Any:
     Only ``k`` is fixed: the number of datasets and of tied orders may change from one
     fit to the next (the arrays below are placeholders with the right dtypes).
     """
-    import pymc as pm
+    from bayescomp.core.optional import require
+
+    pm = require("pymc", "mcmc", "the Plackett-Luce ranking")
     import pytensor.tensor as pt
 
     with pm.Model(coords={"model": np.arange(k)}) as model:
