@@ -43,23 +43,16 @@ _EXPORTS: dict[str, str] = {
     # splits
     "GroupTimeSeriesSplit": "bayescomp.splits.group",
     "RepeatedGroupKFold": "bayescomp.splits.group",
-    "SplitDesign": "bayescomp.splits.design",
     "materialise_splits": "bayescomp.splits.design",
     # scores
     "Scores": "bayescomp.scores.table",
     "cross_validate_paired": "bayescomp.scores.crossval",
     "bootstrap_metric": "bayescomp.metrics.bootstrap",
-    "paired_bootstrap_metric": "bayescomp.metrics.bootstrap",
-    "MetricInterval": "bayescomp.metrics.bootstrap",
-    "PairedMetricInterval": "bayescomp.metrics.bootstrap",
+    "MetricInterval": "bayescomp.metrics.interval",
     "blb_metric": "bayescomp.metrics.blb",
-    "BLBInterval": "bayescomp.metrics.blb",
     "threshold_curves": "bayescomp.metrics.curves",
-    "ThresholdCurves": "bayescomp.metrics.curves",
     "precision_at_k_unlabeled": "bayescomp.metrics.unlabeled",
-    "UnlabeledPrecisionAtK": "bayescomp.metrics.unlabeled",
     "learning_curves": "bayescomp.studies.learning",
-    "LearningCurves": "bayescomp.studies.learning",
     "metric_table": "bayescomp.metrics.metric_table",
     # posterior
     "correlated_ttest": "bayescomp.posterior.ttest",
@@ -72,7 +65,6 @@ _EXPORTS: dict[str, str] = {
     "MultiMetricResult": "bayescomp.posterior.multivariate",
     "hierarchical_test": "bayescomp.posterior.hierarchical",
     "HierarchicalResult": "bayescomp.posterior.hierarchical",
-    "RegionProbabilities": "bayescomp.core.regions",
     "load": "bayescomp.posterior.hierarchical",
     "sign_test": "bayescomp.posterior.ranktests",
     "signed_rank_test": "bayescomp.posterior.ranktests",
@@ -81,7 +73,6 @@ _EXPORTS: dict[str, str] = {
     "holdout_posterior": "bayescomp.posterior.holdout",
     "HoldoutResult": "bayescomp.posterior.holdout",
     "plan_test_set": "bayescomp.posterior.plan",
-    "SampleSizePlan": "bayescomp.posterior.plan",
     "PlackettLuceResult": "bayescomp.posterior.plackett_luce",
     # decision
     "Decision": "bayescomp.core.rule",
@@ -93,7 +84,6 @@ _EXPORTS: dict[str, str] = {
     "Ranking": "bayescomp.decision.ranking",
     "ResultStore": "bayescomp.studies.store",
     "MemoryStore": "bayescomp.studies.memory_store",
-    "SqliteTracker": "bayescomp.studies.tracker",
     "DesignChangedError": "bayescomp.core.exceptions",
     "InvalidArgumentError": "bayescomp.core.exceptions",
     # every warning (one base class, BayescompWarning) and error

@@ -39,6 +39,7 @@ from functools import partial
 from pathlib import Path
 
 import numpy as np
+from sklearn.model_selection import RepeatedStratifiedKFold
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -76,24 +77,21 @@ SCENARIOS = {
         baseline="logistic_regression",
         scoring="roc_auc",
         rope=0.005,
-        n_splits=10,
-        n_repeats=10,
+        cv=RepeatedStratifiedKFold(n_splits=10, n_repeats=10, random_state=0),
         max_repeats=5,
     ),
     "readme_seq": dict(
         baseline="logistic_regression",
         scoring="roc_auc",
         rope=0.005,
-        n_splits=10,
-        n_repeats=1,
+        cv=RepeatedStratifiedKFold(n_splits=10, n_repeats=1, random_state=0),
         max_repeats=9,
     ),
     "half": dict(
         baseline="baseline",
         scoring="accuracy",
         rope=0.005,
-        n_splits=10,
-        n_repeats=1,
+        cv=RepeatedStratifiedKFold(n_splits=10, n_repeats=1, random_state=0),
         max_repeats=9,
     ),
 }

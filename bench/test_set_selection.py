@@ -37,6 +37,8 @@ from pathlib import Path
 
 import numpy as np
 
+import bayescomp as bc
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 ROPE, GAMMA, N_ITEMS, ONLY_BASE, CLUSTER_SIZE = 0.02, 0.95, 1000, 0.06, 10
@@ -67,7 +69,6 @@ def run(
 ) -> dict[str, dict[str, float]]:
     """Per rule: the share of runs promoting any challenger and the share promoting ``c0``."""
     from bayescomp.core.exceptions import ZeroVarianceWarning
-    from bayescomp.studies.select_predictions import select_predictions
 
     rng = np.random.default_rng(seed)
     counts = {r: {"any": 0, "c0": 0} for r in ("family", "champion_challenger")}
@@ -76,17 +77,19 @@ def run(
         for rule in counts:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ZeroVarianceWarning)
-                sel = select_predictions(
+                sel = bc.select(
                     frame,
                     baseline="base",
                     rope=ROPE,
                     gamma=GAMMA,
-                    y_true=None,
                     metric="accuracy",
-                    cluster="cluster" if clusters else None,
                     rule=rule,
-                    draws=draws,
-                    random_state=seed * 100_003 + i,
+                    compare_options={
+                        "cluster": "cluster" if clusters else None,
+                        "draws": draws,
+                        "y_true": None,
+                        "random_state": seed * 100_003 + i,
+                    },
                 )
             counts[rule]["any"] += sel.champion != "base"
             counts[rule]["c0"] += sel.champion == "c0"

@@ -82,23 +82,23 @@ def run(args: argparse.Namespace) -> dict:
 
     import bayescomp as bc
     from bayescomp.scores.backends import use_backend
+    from bayescomp.splits.repeats import default_cv
 
     X, y = load_breast_cancer(return_X_y=True)
     with use_backend(args.backend, args.scheduler, n_workers=2):
-        sel = bc.select(
+        sel = bc.select_models(
             models(args.delay, args.log),
             X,
             y,
             baseline="nb",
             scoring="roc_auc",
             rope=0.005,
-            n_splits=3,
-            n_repeats=args.n_repeats,
             store=args.store,
             n_jobs=2,
             progress=False,
             retries=args.retries,
             worker_timeout=args.worker_timeout,
+            cv=default_cv(y, n_splits=3, n_repeats=args.n_repeats),
         )
     base = sel.base_scores.to_frame().sort_values(["model", "split"])
     return {

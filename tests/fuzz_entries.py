@@ -424,13 +424,12 @@ def _entries() -> dict[str, Entry]:
             },
         ),
         "select": Entry(
-            lambda kw: bc.select(**kw),
+            lambda kw: bc.select(kw.pop("scores"), **kw),
             lambda: {
                 "scores": _scores(),
                 "baseline": "a",
                 "rope": 0.01,
                 "metric": "accuracy",
-                "progress": False,
             },
             {},
             {
@@ -476,27 +475,6 @@ def _entries() -> dict[str, Entry]:
                 "confidence_level": (LEVEL, [R] * 6),
                 "method": (["bogus"], [R]),
                 "threshold": ([NAN, "x"], [R, R]),
-            },
-        ),
-        "paired_bootstrap_metric": Entry(
-            lambda kw: bc.paired_bootstrap_metric(**kw),
-            lambda: {
-                "y_true": y,
-                "baseline_pred": s1,
-                "candidate_pred": s2,
-                "metric": "roc_auc",
-                "n_resamples": 200,
-                "random_state": 0,
-            },
-            {
-                "y_true": LABEL_MUTATIONS,
-                "baseline_pred": ARRAY_MUTATIONS,
-                "candidate_pred": ARRAY_MUTATIONS,
-            },
-            {
-                "metric": (["nope"], [R]),
-                "n_resamples": (COUNT, [R] * 5),
-                "confidence_level": (LEVEL, [R] * 6),
             },
         ),
         "blb_metric": Entry(
@@ -724,7 +702,7 @@ def _issue23(found: dict[str, Entry]) -> dict[str, Entry]:
     for name in ("correlated_ttest", "nadeau_bengio_ttest"):
         for arg in ("baseline", "candidate"):
             found[name].arrays[arg] = {**found[name].arrays[arg], **SCORE_KINDS}
-    for name in ("compare", "correlated_ttest", "rank", "paired_bootstrap_metric"):
+    for name in ("compare", "correlated_ttest", "rank"):
         found[name].scalars["higher_is_better"] = STRING_BOOLS
     values, refuse = found["Scores.from_cross_validate"].scalars["results_by_model"]
     b, c = (
@@ -742,6 +720,7 @@ def _issue23(found: dict[str, Entry]) -> dict[str, Entry]:
 def _this_round(found: dict[str, Entry]) -> dict[str, Entry]:
     """The entry points added by this round's other issues (fitting vs deciding, one test
     set, family-wise selection) and issue 23's own checks: text features, missing labels."""
+    from sklearn.model_selection import RepeatedStratifiedKFold
     from sklearn.naive_bayes import GaussianNB
     from sklearn.tree import DecisionTreeClassifier
 
@@ -762,8 +741,7 @@ def _this_round(found: dict[str, Entry]) -> dict[str, Entry]:
             "baseline": "nb",
             "rope": 0.01,
             "metric": "accuracy",
-            "n_splits": 3,
-            "n_repeats": 1,
+            "cv": RepeatedStratifiedKFold(n_splits=3, n_repeats=1, random_state=0),
             "progress": False,
         },
         {"X": {"text_feature": (text, R)}, "y": LABEL_MUTATIONS},

@@ -33,6 +33,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 import bayescomp as bc
 from bayescomp.scores.dispatch import active_backend, can_stream
+from bayescomp.splits.repeats import default_cv
 
 REPO = Path(__file__).resolve().parents[1]
 DRIVER = REPO / "tests" / "fit_driver.py"
@@ -121,17 +122,16 @@ def reference(data):
         cv = bc.cross_validate_paired(
             _models(), X, y, cv=CV, scoring=SCORING, n_jobs=2, progress=False
         )
-        sel = bc.select(
+        sel = bc.select_models(
             _models(),
             X,
             y,
             baseline="nb",
             scoring="roc_auc",
             rope=0.005,
-            n_splits=3,
-            n_repeats=2,
             n_jobs=2,
             progress=False,
+            cv=default_cv(y, n_splits=3, n_repeats=2),
         )
     return cv, sel
 
@@ -164,17 +164,16 @@ def test_cross_validate_paired_identical_to_loky(backend, data, reference):
 
 def test_select_identical_to_loky(backend, data, reference):
     X, y = data
-    sel = bc.select(
+    sel = bc.select_models(
         _models(),
         X,
         y,
         baseline="nb",
         scoring="roc_auc",
         rope=0.005,
-        n_splits=3,
-        n_repeats=2,
         n_jobs=2,
         progress=False,
+        cv=default_cv(y, n_splits=3, n_repeats=2),
     )
     ref = reference[1]
     assert sel.champion == ref.champion

@@ -1,4 +1,4 @@
-"""bootstrap_metric / paired_bootstrap_metric: checked against scipy + scikit-learn directly,
+"""bootstrap_metric: checked against scipy + scikit-learn directly,
 and by coverage simulation against known population values."""
 
 from __future__ import annotations
@@ -93,44 +93,6 @@ def test_stratified_resamples_keep_class_counts(binary):
         y, s, prevalence, method="percentile", n_resamples=200, random_state=0
     )
     assert plain.distribution.std() > 0.01
-
-
-def test_paired_difference_is_per_resample_difference():
-    rng = np.random.default_rng(1)
-    y = rng.integers(0, 2, 300)
-    weak, strong = y + rng.normal(0, 2, 300), y + rng.normal(0, 0.7, 300)
-    res = bc.paired_bootstrap_metric(
-        y,
-        weak,
-        strong,
-        "roc_auc",
-        n_resamples=500,
-        random_state=0,
-        baseline_name="weak",
-        candidate_name="strong",
-    )
-    np.testing.assert_allclose(
-        res.difference.distribution, res.candidate.distribution - res.baseline.distribution
-    )
-    assert res.difference.estimate == pytest.approx(
-        roc_auc_score(y, strong) - roc_auc_score(y, weak)
-    )
-    assert res.difference.low > 0 and res.p_better == 1.0
-    # pairing removes the shared test-set noise: the difference is narrower than the two
-    # separate intervals combined
-    assert res.difference.width < res.baseline.width + res.candidate.width
-    assert list(res.summary()["model"]) == ["weak", "strong", "strong - weak"]
-
-
-def test_paired_loss_orients_p_better():
-    rng = np.random.default_rng(2)
-    y = rng.normal(size=200)
-    good, bad = y + rng.normal(0, 0.3, 200), y + rng.normal(0, 1.0, 200)
-    res = bc.paired_bootstrap_metric(
-        y, bad, good, "rmse", method="percentile", n_resamples=300, random_state=0
-    )
-    assert res.difference.estimate < 0  # lower rmse for the candidate
-    assert res.p_better > 0.99
 
 
 def test_fast_auc_paths_equal_sklearn():
@@ -244,10 +206,7 @@ def test_threshold_with_string_labels_needs_pos_label(binary):
         "pos_label=1 is not among y_true's labels ['neg', 'pos']; pass pos_label= with "
         "the positive class (e.g. pos_label='pos')"
     )
-    for call in (
-        lambda **kw: bc.bootstrap_metric(names, s, "accuracy", threshold=0.5, **kw),
-        lambda **kw: bc.paired_bootstrap_metric(names, s, 1 - s, "accuracy", threshold=0.5, **kw),
-    ):
+    for call in (lambda **kw: bc.bootstrap_metric(names, s, "accuracy", threshold=0.5, **kw),):
         with pytest.raises(ValueError) as err:
             call(n_resamples=100, random_state=0)
         assert str(err.value) == msg

@@ -164,12 +164,11 @@ def test_select_guardrail_joint_probability(work):
     assert r.returncode == 0, r.stderr
     steps = json.loads(r.stdout)["steps"]
     ref = bc.select(
-        scores=bc.Scores.read_csv(work / "scores.csv"),
+        bc.Scores.read_csv(work / "scores.csv"),
         baseline="logreg",
-        scoring="accuracy",
+        metric="accuracy",
         rope=0.005,
-        guardrails={"neg_log_loss": 0.01},
-        progress=False,
+        compare_options={"guardrails": {"neg_log_loss": 0.01}},
     )
     for got, want in zip(steps, ref.steps.to_dict("records"), strict=True):
         assert got["p_joint"] == pytest.approx(want["p_joint"], abs=1e-12)

@@ -24,6 +24,7 @@ from bayescomp.decision.family import (
     winner_test,
 )
 from bayescomp.decision.family_walk import family
+from bayescomp.splits.repeats import default_cv
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import selection_operating_characteristics as oc
@@ -237,8 +238,7 @@ def test_racing_skips_clear_losers_and_keeps_the_decisions(tmp_path):
         baseline="lr",
         scoring="accuracy",
         rope=0.005,
-        n_splits=5,
-        n_repeats=1,
+        cv=default_cv(y, n_splits=5, n_repeats=1),
         max_repeats=2,
         progress=False,
         store=tmp_path / "race.sqlite",

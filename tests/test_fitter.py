@@ -101,10 +101,6 @@ def test_a_dict_store_passes_through_select_and_resumes(bc_data):
         assert (
             r["scores"]["roc_auc"] == f.loc[(f["model"] == m) & (f["split"] == k), "roc_auc"].item()
         )
-    # the old spelling still works, with a FutureWarning, and uses the object as is
-    with pytest.warns(FutureWarning, match="select_models"):
-        old = bc.select(models, X, y, store=store, **kw)
-    assert old.fits_performed == 0 and old.champion == sel.champion
     with pytest.raises(DesignChangedError, match="changed"):
         bc.select_models({**models, "lr": _lr(2.0)}, X, y, store=store, **kw)
 
@@ -243,8 +239,8 @@ def test_pure_select_decides_over_a_table_without_fitting():
         assert row["p_right"] == pytest.approx(res.p_right, abs=1e-12)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the new spelling warns about nothing
-        bc.select(scores=scores, models=["a", "c"], baseline="a", rope=0.01, metric="accuracy")
-    with pytest.raises(ValueError, match="max_repeats"):
+        bc.select(scores, models=["a", "c"], baseline="a", rope=0.01, metric="accuracy")
+    with pytest.raises(TypeError, match="max_repeats"):  # nothing is fitted: no repetitions
         bc.select(scores, baseline="a", rope=0.01, metric="accuracy", max_repeats=1)
 
 

@@ -12,6 +12,7 @@ from scipy import stats
 import bayescomp as bc
 from bayescomp.core.protocols import Posterior
 from bayescomp.posterior.multivariate import multivariate_ttest
+from bayescomp.splits.repeats import default_cv
 
 N = 30
 
@@ -117,7 +118,7 @@ def test_closed_form_against_normal_inverse_wishart_simulation(scores):
             metric=metrics,
             rope=ROPES,
             prior=prior,
-            n_samples=200_000,
+            draws=200_000,
             random_state=3,
         )
         d = res.differences
@@ -231,21 +232,19 @@ def test_utility_against_hand_computation():
 
 def test_select_with_guardrails(scores):
     # the per-step rule: guardrails decide each step (the family rule promotes one winner)
-    plain = bc.select(
-        scores=scores, baseline="a", metric="roc_auc", rope=0.01, rule="champion_challenger"
-    )
+    plain = bc.select(scores, baseline="a", metric="roc_auc", rope=0.01, rule="champion_challenger")
     from bayescomp.decision.walk import SCORE_COLUMNS, STEP_COLUMNS
 
     # without guardrails: the plain steps table (with the two mean-score columns), no extras
     assert plain.steps.columns.tolist() == STEP_COLUMNS[:3] + SCORE_COLUMNS + STEP_COLUMNS[3:]
     assert plain.steps["decision"].tolist() == ["promote", "promote"]
     sel = bc.select(
-        scores=scores,
+        scores,
         baseline="a",
         metric="roc_auc",
         rope=0.01,
-        guardrails={"neg_log_loss": 0.02, "fit_time": 0.6},
         rule="champion_challenger",
+        compare_options={"guardrails": {"neg_log_loss": 0.02, "fit_time": 0.6}},
     )
     # c improves roc_auc further but loses 0.1 log loss: its guardrail is broken
     assert sel.steps["decision"].tolist() == ["promote", "reject"]
@@ -273,7 +272,7 @@ def test_select_fitted_with_fit_time_guardrail():
         "nb": GaussianNB(),
         "lr": make_pipeline(StandardScaler(), LogisticRegression(max_iter=5000)),
     }
-    sel = bc.select(
+    sel = bc.select_models(
         models,
         X,
         y,
@@ -281,10 +280,9 @@ def test_select_fitted_with_fit_time_guardrail():
         scoring=["roc_auc", "neg_log_loss"],
         metric="roc_auc",
         rope=0.0,
-        n_splits=5,
-        n_repeats=2,
         progress=False,
-        guardrails={"neg_log_loss": 0.01, "fit_time": 1.0},
+        cv=default_cv(y, n_splits=5, n_repeats=2),
+        compare_options={"guardrails": {"neg_log_loss": 0.01, "fit_time": 1.0}},
     )
     assert sel.champion == "lr" and sel.steps["decision"].tolist() == ["promote"]
     assert sel.steps["p_joint"].iloc[0] >= 0.95 and "fit_time" in sel.steps["guardrails"][0]

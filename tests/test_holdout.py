@@ -559,11 +559,3 @@ def test_coverage_bench_small_the_two_small_sample_cells():
     assert abs(cov_l - 0.95) < tol
     assert abs(cov_b - 0.95) < tol
     assert blind < 0.85
-
-
-def test_paired_bootstrap_metric_is_deprecated_toward_holdout_posterior():
-    y, a, b = _binary(200, seed=16)
-    with pytest.warns(FutureWarning, match="holdout_posterior"):
-        bc.paired_bootstrap_metric(
-            y, a, b, "accuracy", method="percentile", n_resamples=200, random_state=0
-        )

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import bayescomp as bc
 from bayescomp.posterior.holdout import holdout_posterior
 from bayescomp.posterior.predictions import compare_predictions
 
@@ -158,15 +159,13 @@ def test_cli_compare_predictions_table_and_errors(table, tmp_path):
 
 
 def test_select_over_predictions_walks_champion_challenger(table):
-    from bayescomp.studies.select_predictions import select_predictions
 
-    sel = select_predictions(
+    sel = bc.select(
         table,
         baseline="A",
         rope=0.01,
-        cluster="passage",
         rule="champion_challenger",
-        random_state=0,
+        compare_options={"cluster": "passage", "random_state": 0},
     )
     assert sel.steps["challenger"].tolist() == ["B", "C"]
     for row, res in zip(sel.steps.to_dict("records"), sel.results, strict=True):
@@ -181,7 +180,6 @@ def test_select_over_predictions_walks_champion_challenger(table):
 
 
 def test_cli_select_predictions_matches_python(table, tmp_path):
-    from bayescomp.studies.select_predictions import select_predictions
 
     table.to_csv(tmp_path / "preds.csv", index=False)
     out = _run(
@@ -199,7 +197,9 @@ def test_cli_select_predictions_matches_python(table, tmp_path):
     )
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout)
-    sel = select_predictions(table, baseline="A", rope=0.01, cluster="passage", random_state=0)
+    sel = bc.select(
+        table, baseline="A", rope=0.01, compare_options={"cluster": "passage", "random_state": 0}
+    )
     assert got["champion"] == sel.champion
     assert [s["decision"] for s in got["steps"]] == sel.steps["decision"].tolist()
 
@@ -220,10 +220,9 @@ def test_bc_compare_reads_a_predictions_table(table):
 
 def test_bc_select_walks_a_predictions_table(table):
     import bayescomp as bc
-    from bayescomp.studies.select_predictions import select_predictions
 
     fam = bc.select(table, baseline="A", rope=0.01, compare_options={"cluster": "passage"})
-    ref_fam = select_predictions(table, baseline="A", rope=0.01, cluster="passage")
+    ref_fam = bc.select(table, baseline="A", rope=0.01, compare_options={"cluster": "passage"})
     assert fam.recommendation["rule"] == "family" and fam.champion == ref_fam.champion
     assert fam.steps["p_selective"].equals(ref_fam.steps["p_selective"])
     sel = bc.select(
@@ -233,10 +232,16 @@ def test_bc_select_walks_a_predictions_table(table):
         rule="champion_challenger",
         compare_options={"cluster": "passage"},
     )
-    ref = select_predictions(
-        table, baseline="A", rope=0.01, cluster="passage", rule="champion_challenger"
+    ref = bc.select(
+        table,
+        baseline="A",
+        rope=0.01,
+        rule="champion_challenger",
+        compare_options={"cluster": "passage"},
     )
     assert sel.champion == ref.champion
     assert sel.steps["p_right"].tolist() == ref.steps["p_right"].tolist()
-    with pytest.raises(ValueError, match="rule 'family'"):
+    with pytest.raises(
+        ValueError, match=r"rule must be one of \['family', 'champion_challenger'\]"
+    ):
         bc.select(table, baseline="A", rope=0.01, rule="family_wise")

@@ -18,6 +18,7 @@ from sklearn.tree import DecisionTreeClassifier
 import bayescomp as bc
 from bayescomp.cli.main import main
 from bayescomp.core.tally import win_loss_tie
+from bayescomp.splits.repeats import default_cv
 
 REPO = Path(__file__).resolve().parents[1]
 MODELS = REPO / "models"
@@ -54,7 +55,7 @@ def test_every_paired_plot_reports_wins_losses_and_ties():
     s = _tied_scores()
     ax = s.plot("lr", "svm", "accuracy")
     assert "svm better on 31, lr better on 24, tied on 45 of 100 splits" in ax.get_title()
-    sel = bc.select(["lr", "svm"], scores=s, baseline="lr", scoring="accuracy", rope=0.005)
+    sel = bc.select(s, baseline="lr", rope=0.005, metric="accuracy", models=["lr", "svm"])
     ax = sel.plot_scores(1)
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert "svm better (31)" in labels and "lr better (24)" in labels and "tie (45)" in labels
@@ -68,7 +69,7 @@ def test_mean_scores_sit_beside_every_decision(tmp_path, capsys):
     s = _tied_scores()
     f = s.to_frame()
     means = f.groupby("model")["accuracy"].mean()
-    sel = bc.select(["lr", "svm"], scores=s, baseline="lr", scoring="accuracy", rope=0.005)
+    sel = bc.select(s, baseline="lr", rope=0.005, metric="accuracy", models=["lr", "svm"])
     row = sel.summary().iloc[0]
     assert row["champion_score"] == pytest.approx(means["lr"])
     assert row["challenger_score"] == pytest.approx(means["svm"])
@@ -227,16 +228,15 @@ def test_auc_alias_works_in_select_as_in_interval(tmp_path, capsys):
     )
     assert '"metric": "roc_auc"' in capsys.readouterr().out
     X, y = load_breast_cancer(return_X_y=True)
-    sel = bc.select(
+    sel = bc.select_models(
         {"nb": GaussianNB(), "tree": DecisionTreeClassifier(random_state=0)},
         X,
         y,
         baseline="nb",
         scoring="auc",
         rope=0.01,
-        n_splits=3,
-        n_repeats=1,
         progress=False,
+        cv=default_cv(y, n_splits=3, n_repeats=1),
     )
     assert sel.metric == "roc_auc"
 
@@ -246,7 +246,7 @@ def test_store_serves_another_metric_without_refitting(tmp_path):
     models = {"nb": GaussianNB(), "lr": LogisticRegression(C=0.5, max_iter=3000)}
     cv = RepeatedStratifiedKFold(n_splits=3, n_repeats=2, random_state=0)
     store = tmp_path / "s.sqlite"
-    first = bc.select(
+    first = bc.select_models(
         models,
         X,
         y,
@@ -259,7 +259,7 @@ def test_store_serves_another_metric_without_refitting(tmp_path):
     )
     assert first.fits_performed == 12
     assert {"roc_auc", "accuracy", "neg_log_loss"} <= set(first.settings["scoring"])
-    second = bc.select(
+    second = bc.select_models(
         models,
         X,
         y,
@@ -288,7 +288,7 @@ def test_store_serves_another_metric_without_refitting(tmp_path):
     direct = clone(models["lr"]).fit(X[train], y[train]).score(X[test], y[test])
     assert f[(f.model == "lr") & (f.split == 0)]["accuracy"].iloc[0] == pytest.approx(direct)
     # a metric that was never scored is fitted again, not invented
-    third = bc.select(
+    third = bc.select_models(
         models,
         X,
         y,

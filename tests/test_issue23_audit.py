@@ -12,8 +12,10 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from sklearn.model_selection import StratifiedKFold
 
 from bayescomp.posterior.ranktests import sign_test, signed_rank_test
+from bayescomp.splits.repeats import default_cv
 
 # ------------------------------------------------------------ item 1/2: rank-test symmetry
 _diffs = st.lists(
@@ -33,10 +35,8 @@ _mirror = {"rope": "rope", "left": "right", "right": "left"}
     n=st.integers(1, 400),
 )
 def test_sign_test_mirrors_exactly_when_the_models_swap(z, rope, seed, place, n):
-    a = sign_test(np.array(z), rope=rope, prior_place=place, random_state=seed, n_samples=n)
-    b = sign_test(
-        -np.array(z), rope=rope, prior_place=_mirror[place], random_state=seed, n_samples=n
-    )
+    a = sign_test(np.array(z), rope=rope, prior_place=place, random_state=seed, draws=n)
+    b = sign_test(-np.array(z), rope=rope, prior_place=_mirror[place], random_state=seed, draws=n)
     mirrored = a.sample[:, ::-1]
     if a.alpha[0] == a.alpha[2]:  # mirrored pairs: the same set of draws
         mirrored = mirrored[np.lexsort(mirrored.T)]
@@ -56,9 +56,9 @@ def test_sign_test_mirrors_exactly_when_the_models_swap(z, rope, seed, place, n)
     n=st.integers(1, 300),
 )
 def test_signed_rank_test_mirrors_exactly_when_the_models_swap(z, rope, seed, place, n):
-    a = signed_rank_test(np.array(z), rope=rope, prior_place=place, random_state=seed, n_samples=n)
+    a = signed_rank_test(np.array(z), rope=rope, prior_place=place, random_state=seed, draws=n)
     b = signed_rank_test(
-        -np.array(z), rope=rope, prior_place=_mirror[place], random_state=seed, n_samples=n
+        -np.array(z), rope=rope, prior_place=_mirror[place], random_state=seed, draws=n
     )
     np.testing.assert_array_equal(b.sample, a.sample[:, ::-1])
     assert (b.p_left, b.p_rope, b.p_right) == (a.p_right, a.p_rope, a.p_left)
@@ -76,7 +76,7 @@ def test_identical_models_give_equal_left_and_right(m, value, rope, seed, n):
     # identical scores: every per-dataset difference is exactly 0
     z = np.full(m, value) - np.full(m, value)
     for test in (sign_test, signed_rank_test):
-        res = test(z, rope=rope, random_state=seed, n_samples=n)
+        res = test(z, rope=rope, random_state=seed, draws=n)
         assert res.baycomp_convention.p_left == res.baycomp_convention.p_right or np.isnan(
             res.p_left
         )
@@ -86,20 +86,20 @@ def test_identical_models_give_equal_left_and_right(m, value, rope, seed, n):
 def test_signed_rank_on_identical_models_is_even_not_0768():
     # issue 23 item 1: m = 10 identical datasets gave p_left = 0.768 (float rounding of
     # 1 - theta_right decided every draw); the exact answer is one half each way
-    res = signed_rank_test(np.zeros(10), rope=0, random_state=0, n_samples=5000)
+    res = signed_rank_test(np.zeros(10), rope=0, random_state=0, draws=5000)
     assert (res.p_left, res.p_rope, res.p_right) == (0.5, 0.0, 0.5)
 
 
 def test_signed_rank_mirror_at_rope_zero_is_exact():
     rng = np.random.default_rng(3)
     z = np.round(rng.normal(0, 0.01, 10), 3)
-    a = signed_rank_test(z, rope=0, random_state=1, n_samples=5000)
-    b = signed_rank_test(-z, rope=0, random_state=1, n_samples=5000)
+    a = signed_rank_test(z, rope=0, random_state=1, draws=5000)
+    b = signed_rank_test(-z, rope=0, random_state=1, draws=5000)
     assert (a.p_left, a.p_right) == (b.p_right, b.p_left)
 
 
 def test_sign_test_equal_counts_give_equal_shares():
-    res = sign_test(np.array([-0.02, -0.03, 0.02, 0.03]), rope=0.01, random_state=0, n_samples=1001)
+    res = sign_test(np.array([-0.02, -0.03, 0.02, 0.03]), rope=0.01, random_state=0, draws=1001)
     assert res.p_left == res.p_right
     assert res.sample[:, 0].mean() == pytest.approx(2 / 5, abs=0.02)  # Dirichlet(2, 1, 2)
 
@@ -228,9 +228,7 @@ def test_higher_is_better_must_be_a_boolean(value):
             [0.8, 0.81, 0.8], [0.9, 0.91, 0.9], rho=0.1, higher_is_better=value
         ),
         lambda: rank(scores, higher_is_better=value),
-        lambda: bc.paired_bootstrap_metric(
-            y, p, p[::-1], "roc_auc", n_resamples=100, higher_is_better=value
-        ),
+        lambda: bc.holdout_posterior(y, p, p[::-1], metric="roc_auc", higher_is_better=value),
     ]
     for call in calls:
         with pytest.raises(TypeError, match="higher_is_better must be True or False"):
@@ -390,16 +388,15 @@ def test_select_refuses_a_one_class_target_and_mismatched_lengths(case):
     models = {"dummy": DummyClassifier(), "tree": DecisionTreeClassifier(random_state=0)}
     match = "single value" if case == "one class" else "y has 38 entries but X has 40 rows"
     with pytest.raises(ValueError, match=match):
-        bc.select(
+        bc.select_models(
             models,
             X,
             y,
             baseline="dummy",
             rope=0.01,
-            n_splits=2,
-            n_repeats=1,
             progress=False,
             metric="accuracy",
+            cv=default_cv(y, n_splits=2, n_repeats=1),
         )
 
 
@@ -610,13 +607,12 @@ def test_missing_mcmc_extra_is_said_before_any_fit(monkeypatch):
     rng = np.random.default_rng(0)
     data = {f"d{i}": (rng.normal(size=(30, 2)), np.array([0, 1] * 15)) for i in range(2)}
     with pytest.raises(MissingExtraError, match=r"bayescomp\[mcmc\]"):
-        bc.select(
+        bc.select_models(
             {"a": Counting(), "b": Counting()},
             data,
             baseline="a",
             rope=0.01,
-            n_splits=2,
-            n_repeats=1,
+            cv=StratifiedKFold(n_splits=2),
             progress=False,
             metric="accuracy",
         )
@@ -761,7 +757,9 @@ def test_text_features_given_to_a_numeric_model_name_the_column():
     X, y = _text_features()
     hint = r"feature column 'colour' holds text this model cannot take: encode it inside"
     models = {"nb": GaussianNB(), "tree": DecisionTreeClassifier(random_state=0)}
-    kw = dict(baseline="nb", rope=0.01, metric="accuracy", n_splits=3, n_repeats=1)
+    kw = dict(
+        baseline="nb", rope=0.01, metric="accuracy", cv=default_cv(y, n_splits=3, n_repeats=1)
+    )
     with pytest.raises(FitError, match=hint + r".*--drop colour"):
         bc.select_models(models, X, y, progress=False, **kw)
     with pytest.raises(ValueError, match=r"model 'nb' failed on split 0: .*" + hint):
@@ -938,10 +936,7 @@ def test_fit_warnings_are_counted_per_model_in_the_json_report_and_stderr(
     assert expected == 6
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        sel = bc.select_models(
-            {"nb": GaussianNB(), "lr": lr}, X, y, baseline="nb", rope=0.01,
-            metric="accuracy", cv=cv, progress=False,
-        )  # fmt: skip
+        sel = bc.select_models({"nb": GaussianNB(), "lr": lr}, X, y, baseline="nb", rope=0.01, metric="accuracy", cv=cv, progress=False)  # fmt: skip
     rec = sel.to_dict()["fit_warnings"]
     assert [(r["model"], r["warning"], r["count"]) for r in rec] == [
         ("lr", "ConvergenceWarning", expected)

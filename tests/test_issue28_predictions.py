@@ -19,7 +19,6 @@ from sklearn.metrics import accuracy_score
 import bayescomp as bc
 from bayescomp.posterior.holdout import holdout_posterior
 from bayescomp.posterior.plan import plan_test_set
-from bayescomp.studies.select_predictions import select_predictions
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -58,7 +57,7 @@ def test_label_metric_refuses_probabilities(probs, metric):
     with pytest.raises(ValueError, match="look like probabilities"):
         bc.compare(probs, "old", "new", rope=0.005, metric=metric)
     with pytest.raises(ValueError, match="look like probabilities"):
-        select_predictions(probs, baseline="old", rope=0.005, metric=metric)
+        bc.select(probs, baseline="old", rope=0.005, metric=metric)
 
 
 def test_label_metric_with_threshold_equals_sklearn(probs):
@@ -69,7 +68,7 @@ def test_label_metric_with_threshold_equals_sklearn(probs):
     assert 0.8 < res.baseline_score < 0.95  # the case of the issue: not 0.2 or 0
     via_compare = bc.compare(probs, "old", "new", rope=0.005, threshold=0.5, random_state=0)
     assert via_compare.candidate_score == pytest.approx(accuracy_score(y, new >= 0.5))
-    sel = select_predictions(probs, baseline="old", rope=0.005, threshold=0.5)
+    sel = bc.select(probs, baseline="old", rope=0.005, compare_options={"threshold": 0.5})
     means = sel.candidates.set_index("model")["mean"]
     assert means["new"] == pytest.approx(accuracy_score(y, new >= 0.5))
 
@@ -117,12 +116,12 @@ def labelled() -> pd.DataFrame:
 
 def test_text_column_is_refused_by_name(labelled):
     with pytest.raises(ValueError, match=r"column 'question_id' is text: it cannot be a model"):
-        select_predictions(labelled, baseline="old", rope=0.01)
+        bc.select(labelled, baseline="old", rope=0.01)
 
 
 def test_models_and_drop_pick_the_model_columns(labelled):
     y = labelled["y_true"]
-    sel = select_predictions(labelled, baseline="old", rope=0.01, models=["old", "new"])
+    sel = bc.select(labelled, baseline="old", rope=0.01, models=["old", "new"])
     assert sorted(sel.candidates["model"]) == ["new", "old"]
     assert sel.candidates.set_index("model")["mean"]["new"] == pytest.approx(
         accuracy_score(y, labelled["new"])
@@ -138,7 +137,7 @@ def test_cli_select_models_and_drop(labelled, tmp_path):
     assert out.returncode == 2
     assert "column 'question_id' is text" in out.stderr
     assert "--models" in out.stderr and "--drop" in out.stderr and "models=" not in out.stderr
-    for extra in (["--models", "old,new"], ["--drop", "customer", "question_id"]):
+    for extra in (["--models", "old,new"], ["--drop", "customer,question_id"]):
         out = _run(*base, *extra, cwd=tmp_path)
         assert out.returncode == 0, out.stderr
         assert '"customer"' not in out.stdout and '"question_id"' not in out.stdout
@@ -166,13 +165,13 @@ def test_an_item_with_two_labels_is_refused():
 
 def test_select_without_challenger_is_an_error(labelled):
     with pytest.raises(ValueError, match="needs 'old' and a challenger"):
-        select_predictions(labelled, baseline="old", rope=0.01, models=["old"])
+        bc.select(labelled, baseline="old", rope=0.01, models=["old"])
 
 
 def test_cli_drop_of_the_label_and_duplicate_columns(labelled, tmp_path):
     labelled.to_csv(tmp_path / "p.csv", index=False)
     args = ["--predictions", "p.csv", "--baseline", "old", "--rope", "0.01"]
-    out = _run("select", *args, "--drop", "y_true", "question_id", cwd=tmp_path)
+    out = _run("select", *args, "--drop", "y_true,question_id", cwd=tmp_path)
     assert (
         out.returncode == 2
         and "the --y-true column (the true labels) cannot be dropped" in out.stderr

@@ -42,7 +42,7 @@ def test_sizes_and_real_rho(lc):
 
 
 def test_posteriors_equal_correlated_ttest(lc):
-    f, s = lc.scores, lc.summary(level=0.9)
+    f, s = lc.scores, lc.summary(confidence_level=0.9)
     size = 100
     nb = f[(f.train_size == size) & (f.model == "nb")].sort_values("split")["accuracy"]
     du = f[(f.train_size == size) & (f.model == "dummy")].sort_values("split")["accuracy"]
@@ -150,7 +150,7 @@ def test_bounded_metric_gets_a_bounded_interval():
         train_sizes=[15, 120],
         random_state=0,
     )
-    s = lc.summary(level=0.99)
+    s = lc.summary(confidence_level=0.99)
     f = lc.scores
     n_clipped = 0
     for r in s[s.kind == "model"].to_dict("records"):

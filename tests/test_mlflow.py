@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
+from sklearn.model_selection import RepeatedStratifiedKFold
 
 mlflow = pytest.importorskip("mlflow")
 pytestmark = pytest.mark.xdist_group("mlflow")  # one server per run, not one per worker
@@ -33,7 +34,12 @@ from bayescomp.integrations.mlflow import (  # noqa: E402
     validate,
 )
 
-DESIGN = dict(scoring="accuracy", rope=0.005, n_splits=5, n_repeats=2, progress=False)
+DESIGN = dict(
+    scoring="accuracy",
+    rope=0.005,
+    cv=RepeatedStratifiedKFold(n_splits=5, n_repeats=2, random_state=0),
+    progress=False,
+)
 
 
 def _free_port() -> int:
@@ -141,7 +147,7 @@ def test_registry_champion_to_gated_promotion(server, data):
     models = {**registry_models(["models:/bc_promote@champion"], tracking_uri=server), "lr": _lr()}
     assert models["bc_promote@champion"].path == "models:/bc_promote/1"
     tracker = MlflowTracker("bc_promote", tracking_uri=server)
-    sel = bc.select(models, X, y, baseline="bc_promote@champion", tracker=tracker, **DESIGN)
+    sel = bc.select_models(models, X, y, baseline="bc_promote@champion", tracker=tracker, **DESIGN)
     assert sel.steps["decision"].tolist() == ["promote"] and sel.champion == "lr"
 
     # one parent run, one nested step run with the step's numbers
@@ -195,7 +201,7 @@ def test_registry_champion_to_gated_promotion(server, data):
     # rerunning the same selection logs nothing twice and leaves the alias alone
     n_parent, n_step = len(_runs(client, "selection")), len(_runs(client, "step"))
     again = MlflowTracker("bc_promote", tracking_uri=server)
-    bc.select(models, X, y, baseline="bc_promote@champion", tracker=again, **DESIGN)
+    bc.select_models(models, X, y, baseline="bc_promote@champion", tracker=again, **DESIGN)
     assert again.resumed and again.parent_id == tracker.parent_id
     assert (len(_runs(client, "selection")), len(_runs(client, "step"))) == (n_parent, n_step)
     assert len(client.search_model_versions("name='bc_promote'")) == 2
@@ -222,6 +228,8 @@ def test_keep_is_a_recorded_refusal(server, data):
 _KILLED_RUN = """
 import os, signal, sys
 import bayescomp as bc
+from sklearn.model_selection import RepeatedStratifiedKFold
+from bayescomp.splits.repeats import default_cv
 from sklearn.datasets import load_breast_cancer
 from sklearn.naive_bayes import GaussianNB
 from sklearn.tree import DecisionTreeClassifier
@@ -240,8 +248,8 @@ X, y = load_breast_cancer(return_X_y=True)
 models = {"nb": GaussianNB(),
           "lr": make_pipeline(StandardScaler(), LogisticRegression(max_iter=5000)),
           "tree": DecisionTreeClassifier(max_depth=1, random_state=0)}
-sel = bc.select(models, X, y, baseline="nb", scoring="accuracy", rope=0.005, n_splits=5,
-                n_repeats=2, progress=False, store=sys.argv[2],
+sel = bc.select_models(models, X, y, baseline="nb", scoring="accuracy", rope=0.005, cv=default_cv(y, n_splits=5,
+                n_repeats=2), progress=False, store=sys.argv[2],
                 tracker=Dies(sys.argv[3], tracking_uri=sys.argv[1]))
 print("RESULT", sel.fits_loaded, sel.steps["decision"].tolist())
 """
@@ -314,12 +322,12 @@ def test_default_and_file_store_uris(where, tmp_path, monkeypatch):
     )
     tracker = MlflowTracker()  # no registry model: tracking only, MLflow's default URI
     sel = bc.select(
-        scores=bc.Scores.from_frame(f, metrics=["acc"]),
+        bc.Scores.from_frame(f, metrics=["acc"]),
         baseline="a",
-        scoring="acc",
         rope=0.01,
         higher_is_better=True,
         tracker=tracker,
+        metric="acc",
     )
     run = MlflowClient().get_run(tracker.parent_id)
     assert run.data.tags["bayescomp.action"] == "promote"

@@ -15,6 +15,7 @@ pytest.importorskip("ipykernel")
 SETUP = """
 import numpy as np, pandas as pd
 import bayescomp as bc
+from bayescomp.splits.repeats import default_cv
 rng = np.random.default_rng(0)
 a = rng.normal(0.80, 0.02, 20)
 b = a + 0.012 + rng.normal(0, 0.01, 20)
@@ -32,7 +33,8 @@ CELLS = [
     " n_resamples=200, random_state=0)",
     "from sklearn.datasets import load_iris\nfrom sklearn.naive_bayes import GaussianNB\n"
     "from sklearn.tree import DecisionTreeClassifier\nX, y = load_iris(return_X_y=True)\n"
-    "kw = dict(baseline='nb', scoring='accuracy', rope=0.01, n_splits=3, n_repeats=2)\n"
+    "from bayescomp.splits.repeats import default_cv\n"
+    "kw = dict(baseline='nb', scoring='accuracy', rope=0.01, cv=default_cv(y, n_splits=3, n_repeats=2))\n"
     "m = {'nb': GaussianNB(), 'tree': DecisionTreeClassifier(random_state=0)}\n"
     "_ = bc.select_models(m, X, y, progress=True, **kw)",
     "_ = bc.select_models(m, X, y, progress=False, **kw)",

@@ -233,7 +233,7 @@ def test_summaries_follow_from_the_draws(hand):
 
 
 def test_to_latex_exact_text(hand):
-    text = hand.to_latex(level=0.5, digits=3)
+    text = hand.to_latex(confidence_level=0.5, digits=3)
     first, rest = text.split("\n", 1)
     assert first.startswith("% NOT CONVERGED (")
     # interval: 25% and 75% quantiles of six 1.661 and two 2.314 (linear interpolation)

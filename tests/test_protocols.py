@@ -36,7 +36,7 @@ def test_ttest_result_is_a_posterior(scores):
 @pytest.mark.parametrize("test", [bc.sign_test, bc.signed_rank_test])
 def test_rank_test_result_is_a_posterior(test):
     z = np.array([0.02, 0.03, 0.015, 0.04, -0.005, 0.025, 0.03, 0.01])
-    res = test(z, rope=0.01, random_state=0, n_samples=2000)
+    res = test(z, rope=0.01, random_state=0, draws=2000)
     assert isinstance(res, Posterior)
     lo, hi = res.hdi(0.9)
     assert lo <= res.expected_gain <= hi

@@ -29,7 +29,7 @@ def _baycomp(test, z, n):
 def test_sign_test_at_rope_zero_reports_baycomps_numbers(name):
     z = CASES[name]
     ref_left, ref_right = _baycomp("SignTest", z, 50_000)
-    res = sign_test(z, rope=0, random_state=0, n_samples=50_000)
+    res = sign_test(z, rope=0, random_state=0, draws=50_000)
     p = res.baycomp_convention
     assert p.p_rope == 0.0 and p.p_left + p.p_right == pytest.approx(1.0)
     kept = res.kept_draws
@@ -42,7 +42,7 @@ def test_sign_test_at_rope_zero_reports_baycomps_numbers(name):
 def test_signed_rank_at_rope_zero_reports_baycomps_numbers(name):
     z = CASES[name]
     ref_left, ref_right = _baycomp("SignedRankTest", z, 20_000)
-    res = signed_rank_test(z, rope=0, random_state=0, n_samples=20_000)
+    res = signed_rank_test(z, rope=0, random_state=0, draws=20_000)
     assert res.kept_draws == 20_000 and np.all(res.sample[:, 1] == 0)  # H(0) = 1/2: no tie mass
     se = np.sqrt(ref_left * ref_right * 2 / 20_000)
     assert abs(res.p_left - ref_left) < 4 * se + 1e-9
@@ -52,7 +52,7 @@ def test_signed_rank_at_rope_zero_reports_baycomps_numbers(name):
 def test_next_dataset_at_rope_zero_is_the_exact_dirichlet_mean():
     # issue 23 item 2: the tie cell is kept; counts (3, 8, 6) plus the prior 1 on the tie
     z = CASES["8 ties"]
-    res = sign_test(z, rope=0, random_state=0, n_samples=100_000)
+    res = sign_test(z, rope=0, random_state=0, draws=100_000)
     assert res.next_dataset.as_tuple() == pytest.approx((3 / 18, 9 / 18, 6 / 18), abs=1e-12)
     # the draws agree with the exact mean
     np.testing.assert_allclose(res.sample.mean(axis=0), (3 / 18, 9 / 18, 6 / 18), atol=0.003)
@@ -66,7 +66,7 @@ def test_sign_test_next_dataset_matches_the_audit_reference_case():
     # counts (left, rope, right) = (5, 2, 2) at rope 0 with the prior on the tie: the exact
     # posterior mean is Dirichlet(5, 3, 2)'s (0.5, 0.3, 0.2), not (0.71, 0, 0.29)
     z = np.array([-1, -1, -1, -1, -1, 0, 0, 1, 1.0])
-    res = sign_test(z, rope=0, random_state=0, n_samples=2000)
+    res = sign_test(z, rope=0, random_state=0, draws=2000)
     assert res.next_dataset.as_tuple() == pytest.approx((0.5, 0.3, 0.2), abs=1e-12)
 
 
@@ -86,7 +86,7 @@ def test_twenty_ties_and_two_wins_is_inconclusive_not_equivalent():
 def test_rope_zero_never_decides_equivalent(seed, test):
     rng = np.random.default_rng(seed)
     z = np.r_[np.zeros(rng.integers(5, 40)), rng.normal(0, 0.01, rng.integers(0, 6))]
-    res = test(z, rope=0, random_state=seed, n_samples=5000)
+    res = test(z, rope=0, random_state=seed, draws=5000)
     for on in ("baycomp_convention", "next_dataset"):
         for gamma in (0.6, 0.8, 0.95):
             assert res.decision(gamma, on=on).outcome != "equivalent"
@@ -94,7 +94,7 @@ def test_rope_zero_never_decides_equivalent(seed, test):
 
 def test_all_ties_give_even_odds_and_no_decision():
     # issue 28: no draw left is "nothing favours either side" (was NaN), never a decision
-    res = sign_test(np.zeros(10), rope=0, random_state=0, n_samples=2000)
+    res = sign_test(np.zeros(10), rope=0, random_state=0, draws=2000)
     assert res.kept_draws == 0
     assert res.baycomp_convention.as_tuple() == (0.5, 0.0, 0.5)
     assert res.next_dataset_given_no_tie.as_tuple() == (0.5, 0.0, 0.5)

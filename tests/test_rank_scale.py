@@ -141,9 +141,7 @@ def test_identical_challenger_across_datasets_is_equivalent():
         res = bc.compare(scores, baseline="champ", candidate="chall", metric="accuracy", rope=0.01)
     assert res.p_rope == 1.0 and res.decision(0.95).outcome == "equivalent"
     with pytest.warns(ZeroVarianceWarning):
-        sel = bc.select(
-            scores=scores, baseline="champ", rope=0.01, metric="accuracy", progress=False
-        )
+        sel = bc.select(scores, baseline="champ", rope=0.01, metric="accuracy")
     assert sel.champion == "champ"
     assert list(sel.steps["decision"]) == ["equivalent"]
 

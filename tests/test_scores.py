@@ -249,9 +249,9 @@ def test_mean_select_concat_repr():
     assert m.loc["d2", "c"] == pytest.approx(
         f[(f["dataset"] == "d2") & (f["model"] == "c")]["accuracy"].mean()
     )
-    sub = s.select(models=["a", "c"], datasets=["d1"])
+    sub = s.subset(models=["a", "c"], datasets=["d1"])
     assert sub.models == ["a", "c"] and sub.datasets == ["d1"] and len(sub) == 8
-    both = bc.Scores.concat([sub, s.select(models=["a", "c"], datasets=["d2"])])
+    both = bc.Scores.concat([sub, s.subset(models=["a", "c"], datasets=["d2"])])
     assert both.datasets == ["d1", "d2"] and len(both) == 16
     with pytest.raises(ValueError, match="nothing"):
         bc.Scores.concat([])

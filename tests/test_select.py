@@ -19,10 +19,12 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 import bayescomp as bc
+from bayescomp.core.exceptions import FitError
+from bayescomp.scores.estimators import is_self_tuning
 from bayescomp.scores.model_files import ModelFileError, ModelFileWarning
 from bayescomp.splits.design import materialise_splits
 from bayescomp.splits.repeats import block_seed as _block_seed
-from bayescomp.studies.select import FitError, is_self_tuning
+from bayescomp.splits.repeats import default_cv
 
 N = 30  # paired splits of the constructed tables
 RHO = 0.1
@@ -75,7 +77,7 @@ def known() -> tuple[bc.Scores, dict[str, np.ndarray]]:
 def test_promotion_logic_on_constructed_tables(known, challenger, expected):
     scores, diffs = known
     sel = bc.select(
-        ["base", challenger], scores=scores, baseline="base", scoring="accuracy", rope=0.01
+        scores, baseline="base", rope=0.01, metric="accuracy", models=["base", challenger]
     )
     row = sel.steps.iloc[0]
     assert row["decision"] == expected
@@ -105,7 +107,7 @@ def test_champion_changes_and_later_steps_compare_against_new_champion():
         seed=3,
     )
     sel = bc.select(
-        scores=scores, baseline="base", scoring="accuracy", rope=0.01, rule="champion_challenger"
+        scores, baseline="base", rope=0.01, rule="champion_challenger", metric="accuracy"
     )
     assert sel.steps["challenger"].tolist() == ["b", "c", "w"]
     assert sel.steps["champion"].tolist() == ["base", "b", "b"]
@@ -123,9 +125,9 @@ def test_champion_changes_and_later_steps_compare_against_new_champion():
 
 def test_order_by_name_and_by_mean(known):
     scores, _ = known
-    by_name = bc.select(scores=scores, baseline="base", scoring="accuracy", rope=0.01, order="name")
+    by_name = bc.select(scores, baseline="base", rope=0.01, order="name", metric="accuracy")
     assert by_name.steps["challenger"].tolist() == ["better", "equivalent", "noisy", "worse"]
-    by_mean = bc.select(scores=scores, baseline="base", scoring="accuracy", rope=0.01, order="mean")
+    by_mean = bc.select(scores, baseline="base", rope=0.01, order="mean", metric="accuracy")
     f = scores.to_frame()
     means = f[f["model"] != "base"].groupby("model")["accuracy"].mean()
     assert by_mean.steps["challenger"].tolist() == list(means.sort_values(ascending=False).index)
@@ -142,10 +144,7 @@ def test_lower_is_better_metric_is_oriented():
         }
     )
     sel = bc.select(
-        scores=bc.Scores.from_frame(df, test_fraction=0.1),
-        baseline="base",
-        scoring="rmse",
-        rope=0.01,
+        bc.Scores.from_frame(df, test_fraction=0.1), baseline="base", rope=0.01, metric="rmse"
     )
     assert sel.steps.iloc[0]["decision"] == "promote"  # lower rmse is better
     assert sel.steps.iloc[0]["expected_gain"] > 0
@@ -154,21 +153,21 @@ def test_lower_is_better_metric_is_oriented():
 def test_scores_mode_errors(known, tmp_path):
     scores, _ = known
     with pytest.raises(ValueError, match="baseline 'nope'"):
-        bc.select(scores=scores, baseline="nope", scoring="accuracy", rope=0.01)
-    with pytest.raises(ValueError, match="max_repeats"):
-        bc.select(scores=scores, baseline="base", scoring="accuracy", rope=0.01, max_repeats=2)
+        bc.select(scores, baseline="nope", rope=0.01, metric="accuracy")
+    with pytest.raises(TypeError, match="max_repeats"):  # nothing is fitted: no repetitions
+        bc.select(scores, baseline="base", metric="accuracy", rope=0.01, max_repeats=2)
     with pytest.raises(ValueError, match="gamma"):
-        bc.select(scores=scores, baseline="base", scoring="accuracy", rope=0.01, gamma=0.4)
+        bc.select(scores, baseline="base", rope=0.01, gamma=0.4, metric="accuracy")
     with pytest.raises(ValueError, match="order"):
-        bc.select(scores=scores, baseline="base", scoring="accuracy", rope=0.01, order="best")
+        bc.select(scores, baseline="base", rope=0.01, order="best", metric="accuracy")
     with pytest.raises(ValueError, match="precomputed scores"):
-        bc.select(scores=scores, baseline="base", scoring="accuracy", rope=0.01).refit_champion()
+        bc.select(scores, baseline="base", rope=0.01, metric="accuracy").refit_champion()
     path = tmp_path / "s.csv"
     scores.to_csv(path)
-    from_csv = bc.select(scores=str(path), baseline="base", scoring="accuracy", rope=0.01)
+    from_csv = bc.select(str(path), baseline="base", rope=0.01, metric="accuracy")
     assert (
         from_csv.steps["decision"].tolist()
-        == bc.select(scores=scores, baseline="base", scoring="accuracy", rope=0.01)
+        == bc.select(scores, baseline="base", rope=0.01, metric="accuracy")
         .steps["decision"]
         .tolist()
     )
@@ -179,8 +178,8 @@ def test_several_datasets_go_through_compare(known):
     f = scores.to_frame()
     two = bc.Scores.concat([bc.Scores(f.assign(dataset="d1")), bc.Scores(f.assign(dataset="d2"))])
     # one dataset of a multi-dataset table: identical to the single-dataset selection
-    one = bc.select(scores=two, dataset="d2", baseline="base", scoring="accuracy", rope=0.01)
-    ref = bc.select(scores=scores, baseline="base", scoring="accuracy", rope=0.01)
+    one = bc.select(two, dataset="d2", baseline="base", rope=0.01, metric="accuracy")
+    ref = bc.select(scores, baseline="base", rope=0.01, metric="accuracy")
     pd.testing.assert_frame_equal(one.steps, ref.steps)
     # every dataset at once: the step is compare's hierarchical posterior (same seed)
     small = {"chains": 2, "draws": 300, "tune": 300, "refit": False}
@@ -189,9 +188,7 @@ def test_several_datasets_go_through_compare(known):
         expected = bc.compare(
             two, "base", "better", metric="accuracy", rope=0.01, random_state=0, **small
         )
-        sel = bc.select(
-            scores=two, baseline="base", scoring="accuracy", rope=0.01, compare_options=small
-        )
+        sel = bc.select(two, baseline="base", rope=0.01, compare_options=small, metric="accuracy")
     assert sel.steps.iloc[0]["p_right"] == pytest.approx(expected.p_right)
     assert sel.steps.iloc[0]["p_rope"] == pytest.approx(expected.p_rope)
 
@@ -211,7 +208,7 @@ def test_fitted_selection_costs_k_plus_one_cvs_and_reuses_champion(bc_data, tmp_
     models = {"nb": GaussianNB(), "lr": _lr(), "lr_weak": _lr(0.01)}
     cv = RepeatedStratifiedKFold(n_splits=5, n_repeats=2, random_state=3)
     store = tmp_path / "s.sqlite"
-    sel = bc.select(
+    sel = bc.select_models(
         models,
         X,
         y,
@@ -242,7 +239,7 @@ def test_fitted_selection_costs_k_plus_one_cvs_and_reuses_champion(bc_data, tmp_
         assert row["p_right"] == pytest.approx(res.p_right, abs=1e-12)
         assert row["p_rope"] == pytest.approx(res.p_rope, abs=1e-12)
     # a second run loads everything from the store and refits nothing
-    again = bc.select(
+    again = bc.select_models(
         models,
         X,
         y,
@@ -280,8 +277,8 @@ def test_sequential_testing_adds_seeded_repetitions_to_both_models(bc_data, tmp_
         progress=False,
         store=tmp_path / "seq.sqlite",
     )
-    sel = bc.select(models, X, y, **kw)
-    again = bc.select(models, X, y, **kw)  # the extra repetitions are resumed too
+    sel = bc.select_models(models, X, y, **kw)
+    again = bc.select_models(models, X, y, **kw)  # the extra repetitions are resumed too
     assert (again.fits_performed, again.fits_loaded) == (0, 40)
     pd.testing.assert_frame_equal(again.steps, sel.steps)
     row = sel.steps.iloc[0]
@@ -311,7 +308,7 @@ def test_sequential_testing_adds_seeded_repetitions_to_both_models(bc_data, tmp_
     res = bc.compare(both, "lr", "nb", metric="accuracy", rope=0.02)
     assert row["p_left"] == pytest.approx(res.p_left, abs=1e-12)
     # a step already decided on the design needs no repetition
-    sel2 = bc.select(
+    sel2 = bc.select_models(
         models,
         X,
         y,
@@ -331,7 +328,7 @@ def test_sequential_testing_adds_seeded_repetitions_to_both_models(bc_data, tmp_
 def test_sequential_testing_needs_a_seeded_shuffling_splitter(bc_data):
     X, y = bc_data
     with pytest.raises(ValueError, match="integer random_state"):
-        bc.select(
+        bc.select_models(
             {"a": GaussianNB(), "b": _lr(0.001)},
             X,
             y,
@@ -375,7 +372,7 @@ def test_nested_cv_tuning_sees_only_the_outer_training_fold(bc_data, tmp_path):
     cv = RepeatedStratifiedKFold(n_splits=4, n_repeats=1, random_state=0)
     outer = materialise_splits(cv, Xid, y)
     RowRecorder.log.clear()
-    sel = bc.select(
+    sel = bc.select_models(
         {"nb": GaussianNB(), "tuned": search},
         Xid,
         y,
@@ -413,7 +410,7 @@ def test_inner_cv_as_index_pairs_is_refused(bc_data):
     X, y = bc_data
     pairs = [(np.arange(100), np.arange(100, 200)), (np.arange(100, 200), np.arange(100))]
     with pytest.raises(ValueError, match="inner cv"):
-        bc.select(
+        bc.select_models(
             {
                 "nb": GaussianNB(),
                 "g": GridSearchCV(_lr(), {"logisticregression__C": [1]}, cv=pairs),
@@ -423,9 +420,8 @@ def test_inner_cv_as_index_pairs_is_refused(bc_data):
             baseline="nb",
             scoring="roc_auc",
             rope=0.01,
-            n_splits=3,
-            n_repeats=1,
             progress=False,
+            cv=default_cv(y, n_splits=3, n_repeats=1),
         )
 
 
@@ -453,49 +449,46 @@ def model_dir(tmp_path):
 def test_broken_model_files_skipped_or_fatal(bc_data, model_dir):
     X, y = bc_data
     with pytest.warns(ModelFileWarning) as rec:
-        sel = bc.select(
+        sel = bc.select_models(
             model_dir,
             X,
             y,
             baseline="a_nb",
             scoring="roc_auc",
             rope=0.002,
-            n_splits=3,
-            n_repeats=1,
             progress=False,
+            cv=default_cv(y, n_splits=3, n_repeats=1),
         )
     assert set(sel.skipped) == {"b_broken", "d_nomodel"}
     assert any("b_broken.py" in str(w.message) for w in rec)
     assert sel.steps["challenger"].tolist() == ["c_lr"]  # nothing else is lost
     assert "skipped" in sel.candidates.set_index("model").loc["b_broken", "status"]
     with pytest.raises(ModelFileError, match=r"b_broken\.py"):
-        bc.select(
+        bc.select_models(
             model_dir,
             X,
             y,
             baseline="a_nb",
             scoring="roc_auc",
             rope=0.002,
-            n_splits=3,
-            n_repeats=1,
             progress=False,
             on_error="raise",
+            cv=default_cv(y, n_splits=3, n_repeats=1),
         )
     with (
         pytest.raises(ValueError, match="baseline 'b_broken' is not among"),
         warnings.catch_warnings(),
     ):
         warnings.simplefilter("ignore", ModelFileWarning)
-        bc.select(
+        bc.select_models(
             model_dir,
             X,
             y,
             baseline="b_broken",
             scoring="roc_auc",
             rope=0.002,
-            n_splits=3,
-            n_repeats=1,
             progress=False,
+            cv=default_cv(y, n_splits=3, n_repeats=1),
         )
 
 
@@ -507,42 +500,39 @@ class Explodes(ClassifierMixin, BaseEstimator):
 def test_failing_fit_marks_the_step_or_stops(bc_data):
     X, y = bc_data
     models = {"nb": GaussianNB(), "bad": Explodes(), "lr": _lr()}
-    sel = bc.select(
+    sel = bc.select_models(
         models,
         X,
         y,
         baseline="nb",
         scoring="roc_auc",
         rope=0.002,
-        n_splits=3,
-        n_repeats=1,
         progress=False,
+        cv=default_cv(y, n_splits=3, n_repeats=1),
     )
     row = sel.steps.set_index("challenger").loc["bad"]
     assert row["decision"] == "error" and "boom" in row["reason"] and np.isnan(row["p_right"])
     assert np.isfinite(sel.steps.set_index("challenger").loc["lr", "p_right"])  # still compared
     with pytest.raises(FitError, match="boom"):
-        bc.select(
+        bc.select_models(
             models,
             X,
             y,
             baseline="nb",
             scoring="roc_auc",
             rope=0.002,
-            n_splits=3,
-            n_repeats=1,
             progress=False,
             on_error="raise",
+            cv=default_cv(y, n_splits=3, n_repeats=1),
         )
     with pytest.raises(RuntimeError, match="baseline 'bad' failed"):
-        bc.select(
+        bc.select_models(
             models,
             X,
             y,
             baseline="bad",
             scoring="roc_auc",
             rope=0.002,
-            n_splits=3,
-            n_repeats=1,
             progress=False,
+            cv=default_cv(y, n_splits=3, n_repeats=1),
         )

@@ -14,8 +14,7 @@ from scipy import special
 import bayescomp as bc
 from bayescomp.decision.family import JointDifferences, winner_test
 from bayescomp.posterior.holdout import holdout_posterior
-from bayescomp.studies.predictions_family import joint_item_differences
-from bayescomp.studies.select_predictions import select_predictions
+from bayescomp.studies.select_predictions import joint_item_differences
 
 BENCH = Path(__file__).resolve().parents[1] / "bench" / "test_set_selection.py"
 
@@ -94,7 +93,7 @@ def test_family_rule_promotes_the_winner_only_when_its_selective_test_passes():
             },
         }
     )
-    sel = select_predictions(t, baseline="old", rope=0.01, random_state=0)
+    sel = bc.select(t, baseline="old", rope=0.01, compare_options={"random_state": 0})
     assert sel.champion == "new" and sel.recommendation["rule"] == "family"
     assert sel.steps["champion"].tolist() == ["old"] * 3  # all against the baseline
     row = sel.steps.set_index("challenger").loc["new"]
@@ -103,12 +102,12 @@ def test_family_rule_promotes_the_winner_only_when_its_selective_test_passes():
     # far ahead of the others: its selection hardly biases it, the correction is small
     assert row["corrected_gain"] == pytest.approx(new.estimate, abs=0.1 * new.sd)
     # the same through bc.select and the plain rule through rule=
-    same = bc.select(t, baseline="old", rope=0.01, random_state=0)
+    same = bc.select(t, baseline="old", rope=0.01, compare_options={"random_state": 0})
     assert same.champion == "new" and same.steps["p_selective"].equals(sel.steps["p_selective"])
-    cc = select_predictions(t, baseline="old", rope=0.01, rule="champion_challenger")
+    cc = bc.select(t, baseline="old", rope=0.01, rule="champion_challenger")
     assert "p_selective" not in cc.steps.columns
     with pytest.raises(ValueError, match="rule must be"):
-        select_predictions(t, baseline="old", rope=0.01, rule="bonferroni")
+        bc.select(t, baseline="old", rope=0.01, rule="bonferroni")
 
 
 def test_family_rule_holds_a_promotion_that_only_wins_by_selection():
@@ -117,11 +116,12 @@ def test_family_rule_holds_a_promotion_that_only_wins_by_selection():
     bench = _bench()
     for seed in range(200):
         frame = bench.table(np.random.default_rng(seed), [bench.ROPE] * 10)
-        kw = dict(baseline="base", rope=bench.ROPE, y_true=None, metric="accuracy", draws=500)
-        cc = select_predictions(frame, rule="champion_challenger", random_state=seed, **kw)
+        kw = dict(baseline="base", rope=bench.ROPE, metric="accuracy")
+        opts = {"y_true": None, "draws": 500, "random_state": seed}
+        cc = bc.select(frame, rule="champion_challenger", compare_options=opts, **kw)
         if cc.steps["decision"].iloc[0] == "promote" or cc.champion == "base":
             continue  # look for a table where some challenger passes on its own
-        fam = select_predictions(frame, random_state=seed, **kw)
+        fam = bc.select(frame, compare_options=opts, **kw)
         if fam.champion == "base":
             break
     else:

@@ -13,6 +13,7 @@ from selection_data import write_selection_scores
 
 import bayescomp as bc
 from bayescomp.cli.main import main
+from bayescomp.splits.repeats import default_cv
 
 
 @pytest.fixture(scope="module")
@@ -24,11 +25,7 @@ def scores_csv(tmp_path_factory):
 @pytest.fixture(scope="module")
 def report_dir(scores_csv, tmp_path_factory):
     sel = bc.select(
-        scores=scores_csv,
-        baseline="logreg",
-        scoring="accuracy",
-        rope=0.01,
-        rule="champion_challenger",
+        scores_csv, baseline="logreg", rope=0.01, rule="champion_challenger", metric="accuracy"
     )
     out = tmp_path_factory.mktemp("report")
     path = sel.report(out)
@@ -216,13 +213,15 @@ def test_progress_bar_only_on_a_terminal(monkeypatch, capsys):
 
     X, y = load_iris(return_X_y=True)
     models = {"nb": GaussianNB(), "tree": DecisionTreeClassifier(random_state=0)}
-    kw = dict(baseline="nb", scoring="accuracy", rope=0.01, n_splits=3, n_repeats=2)
-    bc.select(models, X, y, **kw)  # stderr captured by pytest: not a terminal, silent
+    kw = dict(
+        baseline="nb", scoring="accuracy", rope=0.01, cv=default_cv(y, n_splits=3, n_repeats=2)
+    )
+    bc.select_models(models, X, y, **kw)  # stderr captured by pytest: not a terminal, silent
     assert capsys.readouterr().err == ""
     fake = _FakeTTY()
     monkeypatch.setattr("sys.stderr", fake)
-    bc.select(models, X, y, progress=False, **kw)
+    bc.select_models(models, X, y, progress=False, **kw)
     assert fake.parts == []
-    bc.select(models, X, y, progress=True, **kw)
+    bc.select_models(models, X, y, progress=True, **kw)
     text = "".join(fake.parts)
     assert "select" in text and "/12" in text and " split " in text  # one bar over 12 fits

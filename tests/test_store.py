@@ -20,6 +20,7 @@ from sklearn.model_selection import RepeatedStratifiedKFold
 from sklearn.naive_bayes import GaussianNB
 
 import bayescomp as bc
+from bayescomp.splits.repeats import default_cv
 from bayescomp.studies.store import DesignChangedError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -32,7 +33,7 @@ def data():
 
 def _run(store, X, y, *, models=None, seed=0, scoring="roc_auc", n_repeats=2):
     models = models or {"nb": GaussianNB(), "lr": LogisticRegression(C=0.5, max_iter=3000)}
-    return bc.select(
+    return bc.select_models(
         models,
         X,
         y,
@@ -265,7 +266,7 @@ def test_parallel_workers_results_written_by_the_parent(data, tmp_path):
     X, y = data
     models = {"nb": GaussianNB(), "lr": LogisticRegression(C=0.5, max_iter=3000)}
     cv = RepeatedStratifiedKFold(n_splits=3, n_repeats=2, random_state=0)
-    par = bc.select(
+    par = bc.select_models(
         models,
         X,
         y,
@@ -277,7 +278,7 @@ def test_parallel_workers_results_written_by_the_parent(data, tmp_path):
         progress=False,
         store=tmp_path / "par.sqlite",
     )
-    seq = bc.select(
+    seq = bc.select_models(
         models, X, y, baseline="nb", cv=cv, scoring="roc_auc", rope=0.002, n_jobs=1, progress=False
     )
     con = sqlite3.connect(tmp_path / "par.sqlite")
@@ -302,15 +303,14 @@ def test_several_datasets_are_stored_and_decided_by_the_hierarchical_model(data,
         baseline="nb",
         scoring="roc_auc",
         rope=0.002,
-        n_splits=3,
-        n_repeats=2,
+        cv=default_cv(y, n_splits=3, n_repeats=2),
         progress=False,
         store=tmp_path / "multi.sqlite",
         compare_options=small,
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        sel = bc.select(models, two, **kw)
+        sel = bc.select_models(models, two, **kw)
     with bc.ResultStore(tmp_path / "multi.sqlite") as st:
         designs = st.query("SELECT dataset, n_samples FROM designs ORDER BY dataset")
         assert designs.values.tolist() == [["full", len(y)], ["half", len(y[::2])]]

@@ -152,7 +152,7 @@ def test_select_on_time_ordered_design():
     rng = np.random.default_rng(2)
     X = pd.DataFrame(rng.standard_normal((200, 2)), columns=["a", "b"])
     y = X["a"] * 2 + rng.standard_normal(200)
-    sel = bc.select(
+    sel = bc.select_models(
         {"mean": DummyRegressor(), "ridge": Ridge()},
         X,
         y,

@@ -500,7 +500,7 @@ def test_to_inference_data_with_arviz(result):
 
 
 def test_summary_columns(result):
-    table = result.summary(level=0.9, gamma=0.9)
+    table = result.summary(confidence_level=0.9, gamma=0.9)
     assert list(table.columns) == [
         "baseline",
         "candidate",

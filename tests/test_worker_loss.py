@@ -39,6 +39,7 @@ import pytest
 from sklearn.model_selection import RepeatedStratifiedKFold
 
 import bayescomp as bc
+from bayescomp.splits.repeats import default_cv
 
 distributed = pytest.importorskip("distributed")
 pytestmark = pytest.mark.xdist_group("dask")
@@ -70,17 +71,16 @@ def reference():
     import bayescomp as bc
 
     X, y = load_breast_cancer(return_X_y=True)
-    sel = bc.select(
+    sel = bc.select_models(
         fit_driver.models(0.0),
         X,
         y,
         baseline="nb",
         scoring="roc_auc",
         rope=0.005,
-        n_splits=3,
-        n_repeats=N_REPEATS,
         n_jobs=1,
         progress=False,
+        cv=default_cv(y, n_splits=3, n_repeats=N_REPEATS),
     )
     base = sel.base_scores.to_frame().sort_values(["model", "split"])
     return {
@@ -166,8 +166,7 @@ def _selection(store: Path, delay: float = DELAY) -> functools.partial:
         baseline="nb",
         scoring="roc_auc",
         rope=0.005,
-        n_splits=3,
-        n_repeats=N_REPEATS,
+        cv=default_cv(y, n_splits=3, n_repeats=N_REPEATS),
         store=str(store),
         n_jobs=2,
         progress=False,
@@ -483,12 +482,11 @@ def test_ray_worker_kill_loses_no_fit(ray_local, tmp_path, reference):
                 baseline="nb",
                 scoring="roc_auc",
                 rope=0.005,
-                n_splits=3,
-                n_repeats=N_REPEATS,
                 store=str(store),
                 n_jobs=2,
                 progress=False,
                 worker_timeout=60,
+                cv=default_cv(y, n_splits=3, n_repeats=N_REPEATS),
             )
 
     thread, out = _background(call)

@@ -98,3 +98,19 @@ def save_plot(ax: Any, path: str | None) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     print(f"plot written to {path}")
+
+
+def write_plots(results: list[Any], folder: Path) -> list[Path]:
+    """Every plot of every result as PNG files named ``<candidate>_vs_<baseline>_<kind>.png``."""
+    import matplotlib.pyplot as plt
+
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for r in results:
+        stem = f"{r.candidate_name}_vs_{r.baseline_name}".replace(" ", "_").replace("/", "_")
+        for kind, fig in r.figures().items():
+            path = folder / f"{stem}_{kind}.png"
+            fig.savefig(path, dpi=110)
+            plt.close(fig)
+            written.append(path)
+    return written

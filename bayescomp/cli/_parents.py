@@ -110,11 +110,60 @@ def scores_csv() -> argparse.ArgumentParser:
 
 
 def one_test_set() -> argparse.ArgumentParser:
-    """``--predictions`` and the columns of a comparison on one test set."""
-    from bayescomp.cli.predictions import add_arguments
-
+    """``--predictions`` and the columns of a comparison on one test set (shared by
+    ``compare`` and ``select``)."""
     p = _parent()
-    add_arguments(p)
+    g = p.add_argument_group("one test set (--predictions)")
+    g.add_argument(
+        "--predictions",
+        metavar="CSV",
+        help="item-level predictions on one test set: a y_true column, one column "
+        "per model, optional cluster/item/sample columns",
+    )
+    g.add_argument(
+        "--models",
+        type=lambda v: [m.strip() for m in v.split(",") if m.strip()],
+        metavar="A,B,C",
+        help="the model columns, comma-separated (default: every column but y_true, "
+        "--cluster, --item, --sample and --drop)",
+    )
+    g.add_argument(
+        "--cluster",
+        metavar="COL",
+        help="column of the cluster of each item (passage, customer): whole clusters are resampled",
+    )
+    g.add_argument(
+        "--item",
+        metavar="COL",
+        help="column of the item id, when an item has "
+        "several rows (repeated samples): scores are averaged within the item",
+    )
+    g.add_argument(
+        "--sample",
+        metavar="COL",
+        help="column numbering the repeated samples of "
+        "an item (checked: one row per item and sample); needs --item",
+    )
+    g.add_argument(
+        "--y-true",
+        default="y_true",
+        metavar="COL",
+        help="column of the true labels (default %(default)s); 'none' when the model "
+        "columns already hold per-item scores",
+    )
+    g.add_argument(
+        "--threshold",
+        type=float,
+        help="turn probabilities or scores into labels (score >= threshold is 1) for "
+        "accuracy/error_rate/f1/precision/recall",
+    )
+    g.add_argument(
+        "--posterior-draws",
+        type=int,
+        default=4000,
+        metavar="N",
+        help="posterior draws of the difference (default %(default)s)",
+    )
     return p
 
 

@@ -127,25 +127,6 @@ def aligned(rows: list[list[str]], columns: list[str]) -> list[str]:
     return [head, "-" * len(head), *body]
 
 
-class RenamedFlag(argparse.Action):
-    """An old flag that keeps working for a deprecation cycle: it stores into the new flag's
-    destination and warns with a ``FutureWarning`` naming the new flag (hidden from --help)."""
-
-    def __init__(self, option_strings: list[str], dest: str, *, new: str, **kwargs: Any):
-        super().__init__(option_strings, dest, help=argparse.SUPPRESS, **kwargs)
-        self.new = new
-
-    def __call__(
-        self, parser: Any, namespace: Any, values: Any, option_string: str | None = None
-    ) -> None:
-        from bayescomp.core.deprecation import warn_renamed
-
-        warn_renamed(
-            f"bayescomp {parser.prog.split()[-1]}", str(option_string), self.new, stacklevel=2
-        )
-        setattr(namespace, self.dest, values)
-
-
 class DefaultsHelp(argparse.ArgumentDefaultsHelpFormatter):
     """``--help`` with a flag's default where it means something: not for a required
     flag, nor a default of None, False or [] (computed or absent), nor one the help

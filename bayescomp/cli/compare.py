@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from bayescomp.cli import _parents
 from bayescomp.cli._backend import fit_options, on_backend
-from bayescomp.cli._io import output_file
+from bayescomp.cli._io import output_file, write_plots
 from bayescomp.cli._text import aligned, rope_note
 from bayescomp.cli.main import UserError
 from bayescomp.core.jsonable import jsonable
@@ -444,22 +444,6 @@ def _json_record(r: Posterior, d: Decision) -> dict[str, Any]:
         gamma=d.gamma,
     )
     return jsonable(row)
-
-
-def write_plots(results: list[Posterior], folder: Path) -> list[Path]:
-    """Every plot of every result as PNG files named ``<candidate>_vs_<baseline>_<kind>.png``."""
-    import matplotlib.pyplot as plt
-
-    folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    for r in results:
-        stem = f"{r.candidate_name}_vs_{r.baseline_name}".replace(" ", "_").replace("/", "_")
-        for kind, fig in r.figures().items():
-            path = folder / f"{stem}_{kind}.png"
-            fig.savefig(path, dpi=110)
-            plt.close(fig)
-            written.append(path)
-    return written
 
 
 def format_across(

@@ -13,7 +13,6 @@ import argparse
 from typing import Any
 
 from bayescomp.cli._io import column, output_file, parse_label, read_csv, write_outputs
-from bayescomp.cli._text import RenamedFlag
 
 
 def run_interval(args: argparse.Namespace) -> int:
@@ -31,19 +30,16 @@ def run_interval(args: argparse.Namespace) -> int:
         check_pos_label(y, pos, flag="--pos-label", single_class_ok=True)
     if args.candidate:
         if args.blb:
-            raise ValueError("--blb with --candidate is not supported; use the paired bootstrap")
+            raise ValueError("--blb with --candidate is not supported; drop --blb")
         cand = pd.Series(column(frame, args.candidate, args.file), name=args.candidate)
-        res = bc.paired_bootstrap_metric(
+        if args.pos_label is not None:  # label metrics then score "pos against the rest"
+            y = pd.Series(y == pos, name=args.y_true).astype(int)
+        res = bc.holdout_posterior(
             y,
             pred,
             cand,
-            args.metric,
-            method=args.method,
-            n_resamples=args.n_resamples,
-            confidence_level=args.confidence_level,
-            stratify=args.stratify,
+            metric=args.metric,
             threshold=args.threshold,
-            pos_label=pos,
             baseline_name=args.pred,
             candidate_name=args.candidate,
             random_state=args.seed,
@@ -98,16 +94,14 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument(
         "--candidate",
-        help="second prediction column: paired bootstrap of the difference candidate - pred",
+        help="second prediction column: the posterior of candidate - pred on these rows "
+        "(bc.holdout_posterior; the same as compare --predictions)",
     )
     p.add_argument("--metric", default="roc_auc", help="scikit-learn metric name (default roc_auc)")
     p.add_argument("--method", default="bca", choices=("bca", "percentile", "basic"))
     p.add_argument("--n-resamples", type=int, default=2000)
     p.add_argument(
         "--confidence-level", type=float, default=0.95, help="confidence level (default 0.95)"
-    )
-    p.add_argument(
-        "--level", type=float, action=RenamedFlag, new="--confidence-level", dest="confidence_level"
     )
     p.add_argument("--stratify", action="store_true", help="resample within each class")
     p.add_argument("--threshold", type=float, help="turn scores into labels at this cut-off")
@@ -118,9 +112,6 @@ def register(subparsers: Any) -> None:
         type=float,
         default=0.7,
         help="BLB subset size n**subset_exponent (default 0.7)",
-    )
-    p.add_argument(
-        "--gamma", type=float, action=RenamedFlag, new="--subset-exponent", dest="subset_exponent"
     )
     p.add_argument("--n-jobs", type=int, help="BLB subsets in parallel")
     p.add_argument("--seed", type=int, help="random seed")

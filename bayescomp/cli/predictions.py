@@ -20,61 +20,6 @@ from bayescomp.cli.main import UserError
 from bayescomp.core.text import terminal_literal
 
 
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    """The flags of a comparison on one test set (shared by ``compare`` and ``select``)."""
-    g = p.add_argument_group("one test set (--predictions)")
-    g.add_argument(
-        "--predictions",
-        metavar="CSV",
-        help="item-level predictions on one test set: a y_true column, one column "
-        "per model, optional cluster/item/sample columns",
-    )
-    g.add_argument(
-        "--models",
-        type=lambda v: [m.strip() for m in v.split(",") if m.strip()],
-        metavar="A,B,C",
-        help="the model columns, comma-separated (default: every column but y_true, "
-        "--cluster, --item, --sample and --drop)",
-    )
-    g.add_argument(
-        "--cluster",
-        metavar="COL",
-        help="column of the cluster of each item (passage, customer): whole clusters are resampled",
-    )
-    g.add_argument(
-        "--item",
-        metavar="COL",
-        help="column of the item id, when an item has "
-        "several rows (repeated samples): scores are averaged within the item",
-    )
-    g.add_argument(
-        "--sample",
-        metavar="COL",
-        help="column numbering the repeated samples of "
-        "an item (checked: one row per item and sample); needs --item",
-    )
-    g.add_argument(
-        "--y-true",
-        default="y_true",
-        metavar="COL",
-        help="column of the true labels (default %(default)s); 'none' when the model "
-        "columns already hold per-item scores",
-    )
-    g.add_argument(
-        "--threshold",
-        type=float,
-        help="turn probabilities or scores into labels (score >= threshold is 1) for "
-        "accuracy/error_rate/f1/precision/recall",
-    )
-    g.add_argument(
-        "--posterior-draws",
-        type=int,
-        default=4000,
-        metavar="N",
-        help="posterior draws of the difference (default %(default)s)",
-    )
-
-
 def read_predictions(args: argparse.Namespace) -> tuple[Any, dict[str, Any], list[str]]:
     """The predictions table, the column options, and its model columns."""
     from bayescomp.cli._io import read_csv
@@ -157,7 +102,7 @@ def run_predictions(args: argparse.Namespace) -> int:
             raise UserError("--plot draws one comparison; name one --candidate")
         results[0].plot().figure.savefig(args.plot, dpi=110)
     if args.plots:
-        from bayescomp.cli.compare import write_plots
+        from bayescomp.cli._io import write_plots
 
         written = write_plots(results, Path(args.plots))
         if not args.json:

@@ -223,9 +223,9 @@ def _tracker(args: argparse.Namespace) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     from bayescomp.cli.main import UserError
+    from bayescomp.core.exceptions import FitError
     from bayescomp.scores.model_files import ModelFileError
     from bayescomp.studies.fitted import select_models
-    from bayescomp.studies.select import FitError, select
 
     if args.predictions:
         sel = _select_predictions(args)
@@ -241,7 +241,6 @@ def run(args: argparse.Namespace) -> int:
         rope=args.rope,
         gamma=args.gamma,
         order=args.order,
-        method=args.method,
         rule=args.rule,
         higher_is_better=args.higher_is_better,
     )
@@ -251,32 +250,19 @@ def run(args: argparse.Namespace) -> int:
             "--draws/--chains set the hierarchical model across several datasets; "
             "with one dataset the correlated t-test needs no sampling"
         )
-    common["compare_options"] = mcmc or None
     from bayescomp.cli._data import parse_guardrails
 
-    common["guardrails"] = parse_guardrails(args.guardrail, fitted=not csv_mode) or None
+    guardrails = parse_guardrails(args.guardrail, fitted=not csv_mode)
+    common["compare_options"] = {
+        "method": args.method,
+        "random_state": args.seed,
+        **mcmc,
+        **({"guardrails": guardrails} if guardrails else {}),
+    }
     try:
         common["tracker"] = _tracker(args)
         if csv_mode:
-            if args.data:
-                raise UserError(
-                    "--data fits the models on your table; with a scores CSV "
-                    "nothing is fitted: give model files instead"
-                )
-            if args.dataset and len(args.dataset) > 1:
-                raise UserError("with a scores CSV give at most one --dataset")
-            if args.store:
-                raise UserError("--store keeps fits; with a scores CSV nothing is fitted")
-            if args.max_repeats:
-                raise UserError(
-                    "--max-repeats adds repetitions by fitting; with a scores CSV nothing is fitted"
-                )
-            sel = select(
-                Path(sources[0]),
-                metric=args.metric,
-                dataset=args.dataset[0] if args.dataset else None,
-                **common,
-            )
+            sel = _select_scores(Path(sources[0]), args, common)
         else:
             sel = _select_fitted(
                 select_models,
@@ -301,35 +287,52 @@ def run(args: argparse.Namespace) -> int:
     return 0 if gate_met(sel, args.fail_unless, args.on_error == "skip") else 1
 
 
+def _select_scores(path: Path, args: argparse.Namespace, common: dict[str, Any]) -> Any:
+    """``select scores.csv``: the walk over a table of precomputed scores."""
+    from bayescomp.cli.main import UserError
+    from bayescomp.studies.select import select
+
+    if args.data:
+        raise UserError(
+            "--data fits the models on your table; with a scores CSV "
+            "nothing is fitted: give model files instead"
+        )
+    if args.dataset and len(args.dataset) > 1:
+        raise UserError("with a scores CSV give at most one --dataset")
+    if args.store:
+        raise UserError("--store keeps fits; with a scores CSV nothing is fitted")
+    if args.max_repeats:
+        raise UserError(
+            "--max-repeats adds repetitions by fitting; with a scores CSV nothing is fitted"
+        )
+    dataset = args.dataset[0] if args.dataset else None
+    return select(path, metric=args.metric, dataset=dataset, **common)
+
+
 def _select_predictions(args: argparse.Namespace) -> Any:
     """``select --predictions``: a selection over the model columns of one test set
     (``--rule``: family-wise by default)."""
     from bayescomp.cli.main import UserError
     from bayescomp.cli.predictions import read_predictions
-    from bayescomp.studies.select_predictions import select_predictions
+    from bayescomp.studies.select import select
 
     if args.source:
         raise UserError("--predictions reads one CSV of item-level predictions; give no SOURCE")
     table, columns, models = read_predictions(args)
-    metric = (
-        args.metric
-        if args.metric is not None
-        else ("accuracy" if columns["y_true"] is not None else None)
-    )
-    return select_predictions(
+    options = dict(columns, threshold=args.threshold, random_state=args.seed)
+    if args.posterior_draws is not None:
+        options["draws"] = args.posterior_draws
+    return select(
         table,
         baseline=args.baseline,
         rope=args.rope,
         gamma=args.gamma,
-        metric=metric,
+        metric=args.metric,
         models=models,
         higher_is_better=args.higher_is_better,
         order=args.order,
         rule=args.rule,
-        threshold=args.threshold,
-        draws=args.posterior_draws,
-        random_state=args.seed,
-        **columns,
+        compare_options=options,
     )
 
 
@@ -338,7 +341,7 @@ def _select_fitted(
 ) -> Any:
     from bayescomp.cli._data import name_the_column, own_data
     from bayescomp.cli.main import UserError
-    from bayescomp.studies.select import FitError
+    from bayescomp.core.exceptions import FitError
 
     own = own_data(args)
     if not args.dataset and own is None:
@@ -372,13 +375,17 @@ def _select_fitted(
             list(data),
             own.sklearn_task if own is not None else None,
         )
+    from bayescomp.splits.repeats import default_cv
+
+    y_first = next(iter(data.values()))[1]
+    design = dict(n_splits=args.n_splits, n_repeats=args.n_repeats, random_state=args.seed)
     X_arg = data if len(data) > 1 else next(iter(data.values()))[0]
     y_arg = None if len(data) > 1 else next(iter(data.values()))[1]
     # scoring=None: every fit is scored on the decision metric and the task's standard
     # metrics, so a later run with another --metric reads them from --store
     from bayescomp.cli._data import TIMINGS
 
-    guarded = [g for g in common.get("guardrails") or () if g not in TIMINGS]
+    guarded = [g for g in common["compare_options"].get("guardrails", ()) if g not in TIMINGS]
     try:
         with on_backend(args):
             return select(
@@ -390,13 +397,10 @@ def _select_fitted(
                 dataset=None if len(data) > 1 else next(iter(data)),
                 store=args.store,
                 max_repeats=args.max_repeats,
-                n_splits=args.n_splits,
-                n_repeats=args.n_repeats,
-                random_state=args.seed,
                 n_jobs=args.n_jobs,
                 **fit_options(args),
                 groups=own.groups if own else None,
-                cv=own.cv if own else None,
+                cv=own.cv if own else default_cv(y_first, **design),
                 **common,
             )
     except FitError as exc:  # a feature column the models cannot handle: name it

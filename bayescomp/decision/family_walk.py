@@ -22,6 +22,7 @@ import numpy as np
 
 from bayescomp.decision.family import (
     BETA_SHARE,
+    JointDifferences,
     WinnerTest,
     joint_differences,
     racing_drop,
@@ -33,6 +34,7 @@ from bayescomp.decision.walk import (
     SCORE_COLUMNS,
     STEP_COLUMNS,
     Compare,
+    Joint,
     Rule,
     Walk,
     champion_challenger,
@@ -79,18 +81,24 @@ def _block_splits(frame: pd.DataFrame, n0: int) -> int:
     return n0
 
 
-def _joint_test(names: list[str], state: dict[str, _Step], gamma: float, k: int) -> WinnerTest:
-    """The winner test over ``names`` (on the same splits), ``k`` challengers tried."""
+def _paired_joint(names: list[str], state: dict[str, _Step]) -> JointDifferences:
+    """The correlated-t joint posterior of ``names``' differences on their paired splits."""
     cols = []
     for c in names:
         pf = state[c].paired.sort_values(["dataset", "split"])
         sign = 1.0 if state[c].res.higher_is_better else -1.0
         cols.append(sign * (pf["candidate"].to_numpy(float) - pf["baseline"].to_numpy(float)))
-    first = state[names[0]]
-    rope = float(np.ravel(first.res.rope)[0])
-    joint = joint_differences(np.column_stack(cols), float(first.paired.attrs["rho"]))
+    return joint_differences(np.column_stack(cols), float(state[names[0]].paired.attrs["rho"]))
+
+
+def _joint_test(
+    names: list[str], state: dict[str, _Step], gamma: float, k: int, joint: Joint | None
+) -> WinnerTest:
+    """The winner test over ``names`` (on the same splits), ``k`` challengers tried."""
+    rope = float(np.ravel(state[names[0]].res.rope)[0])
+    posterior = joint(names) if joint is not None else _paired_joint(names, state)
     # challengers left out (racing, failed fits) still count in the projection bound
-    return winner_test(joint, rope, gamma, beta_share=BETA_SHARE * len(names) / k)
+    return winner_test(posterior, rope, gamma, beta_share=BETA_SHARE * len(names) / k)
 
 
 def family(
@@ -101,6 +109,7 @@ def family(
     metric: str,
     compare: Compare,
     max_repeats: int = 0,
+    joint: Joint | None = None,
     racing: bool = True,
 ) -> Walk:
     """The family rule (module docstring): a :class:`~bayescomp.decision.walk.Rule`.
@@ -134,7 +143,7 @@ def family(
         sc = step_table(scores, baseline, c, extra)
         res, d = compare(sc, baseline, c)
         state[c] = _Step(res, d, extra, sc.paired(baseline, c, metric), tried)
-    out, pending = _decide(frame, state, live, max_repeats, racing, baseline)
+    out, pending = _decide(frame, state, live, max_repeats, racing, baseline, joint)
     return _walk(baseline, challengers, failed, state, out, max_repeats, pending)
 
 
@@ -145,6 +154,7 @@ def _decide(
     max_repeats: int,
     racing: bool,
     baseline: str,
+    joint: Joint | None,
 ) -> tuple[_Outcome, tuple[str, ...]]:
     """The winner test at the current look, and the models to fit one more block for."""
     if not live:
@@ -156,7 +166,7 @@ def _decide(
     block = _block_splits(frame, n0)
     rho = float(state[names[0]].paired.attrs["rho"])
     gammas = spent_gammas(gamma, [n0 + j * block for j in range(max_repeats + 1)], rho, k=len(live))
-    test = _joint_test(names, state, float(gammas[look]), len(live))
+    test = _joint_test(names, state, float(gammas[look]), len(live), joint)
     winner = names[int(test.winner)]
     promoted = bool(test.promote) and state[winner].decision.outcome == "promote"
     out = _Outcome(winner, promoted, test, float(gammas[look]), look, len(live))
@@ -223,8 +233,7 @@ def _walk(
         st = state[c]
         d, why = _reason(c, st, out, max_repeats)
         pf = st.paired
-        means = (float(pf["baseline"].mean()), float(pf["candidate"].mean()))
-        row = step_row(i, baseline, c, st.res, d, 0, len(pf), st.extra, why, means)
+        row = step_row(i, baseline, c, st.res, d, 0, len(pf), st.extra, why, pf)
         row["looks"] = st.extra + 1
         if c == out.winner and out.test is not None:
             row["p_selective"] = float(out.test.p_selective)

@@ -69,6 +69,9 @@ SCORE_COLUMNS = ["champion_score", "challenger_score"]
 PAIRED_COLUMNS = ["dataset", "split", "champion", "challenger"]
 
 Compare = Callable[[ScoresProvider, str, str], "tuple[Any, Decision]"]
+#: the joint posterior of several challengers' differences from the baseline (the family
+#: rule's; default: the correlated t of their paired scores)
+Joint = Callable[[list[str]], Any]
 
 
 @dataclass(frozen=True)
@@ -101,6 +104,7 @@ class Rule(Protocol):
         metric: str,
         compare: Compare,
         max_repeats: int,
+        joint: Joint | None = None,
     ) -> Walk: ...
 
 
@@ -126,6 +130,14 @@ def order_challengers(
             ),
         )
     return list(challengers)
+
+
+def challenger_order(
+    names: list[str], settings: Mapping[str, Any], means: Mapping[str, float], hib: bool
+) -> list[str]:
+    """Every model but the baseline, in the selection's ``order``."""
+    base = settings["baseline"]
+    return order_challengers([m for m in names if m != base], settings["order"], means, hib)
 
 
 def compare_step(
@@ -173,11 +185,17 @@ def step_row(
     n_splits: int,
     extra: int,
     reason: str,
-    means: tuple[float, float] = (float("nan"), float("nan")),
+    paired: pd.DataFrame | None = None,
 ) -> dict[str, Any]:
-    """One row of the steps table (``d`` None: the step could not be compared);
-    ``means`` are the mean scores of champion and challenger on the step's splits."""
+    """One row of the steps table (``d`` None: the step could not be compared), with the
+    scores of champion and challenger the posterior saw (its own, else the means of the
+    ``paired`` scores)."""
     nan = float("nan")
+    means = (nan, nan)
+    if res is not None and res.baseline_score is not None:
+        means = (res.baseline_score, res.candidate_score)
+    elif paired is not None:
+        means = (paired["baseline"].mean(), paired["candidate"].mean())
     fields = d.step_fields() if d is not None else {}  # guardrails, utility
     return fields | {
         "step": step,
@@ -261,6 +279,7 @@ def champion_challenger(
     metric: str,
     compare: Compare,
     max_repeats: int = 0,
+    joint: Joint | None = None,
 ) -> Walk:
     """The champion/challenger rule: walk ``challengers`` against the champion (first
     ``baseline``); a challenger becomes champion when its step decides *promote*.
@@ -320,8 +339,7 @@ def champion_challenger(
             pending, final = (champion, challenger), step - 1
         pf = sc.paired(champion, challenger, metric)
         reason = d.reason + d.step_note() + _repeat_note(d, extra, max_repeats, len(pf))
-        means = (float(pf["baseline"].mean()), float(pf["candidate"].mean()))
-        rows.append(step_row(step, champion, challenger, res, d, 0, len(pf), extra, reason, means))
+        rows.append(step_row(step, champion, challenger, res, d, 0, len(pf), extra, reason, pf))
         results.append(res)
         paired.append(
             pf.rename(columns={"baseline": "champion", "candidate": "challenger"})[PAIRED_COLUMNS]

@@ -33,7 +33,6 @@ from typing import Any, Literal
 import numpy as np
 
 from bayescomp.core.checks import check_n_jobs
-from bayescomp.core.deprecation import renamed_arguments
 from bayescomp.core.exceptions import BLBCenterWarning
 from bayescomp.core.orientation import check_metric_value
 from bayescomp.metrics._metric import MetricSpec, check_predictions, resolve_metric, safe_call
@@ -102,7 +101,6 @@ def _dask_auc(positive: Any, score: Any) -> float:
     return total / (float(n1) * float(n0))
 
 
-@renamed_arguments(gamma="subset_exponent")
 def blb_metric(
     y_true: Any,
     y_pred_or_score: Any,

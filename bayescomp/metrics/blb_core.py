@@ -16,10 +16,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from bayescomp.core.checks import check_level
-from bayescomp.core.deprecation import renamed_attribute
 from bayescomp.core.exceptions import BLBCenterWarning
 from bayescomp.metrics._metric import MetricSpec, safe_call
-from bayescomp.metrics.bootstrap import MetricInterval
+from bayescomp.metrics.interval import MetricInterval
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -70,8 +69,6 @@ class BLBInterval(MetricInterval):
         from bayescomp.report.metric_plots import plot_blb_convergence
 
         return plot_blb_convergence(self, ax=ax)
-
-    gamma = renamed_attribute("gamma", "subset_exponent")
 
     def summary(self, *, confidence_level: float | None = None) -> pd.DataFrame:
         frame = super().summary(confidence_level=confidence_level)

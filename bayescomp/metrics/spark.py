@@ -267,7 +267,7 @@ def spark_bootstrap(
     Spark (:func:`poisson_bootstrap`; ROC AUC by :func:`~bayescomp.metrics.spark_auc.spark_auc`),
     as a :class:`~bayescomp.metrics.bootstrap.MetricInterval`."""
     from bayescomp.core.orientation import clip_to_range
-    from bayescomp.metrics.bootstrap import MetricInterval
+    from bayescomp.metrics.interval import MetricInterval
 
     if method not in ("percentile", "basic"):
         raise ValueError(

@@ -19,9 +19,10 @@ import numpy as np
 from bayescomp.core.checks import check_scalar_rope, rng_from
 from bayescomp.core.exceptions import BayescompWarning, FewClustersWarning, ZeroVarianceWarning
 from bayescomp.posterior import holdout_draws as hd
+from bayescomp.posterior.base import shortest_interval
 from bayescomp.posterior.holdout_data import Items, prepare, resolve
 from bayescomp.posterior.holdout_frequentist import cluster_robust_se, delong, mcnemar
-from bayescomp.posterior.holdout_result import HoldoutResult, shortest_interval
+from bayescomp.posterior.holdout_result import HoldoutResult
 
 __all__ = ["HoldoutResult", "holdout_posterior"]
 

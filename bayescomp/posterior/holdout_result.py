@@ -15,8 +15,7 @@ import numpy as np
 
 from bayescomp.core.checks import check_level
 from bayescomp.core.orientation import difference_label
-from bayescomp.core.regions import RegionProbabilities
-from bayescomp.core.rule import Decision, decide
+from bayescomp.posterior.base import DrawsPosterior
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -31,20 +30,8 @@ METHODS = {
 }
 
 
-def shortest_interval(x: np.ndarray, level: float) -> tuple[float, float]:
-    """The shortest interval holding ``level`` of the draws ``x`` (the HDI of a unimodal
-    posterior)."""
-    s = np.sort(np.asarray(x, dtype=float))
-    k = int(np.ceil(level * s.size))
-    if k >= s.size:
-        return float(s[0]), float(s[-1])
-    widths = s[k:] - s[: s.size - k]
-    i = int(np.argmin(widths))
-    return float(s[i]), float(s[i + k])
-
-
 @dataclass(frozen=True, eq=False)
-class HoldoutResult:
+class HoldoutResult(DrawsPosterior):
     """Posterior of ``mu`` (candidate − baseline, oriented so positive is better) on one test set.
 
     Attributes
@@ -100,41 +87,9 @@ class HoldoutResult:
     counts: dict[str, int] | None = None
     frequentist: dict[str, Any] = field(default_factory=dict, repr=False)
 
-    # ------------------------------------------------------------ probabilities
     @property
-    def p_left(self) -> float:
-        """``P(mu < -rope)``: the candidate is practically worse."""
-        return float(np.mean(self.draws < -self.rope))
-
-    @property
-    def p_right(self) -> float:
-        """``P(mu > rope)``: the candidate is practically better."""
-        return float(np.mean(self.draws > self.rope))
-
-    @property
-    def p_rope(self) -> float:
-        """``P(|mu| <= rope)``: practically equivalent."""
-        return float(np.mean(np.abs(self.draws) <= self.rope))
-
-    @property
-    def p_better(self) -> float:
-        """``P(mu > 0)``: the candidate is better at all."""
-        return float(np.mean(self.draws > 0))
-
-    @property
-    def p_worse(self) -> float:
-        """``P(mu < 0)``: the risk that the candidate is worse."""
-        return float(np.mean(self.draws < 0))
-
-    @property
-    def expected_gain(self) -> float:
-        """Posterior mean of ``mu``."""
-        return float(np.mean(self.draws))
-
-    @property
-    def sd(self) -> float:
-        """Posterior standard deviation of ``mu``."""
-        return float(np.std(self.draws, ddof=1))
+    def _draws(self) -> np.ndarray:
+        return self.draws
 
     @property
     def interval_widening(self) -> float | None:
@@ -148,14 +103,6 @@ class HoldoutResult:
         lo, hi = np.quantile(self.draws, [0.5 - level / 2, 0.5 + level / 2])
         return float(lo), float(hi)
 
-    def hdi(self, confidence_level: float = 0.95) -> tuple[float, float]:
-        """Highest-density interval of ``mu`` (the shortest interval of the draws)."""
-        return shortest_interval(self.draws, check_level(confidence_level, "confidence_level"))
-
-    def probabilities(self) -> dict[str, RegionProbabilities]:
-        """The posterior masses of the three regions (the one kind this result reports)."""
-        return {"mu": RegionProbabilities(self.p_left, self.p_rope, self.p_right, "mu")}
-
     def diagnostics_summary(self) -> dict[str, Any]:
         """The draws are independent (no chain to converge): their number and the Monte
         Carlo standard error of each region probability."""
@@ -165,22 +112,6 @@ class HoldoutResult:
             p = getattr(self, name)
             out[f"mcse_{name}"] = float(np.sqrt(p * (1 - p) / n))
         return out
-
-    # ----------------------------------------------------------------- decision
-    def decision(self, gamma: float = 0.95) -> Decision:
-        """Promote / reject / equivalent / inconclusive by the one rule, with the reason."""
-        return decide(
-            self.p_left,
-            self.p_rope,
-            self.p_right,
-            gamma=gamma,
-            expected_gain=self.expected_gain,
-            risk=self.p_worse,
-            rope=self.rope,
-            baseline=self.baseline_name,
-            candidate=self.candidate_name,
-            advice=self._advice(),
-        )
 
     def _advice(self) -> str:
         """What to collect when undecided: items, or clusters when the items are clustered."""
@@ -254,12 +185,6 @@ class HoldoutResult:
         )
 
     # --------------------------------------------------------------------- plot
-    def _repr_html_(self) -> str:
-        """Rich display in Jupyter: key numbers, decision and reason, a small plot."""
-        from bayescomp.report.notebook import posterior_html
-
-        return posterior_html(self)
-
     def plot(self, *, ax: Axes | None = None, confidence_level: float = 0.95) -> Axes:
         """Posterior density of ``mu`` with the ROPE band and the three probabilities."""
         from bayescomp.report.holdout_plots import plot_draws_posterior

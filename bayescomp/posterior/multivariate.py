@@ -37,10 +37,10 @@ import numpy as np
 from scipy import stats
 
 from bayescomp.core.checks import check_gamma, check_rho, check_rope
-from bayescomp.core.deprecation import renamed_arguments, renamed_attribute
 from bayescomp.core.jsonable import jsonable
 from bayescomp.core.regions import RegionProbabilities, format_probability
 from bayescomp.core.rule import Decision
+from bayescomp.posterior.base import PosteriorBase
 from bayescomp.posterior.ttest import CorrelatedTTestResult
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -102,7 +102,7 @@ class GuardedDecision(Decision):
 
 
 @dataclass(frozen=True)
-class MultiMetricResult:
+class MultiMetricResult(PosteriorBase):
     """Joint posterior of the oriented differences of several metrics.
 
     The first metric is the *primary* one: ``p_left``, ``p_rope``, ``p_right``,
@@ -183,16 +183,17 @@ class MultiMetricResult:
         return self.metrics.index(metric)
 
     @property
-    def p_left(self) -> float:
-        return self.marginal().p_left
+    def _tails(self) -> tuple[float, float]:
+        primary = self.marginal()
+        return primary.p_left, primary.p_right
 
     @property
-    def p_rope(self) -> float:
-        return self.marginal().p_rope
+    def baseline_score(self) -> float | None:
+        return None if self.baseline_scores is None else self.baseline_scores[0]
 
     @property
-    def p_right(self) -> float:
-        return self.marginal().p_right
+    def candidate_score(self) -> float | None:
+        return None if self.candidate_scores is None else self.candidate_scores[0]
 
     @property
     def p_better(self) -> float:
@@ -206,7 +207,6 @@ class MultiMetricResult:
     def expected_gain(self) -> float:
         return float(self.mean[0])
 
-    @renamed_arguments(level="confidence_level")
     def hdi(self, confidence_level: float = 0.95) -> tuple[float, float]:
         """HDI of the primary metric's difference."""
         return self.marginal().hdi(confidence_level)
@@ -280,7 +280,7 @@ class MultiMetricResult:
         return float(self.marginal(metric).p_left)
 
     # ----------------------------------------------------------------------- decisions
-    def decision(self, gamma: float = 0.95) -> Decision:
+    def decision(self, gamma: float = 0.95, on: str | None = None) -> Decision:
         """The guarded promotion rule (see ``docs/guardrails.md``).
 
         *promote* if ``p_joint >= gamma``; else *reject* if the primary metric is worse
@@ -330,9 +330,7 @@ class MultiMetricResult:
         return UtilityDecision(outcome, loc, p_pos, sd, dict(gains), cost, reason)
 
     # ------------------------------------------------------------------ tables and plots
-    n_samples = renamed_attribute("n_samples", "draws")
 
-    @renamed_arguments(level="confidence_level")
     def summary(self, confidence_level: float | None = None, gamma: float = 0.95) -> pd.DataFrame:
         """One row per metric: its marginal posterior, ROPE, region probabilities and role;
         ``attrs`` carries ``p_joint``, its Monte Carlo error and the decision."""
@@ -376,12 +374,6 @@ class MultiMetricResult:
                 "metrics": self.summary().to_dict("records"),
             }
         )
-
-    def _repr_html_(self) -> str:
-        """Rich display in Jupyter: key numbers, decision and reason, a small plot."""
-        from bayescomp.report.notebook import posterior_html
-
-        return posterior_html(self)
 
     def plot(self, *, ax: Any = None) -> Any:
         """Posterior draws of the primary difference against each guardrail's, with the
@@ -437,7 +429,6 @@ def _gain_vector(metrics: Sequence[str], gains: Mapping[str, float]) -> np.ndarr
     return g
 
 
-@renamed_arguments(n_samples="draws")
 def multivariate_ttest(
     differences: Any,
     *,

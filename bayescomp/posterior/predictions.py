@@ -20,13 +20,16 @@ if TYPE_CHECKING:  # pragma: no cover
 Y_TRUE = "y_true"
 
 
-def is_predictions(frame: Any, y_true: str = Y_TRUE) -> bool:
-    """Whether ``frame`` is a predictions table: a DataFrame with a ``y_true`` column and no
-    ``model`` column (a scores table has one)."""
+def is_predictions(frame: Any, y_true: str | None = Y_TRUE) -> bool:
+    """Whether ``frame`` is a predictions table: a DataFrame with its ``y_true`` column
+    (unless ``y_true`` is None: per-item scores) and no ``model`` column (a scores table
+    has one)."""
     import pandas as pd
 
     return (
-        isinstance(frame, pd.DataFrame) and y_true in frame.columns and "model" not in frame.columns
+        isinstance(frame, pd.DataFrame)
+        and (y_true is None or y_true in frame.columns)
+        and "model" not in frame.columns
     )
 
 

@@ -54,11 +54,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from bayescomp.core.checks import check_level, check_number, check_scalar_rope, rng_from
-from bayescomp.core.deprecation import renamed_arguments
 from bayescomp.core.jsonable import jsonable
 from bayescomp.core.orientation import difference_label
 from bayescomp.core.regions import RegionProbabilities, argmax_shares
 from bayescomp.core.rule import Decision, decide
+from bayescomp.posterior.base import PosteriorBase
 from bayescomp.posterior.differences import per_dataset_means
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -85,7 +85,7 @@ def _check_common(prior_strength: float, prior_place: str, draws: int) -> None:
 
 
 @dataclass(frozen=True, eq=False)
-class RankTestResult:
+class RankTestResult(PosteriorBase):
     """Posterior of the Bayesian sign or signed-rank test.
 
     Attributes
@@ -115,6 +115,8 @@ class RankTestResult:
     higher_is_better: bool = True
     #: the sign test's Dirichlet parameters (left, rope, right); None for the signed-rank test
     alpha: np.ndarray | None = field(default=None, repr=False)
+    baseline_score: Any = None
+    candidate_score: Any = None
 
     @property
     def n_datasets(self) -> int:
@@ -171,17 +173,16 @@ class RankTestResult:
         return RegionProbabilities.of([left, 0.0, right], "next_dataset_given_no_tie")
 
     @property
-    def p_left(self) -> float:
-        """Share of draws where 'candidate worse by more than the rope' is the most probable."""
-        return self.baycomp_convention.p_left
+    def _tails(self) -> tuple[float, float]:
+        """The shares of draws in which 'worse' and 'better beyond the rope' are the most
+        probable region (baycomp's numbers)."""
+        p = self.baycomp_convention
+        return p.p_left, p.p_right
 
     @property
     def p_rope(self) -> float:
+        """The share of draws in which the rope is the most probable region."""
         return self.baycomp_convention.p_rope
-
-    @property
-    def p_right(self) -> float:
-        return self.baycomp_convention.p_right
 
     @property
     def p_better(self) -> float:
@@ -202,7 +203,6 @@ class RankTestResult:
             return float(np.mean(self.differences))
         return float(np.mean(self.gain_sample))
 
-    @renamed_arguments(level="confidence_level")
     def hdi(self, confidence_level: float = 0.95) -> tuple[float, float]:
         """Highest-density interval of the Dirichlet-process mean difference (the posterior
         behind :attr:`expected_gain`); a point when the draws were not kept."""
@@ -289,10 +289,6 @@ class RankTestResult:
             )
         return pd.DataFrame(rows)
 
-    def diagnostics_summary(self) -> dict[str, Any]:
-        """Empty: independent Dirichlet draws need no convergence check."""
-        return {}
-
     def to_dict(self) -> dict[str, Any]:
         """The headline probabilities and every kind of probability."""
         return jsonable(
@@ -313,12 +309,6 @@ class RankTestResult:
                 },
             }
         )
-
-    def _repr_html_(self) -> str:
-        """Rich display in Jupyter: key numbers, decision and reason, a small plot."""
-        from bayescomp.report.notebook import posterior_html
-
-        return posterior_html(self)
 
     def plot_simplex(self, ax: Axes | None = None) -> Axes:
         """Posterior draws of ``theta`` in the probability triangle."""
@@ -350,7 +340,6 @@ class RankTestResult:
         )
 
 
-@renamed_arguments(n_samples="draws")
 def sign_test(
     differences: Mapping[str, Any] | Any,
     *,
@@ -458,7 +447,6 @@ def _heaviside(x: np.ndarray, tol: float) -> np.ndarray:
     return (x > tol).astype(float) + 0.5 * (np.abs(x) <= tol)
 
 
-@renamed_arguments(n_samples="draws")
 def signed_rank_test(
     differences: Mapping[str, Any] | Any,
     *,

@@ -119,8 +119,6 @@ def methods() -> dict[str, Method]:
     """Every registered method by name: the built-in ones, then the plugins' (loaded once)."""
     if not _loaded:
         _loaded.append(True)
-        import bayescomp.posterior.compare  # noqa: F401  (registers the built-in methods)
-
         _load_builtin_modules()
         _load_plugins()
     return dict(REGISTRY)

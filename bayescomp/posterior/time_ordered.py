@@ -38,18 +38,12 @@ import numpy as np
 from scipy import optimize, special, stats
 
 from bayescomp.core.checks import check_level, check_rope
-from bayescomp.core.deprecation import renamed_arguments
 from bayescomp.core.exceptions import ZeroVarianceWarning
-from bayescomp.core.jsonable import jsonable
-from bayescomp.core.orientation import difference_label
-from bayescomp.core.regions import RegionProbabilities
-from bayescomp.core.rule import Decision, decide
+from bayescomp.posterior.base import PosteriorBase
 from bayescomp.posterior.differences import paired_differences
 
 if TYPE_CHECKING:  # pragma: no cover
-    import pandas as pd
     from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
 
 #: Beta(a, b) prior on (phi + 1) / 2 (see the module docstring for why these values)
 PRIOR_PHI = (0.15, 0.65)
@@ -58,7 +52,7 @@ GRID_CELLS = 400
 
 
 @dataclass(frozen=True)
-class TimeOrderedResult:
+class TimeOrderedResult(PosteriorBase):
     """Posterior of the mean difference ``mu`` on a time-ordered design.
 
     A mixture of Student-t's (one per value of the AR(1) coefficient ``phi`` on the grid),
@@ -106,21 +100,6 @@ class TimeOrderedResult:
         return self.cdf(-self.rope), 1.0 - self.cdf(self.rope)
 
     @property
-    def p_left(self) -> float:
-        """``P(mu < -rope)``: the candidate is practically worse."""
-        return self._tails[0]
-
-    @property
-    def p_right(self) -> float:
-        """``P(mu > rope)``: the candidate is practically better."""
-        return self._tails[1]
-
-    @property
-    def p_rope(self) -> float:
-        """``P(-rope <= mu <= rope)``: practically equivalent."""
-        return float(np.clip(1.0 - self.p_left - self.p_right, 0.0, 1.0))
-
-    @property
     def p_better(self) -> float:
         """``P(mu > 0)``: the candidate is better at all."""
         return 1.0 - self.cdf(0.0)
@@ -150,21 +129,15 @@ class TimeOrderedResult:
         hi = float(np.max(self.loc)) + spread
         return float(optimize.brentq(lambda x: self.cdf(x) - q, lo, hi, xtol=1e-12 * spread))
 
-    @renamed_arguments(level="confidence_level")
     def interval(self, confidence_level: float = 0.95) -> tuple[float, float]:
         """Equal-tailed credible interval with probability ``confidence_level``."""
         level = check_level(confidence_level, "confidence_level")
         return self.quantile(0.5 - level / 2), self.quantile(0.5 + level / 2)
 
-    @renamed_arguments(level="confidence_level")
     def hdi(self, confidence_level: float = 0.95) -> tuple[float, float]:
         """The equal-tailed interval (the mixture is unimodal and nearly symmetric: its
         highest-density interval differs from it only in the far tails)."""
         return self.interval(confidence_level)
-
-    def probabilities(self) -> dict[str, RegionProbabilities]:
-        """The one kind of region probability: the posterior masses of ``mu``."""
-        return {"mu": RegionProbabilities(self.p_left, self.p_rope, self.p_right, "mu")}
 
     def diagnostics_summary(self) -> dict[str, Any]:
         """The posterior mean of the AR(1) coefficient (the grid is exact: nothing sampled)."""
@@ -176,85 +149,20 @@ class TimeOrderedResult:
         k = rng.choice(len(self.weights), size=int(size), p=self.weights)
         return self.loc[k] + self.scale[k] * rng.standard_t(self.df, int(size))
 
-    # ----------------------------------------------------------------- decision
-    def decision(self, gamma: float = 0.95) -> Decision:
-        """Promote / reject / equivalent / inconclusive, with the reason (the one rule)."""
-        return decide(
-            self.p_left,
-            self.p_rope,
-            self.p_right,
-            gamma=gamma,
-            expected_gain=self.expected_gain,
-            risk=self.p_worse,
-            rope=self.rope,
-            baseline=self.baseline_name,
-            candidate=self.candidate_name,
-        )
+    method_name = "time_ordered"
 
-    @renamed_arguments(level="confidence_level")
-    def summary(self, confidence_level: float | None = None, gamma: float = 0.95) -> pd.DataFrame:
-        """One row: posterior mean, interval, AR(1) coefficient, probabilities, decision."""
-        import pandas as pd
+    def _columns(self, level: float) -> dict[str, Any]:
+        """Posterior mean, interval, AR(1) coefficient, windows."""
+        return super()._columns(level) | {"phi": self.phi_mean, "n": self.n, "df": self.df}
 
-        level = 0.95 if confidence_level is None else confidence_level
-        low, high = self.interval(level)
-        pct = f"{100 * level:g}"
-        nan = float("nan")
-        return pd.DataFrame(
-            [
-                {
-                    "baseline": self.baseline_name,
-                    "candidate": self.candidate_name,
-                    "metric": self.metric,
-                    "baseline_score": nan if self.baseline_score is None else self.baseline_score,
-                    "candidate_score": nan
-                    if self.candidate_score is None
-                    else self.candidate_score,
-                    "difference": difference_label(self, sep=" - "),
-                    "mean": self.expected_gain,
-                    f"hdi_{pct}_low": low,
-                    f"hdi_{pct}_high": high,
-                    "phi": self.phi_mean,
-                    "n": self.n,
-                    "df": self.df,
-                    "rope": self.rope,
-                    "p_left": self.p_left,
-                    "p_rope": self.p_rope,
-                    "p_right": self.p_right,
-                    "p_better": self.p_better,
-                    "decision": self.decision(gamma).outcome,
-                }
-            ]
-        )
+    def _repr_extra(self) -> str:
+        return f", phi={self.phi_mean:.2f}, n={self.n}"
 
-    def __repr__(self) -> str:
-        return (
-            f"TimeOrderedResult({difference_label(self, sep=' - ')}: "
-            f"mean={self.expected_gain:+.4g}, phi={self.phi_mean:.2f}, n={self.n}, "
-            f"rope={self.rope:g}; p_left={self.p_left:.3f}, p_rope={self.p_rope:.3f}, "
-            f"p_right={self.p_right:.3f})"
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        """The summary's row and ``method: "time_ordered"``, JSON-ready."""
-        return jsonable({**self.summary().iloc[0].to_dict(), "method": "time_ordered"})
-
-    def _repr_html_(self) -> str:
-        """Rich display in Jupyter: key numbers, decision and reason, a small plot."""
-        from bayescomp.report.notebook import posterior_html
-
-        return posterior_html(self)
-
-    @renamed_arguments(level="confidence_level")
     def plot(self, *, ax: Axes | None = None, confidence_level: float = 0.95) -> Axes:
         """Posterior density of ``mu`` with the ROPE band and the region probabilities."""
         from bayescomp.report.time_ordered_plots import plot_mixture_posterior
 
         return plot_mixture_posterior(self, ax=ax, confidence_level=confidence_level)
-
-    def figures(self) -> dict[str, Figure]:
-        """The posterior plot, on a new figure."""
-        return {"posterior": self.plot().figure}
 
 
 def _components(z: np.ndarray, prior: tuple[float, float], cells: int) -> tuple[np.ndarray, ...]:

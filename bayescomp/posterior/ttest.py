@@ -25,12 +25,11 @@ import numpy as np
 from scipy import special, stats
 
 from bayescomp.core.checks import check_bool, check_level, check_rho, check_rope
-from bayescomp.core.deprecation import renamed_arguments
 from bayescomp.core.exceptions import HeavyTailWarning, ZeroVarianceWarning
 from bayescomp.core.jsonable import jsonable
 from bayescomp.core.orientation import clip_to_range, difference_label
-from bayescomp.core.regions import RegionProbabilities
-from bayescomp.core.rule import Decision, decide, decide_many
+from bayescomp.core.rule import Decision, decide_many
+from bayescomp.posterior.base import PosteriorBase
 from bayescomp.posterior.differences import as_output as _out
 from bayescomp.posterior.differences import corrected_scale, paired_differences, zero_variance
 
@@ -38,11 +37,10 @@ if TYPE_CHECKING:  # pragma: no cover
     import arviz as az
     import pandas as pd
     from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
 
 
 @dataclass(frozen=True)
-class CorrelatedTTestResult:
+class CorrelatedTTestResult(PosteriorBase):
     """Posterior of the mean difference ``mu`` (candidate minus baseline).
 
     Every numeric field is a float for a single comparison, or an array with
@@ -139,22 +137,6 @@ class CorrelatedTTestResult:
         return left, right
 
     @property
-    def p_left(self) -> Any:
-        """``P(mu < -rope)``: the candidate is practically worse."""
-        return _out(self._tails[0])
-
-    @property
-    def p_right(self) -> Any:
-        """``P(mu > rope)``: the candidate is practically better."""
-        return _out(self._tails[1])
-
-    @property
-    def p_rope(self) -> Any:
-        """``P(-rope <= mu <= rope)``: practically equivalent."""
-        left, right = self._tails
-        return _out(np.clip(1.0 - left - right, 0.0, 1.0))
-
-    @property
     def expected_gain(self) -> Any:
         """Posterior mean of ``mu`` (the location; for ``n = 2`` the median)."""
         return self.mean
@@ -167,7 +149,6 @@ class CorrelatedTTestResult:
         return _out(np.asarray(self.scale) * np.sqrt(self.df / (self.df - 2)))
 
     # ---------------------------------------------------------------- intervals
-    @renamed_arguments(level="confidence_level")
     def interval(self, confidence_level: float = 0.95) -> tuple[Any, Any]:
         """Equal-tailed credible interval with probability ``confidence_level``.
 
@@ -183,19 +164,10 @@ class CorrelatedTTestResult:
         lo, hi = clip_to_range(-np.inf, np.inf, self.metric, difference=True)[:2]
         return _out(np.clip(low, lo, hi)), _out(np.clip(high, lo, hi))
 
-    @renamed_arguments(level="confidence_level")
     def hdi(self, confidence_level: float = 0.95) -> tuple[Any, Any]:
         """Highest-density interval; the t posterior is symmetric and unimodal, so
         it coincides with the equal-tailed interval."""
         return self.interval(confidence_level)
-
-    def probabilities(self) -> dict[str, RegionProbabilities]:
-        """The one kind of region probability: the posterior masses of ``mu``."""
-        return {"mu": RegionProbabilities.of((self.p_left, self.p_rope, self.p_right), "mu")}
-
-    def diagnostics_summary(self) -> dict[str, Any]:
-        """Empty: the posterior is in closed form, nothing was sampled."""
-        return {}
 
     # ----------------------------------------------------------------- sampling
     def sample(self, size: int = 10_000, random_state: Any = None) -> np.ndarray:
@@ -246,7 +218,7 @@ class CorrelatedTTestResult:
         return from_dict({"posterior": {"mu": x}}, dims=dims, attrs=attrs)
 
     # ----------------------------------------------------------------- decision
-    def decision(self, gamma: float = 0.95) -> Decision:
+    def decision(self, gamma: float = 0.95, on: str | None = None) -> Decision:
         """Promote / reject / equivalent / inconclusive, with the reason.
 
         Point-mass posteriors (zero variance) are decided like any other, but
@@ -256,17 +228,7 @@ class CorrelatedTTestResult:
             raise ValueError(
                 "decision() needs a single comparison; use decisions(gamma) for a batch"
             )
-        d = decide(
-            self.p_left,
-            self.p_rope,
-            self.p_right,
-            gamma=gamma,
-            expected_gain=self.expected_gain,
-            risk=self.p_worse,
-            rope=float(self.rope),
-            baseline=self.baseline_name,
-            candidate=self.candidate_name,
-        )
+        d = super().decision(gamma, on)
         if bool(self._point_mass):
             d = Decision(**{**d.to_dict(), "reason": d.reason + " (zero variance: point mass)"})
         return d
@@ -276,7 +238,6 @@ class CorrelatedTTestResult:
         return decide_many(self.p_left, self.p_rope, self.p_right, gamma)
 
     # ------------------------------------------------------------------ summary
-    @renamed_arguments(level="confidence_level")
     def summary(self, confidence_level: float | None = None, gamma: float = 0.95) -> pd.DataFrame:
         """One row per comparison: posterior moments, HDI (``confidence_level``, default
         0.95), probabilities, decision (at ``gamma``)."""
@@ -346,13 +307,6 @@ class CorrelatedTTestResult:
         rows = [{**r, "method": "ttest"} for r in self.summary().to_dict("records")]
         return jsonable(rows[0] if not self.is_batch else {"comparisons": rows})
 
-    def _repr_html_(self) -> str:
-        """Rich display in Jupyter: key numbers, decision and reason, a small plot."""
-        from bayescomp.report.notebook import posterior_html
-
-        return posterior_html(self)
-
-    @renamed_arguments(level="confidence_level")
     def plot(self, *, ax: Axes | None = None, confidence_level: float = 0.95) -> Axes:
         """Posterior density with the ROPE band and the three probabilities annotated."""
         from bayescomp.report.plots import plot_t_posterior
@@ -360,10 +314,6 @@ class CorrelatedTTestResult:
         if self.is_batch:
             raise ValueError("plot() draws a single comparison; index the batch first")
         return plot_t_posterior(self, ax=ax, confidence_level=confidence_level)
-
-    def figures(self) -> dict[str, Figure]:
-        """The posterior plot, on a new figure."""
-        return {"posterior": self.plot().figure}
 
 
 def _label(res: Any) -> str:

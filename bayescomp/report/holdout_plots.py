@@ -133,6 +133,6 @@ def holdout_figures(res: Any) -> dict[str, Any]:
 
 
 def _blind_hdi(draws: np.ndarray, level: float) -> tuple[float, float]:
-    from bayescomp.posterior.holdout_result import shortest_interval
+    from bayescomp.posterior.base import shortest_interval
 
     return shortest_interval(draws, level)

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bayescomp.core.deprecation import renamed_arguments
 from bayescomp.report._literal import literal_text
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -245,7 +244,6 @@ def plot_metric_table(frame: pd.DataFrame, ax: Axes | None = None) -> Axes:
     return ax
 
 
-@renamed_arguments(level="confidence_level")
 @literal_text
 def plot_learning_curves(
     lc: Any, ax: Axes | None = None, confidence_level: float | None = None

@@ -175,15 +175,3 @@ def plot_paired_lines(
     )
     ax.spines[["top", "right"]].set_visible(False)
     return ax
-
-
-@literal_text
-def plot_paired_scores(
-    paired: Any, ax: Axes | None = None, metric: str | None = None, higher_is_better: bool = True
-) -> Axes:
-    """Deprecated name of :func:`plot_paired_lines`; ``plot_paired_scores`` is the scatter of
-    :mod:`bayescomp.report.selection_plots`."""
-    from bayescomp.core.deprecation import warn_renamed
-
-    warn_renamed("bayescomp.report.plots", "plot_paired_scores", "plot_paired_lines")
-    return plot_paired_lines(paired, ax=ax, metric=metric, higher_is_better=higher_is_better)

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from bayescomp.core.deprecation import renamed_arguments
 from bayescomp.report._literal import literal_text
 from bayescomp.report.plots import REGION_COLOURS
 
@@ -20,7 +19,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
 
-@renamed_arguments(level="confidence_level")
 @literal_text
 def plot_rank_diagram(
     ranks: pd.DataFrame,

@@ -404,15 +404,6 @@ class Scores:
             index="dataset", columns="model", values=metric, aggfunc="mean", sort=False
         )
 
-    def select(
-        self, *, models: list[str] | None = None, datasets: list[str] | None = None
-    ) -> Scores:
-        """Deprecated name of :meth:`subset` (``select`` is the champion/challenger walk)."""
-        from bayescomp.core.deprecation import warn_renamed
-
-        warn_renamed("Scores", "select", "subset")
-        return self.subset(models=models, datasets=datasets)
-
     def subset(
         self, *, models: list[str] | None = None, datasets: list[str] | None = None
     ) -> Scores:

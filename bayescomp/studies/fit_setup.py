@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from bayescomp.scores.model_files import ModelSpec
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -57,12 +59,10 @@ def prepare(
     groups: Any,
     dataset: str | None,
     cv: Any,
-    n_splits: int,
-    n_repeats: int,
-    random_state: int,
 ) -> dict[str, Data]:
-    """Every dataset with its design (default: :func:`default_cv`), after the checks that
-    come before any fit (a search's inner cv, classifiers on a regression target)."""
+    """Every dataset with its design (default, or an int ``cv`` folds: :func:`default_cv`),
+    after the checks that come before any fit (a search's inner cv, classifiers on a
+    regression target)."""
     from sklearn.utils import indexable
 
     from bayescomp.core.checks import check_samples
@@ -79,11 +79,8 @@ def prepare(
         if yd is not None and task_of(yd) == "regression":  # classifiers on it: say so first
             check_task({m: s.estimator for m, s in specs.items()}, "regression", name)
         Xd, yd, gd = indexable(Xd, yd, gd)
-        cv_d = (
-            cv
-            if cv is not None
-            else default_cv(yd, n_splits=n_splits, n_repeats=n_repeats, random_state=random_state)
-        )
+        default = cv is None or (isinstance(cv, int | np.integer) and not isinstance(cv, bool))
+        cv_d = default_cv(yd, n_splits=10 if cv is None else int(cv)) if default else cv
         out[name] = Data(Xd, yd, gd, cv_d)
     return out
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,7 +20,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from bayescomp.core.exceptions import FitError
-from bayescomp.decision.family_walk import family_note, resolve_rule
+from bayescomp.core.orientation import resolve_direction
+from bayescomp.decision.family_walk import resolve_rule
+from bayescomp.decision.walk import challenger_order
 from bayescomp.scores.model_files import ModelSpec
 from bayescomp.studies.fit_setup import (
     Data,
@@ -33,12 +35,17 @@ from bayescomp.studies.fit_setup import (
     prepare,
     standard_scoring,
 )
-from bayescomp.studies.select import checked_settings, score_means, selection_identity
-from bayescomp.studies.selection import Selection, merge_warnings
+from bayescomp.studies.select import (
+    checked_settings,
+    score_means,
+    selection_identity,
+    step_compare,
+    walk_selection,
+)
+from bayescomp.studies.selection import Selection
 
 if TYPE_CHECKING:  # pragma: no cover
-    from bayescomp.core.protocols import FitStore, SelectionTracker
-    from bayescomp.decision.walk import Rule
+    from bayescomp.core.protocols import FitStore
     from bayescomp.scores.engine import Progress
     from bayescomp.scores.table import Scores
 
@@ -48,40 +55,27 @@ def select_models(
     X: Any,
     y: Any = None,
     *,
-    baseline: str,
-    rope: float,
-    gamma: float = 0.95,
-    scoring: Any = None,
-    metric: str | None = None,
     cv: Any = None,
-    n_splits: int = 10,
-    n_repeats: int = 10,
-    random_state: int = 0,
+    scoring: Any = None,
     groups: Any = None,
     store: str | Path | FitStore | None = None,
-    order: str = "given",
     max_repeats: int = 0,
     n_jobs: int | None = None,
     progress: bool = True,
     on_error: str = "skip",
-    dataset: str | None = None,
-    higher_is_better: bool | None = None,
-    method: str = "auto",
-    compare_options: dict[str, Any] | None = None,
-    guardrails: Mapping[str, float] | None = None,
-    tracker: SelectionTracker | None = None,
-    rule: str | Rule = "family",
     retries: int = 2,
     worker_timeout: float = 180.0,
+    **selection: Any,
 ) -> Selection:
     """Cross-validate the candidates on one design, then select: promote only what is better
     beyond the ROPE.
 
     :func:`bayescomp.cross_validate_paired` fits every model on the same splits (``store``
-    is its cache), then :func:`bayescomp.select` decides over the table: starting from
-    ``baseline``, each challenger (in ``order``) becomes champion when
-    ``P(challenger - champion > rope) >= gamma``.  Choosing among ``k`` candidates costs
-    ``k + 1`` cross-validations: the champion's scores are reused at every step.
+    is its cache), then the rule of :func:`bayescomp.select` decides over the table, with
+    ``selection`` — :func:`bayescomp.select`'s keyword arguments (``baseline``, ``rope``,
+    ``gamma``, ``rule``, ``metric``, ``order``, ``higher_is_better``, ``dataset``,
+    ``compare_options``, ``tracker``).  Choosing among ``k`` candidates costs ``k + 1``
+    cross-validations: the champion's scores are reused at every step.
 
     Self-tuning candidates (searches) get nested cross-validation: fitted on the outer
     training fold only; the production model is the winning *procedure* refitted on all
@@ -92,21 +86,14 @@ def select_models(
     models : folder, list of model files, or dict of estimators
         Candidates, including the baseline (a file that cannot be loaded: ``on_error``).
     X, y : array-like, or X a dict ``{dataset: (X, y)}``
-    baseline : str
-        The model in production: the first champion.
-    rope, gamma
-        As for :func:`bayescomp.select`.
+    cv : splitter, int or index pairs, optional
+        The design, materialised once per dataset and shared by every model; default
+        ``Repeated(Stratified)KFold(n_splits=10, n_repeats=10, random_state=0)``
+        (:func:`bayescomp.splits.repeats.default_cv`; an int is its number of folds).
     scoring : str, list or dict, optional
         scikit-learn scoring spec for the fits (every scorer is stored).  Default (with
         ``metric=``): the decision metric and the task's cheap standard scorers every
         model supports, so that a store serves a later run on any of them.
-    metric : str, optional
-        Decision metric when ``scoring`` names several scorers or is omitted.
-    cv : splitter, int or index pairs, optional
-        The design; default ``Repeated(Stratified)KFold(n_splits, n_repeats,
-        random_state)``, materialised once per dataset and shared by every model.
-    n_splits, n_repeats, random_state : int
-        The default design (``random_state`` also seeds the posterior's sampler).
     groups : array-like, optional
         Group labels for group splitters.
     store : path or FitStore, optional
@@ -115,8 +102,6 @@ def select_models(
         :class:`~bayescomp.studies.store.SqliteTracker`); any object with the methods of
         :class:`~bayescomp.core.protocols.FitStore` is used as is.  Rerunning resumes
         without refitting; a changed design, data or model is refused.
-    order : {"given", "name", "mean"}
-        Challenger order: as given, by name, or by mean score (best first).
     max_repeats : int, default 0
         Sequential testing budget per step: while a step is inconclusive, fit up to this
         many seeded repetitions of the design (the splitter with ``n_repeats=1``) for
@@ -126,16 +111,12 @@ def select_models(
     on_error : {"skip", "raise"}
         Broken model files and failing fits: skip the model (its step is ``error``), or
         stop.  A failing baseline always stops.
-    dataset : str, optional
-        Name of the dataset (one dataset).
-    higher_is_better, method, compare_options, guardrails, rule
-        As for :func:`bayescomp.select`.
-    tracker : SelectionTracker, optional
-        Told about the selection as it runs (``on_step`` as each step is final).
     retries, worker_timeout
         Fits lost with their worker are sent again ``retries`` times
         (``Selection.fits_retried``); a Dask or Ray cluster without a live worker for
         ``worker_timeout`` seconds stops the call (every finished fit is in ``store``).
+    **selection
+        The decision: :func:`bayescomp.select`'s keyword arguments.
 
     Returns
     -------
@@ -145,42 +126,43 @@ def select_models(
     --------
     >>> from sklearn.datasets import load_breast_cancer
     >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.model_selection import RepeatedStratifiedKFold
     >>> from sklearn.naive_bayes import GaussianNB
     >>> from sklearn.pipeline import make_pipeline
     >>> from sklearn.preprocessing import StandardScaler
     >>> X, y = load_breast_cancer(return_X_y=True)
     >>> models = {"nb": GaussianNB(),
     ...           "lr": make_pipeline(StandardScaler(), LogisticRegression(max_iter=5000))}
-    >>> sel = select_models(models, X, y, baseline="nb", scoring="accuracy", rope=0.005,
-    ...                     n_splits=5, n_repeats=2, progress=False)
+    >>> cv = RepeatedStratifiedKFold(n_splits=5, n_repeats=2, random_state=0)
+    >>> sel = select_models(models, X, y, cv=cv, scoring="accuracy", baseline="nb",
+    ...                     rope=0.005, progress=False)
     >>> sel.champion, sel.steps["decision"].tolist(), sel.fits_total
     ('lr', ['promote'], 20)
     """
     from bayescomp.scores.engine import Progress, fit_policy
 
+    args = _selection_args(selection)
     settings, decide = checked_settings(
-        baseline=baseline,
-        rope=rope,
-        gamma=gamma,
-        order=order,
+        baseline=args["baseline"],
+        rope=args["rope"],
+        gamma=args["gamma"],
+        order=args["order"],
         max_repeats=max_repeats,
-        method=method,
-        random_state=random_state,
-        compare_options=compare_options,
-        guardrails=guardrails,
+        compare_options=args["compare_options"],
     )
+    baseline, method = settings["baseline"], settings["method"]
     specs, skipped = fitted_models(models, baseline, on_error)
-    data = prepare(specs, X, y, groups, dataset, cv, n_splits, n_repeats, random_state)
-    rule, settings["rule"] = resolve_rule(rule, len(data))
+    data = prepare(specs, X, y, groups, args["dataset"], cv)
+    rule, settings["rule"] = resolve_rule(args["rule"], len(data))
     if len(data) > 1 and method in ("auto", "hierarchical"):  # say it before any fit
         from bayescomp.core.optional import require
 
         require("pymc", "mcmc", "the hierarchical model across several datasets")
     if scoring is None:
-        scoring = standard_scoring(specs, data, metric)
-    names, metric = fitted_metric(specs, scoring, metric)
+        scoring = standard_scoring(specs, data, args["metric"])
+    names, metric = fitted_metric(specs, scoring, args["metric"])
     settings.update(design_settings(data), metric=metric, scoring=names)
-    cache, trackers, close = open_store(store, tracker)
+    cache, trackers, close = open_store(store, args["tracker"])
     bar = Progress(progress, "select")
     try:
         identity = selection_identity(settings, {m: params_hash(s) for m, s in specs.items()})
@@ -197,18 +179,27 @@ def select_models(
             on_error=on_error,
         )
         with fit_policy(retries=retries, worker_timeout=worker_timeout) as policy:
-            sel = _decide(
-                fit,
-                specs,
-                skipped,
-                baseline,
-                metric,
-                higher_is_better,
-                settings,
-                decide,
-                trackers,
-                rule,
-                str(Path(store)) if isinstance(store, str | Path) else None,
+            table, counts = fit(list(specs), 0, None)
+            if base_errors := _errors(table, baseline):
+                raise FitError(f"the baseline {baseline!r} failed to fit: {base_errors[0]}")
+            hib = resolve_direction(metric, args["higher_is_better"])
+            means = score_means(table, list(specs), metric)
+            sel = walk_selection(
+                table=table,
+                names=list(specs),
+                challengers=challenger_order(list(specs), settings, means, hib),
+                metric=metric,
+                compare=step_compare(metric, hib, decide),
+                rule=rule,
+                settings=settings,
+                trackers=trackers,
+                fit=fit,
+                counts=counts,
+                candidates=candidates_frame(specs, means, skipped),
+                skipped=dict(skipped),
+                store=str(Path(store)) if isinstance(store, str | Path) else None,
+                _specs=dict(specs),
+                _data={n: (d.X, d.y) for n, d in data.items()},
             )
         sel = dataclasses.replace(sel, fits_retried=policy.retried)
         for t in trackers:
@@ -219,108 +210,24 @@ def select_models(
         close()
 
 
-def _decide(
-    fit: Any,
-    specs: Mapping[str, ModelSpec],
-    skipped: Mapping[str, str],
-    baseline: str,
-    metric: str,
-    higher_is_better: bool | None,
-    settings: dict[str, Any],
-    decide: dict[str, Any],
-    trackers: list[Any],
-    rule: Any,
-    store: str | None,
-) -> Selection:
-    """Fit the design and walk; fit one more block for the pending models, walk again."""
-    from bayescomp.core.orientation import resolve_direction
-    from bayescomp.decision.walk import (
-        charge_fits,
-        compare_step,
-        memoized,
-        order_challengers,
-        recommend,
-    )
+def _selection_args(selection: Mapping[str, Any]) -> dict[str, Any]:
+    """``select``'s keyword arguments, with its defaults; anything else is refused."""
+    import inspect
 
-    hib = resolve_direction(metric, higher_is_better)
-    table, counts = fit(list(specs), 0, None)
-    if base_errors := _errors(table, baseline):
-        raise FitError(f"the baseline {baseline!r} failed to fit: {base_errors[0]}")
-    means = score_means(table, list(specs), metric)
-    challengers = order_challengers(
-        [m for m in specs if m != baseline], settings["order"], means, hib
-    )
-    cmp = memoized(
-        partial(
-            compare_step,
-            metric=metric,
-            hib=hib,
-            rope=decide["rope"],
-            gamma=decide["gamma"],
-            method=decide["method"],
-            options=decide["options"],
+    from bayescomp.studies.select import select
+
+    params = inspect.signature(select).parameters
+    defaults = {k: p.default for k, p in params.items() if p.kind is p.KEYWORD_ONLY}
+    unknown = sorted(set(selection) - set(defaults) | ({"models"} & set(selection)))
+    if unknown:
+        raise TypeError(
+            f"select_models() got unexpected keyword argument(s) {unknown} (the candidates "
+            "are its first argument; the decision takes bayescomp.select's keywords)"
         )
-    )
-    reported = 0
-    while True:
-        w = rule(
-            table,
-            baseline,
-            challengers,
-            metric=metric,
-            compare=cmp,
-            max_repeats=settings["max_repeats"],
-        )
-        steps = charge_fits(w.steps, table, baseline)
-        final = len(steps) if not w.pending else int(w.final or 0)
-        for i in range(reported, final):
-            for t in trackers:
-                t.on_step(steps.iloc[i].to_dict(), w.results[i], w.paired[i])
-        reported = max(reported, final)
-        if not w.pending:
-            break
-        table, more = fit(list(w.pending), _next_block(table, w.pending), table)
-        if not more["fits_performed"] + more["fits_loaded"]:
-            break
-        counts = {k: counts[k] + more[k] for k in counts}
-    base = _base(table)
-    return Selection(
-        champion=w.champion,
-        baseline=baseline,
-        metric=metric,
-        rope=decide["rope"],
-        gamma=decide["gamma"],
-        steps=steps,
-        recommendation=family_note(
-            recommend(
-                base,
-                baseline,
-                w.champion,
-                steps,
-                compare=cmp,
-                metric=metric,
-                rope=decide["rope"],
-                gamma=decide["gamma"],
-            ),
-            steps,
-            settings["rule"],
-            decide["gamma"],
-        ),
-        scores=table,
-        results=w.results,
-        paired=w.paired,
-        candidates=candidates_frame(specs, means, skipped),
-        skipped=dict(skipped),
-        fits_performed=counts["fits_performed"],
-        fits_loaded=counts["fits_loaded"],
-        fit_warnings=merge_warnings(counts["warned"]),
-        fits_total=len(table),
-        settings=settings,
-        store=store,
-        base_scores=base,
-        _specs=dict(specs),
-        _data={n: (d.X, d.y) for n, d in fit.keywords["data"].items()},
-    )
+    missing = [k for k in ("baseline", "rope") if k not in selection]
+    if missing:
+        raise TypeError(f"select_models() missing required keyword argument(s) {missing}")
+    return {**defaults, **selection}
 
 
 def _fit(
@@ -400,20 +307,3 @@ def _errors(table: Scores, *models: str) -> list[str]:
         else f"split {r['split']}: {r['error']}"
         for r in bad.to_dict("records")
     ]
-
-
-def _next_block(table: Scores, models: Iterable[str]) -> int:
-    f = table.to_frame()
-    if "block" not in f.columns:
-        return 1
-    return 1 + int(min(f.loc[f["model"] == m, "block"].max() for m in models))
-
-
-def _base(table: Scores) -> Scores:
-    """Every model on the design (block 0): complete and paired, ready for ``rank``."""
-    from bayescomp.scores.table import Scores
-
-    f = table.to_frame()
-    if "block" in f.columns:
-        f = f[f["block"] == 0].drop(columns="block")
-    return Scores(f, metrics=table.metrics)

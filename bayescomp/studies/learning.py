@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from bayescomp.core.checks import check_level, check_samples, check_scalar_rope
-from bayescomp.core.deprecation import renamed_arguments, renamed_attribute
 from bayescomp.core.jsonable import jsonable
 from bayescomp.core.orientation import metric_bounds
 
@@ -65,8 +64,6 @@ class LearningCurves:
     schedule: str
     confidence_level: float = 0.95
     rope: float = 0.0
-
-    level = renamed_attribute("level", "confidence_level")
 
     def _rows(self, model: str, size: int) -> pd.DataFrame:
         f = self.scores
@@ -107,7 +104,6 @@ class LearningCurves:
             metric=self.metric,
         )
 
-    @renamed_arguments(level="confidence_level")
     def summary(self, confidence_level: float | None = None) -> pd.DataFrame:
         """One row per (model, size) and per (candidate − baseline, size).
 
@@ -228,7 +224,6 @@ class LearningCurves:
 
         return result_html(self)
 
-    @renamed_arguments(level="confidence_level")
     def plot(self, *, ax: Axes | None = None, confidence_level: float | None = None) -> Axes:
         """Mean score per training size with credible bands, one line per model."""
         from bayescomp.report.metric_plots import plot_learning_curves
@@ -287,7 +282,6 @@ def _schedule(
     return sizes
 
 
-@renamed_arguments(level="confidence_level")
 def learning_curves(
     models: Mapping[str, Any],
     X: Any,

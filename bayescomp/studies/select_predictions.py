@@ -1,21 +1,21 @@
-"""Champion/challenger selection over several models' predictions on one holdout.
+"""Selection over several models' predictions on one test set: the inputs of the one walk.
 
-Every step compares a challenger with a champion on the same items by
-:func:`~bayescomp.posterior.predictions.compare_predictions` (clusters and repeated samples
-honoured) and decides by the one rule.  Two rules, as for score tables:
+:func:`bayescomp.select` on a predictions table (``y_true`` and one column per model)
+walks the same rules as on a scores table (:func:`bayescomp.studies.select.walk_selection`):
+the items play the role of splits, each step is the one-test-set posterior of
+:func:`bayescomp.compare` on two model columns (clusters and repeated samples honoured),
+and the family rule reads the joint posterior of the challengers' differences on the same
+items (:func:`joint_item_differences`):
 
-``"family"`` (default)
-    Every challenger against the baseline; only the best can be promoted, and only if it
-    is still better beyond the ROPE given that it was selected as the best
-    (:mod:`bayescomp.studies.predictions_family`): the false-promotion rate of the whole
-    selection stays at most ``1 - gamma`` however many challengers there are.
-``"champion_challenger"``
-    Each challenger against the current champion, promoted on *promote*; each step keeps
-    its rate, the selection does not.
+* per-item scores (0/1 correctness, losses, grades): the mean per-item differences with
+  their sample covariance over ``n`` items, Student t with ``n - 1`` degrees of freedom;
+  with clusters the cluster-robust (sandwich) covariance with the factor ``G / (G - 1)``
+  and ``G - 1`` degrees of freedom — the small-sample treatment of a single comparison
+  (:func:`bayescomp.posterior.holdout_draws.student_scale`);
+* whole-set metrics (ROC AUC, F1, precision, recall): the covariance of joint Bayesian
+  bootstrap draws, every challenger's metric computed under the *same* weights.
 
-The result is the same :class:`~bayescomp.studies.selection.Selection` as a selection over
-scores, so its summary, report and JSON work unchanged; its ``scores`` hold the per-item
-scores (the items play the role of splits).
+``python bench/test_set_selection.py`` measures the false-promotion rate and the power.
 """
 
 from __future__ import annotations
@@ -24,22 +24,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bayescomp.decision.family_walk import FAMILY_COLUMNS, family_note
-from bayescomp.decision.walk import (
-    PAIRED_COLUMNS,
-    SCORE_COLUMNS,
-    STEP_COLUMNS,
-    order_challengers,
-    step_row,
-)
-from bayescomp.posterior.holdout_data import ITEMWISE, item_scores, resolve
+from bayescomp.decision.family import JointDifferences, joint_differences
+from bayescomp.posterior import holdout_draws as hd
+from bayescomp.posterior.holdout_data import ITEMWISE, Items, item_scores, prepare, resolve
 from bayescomp.posterior.predictions import compare_predictions, prediction_models
-from bayescomp.studies.predictions_family import family_decisions, joint_item_differences
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-    from bayescomp.studies.selection import Selection
+#: the keyword arguments of compare on a predictions table that name its columns
+COLUMNS = ("y_true", "cluster", "item", "sample")
 
 
 def _item_scores(
@@ -83,290 +77,237 @@ def _item_scores(
     return pd.concat(frames, ignore_index=True)
 
 
-def select_predictions(
-    predictions: pd.DataFrame,
+#: weights generated per chunk (draws x units) for the joint metric draws
+_CHUNK = 4_000_000
+
+
+def _clustered(d: np.ndarray, cluster: np.ndarray) -> JointDifferences:
+    """The column means of ``d`` (n, k) with their cluster-robust covariance, G − 1 df."""
+    n = d.shape[0]
+    x = d - d.mean(axis=0)
+    g = int(cluster.max()) + 1
+    sums = np.stack([np.bincount(cluster, weights=x[:, j], minlength=g) for j in range(d.shape[1])])
+    return JointDifferences(d.mean(axis=0), g / (g - 1) * (sums @ sums.T) / n**2, g - 1)
+
+
+def _metric_joint(
+    items: list[Items], sign: float, draws: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """Point differences and the covariance of joint Bayesian bootstrap draws."""
+    first = items[0]
+    pos = np.asarray(first.y_true, dtype=bool)
+    f = hd.weighted_metric(first.metric)
+    units = first.n_items if first.cluster is None else int(first.n_clusters or 0)
+    step = max(1, _CHUNK // max(first.n_items, 1))
+    out = []
+    for start in range(0, draws, step):
+        g = rng.standard_exponential((min(step, draws - start), units))
+        w = g if first.cluster is None else g[:, first.cluster]
+        base = f(pos, first.baseline, w)
+        out.append(np.column_stack([f(pos, it.candidate, w) - base for it in items]))
+    joint = sign * np.concatenate(out)
+    if not np.all(np.isfinite(joint)):
+        raise ValueError(
+            f"{first.metric} is undefined under some resampling weights; use a larger "
+            "test set or an item-wise metric"
+        )
+    ones = np.ones((1, first.n_items))
+    mean = sign * np.array(
+        [f(pos, it.candidate, ones)[0] - f(pos, first.baseline, ones)[0] for it in items]
+    )
+    return mean, np.atleast_2d(np.cov(joint, rowvar=False)), units - 1
+
+
+def joint_item_differences(
+    y_true: Any,
+    baseline: Any,
+    challengers: list[Any],
     *,
-    baseline: str,
-    rope: float,
-    gamma: float = 0.95,
-    metric: str | None = "accuracy",
-    models: list[str] | None = None,
-    y_true: str | None = "y_true",
-    cluster: str | None = None,
-    item: str | None = None,
-    sample: str | None = None,
-    higher_is_better: bool | None = None,
+    metric: str,
+    higher_is_better: bool,
+    item: Any = None,
+    cluster: Any = None,
     threshold: float | None = None,
-    order: str = "given",
-    rule: str = "family",
     draws: int = 4000,
-    random_state: int = 0,
-) -> Selection:
-    """Champion/challenger selection from item-level predictions on one test set.
+    random_state: Any = None,
+) -> JointDifferences:
+    """The joint posterior of ``k`` challengers' differences from the baseline on the same
+    items, oriented so that positive is better (module docstring).
 
     Parameters
     ----------
-    predictions : DataFrame
-        ``y_true``, one column per model, optional cluster/item/sample columns.
-    baseline : str
-        The model in production: the first champion.
-    rope, gamma : float
-        The ROPE half-width and the decision threshold of every step.
-    metric, y_true, cluster, item, sample, higher_is_better, threshold, draws
-        As in :func:`~bayescomp.posterior.predictions.compare_predictions`.
-    models : list of str, optional
-        The candidates including the baseline (default: every model column).
-    order : {"given", "name", "mean"}
-    rule : {"family", "champion_challenger"}, default "family"
-        ``"family"`` keeps the false-promotion rate of the whole selection at most
-        ``1 - gamma`` (module docstring); ``"champion_challenger"`` only each step's.
-    random_state : int
-        Seed of the posterior draws (each step gets its own stream).
+    y_true : array_like or None
+        True labels (``None`` when the columns hold per-item scores).
+    baseline : array_like
+        The baseline's predictions (or per-item scores), one per row.
+    challengers : list of array_like
+        Each challenger's predictions on the same rows.
+    metric : str
+        A resolved metric name (:func:`bayescomp.posterior.holdout_data.resolve`).
+    higher_is_better : bool
+    item, cluster, threshold
+        As in :func:`~bayescomp.posterior.holdout.holdout_posterior`.
+    draws : int
+        Joint Bayesian bootstrap draws (whole-set metrics only).
+    random_state : int, Generator or None
 
     Returns
     -------
-    Selection
+    JointDifferences
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
     >>> rng = np.random.default_rng(0)
-    >>> y = rng.integers(0, 2, 600)
-    >>> t = pd.DataFrame({"y_true": y, **{m: np.where(rng.random(600) < acc, y, 1 - y)
-    ...                   for m, acc in (("old", .80), ("same", .80), ("new", .88))}})
-    >>> sel = select_predictions(t, baseline="old", rope=0.01)
-    >>> sel.champion, sel.steps["decision"].tolist()
-    ('new', ['inconclusive', 'promote'])
-    >>> bool(sel.steps["p_selective"].iloc[1] < 0.05)
-    True
+    >>> base = (rng.random(500) < 0.8).astype(float)
+    >>> others = [np.where(rng.random(500) < 0.1, 1 - base, base) for _ in range(3)]
+    >>> j = joint_item_differences(None, base, others, metric="accuracy",
+    ...                            higher_is_better=True)
+    >>> j.mean.shape, j.shape.shape, j.df
+    ((3,), (3, 3), 499)
     """
-    import pandas as pd
+    items = [
+        prepare(y_true, baseline, c, metric=metric, item=item, cluster=cluster, threshold=threshold)
+        for c in challengers
+    ]
+    sign = 1.0 if higher_is_better else -1.0
+    if items[0].kind == "metric":
+        mean, shape, df = _metric_joint(items, sign, draws, np.random.default_rng(random_state))
+        return JointDifferences(mean, shape, df)
+    d = sign * np.column_stack([it.candidate - it.baseline for it in items])
+    if items[0].cluster is None:  # independent items: the correlated t with rho = 0
+        return joint_differences(d, 0.0)
+    return _clustered(d, items[0].cluster)
 
-    from bayescomp.scores.table import Scores
-    from bayescomp.studies.selection import Selection
 
-    columns = {"y_true": y_true, "cluster": cluster, "item": item, "sample": sample}
-    names = prediction_models(predictions, **columns, models=models)
+def _models(
+    predictions: pd.DataFrame, models: Any, baseline: str, columns: dict[str, Any]
+) -> list[str]:
+    names = prediction_models(
+        predictions, models=None if models is None else list(models), **columns
+    )
     if baseline not in names or len(names) < 2:
         raise ValueError(f"a selection needs {baseline!r} and a challenger; models: {names}")
-    name, hib = resolve(metric, predictions[y_true] if y_true else None, higher_is_better)
-    root = np.random.SeedSequence(random_state)  # one child stream per posterior, in order
+    return names
 
-    def compare(champion: str, challenger: str) -> tuple[Any, Any]:
+
+def _steps(
+    predictions: pd.DataFrame,
+    baseline: str,
+    columns: dict[str, Any],
+    how: dict[str, Any],
+    resolved: tuple[str, bool],
+    streams: tuple[Any, dict[str, Any], Any],
+    decide: dict[str, Any],
+) -> tuple[Any, Any]:
+    """Each step's compare on two model columns (one seeded stream per posterior, each
+    pair computed once) and the family rule's joint posterior on the same items."""
+    name, hib = resolved
+    root, seeds, joint_seed = streams
+    metric, higher_is_better = how["metric"], how["higher_is_better"]
+    threshold, draws = how["threshold"], how["draws"]
+    gamma = decide["gamma"]
+
+    done: dict[tuple[str, str], tuple[Any, Any]] = {}
+
+    def compare(_table: Any, champion: str, challenger: str) -> tuple[Any, Any]:
+        """The posterior of a step, once per pair (the table is the predictions')."""
+        if (champion, challenger) in done:
+            return done[champion, challenger]
+        seed = seeds[challenger] if champion == baseline else root.spawn(1)[0]
         res = compare_predictions(
             predictions,
             champion,
             challenger,
             metric=metric,
-            rope=rope,
+            rope=decide["rope"],
             higher_is_better=higher_is_better,
             threshold=threshold,
             draws=draws,
-            random_state=np.random.default_rng(root.spawn(1)[0]),
+            random_state=np.random.default_rng(seed),
             **columns,
         )
-        return res, res.decision(gamma)
+        done[champion, challenger] = res, res.decision(gamma)
+        return done[champion, challenger]
 
-    first = {m: compare(baseline, m)[0] for m in names if m != baseline}
-    means = {m: r.candidate_score for m, r in first.items()}
-    means[baseline] = next(iter(first.values())).baseline_score
-    if rule not in ("family", "champion_challenger"):
-        raise ValueError(
-            f"rule must be 'family' (keeps the false-promotion rate of the whole "
-            f"selection) or 'champion_challenger' (each step's only); got {rule!r}"
+    def joint(challengers: list[str]) -> JointDifferences:
+        rows = {k: None if v is None else predictions[v].to_numpy() for k, v in columns.items()}
+        return joint_item_differences(
+            rows["y_true"],
+            predictions[baseline].to_numpy(),
+            [predictions[c].to_numpy() for c in challengers],
+            metric=name,
+            higher_is_better=hib,
+            item=rows["item"],
+            cluster=rows["cluster"],
+            threshold=threshold,
+            draws=draws,
+            random_state=np.random.default_rng(joint_seed),
         )
-    challengers = order_challengers([m for m in names if m != baseline], order, means, hib)
-    # a whole-set metric (AUC, F1) has no per-item score: the table holds the predictions
-    column = name if y_true is None or name in ITEMWISE else f"{name}_prediction"
-    scores = Scores.from_frame(
-        _item_scores(predictions, names, name, columns, threshold).rename(columns={name: column}),
-        metrics=[column],
-    )
-    walk = _family_walk if rule == "family" else _stepwise_walk
-    champion, rows, results = walk(
+
+    return compare, joint
+
+
+def predictions_walk(
+    predictions: pd.DataFrame,
+    models: Any,
+    metric: str | None,
+    higher_is_better: bool | None,
+    settings: dict[str, Any],
+    decide: dict[str, Any],
+) -> dict[str, Any]:
+    """What :func:`~bayescomp.studies.select.walk_selection` needs to walk a predictions
+    table: the per-item scores (items as splits), each step's compare on two model
+    columns, and the family rule's joint posterior on the same items."""
+    from bayescomp.decision.walk import challenger_order
+    from bayescomp.scores.table import Scores
+    from bayescomp.studies.selection import listed_candidates
+
+    options = dict(decide["options"])
+    columns = {"y_true": "y_true", "cluster": None, "item": None, "sample": None}
+    columns |= {k: options.pop(k) for k in COLUMNS if k in options}
+    names = _models(predictions, models, settings["baseline"], columns)
+    baseline = settings["baseline"]
+    y = columns["y_true"]
+    metric = metric if metric is not None else ("accuracy" if y is not None else None)
+    name, hib = resolve(metric, predictions[y] if y else None, higher_is_better)
+    threshold, draws = options.pop("threshold", None), options.pop("draws", 4000)
+    root = np.random.SeedSequence(options.pop("random_state", 0))
+    if options:
+        raise TypeError(
+            f"compare_options {sorted(options)} do not apply to a predictions table (it takes "
+            f"{sorted([*COLUMNS, 'threshold', 'draws', 'random_state'])})"
+        )
+    seeds = {m: root.spawn(1)[0] for m in names if m != baseline}  # one stream a posterior
+    joint_seed = root.spawn(1)[0]
+    compare, joint = _steps(
         predictions,
         baseline,
-        challengers,
-        first,
-        compare,
-        gamma,
-        rope,
-        name,
-        hib,
-        dict(columns, threshold=threshold, draws=draws, seed=root.spawn(1)[0]),
+        columns,
+        dict(metric=metric, higher_is_better=higher_is_better, threshold=threshold, draws=draws),
+        (name, hib),
+        (root, seeds, joint_seed),
+        decide,
     )
-    paired = [
-        scores.paired(r["champion"], r["challenger"], column).rename(
-            columns={"baseline": "champion", "candidate": "challenger"}
-        )[PAIRED_COLUMNS]
-        for r in rows
-    ]
-    columns_out = STEP_COLUMNS[:3] + SCORE_COLUMNS + STEP_COLUMNS[3:]
-    if rule == "family":
-        columns_out += FAMILY_COLUMNS
-    steps = pd.DataFrame(rows, columns=columns_out)
-    rec = _recommend(baseline, champion, first, gamma, rope, name)
-    return Selection(
-        champion=champion,
-        baseline=baseline,
+    first = {m: compare(None, baseline, m)[0] for m in names if m != baseline}
+    means = {baseline: next(iter(first.values())).baseline_score}
+    means |= {m: r.candidate_score for m, r in first.items()}
+    # a whole-set metric (AUC, F1) has no per-item score: the table holds the predictions
+    column = name if y is None or name in ITEMWISE else f"{name}_prediction"
+    frame = _item_scores(predictions, names, name, columns, threshold)
+    scores = Scores.from_frame(frame.rename(columns={name: column}), metrics=[column])
+    settings.update(
         metric=name,
-        rope=rope,
-        gamma=gamma,
-        steps=steps,
-        recommendation=family_note(rec, steps, rule, gamma),
-        scores=scores,
-        results=results,
-        paired=paired,
-        candidates=_candidates(names, means),
-        skipped={},
-        fits_performed=0,
-        fits_loaded=0,
-        fits_total=0,
-        settings={
-            "baseline": baseline,
-            "rope": rope,
-            "gamma": gamma,
-            "metric": name,
-            "order": order,
-            "rule": rule,
-            "cv": "one test set (item-level predictions)",
-            "cluster": cluster,
-            "item": item,
-            "random_state": random_state,
-        },
-        base_scores=scores,
+        cv="one test set (item-level predictions)",
+        cluster=columns["cluster"],
+        item=columns["item"],
     )
-
-
-def _candidates(names: list[str], means: dict[str, float]) -> pd.DataFrame:
-    """The Selection's candidates table: every model column, scored on the test set."""
-    import pandas as pd
-
-    return pd.DataFrame(
-        {
-            "model": names,
-            "description": "",
-            "path": None,
-            "nested": False,
-            "mean": [means[m] for m in names],
-            "status": "predictions",
-        }
+    return dict(
+        table=scores,
+        names=names,
+        challengers=challenger_order(names, settings, means, hib),
+        metric=name,
+        column=column,
+        compare=compare,
+        joint=joint,
+        candidates=listed_candidates(names, means, "predictions"),
     )
-
-
-def _row(step: int, champion: str, res: Any, d: Any, reason: str) -> dict[str, Any]:
-    return step_row(
-        step,
-        champion,
-        res.candidate_name,
-        res,
-        d,
-        0,
-        res.n_items,
-        0,
-        reason,
-        (res.baseline_score, res.candidate_score),
-    )
-
-
-def _stepwise_walk(
-    predictions: Any,
-    baseline: str,
-    challengers: list[str],
-    first: dict[str, Any],
-    compare: Any,
-    gamma: float,
-    *_: Any,
-) -> tuple[str, list[dict[str, Any]], list[Any]]:
-    """``"champion_challenger"``: each challenger against the current champion."""
-    champion, rows, results = baseline, [], []
-    for step, challenger in enumerate(challengers, start=1):
-        res, d = (
-            (first[challenger], first[challenger].decision(gamma))
-            if champion == baseline
-            else compare(champion, challenger)
-        )
-        rows.append(_row(step, champion, res, d, d.reason))
-        results.append(res)
-        if d.outcome == "promote":
-            champion = challenger
-    return champion, rows, results
-
-
-def _family_walk(
-    predictions: Any,
-    baseline: str,
-    challengers: list[str],
-    first: dict[str, Any],
-    compare: Any,
-    gamma: float,
-    rope: float,
-    metric: str,
-    hib: bool,
-    columns: dict[str, Any],
-) -> tuple[str, list[dict[str, Any]], list[Any]]:
-    """``"family"``: every challenger against the baseline, the winner's selective test."""
-    y = columns["y_true"]
-    item = columns["item"]
-    joint = joint_item_differences(
-        None if y is None else predictions[y].to_numpy(),
-        predictions[baseline].to_numpy(),
-        [predictions[c].to_numpy() for c in challengers],
-        metric=metric,
-        higher_is_better=hib,
-        item=None if item is None else predictions[item].to_numpy(),
-        cluster=None if columns["cluster"] is None else predictions[columns["cluster"]].to_numpy(),
-        threshold=columns["threshold"],
-        draws=columns["draws"],
-        random_state=np.random.default_rng(columns["seed"]),
-    )
-    results = [first[c] for c in challengers]
-    winner, test, decided = family_decisions(challengers, results, joint, rope, gamma)
-    rows = []
-    for step, (c, res, (d, why)) in enumerate(
-        zip(challengers, results, decided, strict=True), start=1
-    ):
-        row = _row(step, baseline, res, d, why)
-        row["looks"] = 1
-        if c == challengers[int(test.winner)]:
-            row["p_selective"] = float(test.p_selective)
-            row["corrected_gain"] = float(test.corrected_gain)
-        rows.append(row)
-    return winner or baseline, rows, results
-
-
-def _recommend(
-    baseline: str, champion: str, first: dict[str, Any], gamma: float, rope: float, metric: str
-) -> dict[str, Any]:
-    """Keep the baseline, or promote the champion (its posterior against the baseline)."""
-    if champion == baseline:
-        return {
-            "action": "keep",
-            "champion": baseline,
-            "baseline": baseline,
-            "text": f"keep {baseline}: no challenger was better beyond the ROPE (±{rope:g}) "
-            f"with probability ≥ {gamma:g}",
-            "p_better": None,
-            "p_left": None,
-            "p_rope": None,
-            "p_right": None,
-            "risk": None,
-            "expected_gain": None,
-        }
-    res = first[champion]
-    d = res.decision(gamma)
-    return {
-        "action": "promote",
-        "champion": champion,
-        "baseline": baseline,
-        "text": f"promote {champion} to replace {baseline}: on the same items "
-        f"P(better beyond ±{rope:g}) = {d.p_right:.3f}, expected gain "
-        f"{d.expected_gain:+.4g} {metric}, risk P(worse) = {d.risk:.3f}",
-        "p_better": res.p_better,
-        "p_left": d.p_left,
-        "p_rope": d.p_rope,
-        "p_right": d.p_right,
-        "risk": d.risk,
-        "expected_gain": d.expected_gain,
-        "direct_decision": d.outcome,
-    }

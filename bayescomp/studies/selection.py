@@ -8,6 +8,7 @@ table as aligned text.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -344,3 +345,19 @@ def format_steps(steps: pd.DataFrame, gamma: float | None = None) -> str:
         for r in steps.to_dict("records")
     ]
     return text + "\n\nwhy:\n" + "\n".join(reasons)
+
+
+def listed_candidates(names: list[str], means: Mapping[str, float], status: str) -> Any:
+    """The Selection's candidates table for models that were not fitted here."""
+    import pandas as pd
+
+    return pd.DataFrame(
+        {
+            "model": names,
+            "description": "",
+            "path": None,
+            "nested": False,
+            "mean": [means[m] for m in names],
+            "status": status,
+        }
+    )

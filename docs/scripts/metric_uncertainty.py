@@ -37,8 +37,8 @@ rng = np.random.default_rng(0)
 y = rng.integers(0, 2, 300)
 old, new = y + rng.normal(0, 2.0, 300), y + rng.normal(0, 1.2, 300)
 ci = bc.bootstrap_metric(y, new, "roc_auc", random_state=0)
-pair = bc.paired_bootstrap_metric(
-    y, old, new, "roc_auc", random_state=0, baseline_name="old", candidate_name="new"
+pair = bc.holdout_posterior(
+    y, old, new, metric="roc_auc", random_state=0, baseline_name="old", candidate_name="new"
 )
 print(ci)
 print(pair)

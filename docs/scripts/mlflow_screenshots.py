@@ -219,6 +219,7 @@ from sklearn.preprocessing import StandardScaler  # noqa: E402
 
 import bayescomp as bc  # noqa: E402
 from bayescomp.integrations.mlflow import MlflowTracker, registry_models  # noqa: E402
+from bayescomp.splits.repeats import default_cv  # noqa: E402
 
 KIND = ["kind", "name", "value"]
 IMG.mkdir(parents=True, exist_ok=True)
@@ -246,10 +247,9 @@ try:
             baseline="fraud@champion",
             scoring="accuracy",
             rope=0.005,
-            n_splits=5,
-            n_repeats=2,
             progress=False,
             tracker=tracker,
+            cv=default_cv(y, n_splits=5, n_repeats=2),
         )
         print(sel)
 

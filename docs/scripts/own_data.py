@@ -71,7 +71,7 @@ models = {
         LogisticRegression(),
     ),
 }
-sel = bc.select(
+sel = bc.select_models(
     models,
     data.X,
     data.y,

@@ -18,6 +18,7 @@ from _docs import IMG, REPO, save
 
 import bayescomp as bc
 from bayescomp.scores.datasets import load_dataset
+from bayescomp.splits.repeats import default_cv
 
 X, y, _ = load_dataset("breast_cancer")
 files = [
@@ -30,11 +31,10 @@ sel = bc.select_models(
     baseline="naive_bayes",
     scoring="accuracy",
     rope=0.01,
-    n_splits=10,
-    n_repeats=3,
     max_repeats=2,
     progress=False,
     dataset="breast_cancer",
+    cv=default_cv(y, n_splits=10, n_repeats=3),
 )
 print(sel)
 

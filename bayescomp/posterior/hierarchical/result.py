@@ -9,12 +9,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from bayescomp.core.checks import check_level
-from bayescomp.core.deprecation import renamed_arguments
 from bayescomp.core.jsonable import jsonable
 from bayescomp.core.optional import require
 from bayescomp.core.orientation import difference_label
 from bayescomp.core.regions import RegionProbabilities, argmax_shares, t_region_masses
-from bayescomp.core.rule import Decision, decide
+from bayescomp.posterior.base import DrawsPosterior
 from bayescomp.posterior.hierarchical.diagnostics import (
     ESS_BULK_MIN,
     check_convergence,
@@ -30,7 +29,7 @@ __all__ = ["HierarchicalResult"]
 
 
 @dataclass(frozen=True, eq=False)
-class HierarchicalResult:
+class HierarchicalResult(DrawsPosterior):
     """Posterior of the hierarchical model, on the metric's own scale.
 
     ``p_left``, ``p_rope``, ``p_right`` (and :meth:`decision`) refer to the
@@ -80,6 +79,8 @@ class HierarchicalResult:
     #: orientation of the metric (labels only: the differences are already oriented)
     higher_is_better: bool = True
     ess_min: int = ESS_BULK_MIN
+    baseline_score: Any = None
+    candidate_score: Any = None
 
     # ---------------------------------------------------------------- draws
     @cached_property
@@ -111,34 +112,9 @@ class HierarchicalResult:
 
     # -------------------------------------------------------- probabilities
     @property
-    def p_left(self) -> float:
-        """``P(delta0 < -rope)``: the candidate is practically worse on average."""
-        return float(np.mean(self._delta0 < -self.rope))
-
-    @property
-    def p_right(self) -> float:
-        """``P(delta0 > rope)``: the candidate is practically better on average."""
-        return float(np.mean(self._delta0 > self.rope))
-
-    @property
-    def p_rope(self) -> float:
-        """``P(-rope <= delta0 <= rope)``."""
-        return float(1.0 - self.p_left - self.p_right)
-
-    @property
-    def p_better(self) -> float:
-        """``P(delta0 > 0)``."""
-        return float(np.mean(self._delta0 > 0))
-
-    @property
-    def p_worse(self) -> float:
-        """``P(delta0 < 0)``: the risk that the candidate is worse on average."""
-        return float(np.mean(self._delta0 < 0))
-
-    @property
-    def expected_gain(self) -> float:
-        """Posterior mean of ``delta0``."""
-        return float(np.mean(self._delta0))
+    def _draws(self) -> np.ndarray:
+        """Draws of ``delta0``, the mean difference across datasets."""
+        return self._delta0
 
     @property
     def delta0(self) -> RegionProbabilities:
@@ -170,7 +146,6 @@ class HierarchicalResult:
             "baycomp_convention": self.baycomp_convention,
         }
 
-    @renamed_arguments(level="confidence_level")
     def hdi(self, confidence_level: float = 0.95) -> tuple[float, float]:
         """Highest-density interval of ``delta0``."""
         from bayescomp.core.arviz_compat import hdi
@@ -288,38 +263,14 @@ class HierarchicalResult:
         )
 
     # --------------------------------------------------------------- decision
-    def decision(self, gamma: float = 0.95, on: str = "delta0") -> Decision:
-        """Apply the promotion rule; ``inconclusive`` whenever the chains did not converge.
-
-        Parameters
-        ----------
-        gamma : float
-            Required posterior probability.
-        on : {"delta0", "next_dataset", "baycomp_convention"}
-            Which probabilities the rule reads (default: the mean difference ``delta0``).
-        """
-        probs = self.probabilities()
-        if on not in probs:
-            raise ValueError(f"on must be one of {sorted(probs)}; got {on!r}")
-        p = probs[on]
-        reason = ""
-        if not self.converged:
-            tried = f" after {len(self.attempts)} attempts" if len(self.attempts) > 1 else ""
-            reason = (
-                f"the MCMC chains have not converged{tried} ({self.convergence_problems}); run "
-                "longer "
-                "(more draws/tune) or raise target_accept"
-            )
-        return decide(
-            *p.as_tuple(),
-            gamma=gamma,
-            expected_gain=self.expected_gain,
-            risk=self.p_worse,
-            rope=float(self.rope),
-            baseline=self.baseline_name,
-            candidate=self.candidate_name,
-            trusted=self.converged,
-            untrusted_reason=reason,
+    def _trust(self, kind: str) -> tuple[bool, str]:
+        """Decisions are ``inconclusive`` whenever the chains did not converge."""
+        if self.converged:
+            return True, ""
+        tried = f" after {len(self.attempts)} attempts" if len(self.attempts) > 1 else ""
+        return False, (
+            f"the MCMC chains have not converged{tried} ({self.convergence_problems}); run "
+            "longer (more draws/tune) or raise target_accept"
         )
 
     # ---------------------------------------------------------------- summary
@@ -416,12 +367,6 @@ class HierarchicalResult:
                 "diagnostics": self.diagnostics_summary(),
             }
         )
-
-    def _repr_html_(self) -> str:
-        """Rich display in Jupyter: key numbers, decision and reason, a small plot."""
-        from bayescomp.report.notebook import posterior_html
-
-        return posterior_html(self)
 
     def plot_simplex(self, ax: Axes | None = None) -> Axes:
         """Next-dataset (left, rope, right) probabilities of every draw in a triangle."""

@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from bayescomp.core.checks import check_gamma, check_level
-from bayescomp.core.deprecation import renamed_arguments
 from bayescomp.core.jsonable import jsonable
 from bayescomp.posterior.hierarchical.diagnostics import check_convergence, diagnostics_table
 
@@ -162,7 +161,6 @@ class PlackettLuceResult:
         obs = self.idata.constant_data["rank"].values
         return self._series(obs.mean(axis=0), "mean_rank")
 
-    @renamed_arguments(level="confidence_level")
     def expected_ranks(self, confidence_level: float = 0.95) -> pd.DataFrame:
         """Posterior mean and equal-tailed ``confidence_level`` interval of each model's
         expected rank."""
@@ -176,7 +174,6 @@ class PlackettLuceResult:
             index=pd.Index(self.models, name="model"),
         )
 
-    @renamed_arguments(level="confidence_level")
     def summary(self, confidence_level: float | None = None) -> pd.DataFrame:
         """One row per model, best (lowest expected rank) first.
 
@@ -283,7 +280,6 @@ class PlackettLuceResult:
         return [tuple(order[a : b + 1]) for a, b in groups]
 
     # ------------------------------------------------------------ export
-    @renamed_arguments(level="confidence_level")
     def to_latex(
         self,
         confidence_level: float = 0.95,
@@ -361,7 +357,6 @@ class PlackettLuceResult:
         """The rank diagram (see :meth:`plot_ranks`)."""
         return self.plot_ranks(gamma=gamma, ax=ax)
 
-    @renamed_arguments(level="confidence_level")
     def plot_ranks(
         self, gamma: float = 0.95, confidence_level: float = 0.95, ax: Axes | None = None
     ) -> Axes:
