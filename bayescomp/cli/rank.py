@@ -130,6 +130,11 @@ def run(args: argparse.Namespace) -> int:
     from bayescomp.core.text import terminal_literal
 
     print(f"ranking of {len(res.models)} models on {terminal_literal(metric)} ({method})\n")
+    if method == "pairwise":  # a probability never reads as if it crossed gamma by rounding
+        from bayescomp.core.regions import format_probability
+
+        for c in ("p_better", "p_left", "p_rope", "p_right"):
+            table[c] = table[c].map(lambda v: format_probability(v, args.gamma))
     if short and method == "pairwise":
         print(
             f"each model against the next one in the ranking ({len(table)} of "
