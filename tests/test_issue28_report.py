@@ -82,3 +82,97 @@ def test_rank_pairwise_table_does_not_round_a_probability_across_gamma(tmp_path,
     line = next(s for s in text.splitlines() if re.match(r"\s*b\s+\S+\s+a\s", s))
     assert line.split()[3] == format_probability(p, 0.95) == f"{p:.5f}"
     assert "0.950 " not in line
+
+
+# -- the HTML report at 1280 px: nothing wider than the window, titles inside their figure -----
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    import warnings
+
+    from selection_data import write_selection_scores
+
+    import bayescomp as bc
+
+    folder = tmp_path_factory.mktemp("report")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sel = bc.select(
+            write_selection_scores(folder / "scores.csv", last="svm"),
+            baseline="logreg",
+            metric="accuracy",
+            rope=0.01,
+            rule="champion_challenger",
+        )
+    return sel, sel.report(folder / "out")
+
+
+def test_every_report_table_scrolls_inside_the_page(report):
+    html = report[1].read_text()
+    assert html.count("<table>") == html.count('<div class="wide"><table>') == 6
+    assert ".bc .wide{max-width:100%;overflow-x:auto}" in html
+
+
+def _inside(text, figure) -> bool:
+    box = text.get_window_extent()
+    return box.x0 >= 0 and box.x1 <= figure.bbox.width
+
+
+@pytest.mark.parametrize("name", ["forest", "gradient_boosting_with_tuned_depth"])
+def test_posterior_title_and_hdi_label_fit_and_leave_the_zero_line_free(name):
+    import bayescomp as bc
+
+    rng = np.random.default_rng(3)
+    a = rng.normal(0.8, 0.02, 30)
+    b = a + 0.004 + rng.normal(0, 0.01, 30)  # the 95% HDI [-0.0047, +0.0111] holds 0
+    res = bc.correlated_ttest(a, b, rho=0.1, rope=0.01, baseline_name="lr", candidate_name=name)
+    ax = res.plot()
+    ax.figure.canvas.draw()
+    assert _inside(ax.title, ax.figure)
+    assert ax.get_title().count("\n") == (1 if name == "forest" else 3)
+    (label,) = [t for t in ax.texts if "HDI" in t.get_text()]
+    assert label.get_text() == "95% HDI [-0.004747, +0.01105]"
+    box, zero = label.get_window_extent(), ax.transData.transform((0, 0))[0]
+    assert not box.x0 <= zero <= box.x1  # the dashed zero line does not cross the label
+    bar = ax.transData.transform((0, 1.08 * ax.get_ylim()[1] / 1.3))[1]  # y of the bar
+    assert box.y0 > bar  # above the HDI bar, not on it
+
+
+def _browser() -> str | None:
+    import shutil
+
+    names = ("chromium", "chromium-browser", "google-chrome", "chromium-headless-shell")
+    return next((b for b in map(shutil.which, names) if b), None)
+
+
+#: appended to a copy of the report (which has no script): its geometry, read by --dump-dom
+GEOMETRY = """<script>window.addEventListener('load', () => {
+const d = document.documentElement, imgs = [...document.images];
+document.body.setAttribute('data-geometry', JSON.stringify({scroll: d.scrollWidth,
+ client: d.clientWidth, right: Math.max(...imgs.map(i => i.getBoundingClientRect().right)),
+ timeline: imgs[0].width, natural: imgs[0].naturalWidth}));});</script></body>"""
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", [1280, 1400, 800])
+def test_report_is_no_wider_than_the_window(report, tmp_path, width):
+    import html
+    import subprocess
+
+    binary = _browser()
+    if binary is None:
+        pytest.skip("no chromium binary found")
+    page = tmp_path / "geometry.html"
+    page.write_text(report[1].read_text().replace("</body>", GEOMETRY))
+    cmd = [binary, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
+    cmd += [f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=3000"]
+    cmd += [f"--window-size={width},900", "--dump-dom", page.resolve().as_uri()]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    found = re.search(r'data-geometry="([^"]+)"', proc.stdout)
+    assert found, proc.stderr[-2000:]
+    geometry = json.loads(html.unescape(found.group(1)))
+    assert geometry["scroll"] == geometry["client"] <= width  # no horizontal scroll bar
+    assert geometry["right"] <= geometry["client"]  # every image inside the window
+    assert geometry["natural"] == 1100  # the timeline is shown whole, or scaled to fit:
+    assert geometry["timeline"] == (1100 if width > 1200 else geometry["client"] - 64)
