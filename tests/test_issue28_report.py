@@ -176,3 +176,30 @@ def test_report_is_no_wider_than_the_window(report, tmp_path, width):
     assert geometry["right"] <= geometry["client"]  # every image inside the window
     assert geometry["natural"] == 1100  # the timeline is shown whole, or scaled to fit:
     assert geometry["timeline"] == (1100 if width > 1200 else geometry["client"] - 64)
+
+
+# -- the report and selection.json say what the selection ran on -------------------------------
+
+LR = "from sklearn.linear_model import LogisticRegression\n\nmodel = LogisticRegression()\n"
+PRIOR = "from sklearn.dummy import DummyClassifier\n\nmodel = DummyClassifier()\n"
+FAST = ["--baseline", "lr", "--rope", "0.01", "--n-splits", "3", "--n-repeats", "1", "--quiet"]
+
+
+def test_report_and_json_name_the_data_file_and_its_columns(tmp_path, monkeypatch, capsys):
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "lr.py").write_text(LR)
+    (tmp_path / "models" / "prior.py").write_text(PRIOR)
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"x": rng.normal(size=90), "day": np.arange(90), "id": np.arange(90)})
+    frame["y"] = (frame["x"] + rng.normal(size=90) > 0).astype(int)
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    monkeypatch.chdir(tmp_path)
+    args = ["select", "models", "--data", "t.csv", "--target", "y", "--time", "day"]
+    out = json.loads(run(capsys, *args, "--drop", "id", *FAST, "--report", "r", "--json"))
+    want = {"path": "t.csv", "target": "y", "groups": None, "time": "day", "drop": ["id"]}
+    assert out["settings"]["data"] == want
+    assert json.loads((tmp_path / "r" / "selection.json").read_text())["settings"]["data"] == want
+    html = (tmp_path / "r" / "report.html").read_text()
+    assert "· data t.csv; target y; time day; drop id ·" in html
+    out = json.loads(run(capsys, "select", "models", "--dataset", "iris", *FAST, "--json"))
+    assert out["settings"]["data"] == {"dataset": "iris"}
