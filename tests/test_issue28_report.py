@@ -203,3 +203,50 @@ def test_report_and_json_name_the_data_file_and_its_columns(tmp_path, monkeypatc
     assert "· data t.csv; target y; time day; drop id ·" in html
     out = json.loads(run(capsys, "select", "models", "--dataset", "iris", *FAST, "--json"))
     assert out["settings"]["data"] == {"dataset": "iris"}
+
+
+# -- --help: the essential flags first; a default shown only where it means something ---------
+
+ESSENTIAL = {
+    "select": ["source", "--data", "--dataset", "--target", "--baseline", "--metric", "--rope"]
+    + ["--gamma", "--fail-unless", "--store", "--report"],
+    "compare": ["INPUT", "--data", "--dataset", "--target", "--baseline", "--candidate"]
+    + ["--metric", "--rope", "--gamma", "--fail-unless"],
+}
+
+
+def _help(capsys, command: str) -> list[str]:
+    with pytest.raises(SystemExit) as stop:
+        main([command, "--help"])
+    assert stop.value.code == 0
+    return capsys.readouterr().out.splitlines()
+
+
+@pytest.mark.parametrize("command", ["select", "compare"])
+def test_help_shows_the_essential_flags_first(capsys, command):
+    lines = _help(capsys, command)
+    flags = [m.group(1) for m in (re.match(r"  (-[-\w]+|\w+)", s) for s in lines) if m]
+    essential = ESSENTIAL[command]
+    assert flags[: len(essential) + 1] == ["-h", *essential]  # the group "essential", in order
+    assert lines.index("essential:") < 10 and len(lines[0]) < 110
+    last = max(i for i, s in enumerate(lines) if re.match(rf"  {essential[-1]}\b", s))
+    assert last < 36  # every essential flag on the first screen of the help
+    titles = [s for s in lines if s and not s.startswith(" ") and s.endswith(":")]
+    assert titles[:6] == [
+        "essential:",
+        "your own data (CSV, .csv.gz, Parquet or Feather):",
+        "the cross-validation design:",
+        "the decision:",
+        "output:",
+        "MCMC (models across datasets):",
+    ]
+
+
+@pytest.mark.parametrize("command", ["compare", "select", "rank", "interval", "curves", "unlabeled"])
+def test_no_command_help_shows_a_meaningless_default(capsys, command):
+    text = " ".join(" ".join(_help(capsys, command)).split())
+    assert "default: None" not in text and "default: False" not in text
+    assert "default: True" not in text and "default: []" not in text
+    shown = {"compare": "(default: auto)", "select": "(default: given)", "rank": "(default: 0.0)"}
+    if command in shown:  # a default that means something is still said
+        assert shown[command] in text

@@ -20,6 +20,7 @@ import sys
 from typing import Any
 
 from bayescomp.cli import _parents
+from bayescomp.cli._text import DefaultsHelp
 
 METHODS = ("plackett_luce", "pairwise")
 
@@ -32,6 +33,7 @@ def register(subparsers: Any) -> None:
         description="Rank every model of a scores CSV (one row per dataset, model and split): "
         "a joint Bayesian Plackett-Luce ranking across datasets, or every pair "
         "with the posterior of compare.",
+        formatter_class=DefaultsHelp,
     )
     p.add_argument(
         "scores",

@@ -40,6 +40,8 @@ def register(subparsers: Any) -> None:
         description="Champion/challenger selection. SOURCE is a folder of model files, model "
         "files, or one scores CSV (then nothing is fitted).",
         formatter_class=DefaultsHelp,
+        usage="%(prog)s [SOURCE ...] (--data PATH --target COL | --dataset NAME | "
+        "--predictions CSV)\n" + " " * 24 + "--baseline NAME --rope ROPE [options]",
     )
     p.add_argument(
         "source",
@@ -100,6 +102,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--method", default="auto", help=argparse.SUPPRESS)
     _add_outputs(p)
     _add_mlflow_flags(p)
+    _parents.arrange_help(p)
     p.set_defaults(func=run)
 
 
