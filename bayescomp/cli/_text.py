@@ -148,13 +148,14 @@ class RenamedFlag(argparse.Action):
 
 class DefaultsHelp(argparse.ArgumentDefaultsHelpFormatter):
     """``--help`` with a flag's default where it means something: not for a required
-    flag, nor a default of None, False or [] (computed or absent), nor one the help
-    text already states."""
+    flag, a switch (``--lower-is-better``), a default of None, False or [] (computed or
+    absent), nor one the help text already states."""
 
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
-        if action.required or action.default in (None, False, [], argparse.SUPPRESS):
+        default = action.default  # by identity: a default of 0 means something, False not
+        if action.required or action.nargs == 0 or default is None or default is False:
             return text
-        if "%(default)" in text or "default" in text:
+        if default == [] or "default" in text:
             return text
         return super()._get_help_string(action)
