@@ -172,7 +172,7 @@ def select(
             order=order,
             higher_is_better=higher_is_better,
             random_state=random_state,
-            options=compare_options,
+            options=_prediction_options(compare_options, fitting),
         )
     if (
         X is not None
@@ -266,6 +266,27 @@ def _select_predictions(
         **kwargs,
         **(options or {}),
     )
+
+
+#: keywords of a predictions table's comparisons, also accepted by ``select`` itself
+_PREDICTION_OPTIONS = ("threshold", "cluster", "item", "sample", "draws", "y_true")
+
+
+def _prediction_options(options: dict[str, Any] | None, given: dict[str, Any]) -> dict[str, Any]:
+    """``compare_options`` and the keywords of a predictions table given to ``select``
+    directly (``threshold=0.5``), which were dropped without a word: any other keyword is
+    refused, as on a scores table."""
+    unknown = sorted(set(given) - set(_PREDICTION_OPTIONS))
+    if unknown:
+        raise TypeError(
+            f"select() on a predictions table got unexpected keyword argument(s) {unknown}; "
+            f"it takes {', '.join(_PREDICTION_OPTIONS)} (or compare_options=)"
+        )
+    options = dict(options or {})
+    twice = sorted(set(given) & set(options))
+    if twice:
+        raise TypeError(f"{twice} given both as keyword and in compare_options; give it once")
+    return {**options, **given}
 
 
 def _names_models(table: Any) -> bool:
