@@ -138,7 +138,7 @@ def test_cli_select_models_and_drop(labelled, tmp_path):
     assert out.returncode == 2
     assert "column 'question_id' is text" in out.stderr
     assert "--models" in out.stderr and "--drop" in out.stderr and "models=" not in out.stderr
-    for extra in (["--models", "old,new"], ["--drop", "customer", "question_id"]):
+    for extra in (["--models", "old,new"], ["--drop", "customer,question_id"]):
         out = _run(*base, *extra, cwd=tmp_path)
         assert out.returncode == 0, out.stderr
         assert '"customer"' not in out.stdout and '"question_id"' not in out.stdout
@@ -172,7 +172,7 @@ def test_select_without_challenger_is_an_error(labelled):
 def test_cli_drop_of_the_label_and_duplicate_columns(labelled, tmp_path):
     labelled.to_csv(tmp_path / "p.csv", index=False)
     args = ["--predictions", "p.csv", "--baseline", "old", "--rope", "0.01"]
-    out = _run("select", *args, "--drop", "y_true", "question_id", cwd=tmp_path)
+    out = _run("select", *args, "--drop", "y_true,question_id", cwd=tmp_path)
     assert (
         out.returncode == 2
         and "the --y-true column (the true labels) cannot be dropped" in out.stderr

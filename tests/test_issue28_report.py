@@ -208,10 +208,31 @@ def test_report_and_json_name_the_data_file_and_its_columns(tmp_path, monkeypatc
 # -- --help: the essential flags first; a default shown only where it means something ---------
 
 ESSENTIAL = {
-    "select": ["source", "--data", "--dataset", "--target", "--baseline", "--metric", "--rope"]
-    + ["--gamma", "--fail-unless", "--store", "--report"],
-    "compare": ["INPUT", "--data", "--dataset", "--target", "--baseline", "--candidate"]
-    + ["--metric", "--rope", "--gamma", "--fail-unless"],
+    "select": [
+        "source",
+        "--data",
+        "--dataset",
+        "--target",
+        "--baseline",
+        "--metric",
+        "--rope",
+        "--gamma",
+        "--fail-unless",
+        "--store",
+        "--report",
+    ],
+    "compare": [
+        "INPUT",
+        "--data",
+        "--dataset",
+        "--target",
+        "--baseline",
+        "--candidate",
+        "--metric",
+        "--rope",
+        "--gamma",
+        "--fail-unless",
+    ],
 }
 
 
@@ -242,7 +263,9 @@ def test_help_shows_the_essential_flags_first(capsys, command):
     ]
 
 
-@pytest.mark.parametrize("command", ["compare", "select", "rank", "interval", "curves", "unlabeled"])
+@pytest.mark.parametrize(
+    "command", ["compare", "select", "rank", "interval", "curves", "unlabeled"]
+)
 def test_no_command_help_shows_a_meaningless_default(capsys, command):
     text = " ".join(" ".join(_help(capsys, command)).split())
     assert "default: None" not in text and "default: False" not in text

@@ -88,7 +88,7 @@ def in_flags(message: str, flags: dict[str, str]) -> str:
         if dest in flags:
             # not a quoted name: "column 'y_true' is not in p.csv" names the column
             message = re.sub(
-                rf"(?<![\w.'\"-]){arg}(?![\w='\"])", f"the {flags[dest]} column", message
+                rf"(?<![\w.'\"-]){arg}(?![\w=\"]|'(?!s\b))", f"the {flags[dest]} column", message
             )
     if "higher_is_better" in flags:
         message = re.sub(
