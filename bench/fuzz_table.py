@@ -6,10 +6,16 @@
 Cases come from ``tests/fuzz_cases.py`` (the strategies the test suite uses), drawn by
 hypothesis with a fixed seed, so the table is reproducible.  API: read the CSV with
 ``Scores.read_csv`` and compare every candidate with the first model, then the same table
-on the scale-free data (scores near 0.8, ROPE 0.01) to detect a wrong number.  CLI:
-``compare``/``select`` on the same files plus generated argument vectors for all five
-sub-commands, run in-process with a 60 s limit.  Goal: 0 in every column but "clear
-error" (and "ok": a valid input that gave a correct, scale-free answer).
+on the scale-free data (scores near 0.8, ROPE 0.01) to detect a wrong number; then every
+mutation of every public entry point once (``tests/fuzz_entries.py``), with issue 28's
+whole-call variants (probabilities under a label metric, misaligned Series, predictions
+tables with text or duplicate columns, ...) whose answers are checked independently
+(scikit-learn, scipy).  CLI: ``compare``/``select`` on the same files plus generated argument
+vectors for all five sub-commands, run in-process with a 60 s limit, then issue 28's command
+lines on other files once (``FILE_CASES``: ``--predictions`` tables, ``--data`` with
+``--time``/``--groups``/``--guardrail``, ``;`` and UTF-16 files, ``interval``/``curves``
+inputs), an answer checked against sklearn or the same data written plainly.  Goal: 0 in
+every column but "clear error" (and "ok": a valid input that gave a correct answer).
 """
 
 from __future__ import annotations
@@ -25,7 +31,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from fuzz_cases import OUTCOMES, Case, cases, cli_argv, csv_bytes, run_api, run_cli, table
+from fuzz_cases import (
+    FILE_CASES,
+    OUTCOMES,
+    Case,
+    cases,
+    cli_argv,
+    csv_bytes,
+    run_api,
+    run_cli,
+    run_file_case,
+    table,
+)
 from fuzz_entries import entries, mutations, run_entry
 from test_fuzz_cli import FLAG_VALUES, FLAGS
 
@@ -104,6 +121,12 @@ def measure(n: int) -> dict[str, Counter]:
             examples.setdefault(f"API {outcome}", []).append((name, label, detail))
     cli_files()
     cli_argvs()
+    for i, name in enumerate(FILE_CASES):  # issue 28's command lines on other files, once
+        folder = tmp / f"file{i}"
+        folder.mkdir()
+        outcome, detail = run_file_case(name, folder)
+        cli[outcome] += 1
+        examples.setdefault(f"CLI {outcome}", []).append((name, detail))
     return {"api": api, "cli": cli, "examples": examples}
 
 

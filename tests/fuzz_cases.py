@@ -4,6 +4,9 @@ Shared by ``tests/test_fuzz_api.py``, ``tests/test_fuzz_cli.py`` and ``bench/fuz
 (which prints the issue-12 table from the same cases).  A case is a score table written as
 CSV bytes (encoding, separator, BOM), possibly corrupted in one known way, with model names
 drawn from a hostile list.  Each corruption says whether the input must be refused.
+:data:`FILE_CASES` adds issue 28's command lines on other files (predictions tables,
+``--data`` tables with ``--time``/``--groups``/``--guardrail``, ``interval``/``curves``
+inputs), each with whether it must be refused and, when answered, an independent check.
 
 Outcome classes (the columns of the table):
 
@@ -13,7 +16,9 @@ Outcome classes (the columns of the table):
 * ``raw exception`` — an exception from numpy/pandas/scipy internals, or of another type;
 * ``accepted silently`` — an input that must be refused gave a result without an error;
 * ``silent NaN`` — a result with NaN/inf probabilities (CLI: ``nan`` in the output);
-* ``wrong number`` — the probabilities change when scores and ROPE are rescaled together;
+* ``wrong number`` — the probabilities change when scores and ROPE are rescaled together
+  (issue 28's files: the output differs from an independent computation or from the same
+  data written plainly);
 * ``traceback`` — the CLI printed a traceback, an internal error or more than one line;
 * ``hang`` — the CLI did not end within its time limit.
 """
@@ -86,6 +91,7 @@ CORRUPTIONS = {
     "no_sizes": True,
     "latin1": True,
     "ragged_row": True,
+    "empty_key_column": True,  # issue 28: the model column empty on every row
 }
 
 
@@ -166,6 +172,8 @@ def csv_bytes(case: Case, frame: pd.DataFrame) -> bytes:
         frame.loc[0, "model"] = ""
     elif c == "no_sizes":
         frame = frame.drop(columns=["n_train", "n_test"])
+    elif c == "empty_key_column":
+        frame["model"] = np.nan
     elif c == "no_split_column":
         frame = frame.drop(columns=["split"])
     from bayescomp.scores.csvio import write_frame
@@ -293,3 +301,306 @@ def run_cli(
     if code == 2 and len(lines) == 1 and ": error: " in lines[0]:
         return "clear error", stdout, stderr
     return "traceback", stdout, stderr
+
+
+# ---------------------------------------------------------------- issue 28: other files
+_LR = "from sklearn.linear_model import LogisticRegression\n\nmodel = LogisticRegression()\n"
+_PRIOR = "from sklearn.dummy import DummyClassifier\n\nmodel = DummyClassifier()\n"
+_FAST = ["--baseline", "lr", "--rope", "0.01", "--n-splits", "3", "--n-repeats", "1", "--quiet"]
+
+
+def _data(n: int = 60) -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"x": rng.normal(size=n), "g": np.arange(n) % 6})
+    df["y"] = (df["x"] + rng.normal(size=n) > 0).astype(int)
+    return df
+
+
+def _probs(n: int = 200) -> pd.DataFrame:
+    """Predicted probabilities of class 1 (none of them 0 or 1) and 0/1 truth."""
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 2, n)
+    old = np.clip(np.where(y == 1, rng.beta(3, 2, n), rng.beta(2, 3, n)), 0.01, 0.99)
+    new = np.clip(np.where(y == 1, rng.beta(5, 2, n), rng.beta(2, 5, n)), 0.01, 0.99)
+    return pd.DataFrame({"y_true": y, "old": old, "new": new})
+
+
+def _labels_table() -> pd.DataFrame:
+    p = _probs()
+    return p.assign(old=(p["old"] >= 0.5).astype(int), new=(p["new"] >= 0.5).astype(int))
+
+
+def _select_data(folder: Path, name: str, frame_or_bytes: Any, *flags: str) -> list[str]:
+    models = folder / "models"
+    models.mkdir(exist_ok=True)
+    (models / "lr.py").write_text(_LR)
+    (models / "prior.py").write_text(_PRIOR)
+    path = folder / name
+    if isinstance(frame_or_bytes, bytes):
+        path.write_bytes(frame_or_bytes)
+    else:
+        frame_or_bytes.to_csv(path, index=False)
+    return ["select", str(models), "--data", str(path), "--target", "y", *flags, *_FAST]
+
+
+def _same_as(reference: Any, *flags: str):
+    """Check: the output equals the same command on ``reference`` (a plainly written table)."""
+
+    def check(stdout: str, folder: Path) -> str | None:
+        sub = folder / "reference"
+        sub.mkdir(exist_ok=True)
+        outcome, ref, err = run_cli(_select_data(sub, "ref.csv", reference, *flags), False)
+        if outcome != "ok":
+            return f"reference run: {outcome} {err[-200:]}"
+        return None if stdout == ref else "output differs from the plainly written table"
+
+    return check
+
+
+def _accuracy_printed(stdout: str, folder: Path) -> str | None:
+    """compare --threshold 0.5 prints sklearn's accuracy_score(y, p >= 0.5) of each model."""
+    from sklearn.metrics import accuracy_score
+
+    p = _probs()
+    for m in ("old", "new"):
+        want = f"{accuracy_score(p['y_true'], p[m] >= 0.5):.4f}"
+        if want not in stdout:
+            return f"accuracy of {m} {want} not in the output"
+    return None
+
+
+def _predictions(folder: Path, frame: pd.DataFrame, command: str, *flags: str) -> list[str]:
+    path = folder / "p.csv"
+    frame.to_csv(path, index=False)
+    extra = ["--candidate", "new"] if command == "compare" else []
+    return [
+        command,
+        "--predictions",
+        str(path),
+        "--baseline",
+        "old",
+        "--rope",
+        "0.01",
+        *extra,
+        *flags,
+    ]
+
+
+def _write(folder: Path, frame: pd.DataFrame, name: str = "p.csv") -> str:
+    frame.to_csv(folder / name, index=False)
+    return str(folder / name)
+
+
+def _dup(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame.assign(extra=frame["new"]).set_axis(["y_true", "old", "new", "new"], axis=1)
+
+
+def _day_first(n: int = 60) -> list[str]:
+    return [f"{i % 28 + 1:02d}/0{i // 28 + 1}/2024 08:15" for i in range(n)]
+
+
+def _iso(n: int = 60) -> list[str]:
+    return [f"2024-0{i // 28 + 1}-{i % 28 + 1:02d} 08:15" for i in range(n)]
+
+
+def _three_classes() -> pd.DataFrame:
+    rng = np.random.default_rng(2)
+    y = rng.integers(0, 3, 90)
+    return pd.DataFrame(
+        {"y": y, "s": rng.random(90), "label": np.where(rng.random(90) < 0.7, y, 0)}
+    )
+
+
+#: name -> (build(folder) -> (argv, check or None), must refuse)
+FILE_CASES: dict[str, tuple[Any, bool]] = {
+    **{
+        f"{cmd} --predictions probabilities, metric {metric}": (
+            lambda f, cmd=cmd, metric=metric: (
+                _predictions(f, _probs(), cmd, "--metric", metric),
+                None,
+            ),
+            True,
+        )
+        for cmd in ("compare", "select")
+        for metric in ("accuracy", "error_rate")
+    },
+    "compare --predictions probabilities --threshold 0.5": (
+        lambda f: (_predictions(f, _probs(), "compare", "--threshold", "0.5"), _accuracy_printed),
+        False,
+    ),
+    "select --predictions probabilities --threshold 0.5": (
+        lambda f: (_predictions(f, _probs(), "select", "--threshold", "0.5"), None),
+        False,
+    ),
+    "select --predictions with a text column": (
+        lambda f: (
+            _predictions(f, _labels_table().assign(q=[f"q{i}" for i in range(200)]), "select"),
+            None,
+        ),
+        True,
+    ),
+    "compare --predictions with duplicate column names": (
+        lambda f: (_predictions(f, _dup(_labels_table()), "compare"), None),
+        True,
+    ),
+    "select --predictions with duplicate column names": (
+        lambda f: (_predictions(f, _dup(_labels_table()), "select"), None),
+        True,
+    ),
+    **{
+        f"{cmd} --predictions per-item values without a direction": (
+            lambda f, cmd=cmd: (
+                _predictions(f, _probs()[["old", "new"]], cmd, "--y-true", "none"),
+                None,
+            ),
+            True,
+        )
+        for cmd in ("compare", "select")
+    },
+    "compare --predictions per-item values --lower-is-better": (
+        lambda f: (
+            _predictions(
+                f, _probs()[["old", "new"]], "compare", "--y-true", "none", "--lower-is-better"
+            ),
+            None,
+        ),
+        False,
+    ),
+    "--time day-first dates": (
+        lambda f: (_select_data(f, "t.csv", _data().assign(t=_day_first()), "--time", "t"), None),
+        True,
+    ),
+    "--time day-first dates with --time-format": (
+        lambda f: (
+            _select_data(
+                f,
+                "t.csv",
+                _data().assign(t=_day_first()),
+                "--time",
+                "t",
+                "--time-format",
+                "%d/%m/%Y %H:%M",
+            ),
+            _same_as(_data().assign(t=_iso()), "--time", "t"),
+        ),
+        False,
+    ),
+    "--time numbers stored as text": (
+        lambda f: (
+            _select_data(
+                f,
+                "t.csv",
+                _data().assign(t=[f"{i}" for i in range(60)]).sample(frac=1.0, random_state=0),
+                "--time",
+                "t",
+            ),
+            _same_as(_data().assign(t=np.arange(60)), "--time", "t"),
+        ),
+        False,
+    ),
+    "--time unparseable labels": (
+        lambda f: (
+            _select_data(
+                f, "t.csv", _data().assign(t=[f"day-{i}" for i in range(60)]), "--time", "t"
+            ),
+            None,
+        ),
+        True,
+    ),
+    "--target equal to --groups": (
+        lambda f: (_select_data(f, "d.csv", _data(), "--groups", "y"), None),
+        True,
+    ),
+    "--target equal to --time": (
+        lambda f: (_select_data(f, "d.csv", _data(), "--time", "y"), None),
+        True,
+    ),
+    "0-row --data": (lambda f: (_select_data(f, "empty.csv", _data().head(0)), None), True),
+    "';'-separated --data": (
+        lambda f: (
+            _select_data(f, "semi.csv", _data().to_csv(index=False, sep=";").encode()),
+            _same_as(_data()),
+        ),
+        False,
+    ),
+    "UTF-16 --data": (
+        lambda f: (
+            _select_data(f, "u16.csv", _data().to_csv(index=False).encode("utf-16")),
+            _same_as(_data()),
+        ),
+        False,
+    ),
+    **{
+        f"--guardrail {spec}": (
+            lambda f, spec=spec: (_select_data(f, "d.csv", _data(), "--guardrail", spec), None),
+            True,
+        )
+        for spec in ("fit_time:inf", "fit_time:0.1:0.2", "nope:0.1", "fit_time", ":0.1")
+    },
+    "interval on a text score column": (
+        lambda f: (
+            [
+                "interval",
+                _write(f, pd.DataFrame({"y": [0, 1] * 10, "s": list("abcdefghij") * 2})),
+                "--y-true",
+                "y",
+                "--pred",
+                "s",
+            ],
+            None,
+        ),
+        True,
+    ),
+    **{
+        f"interval {metric} on three classes": (
+            lambda f, metric=metric, column=column: (
+                [
+                    "interval",
+                    _write(f, _three_classes()),
+                    "--y-true",
+                    "y",
+                    "--pred",
+                    column,
+                    "--metric",
+                    metric,
+                ],
+                None,
+            ),
+            True,
+        )
+        for metric, column in (("roc_auc", "s"), ("f1", "label"), ("precision", "label"))
+    },
+    "curves on a text score column": (
+        lambda f: (
+            [
+                "curves",
+                _write(
+                    f,
+                    pd.DataFrame(
+                        {"rep": np.repeat([0, 1], 20), "y": [0, 1] * 20, "s": ["low", "high"] * 20}
+                    ),
+                ),
+                "--y-true",
+                "y",
+                "--score",
+                "s",
+                "--repetition",
+                "rep",
+            ],
+            None,
+        ),
+        True,
+    ),
+}
+
+
+def run_file_case(name: str, folder: Path, seconds: float = 120) -> tuple[str, str]:
+    """Run issue 28's command ``name`` on its files in ``folder``; (outcome, detail)."""
+    build, refuse = FILE_CASES[name]
+    argv, check = build(folder)
+    outcome, stdout, stderr = run_cli(argv, refuse, seconds)
+    if outcome == "ok" and check is not None:
+        wrong = check(stdout, folder)
+        if wrong:
+            return "wrong number", wrong
+    return outcome, (stderr or stdout)[-300:]

@@ -3,9 +3,11 @@
 Each entry point has a valid call (small data, cheap settings) and a list of mutations: one
 argument replaced by a hostile value (NaN/inf, empty, mismatched length, strings/objects/None,
 extreme magnitude, bad rope/rho/gamma/level/n_resamples, unknown metric or model, single-class
-labels, constant predictions).  A mutation says whether the input must be refused (``True``),
-must be answered (``False``) or may be either (``None``: a finite answer, or a documented NaN
-with a warning, or a clear error).  :func:`run_entry` calls it under a time limit and names the
+labels, constant predictions), plus whole-call variants (issue 28: probabilities under a label
+metric, misaligned Series, predictions tables with text or duplicate columns, ...), some with
+an independent check (scikit-learn, scipy) whose failure is a "wrong number".  A mutation says
+whether the input must be refused (``True``), must be answered (``False``) or may be either
+(``None``: a finite answer, or a documented NaN with a warning, or a clear error).  :func:`run_entry` calls it under a time limit and names the
 outcome with the columns of ``fuzz_cases.OUTCOMES``.
 """
 
@@ -144,6 +146,13 @@ class Entry:
     numbers: Callable[[Any], Any] | None = None
     #: the unchanged call is not run (it would sample an MCMC posterior)
     skip_valid: bool = False
+    #: whole-call mutations (several arguments at once): label -> (kwargs -> kwargs, refuse)
+    variants: dict[str, tuple[Callable[[dict], dict], bool | None]] = dataclasses.field(
+        default_factory=dict
+    )
+    #: independent checks of an answer: label -> check(kwargs, result) -> None, or what is
+    #: wrong (the outcome is then "wrong number")
+    checks: dict[str, Callable[[dict, Any], str | None]] = dataclasses.field(default_factory=dict)
 
 
 def _bc():
@@ -810,7 +819,7 @@ def _this_round(found: dict[str, Entry]) -> dict[str, Entry]:
 
 def entries() -> dict[str, Entry]:
     if not _CACHE:
-        _CACHE.update(_this_round(_issue23(_entries())))
+        _CACHE.update(_issue28(_this_round(_issue23(_entries()))))
     return _CACHE
 
 
@@ -824,6 +833,8 @@ def mutations(name: str) -> list[tuple[str, Callable[[dict], dict], bool | None]
     for arg, (values, refuse) in e.scalars.items():
         for v, r in zip(values, refuse, strict=True):
             out.append((f"{arg}={v!r:.40}", lambda kw, a=arg, v=v: {**kw, a: v}, r))
+    for label, (f, refuse) in e.variants.items():
+        out.append((label, f, refuse))
     return out
 
 
@@ -892,4 +903,400 @@ def run_entry(name: str, label: str, refuse: bool | None, seconds: float = 30) -
     values = np.asarray(pick(result), dtype=float)
     if not np.all(np.isfinite(values)) and not caught:
         return "silent NaN", f"{int((~np.isfinite(values)).sum())} non-finite, no warning"
+    check = entries()[name].checks.get(label)
+    wrong = check(kwargs, result) if check is not None else None
+    if wrong:
+        return "wrong number", wrong
     return "ok", ""
+
+
+# ---------------------------------------------------------------- issue 28
+def _differs(what: str, got: float, want: float, tol: float = 1e-12) -> str | None:
+    return None if abs(float(got) - float(want)) <= tol else f"{what}: {got!r}, expected {want!r}"
+
+
+def _t_power(n: int, effect: float, sd: float, gamma: float = 0.95) -> float:
+    """Exact power of the one-sided t decision on ``n`` normal differences (noncentral t)."""
+    from scipy import stats
+
+    nc = min(effect * np.sqrt(n) / sd, 1e6)  # beyond 1e6 sds the power is 1
+    return float(stats.nct.sf(stats.t.ppf(gamma, n - 1), n - 1, nc))
+
+
+def _issue28(found: dict[str, Entry]) -> dict[str, Entry]:
+    """Issue 28's defects, now fixed: a label metric on predicted probabilities, predictions
+    tables with a text column / duplicate names, misaligned Series, an item with two labels,
+    per-item values without a direction, TimeSeriesSplit results, rank tests on ties at rope
+    0, two-class metrics on three classes, text scores, integer model names, planning at the
+    edges.  Each answered case has an independent check (scikit-learn, scipy, numpy)."""
+    from sklearn.metrics import accuracy_score, roc_auc_score
+
+    bc = _bc()
+    rng = _rng(28)
+    y = np.r_[np.ones(20, int), np.zeros(20, int)]
+    # probabilities of class 1, none of them 0 or 1, neither model perfect at 0.5
+    pa = np.clip(np.where(y == 1, rng.beta(3, 2, 40), rng.beta(2, 3, 40)), 0.01, 0.99)
+    pb = np.clip(np.where(y == 1, rng.beta(5, 2, 40), rng.beta(2, 5, 40)), 0.01, 0.99)
+    probs = pd.DataFrame({"y_true": y, "a": pa, "b": pb, "c": (pa + pb) / 2})
+
+    def thresholded(metric: str, t: float = 0.5):
+        def check(kw, res):
+            acc = [accuracy_score(y, p >= t) for p in (pa, pb)]
+            want = acc if metric == "accuracy" else [1 - a for a in acc]
+            return _differs("baseline score", res.baseline_score, want[0]) or _differs(
+                "candidate score", res.candidate_score, want[1]
+            )
+
+        return check
+
+    # -- holdout_posterior: probabilities under a label metric, Series, items, direction
+    h = found["holdout_posterior"]
+    labels = h.base()
+    ser = lambda a: pd.Series(a, index=np.arange(100, 140))  # noqa: E731
+    h.variants.update(
+        {
+            "probabilities, accuracy": (lambda kw: {**kw, "baseline": pa, "candidate": pb}, R),
+            "probabilities, error_rate": (
+                lambda kw: {**kw, "baseline": pa, "candidate": pb, "metric": "error_rate"},
+                R,
+            ),
+            "probabilities, accuracy, threshold=0.5": (
+                lambda kw: {**kw, "baseline": pa, "candidate": pb, "threshold": 0.5},
+                False,
+            ),
+            "probabilities, error_rate, threshold=0.5": (
+                lambda kw: {
+                    **kw,
+                    "baseline": pa,
+                    "candidate": pb,
+                    "metric": "error_rate",
+                    "threshold": 0.5,
+                },
+                False,
+            ),
+            "Series with different indexes": (
+                lambda kw: {
+                    **kw,
+                    "y_true": ser(kw["y_true"]),
+                    "baseline": ser(kw["baseline"]),
+                    "candidate": ser(kw["candidate"]).sample(frac=1.0, random_state=0),
+                },
+                R,
+            ),
+            "Series with the same index": (
+                lambda kw: {
+                    k: ser(kw[k]) if k in ("y_true", "baseline", "candidate") else v
+                    for k, v in kw.items()
+                },
+                False,
+            ),
+            "item with two y_true": (lambda kw: {**kw, "item": np.arange(40) % 20}, R),
+            "per-item values without a direction": (
+                lambda kw: {**kw, "y_true": None, "baseline": pa, "candidate": pb, "metric": None},
+                R,
+            ),
+            "per-item values, lower is better": (
+                lambda kw: {
+                    **kw,
+                    "y_true": None,
+                    "baseline": pa,
+                    "candidate": pb,
+                    "metric": None,
+                    "higher_is_better": False,
+                },
+                False,
+            ),
+            "threshold with a score metric": (
+                lambda kw: {
+                    **kw,
+                    "baseline": pa,
+                    "candidate": pb,
+                    "metric": "log_loss",
+                    "threshold": 0.5,
+                },
+                R,
+            ),
+        }
+    )
+    h.checks.update(
+        {
+            "probabilities, accuracy, threshold=0.5": thresholded("accuracy"),
+            "probabilities, error_rate, threshold=0.5": thresholded("error_rate"),
+            "Series with the same index": lambda kw, res: _differs(
+                "candidate score",
+                res.candidate_score,
+                accuracy_score(labels["y_true"], labels["candidate"]),
+            ),
+            "per-item values, lower is better": lambda kw, res: _differs(
+                "estimate (lower is better: baseline - candidate)",
+                res.estimate,
+                pa.mean() - pb.mean(),
+            ),
+        }
+    )
+
+    # -- compare on a predictions table
+    found["compare[predictions table]"] = Entry(
+        lambda kw: bc.compare(kw.pop("table"), **kw),
+        lambda: {
+            "table": found["select[predictions table]"].base()["table"],
+            "baseline": "a",
+            "candidate": "b",
+            "rope": 0.01,
+            "random_state": 0,
+        },
+        {},
+        {"rope": (ROPE, ROPE_R), "candidate": (["zzz"], [R])},
+        variants={
+            "probabilities, accuracy": (lambda kw: {**kw, "table": probs}, R),
+            "probabilities, error_rate": (
+                lambda kw: {**kw, "table": probs, "metric": "error_rate"},
+                R,
+            ),
+            "probabilities, accuracy, threshold=0.5": (
+                lambda kw: {**kw, "table": probs, "threshold": 0.5},
+                False,
+            ),
+            "probabilities, error_rate, threshold=0.5": (
+                lambda kw: {**kw, "table": probs, "metric": "error_rate", "threshold": 0.5},
+                False,
+            ),
+            "duplicate column names": (
+                lambda kw: {**kw, "table": _duplicate(kw["table"], "c", "b")},
+                R,
+            ),
+        },
+        checks={
+            "probabilities, accuracy, threshold=0.5": thresholded("accuracy"),
+            "probabilities, error_rate, threshold=0.5": thresholded("error_rate"),
+        },
+    )
+
+    # -- select on a predictions table
+    sel = found["select[predictions table]"]
+
+    def means(kw, res, t=0.5):
+        got = res.candidates.set_index("model")["mean"]
+        for m in ("a", "b", "c"):
+            wrong = _differs(f"mean of {m}", got[m], accuracy_score(y, probs[m] >= t))
+            if wrong:
+                return wrong
+        return None
+
+    text = lambda t: t.assign(question=[f"q{i}" for i in range(len(t))])  # noqa: E731
+    sel.variants.update(
+        {
+            "probabilities, accuracy": (lambda kw: {**kw, "table": probs}, R),
+            "probabilities, error_rate": (
+                lambda kw: {**kw, "table": probs, "metric": "error_rate"},
+                R,
+            ),
+            "probabilities, compare_options threshold=0.5": (
+                lambda kw: {**kw, "table": probs, "compare_options": {"threshold": 0.5}},
+                False,
+            ),
+            "misspelt keyword": (lambda kw: {**kw, "table": probs, "thresold": 0.5}, R),
+            "text column beside the labels": (lambda kw: {**kw, "table": text(kw["table"])}, R),
+            "text column, models named": (
+                lambda kw: {**kw, "table": text(kw["table"]), "models": ["a", "b", "c"]},
+                False,
+            ),
+            "duplicate column names": (
+                lambda kw: {**kw, "table": _duplicate(kw["table"], "c", "b")},
+                R,
+            ),
+        }
+    )
+    sel.checks.update(
+        {
+            "probabilities, compare_options threshold=0.5": means,
+            "text column, models named": lambda kw, res: _label_means(kw["table"], res),
+        }
+    )
+
+    # -- from_cross_validate on TimeSeriesSplit results: the time-ordered posterior
+    fcv = found["Scores.from_cross_validate"]
+    fcv.variants["TimeSeriesSplit results"] = (lambda kw: _tss_results(), False)
+    fcv.checks["TimeSeriesSplit results"] = _tss_check
+
+    # -- rank tests on all-zero differences at rope 0: 0.5/0/0.5, no NaN anywhere
+    for name in ("sign_test", "signed_rank_test"):
+        found[name].variants["all-zero differences, rope=0"] = (
+            lambda kw: {**kw, "differences": np.zeros(8), "rope": 0.0},
+            False,
+        )
+        found[name].checks["all-zero differences, rope=0"] = _ties_check
+
+    # -- a two-class metric on a three-class target
+    y3 = rng.integers(0, 3, 60)
+    proba3 = rng.dirichlet([1, 1, 1], 60) + np.eye(3)[y3] * 0.5
+    proba3 /= proba3.sum(axis=1, keepdims=True)
+    for name, pred in (("bootstrap_metric", "y_pred_or_score"), ("paired_bootstrap_metric", None)):
+        e = found[name]
+
+        def three(metric, p, pred=pred):
+            def f(kw):
+                out = {**kw, "y_true": y3, "metric": metric}
+                if pred:
+                    return {**out, pred: p}
+                return {**out, "baseline_pred": p, "candidate_pred": p[::-1]}
+
+            return f
+
+        e.variants.update(
+            {
+                "roc_auc on three classes": (three("roc_auc", proba3[:, 1]), R),
+                "average_precision on three classes": (
+                    three("average_precision", proba3[:, 1]),
+                    R,
+                ),
+                "f1 on three classes": (three("f1", proba3.argmax(axis=1)), R),
+                "precision on three classes": (three("precision", proba3.argmax(axis=1)), R),
+            }
+        )
+    found["bootstrap_metric"].variants["roc_auc_ovr on three classes"] = (
+        lambda kw: {**kw, "y_true": y3, "y_pred_or_score": proba3, "metric": "roc_auc_ovr"},
+        False,
+    )
+    found["bootstrap_metric"].checks["roc_auc_ovr on three classes"] = lambda kw, res: _differs(
+        "estimate", res.estimate, roc_auc_score(y3, proba3, multi_class="ovr")
+    )
+
+    # -- text scores in threshold_curves (even text that reads as numbers)
+    ys = _labels()[0]
+    txt = np.array(["0.1", "0.9"] * 20)
+    tc = found["threshold_curves"]
+    tc.variants.update(
+        {
+            "text scores that read as numbers": (
+                lambda kw: {**kw, "predictions": [(ys, txt), (ys, txt)]},
+                R,
+            ),
+            "text y_score column": (
+                lambda kw: {
+                    **kw,
+                    "predictions": pd.DataFrame(
+                        {
+                            "repetition": np.repeat([0, 1], 40),
+                            "y_true": np.r_[ys, ys],
+                            "y_score": np.r_[txt, txt],
+                        }
+                    ),
+                },
+                R,
+            ),
+        }
+    )
+
+    # -- Scores.from_wide with integer column names: models "0" and "1"
+    fw = found["Scores.from_wide"]
+    fw.variants["integer column names"] = (
+        lambda kw: {**kw, "frame": kw["frame"].set_axis([0, 1], axis=1)},
+        False,
+    )
+
+    def int_names(kw, res):
+        if res.models != ["0", "1"]:
+            return f"models {res.models}, expected ['0', '1']"
+        p = res.paired("0", "1", "accuracy")
+        want = kw["frame"][1].to_numpy() - kw["frame"][0].to_numpy()
+        got = (p["candidate"] - p["baseline"]).to_numpy()
+        return None if np.allclose(got, want, rtol=0, atol=1e-15) else "paired differences"
+
+    fw.checks["integer column names"] = int_names
+
+    # -- plan_test_set: a huge difference (not 1 item), a negative one (planned on its size),
+    # a tiny one (beyond any plan: a clear error, not OverflowError)
+    pl = found["plan_test_set"]
+    for d in (0.5, 1e300, -0.5, -0.05, 0.05):
+        pl.variants[f"difference={d:g}"] = (lambda kw, d=d: {**kw, "difference": d}, False)
+        pl.checks[f"difference={d:g}"] = _plan_check
+    for d in (1e-300, 1e-100, 0.01 + 1e-17):
+        rope = 0.01 if d > 0.01 else 0.0
+        pl.variants[f"difference={d!r}, rope={rope:g}"] = (
+            lambda kw, d=d, rope=rope: {**kw, "difference": d, "rope": rope},
+            R,
+        )
+    return found
+
+
+def _duplicate(table: pd.DataFrame, old: str, new: str) -> pd.DataFrame:
+    """``table`` with column ``old`` renamed ``new``: two columns of one name."""
+    return table.set_axis([new if c == old else c for c in table.columns], axis=1)
+
+
+def _label_means(table: pd.DataFrame, res: Any) -> str | None:
+    from sklearn.metrics import accuracy_score
+
+    got = res.candidates.set_index("model")["mean"]
+    for m in ("a", "b", "c"):
+        wrong = _differs(f"mean of {m}", got[m], accuracy_score(table["y_true"], table[m]))
+        if wrong:
+            return wrong
+    return None
+
+
+def _tss_results() -> dict:
+    from sklearn.dummy import DummyRegressor
+    from sklearn.linear_model import Ridge
+    from sklearn.model_selection import TimeSeriesSplit, cross_validate
+
+    X, y = _tss_data()
+    return {
+        "results_by_model": {
+            m: cross_validate(est, X, y, cv=TimeSeriesSplit(6), scoring="r2", return_indices=True)
+            for m, est in (("dummy", DummyRegressor()), ("ridge", Ridge()))
+        },
+        "metric": "r2",
+    }
+
+
+def _tss_data():
+    rng = _rng(4)
+    X = rng.normal(size=(120, 3))
+    return X, X @ [1.0, 0.5, 0.0] + rng.normal(0, 1, 120)
+
+
+def _tss_check(kw: dict, scores: Any) -> str | None:
+    """The imported scores give cross_validate_paired's time-ordered posterior."""
+    from sklearn.dummy import DummyRegressor
+    from sklearn.linear_model import Ridge
+    from sklearn.model_selection import TimeSeriesSplit
+
+    bc = _bc()
+    X, y = _tss_data()
+    models = {"dummy": DummyRegressor(), "ridge": Ridge()}
+    paired = bc.cross_validate_paired(
+        models, X, y, cv=TimeSeriesSplit(6), scoring="r2", progress=False
+    )
+    a = bc.compare(paired, "dummy", "ridge", metric="r2", rope=0.01)
+    b = bc.compare(scores, "dummy", "ridge", metric="r2", rope=0.01)
+    if type(b).__name__ != "TimeOrderedResult":
+        return f"{type(b).__name__}, expected TimeOrderedResult (as cross_validate_paired)"
+    got, want = [b.p_left, b.p_rope, b.p_right], [a.p_left, a.p_rope, a.p_right]
+    return None if np.allclose(got, want, rtol=1e-12, atol=0) else f"{got} != {want}"
+
+
+def _ties_check(kw: dict, res: Any) -> str | None:
+    """Identical models at rope 0: no direction favoured, nothing NaN."""
+    got = [res.p_left, res.p_rope, res.p_right, res.p_better]
+    if got != [0.5, 0.0, 0.5, 0.5]:
+        return f"p_left, p_rope, p_right, p_better = {got}, expected [0.5, 0, 0.5, 0.5]"
+    summary = res.summary().drop(columns="metric", errors="ignore")
+    if summary.isna().any().any():
+        return "NaN in summary()"
+    return None
+
+
+def _plan_check(kw: dict, plan: Any) -> str | None:
+    """The fewest items whose one-sided t decision has the power: exact noncentral-t power
+    at n and not at n - 1 (at least 2 items: one item has no posterior of a difference)."""
+    effect = abs(kw["difference"]) - kw.get("rope", 0.0)
+    n, sd = plan.n_items, kw["sd"]
+    if n < 2 or _t_power(n, effect, sd) < 0.8:
+        return f"{n} items have power {_t_power(n, effect, sd):.3f} < 0.8"
+    # the plan uses the t quantiles' sum (slightly conservative): allow 1 % more items
+    fewer = int(n / 1.02) - 1
+    if fewer >= 2 and _t_power(fewer, effect, sd) >= 0.8:
+        return f"{n} items, but {fewer} already have power 0.8"
+    return None

@@ -13,7 +13,17 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
-from fuzz_cases import CORRUPTIONS, Case, cases, cli_argv, csv_bytes, run_cli, table
+from fuzz_cases import (
+    CORRUPTIONS,
+    FILE_CASES,
+    Case,
+    cases,
+    cli_argv,
+    csv_bytes,
+    run_cli,
+    run_file_case,
+    table,
+)
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -219,3 +229,9 @@ def test_usage_errors_are_one_line(capsys):
         "argument; a value starting with '-' is written with '=', e.g. "
         "--baseline=-2 (see bayescomp select --help)"
     ]
+
+
+@pytest.mark.parametrize("name", list(FILE_CASES))
+def test_issue28_command_lines_refuse_clearly_or_answer_correctly(name, tmp_path):
+    outcome, detail = run_file_case(name, tmp_path)
+    assert outcome == ("clear error" if FILE_CASES[name][1] else "ok"), (name, detail)

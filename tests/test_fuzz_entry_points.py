@@ -75,3 +75,18 @@ def test_formerly_open_valid_calls_answer_finitely(entry, label):
 def test_formerly_open_cases_get_a_clear_error(entry, label):
     outcome, detail = run_entry(entry, label, True, seconds=30)
     assert outcome == "clear error", (entry, label, outcome, detail)
+
+
+#: issue 28's whole-call variants (and their independent checks), each run once
+ISSUE28 = [
+    (name, label, refuse)
+    for name, e in entries().items()
+    for label, (_, refuse) in e.variants.items()
+]
+
+
+@pytest.mark.parametrize(("entry", "label", "refuse"), ISSUE28)
+def test_issue28_variants(entry, label, refuse):
+    outcome, detail = run_entry(entry, label, refuse, seconds=60)
+    allowed = {True: {"clear error"}, False: {"ok"}, None: {"ok", "clear error"}}[refuse]
+    assert outcome in allowed, (entry, label, outcome, detail)

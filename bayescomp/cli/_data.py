@@ -15,12 +15,13 @@ from dataclasses import dataclass
 from typing import Any
 
 TASKS = ("binary", "multiclass", "regression")
+DATA_GROUP = "your own data (CSV, .csv.gz, Parquet or Feather)"
 _DATA_ONLY = ("target", "groups", "time", "time_format", "task", "pos_label")
 
 
 def add_data_flags(p: argparse.ArgumentParser) -> None:
     """The data flags, in their own group of ``--help``."""
-    g = p.add_argument_group("your own data (CSV, .csv.gz, Parquet or Feather)")
+    g = p.add_argument_group(DATA_GROUP)
     g.add_argument(
         "--data",
         metavar="PATH",

@@ -14,6 +14,9 @@ own copy.  A command takes them as ``subparsers.add_parser(name, parents=[...])`
 * :func:`one_test_set` — ``--predictions`` and its columns: ``compare`` and ``select``;
 * :func:`output` — ``--json`` and ``--quiet``: ``compare``, ``select`` and ``rank``.
 
+:func:`arrange_help` then lays a command's ``--help`` out in :data:`HELP_GROUPS`, the
+essential flags first.
+
 A help text shows its default with ``%(default)s`` (never a number written twice), so
 it stays right under ``ArgumentDefaultsHelpFormatter`` and after ``set_defaults``.
 """
@@ -23,7 +26,7 @@ from __future__ import annotations
 import argparse
 
 from bayescomp.cli._backend import add_backend_args
-from bayescomp.cli._data import add_data_flags, add_guardrail_flag
+from bayescomp.cli._data import DATA_GROUP, add_data_flags, add_guardrail_flag
 from bayescomp.cli._text import ROPE_HELP
 
 
@@ -173,3 +176,36 @@ def output() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="machine-readable output (JSON)")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no sampler log lines")
     return p
+
+
+#: the groups of ``select --help`` and ``compare --help``, in order, each with the flags
+#: (dests) it shows; a group named as one a parent defines takes that group's place
+HELP_GROUPS: dict[str, tuple[str, ...]] = {
+    "essential": (
+        *("help", "source", "inputs", "data", "dataset", "target", "baseline", "candidate"),
+        *("metric", "rope", "gamma", "fail_unless", "store", "report"),
+    ),
+    DATA_GROUP: ("groups", "drop", "time", "time_format", "gap", "task", "pos_label"),
+    "the cross-validation design": ("max_repeats", "order"),
+    "the decision": (
+        *("higher_is_better", "guardrail", "rule", "method", "test_fraction", "on_error"),
+    ),
+    "output": ("format", "json", "quiet", "save_scores", "plot", "plots"),
+    "MCMC (models across datasets)": ("draws", "chains"),
+}
+
+
+def arrange_help(parser: argparse.ArgumentParser) -> None:
+    """Show ``parser``'s flags under :data:`HELP_GROUPS`, essential first (only ``--help``
+    changes: a flag's group is its place in the help text, nothing else)."""
+    titled = {g.title: g for g in parser._action_groups}
+    ordered = []
+    for title, dests in HELP_GROUPS.items():
+        group = titled.get(title) or parser.add_argument_group(title)
+        for dest in dests:
+            for other in parser._action_groups:
+                if other is not group:
+                    group._group_actions += [a for a in other._group_actions if a.dest == dest]
+                    other._group_actions[:] = [a for a in other._group_actions if a.dest != dest]
+        ordered.append(group)
+    parser._action_groups[:] = ordered + [g for g in parser._action_groups if g not in ordered]

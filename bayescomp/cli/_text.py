@@ -88,7 +88,7 @@ def in_flags(message: str, flags: dict[str, str]) -> str:
         if dest in flags:
             # not a quoted name: "column 'y_true' is not in p.csv" names the column
             message = re.sub(
-                rf"(?<![\w.'\"-]){arg}(?![\w='\"])", f"the {flags[dest]} column", message
+                rf"(?<![\w.'\"-]){arg}(?![\w=\"]|'(?!s\b))", f"the {flags[dest]} column", message
             )
     if "higher_is_better" in flags:
         message = re.sub(
@@ -129,13 +129,14 @@ def aligned(rows: list[list[str]], columns: list[str]) -> list[str]:
 
 class DefaultsHelp(argparse.ArgumentDefaultsHelpFormatter):
     """``--help`` with a flag's default where it means something: not for a required
-    flag, nor a default of None, False or [] (computed or absent), nor one the help
-    text already states."""
+    flag, a switch (``--lower-is-better``), a default of None, False or [] (computed or
+    absent), nor one the help text already states."""
 
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
-        if action.required or action.default in (None, False, [], argparse.SUPPRESS):
+        default = action.default  # by identity: a default of 0 means something, False not
+        if action.required or action.nargs == 0 or default is None or default is False:
             return text
-        if "%(default)" in text or "default" in text:
+        if default == [] or "default" in text:
             return text
         return super()._get_help_string(action)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from bayescomp.cli import _parents
 from bayescomp.cli._backend import fit_options, on_backend
 from bayescomp.cli._io import output_file, write_plots
-from bayescomp.cli._text import aligned, rope_note
+from bayescomp.cli._text import DefaultsHelp, aligned, rope_note
 from bayescomp.cli.main import UserError
 from bayescomp.core.jsonable import jsonable
 from bayescomp.core.regions import format_probability
@@ -46,6 +46,9 @@ def register(sub: Any) -> None:
             "dataset/model/split), or --dataset NAME and model files: the first file is the "
             "baseline unless --baseline says otherwise, every other file is a candidate."
         ),
+        formatter_class=DefaultsHelp,
+        usage="%(prog)s [INPUT ...] [--data PATH --target COL | --dataset NAME | --predictions "
+        "CSV]\n" + " " * 25 + "--rope ROPE [options]",
     )
     p.add_argument(
         "inputs",
@@ -80,6 +83,7 @@ def register(sub: Any) -> None:
         "reads a CSV with a y_true column and one column per model",
     )
     _add_outputs(p)
+    _parents.arrange_help(p)
     p.set_defaults(func=run, draws=2000, chains=4)
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from bayescomp.cli._io import column, output_file, parse_label, read_csv, write_outputs
+from bayescomp.cli._text import DefaultsHelp
 
 
 def _thresholds(text: str) -> np.ndarray:
@@ -100,6 +101,7 @@ def register(subparsers: Any) -> None:
         help="precision/recall/ROC at fixed thresholds across repetitions, with bands",
         description="Threshold curves from stored out-of-sample predictions (one repetition "
         "id per row): every repetition is evaluated at the same thresholds.",
+        formatter_class=DefaultsHelp,
     )
     c.add_argument("file", help="CSV of predictions: repetition id, true label, score")
     c.add_argument("--y-true", required=True)

@@ -13,6 +13,7 @@ import argparse
 from typing import Any
 
 from bayescomp.cli._io import column, output_file, parse_label, read_csv, write_outputs
+from bayescomp.cli._text import DefaultsHelp
 
 
 def run_interval(args: argparse.Namespace) -> int:
@@ -84,6 +85,7 @@ def register(subparsers: Any) -> None:
         help="bootstrap / BLB confidence interval of a metric from a CSV of predictions",
         description="Confidence interval of a metric on one test set (scipy bootstrap, or the "
         "bag of little bootstraps with --blb); with --candidate, the paired difference.",
+        formatter_class=DefaultsHelp,
     )
     p.add_argument("file", help="CSV with one row per test row")
     p.add_argument("--y-true", required=True, help="column of true labels/targets")

@@ -17,6 +17,7 @@ from typing import Any
 
 from bayescomp.cli._text import rope_note
 from bayescomp.cli.main import UserError
+from bayescomp.core.regions import format_probability
 from bayescomp.core.text import terminal_literal
 
 
@@ -156,7 +157,7 @@ def format_holdout(results: list[Any], decisions: list[Any]) -> str:
     cols = [
         "candidate",
         r0.metric or "score",
-        "mean diff",
+        "posterior mean",
         "95% HDI",
         "P(left)",
         "P(rope)",
@@ -173,10 +174,10 @@ def format_holdout(results: list[Any], decisions: list[Any]) -> str:
                 f"{r.candidate_score:.4f}",
                 f"{r.expected_gain:+.4f}",
                 f"[{lo:+.4f}, {hi:+.4f}]",
-                f"{r.p_left:.3f}",
-                f"{r.p_rope:.3f}",
-                f"{r.p_right:.3f}",
-                f"{r.p_better:.3f}",
+                format_probability(r.p_left, d.gamma),
+                format_probability(r.p_rope, d.gamma),
+                format_probability(r.p_right, d.gamma),
+                format_probability(r.p_better, d.gamma),
                 d.outcome,
             ]
         )

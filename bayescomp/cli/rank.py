@@ -20,6 +20,7 @@ import sys
 from typing import Any
 
 from bayescomp.cli import _parents
+from bayescomp.cli._text import DefaultsHelp
 
 METHODS = ("plackett_luce", "pairwise")
 
@@ -32,6 +33,7 @@ def register(subparsers: Any) -> None:
         description="Rank every model of a scores CSV (one row per dataset, model and split): "
         "a joint Bayesian Plackett-Luce ranking across datasets, or every pair "
         "with the posterior of compare.",
+        formatter_class=DefaultsHelp,
     )
     p.add_argument(
         "scores",
@@ -130,6 +132,11 @@ def run(args: argparse.Namespace) -> int:
     from bayescomp.core.text import terminal_literal
 
     print(f"ranking of {len(res.models)} models on {terminal_literal(metric)} ({method})\n")
+    if method == "pairwise":  # a probability never reads as if it crossed gamma by rounding
+        from bayescomp.core.regions import format_probability
+
+        for c in ("p_better", "p_left", "p_rope", "p_right"):
+            table[c] = table[c].map(lambda v: format_probability(v, args.gamma))
     if short and method == "pairwise":
         print(
             f"each model against the next one in the ranking ({len(table)} of "

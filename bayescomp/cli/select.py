@@ -40,6 +40,8 @@ def register(subparsers: Any) -> None:
         description="Champion/challenger selection. SOURCE is a folder of model files, model "
         "files, or one scores CSV (then nothing is fitted).",
         formatter_class=DefaultsHelp,
+        usage="%(prog)s [SOURCE ...] (--data PATH --target COL | --dataset NAME | "
+        "--predictions CSV)\n" + " " * 24 + "--baseline NAME --rope ROPE [options]",
     )
     p.add_argument(
         "source",
@@ -100,6 +102,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--method", default="auto", help=argparse.SUPPRESS)
     _add_outputs(p)
     _add_mlflow_flags(p)
+    _parents.arrange_help(p)
     p.set_defaults(func=run)
 
 
@@ -229,6 +232,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.predictions:
         sel = _select_predictions(args)
+        sel.settings["data"] = {"predictions": args.predictions}
         report = sel.report(args.report) if args.report else None
         _print(sel, args, True, report)
         return 0 if gate_met(sel, args.fail_unless, args.on_error == "skip") else 1
@@ -282,6 +286,7 @@ def run(args: argparse.Namespace) -> int:
         if isinstance(exc, ImportError):
             raise UserError(str(exc)) from None
         raise
+    sel.settings["data"] = data_setting(args, sources[0] if csv_mode else None)
     report = sel.report(args.report) if args.report else None
     _print(sel, args, csv_mode, report)
     return 0 if gate_met(sel, args.fail_unless, args.on_error == "skip") else 1
@@ -307,6 +312,21 @@ def _select_scores(path: Path, args: argparse.Namespace, common: dict[str, Any])
         )
     dataset = args.dataset[0] if args.dataset else None
     return select(path, metric=args.metric, dataset=dataset, **common)
+
+
+def data_setting(args: argparse.Namespace, scores: str | None) -> dict[str, Any]:
+    """What the selection ran on, for its report and selection.json: the table of --data
+    and its columns, the built-in --dataset(s), or the scores CSV."""
+    if args.data:
+        return {
+            "path": args.data,
+            **{k: getattr(args, k) for k in ("target", "groups", "time", "drop")},
+        }
+    names = args.dataset or []
+    return {
+        **({"scores": scores} if scores else {}),
+        **({"dataset": names[0] if len(names) == 1 else names} if names else {}),
+    }
 
 
 def _select_predictions(args: argparse.Namespace) -> Any:

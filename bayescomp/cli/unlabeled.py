@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from bayescomp.cli._io import column, output_file, parse_label, read_csv, write_outputs
+from bayescomp.cli._text import DefaultsHelp
 
 
 def _class_size(text: str) -> Any:
@@ -73,6 +74,7 @@ def register(subparsers: Any) -> None:
         help="recall@k / precision@k on an unlabeled pool with a known class size",
         description="Precision@k on an unlabeled pool estimated from the labeled test set's "
         "recall and the number of class members in the pool (or bounds on it).",
+        formatter_class=DefaultsHelp,
     )
     u.add_argument("--test", required=True, help="CSV of the labeled test set")
     u.add_argument("--pool", required=True, help="CSV of the unlabeled pool")

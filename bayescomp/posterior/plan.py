@@ -106,6 +106,10 @@ def _per_item_sd(
     return float(sd), None, None
 
 
+#: the largest plan made: beyond it a difference is too small to be decided by testing
+MAX_UNITS = 1e15
+
+
 def _units(effect: float, sd: float, deff: float, gamma: float, power: float, size: float) -> int:
     """The fewest units (items, or clusters of ``size``) whose decision reaches ``power``:
     ``effect · sqrt(n / deff) / sd >= t_gamma + t_power`` on ``units − 1`` df, at least 2."""
@@ -115,7 +119,14 @@ def _units(effect: float, sd: float, deff: float, gamma: float, power: float, si
         return effect * math.sqrt(units * size / deff) / sd >= z
 
     z = stats.norm.ppf(gamma) + stats.norm.ppf(power)
-    units = max(2, math.ceil(deff * (z * sd / effect) ** 2 / size))  # the normal answer
+    ratio = float(z) * float(sd) / float(effect)  # Python floats: inf, never OverflowError
+    normal = float(deff) * ratio * ratio / float(size)  # the normal answer
+    if not normal <= MAX_UNITS:
+        raise ValueError(
+            f"the size of difference beyond the rope ({effect:g}) is too small next to the "
+            f"per-item sd ({sd:g}) to plan for: it needs more than {MAX_UNITS:.0e} items"
+        )
+    units = max(2, math.ceil(normal))
     while not enough(units):
         units += 1
     return units

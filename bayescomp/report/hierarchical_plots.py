@@ -8,7 +8,7 @@ import numpy as np
 
 from bayescomp.core.orientation import difference_label
 from bayescomp.report._literal import literal_text
-from bayescomp.report.plots import REGION_COLOURS, region_title
+from bayescomp.report.plots import REGION_COLOURS, fitted_title, region_title
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -181,10 +181,7 @@ def plot_delta0_posterior(res: Any, ax: Axes | None = None) -> Axes:
         ref_val=0.0,
         rope=(-rope, rope) if rope > 0 else None,
     )
-    ax.set_title(
-        region_title(res, f"δ0, the mean difference across {res.n_datasets} datasets"),
-        fontsize=9,
-    )
+    fitted_title(ax, region_title(res, f"δ0, the mean difference across {res.n_datasets} datasets"))
     unit = res.metric or "score"
     ax.set_xlabel(f"δ0, difference in {unit} ({difference_label(res)})")
     return ax

@@ -9,7 +9,7 @@ import numpy as np
 
 from bayescomp.core.orientation import difference_label
 from bayescomp.report._literal import literal_text
-from bayescomp.report.plots import REGION_COLOURS, region_title
+from bayescomp.report.plots import REGION_COLOURS, fitted_title, interval_bar, region_title
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -58,17 +58,10 @@ def plot_draws_posterior(res: Any, ax: Axes | None = None, level: float = 0.95) 
         ax.fill_between(x[sel], dens[sel], color=colour, alpha=0.35, lw=0)
     ax.plot(x, dens, color="k", lw=1.4)
     lo, hi = res.hdi(level)
-    ax.plot([lo, hi], [ymax * 1.08] * 2, color="k", lw=3, solid_capstyle="butt")
-    ax.annotate(
-        f"{100 * level:g}% HDI [{lo:+.4g}, {hi:+.4g}]",
-        xy=((lo + hi) / 2, ymax * 1.12),
-        ha="center",
-        va="bottom",
-        fontsize=8,
-    )
+    interval_bar(ax, lo, hi, ymax, f"{100 * level:g}% HDI")
     ax.set_ylim(0, ymax * 1.3)
     _rope_lines(ax, rope)
-    ax.set_title(region_title(res), fontsize=9)
+    fitted_title(ax, region_title(res))
     unit = res.metric or "score"
     ax.set_xlabel(
         f"difference in {unit} ({difference_label(res)}), {res.n_items} items"

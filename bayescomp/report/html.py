@@ -37,6 +37,12 @@ def write_selection_report(sel: Any, directory: str | Path) -> Path:
     timeline_png = png_b64(figure_of(sel.plot()), out / "timeline.png")
     cv = sel.settings.get("cv", "")
     design = "; ".join(f"{k}: {v}" for k, v in cv.items()) if isinstance(cv, dict) else str(cv)
+    data = "; ".join(
+        ("" if k == "path" else f"{k} ")
+        + (", ".join(map(str, v)) if isinstance(v, list) else str(v))
+        for k, v in (sel.settings.get("data") or {}).items()
+        if v not in (None, [])
+    )
     timeline = [
         {
             "champion": t["champion"],
@@ -54,6 +60,7 @@ def write_selection_report(sel: Any, directory: str | Path) -> Path:
         sel=sel,
         record=record,
         design=design,
+        data=data,
         timeline=timeline,
         timeline_png=timeline_png,
         steps=steps,

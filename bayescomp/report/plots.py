@@ -53,31 +53,67 @@ def plot_t_posterior(res: Any, ax: Axes | None = None, confidence_level: float =
             ax.fill_between(x[sel], dens[sel], color=colour, alpha=0.35, lw=0)
         ax.plot(x, dens, color="k", lw=1.4)
         h_lo, h_hi = res.hdi(confidence_level)
-        ax.plot([h_lo, h_hi], [ymax * 1.08] * 2, color="k", lw=3, solid_capstyle="butt")
-        ax.annotate(
-            f"{100 * confidence_level:g}% HDI [{h_lo:+.4g}, {h_hi:+.4g}]",
-            xy=((h_lo + h_hi) / 2, ymax * 1.12),
-            ha="center",
-            va="bottom",
-            fontsize=8,
-        )
+        interval_bar(ax, h_lo, h_hi, ymax, f"{100 * confidence_level:g}% HDI")
         ax.set_ylim(0, ymax * 1.3)
     if rope > 0:
         ax.axvspan(-rope, rope, color=REGION_COLOURS[1], alpha=0.12, lw=0)
         ax.axvline(-rope, color=REGION_COLOURS[1], ls=":", lw=1)
         ax.axvline(rope, color=REGION_COLOURS[1], ls=":", lw=1)
     ax.axvline(0, color="k", ls="--", lw=0.8)
-    ax.set_title(region_title(res), fontsize=9)
+    fitted_title(ax, region_title(res))
     ax.set_xlabel(f"difference in {unit} ({label})" + (f", ROPE ±{rope:g}" if rope else ""))
     ax.set_ylabel("posterior density")
     ax.spines[["top", "right"]].set_visible(False)
     return ax
 
 
+def interval_bar(ax: Axes, lo: float, hi: float, ymax: float, name: str) -> None:
+    """The interval ``[lo, hi]`` as a bar above a density of height ``ymax``, labelled in the
+    top corner away from the zero line (a label centred over an interval across zero sat
+    on the dashed line)."""
+    ax.plot([lo, hi], [ymax * 1.08] * 2, color="k", lw=3, solid_capstyle="butt")
+    x0, x1 = ax.get_xlim()
+    left = (0 - x0) / (x1 - x0) > 0.5  # zero in the right half: label on the left
+    ax.text(
+        0.01 if left else 0.99,
+        0.98,
+        f"{name} [{lo:+.4g}, {hi:+.4g}]",
+        transform=ax.transAxes,
+        ha="left" if left else "right",
+        va="top",
+        fontsize=8,
+    )
+
+
+def fitted_title(ax: Axes, text: str, fontsize: float = 9) -> None:
+    """Set a title whose lines are entries three spaces apart, moving an entry to a line of
+    its own where its line would be wider than the figure (long model names); matplotlib's
+    own ``wrap=True`` measures the text as mathtext, which a name like ``$x^$`` breaks."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import text_to_path
+
+    font = FontProperties(size=fontsize)
+    fits = ax.figure.get_figwidth() * 72 * 0.85  # points; centred on the axes, not the figure
+
+    def width(s: str) -> float:
+        return text_to_path.get_text_width_height_descent(s, font, ismath=False)[0]
+
+    lines: list[str] = []
+    for line in text.split("\n"):
+        entries = line.split("   ")
+        lines.append(entries[0])
+        for entry in entries[1:]:
+            if width(f"{lines[-1]}   {entry}") > fits:
+                lines.append(entry)
+            else:
+                lines[-1] += "   " + entry
+    ax.set_title("\n".join(lines), fontsize=fontsize)
+
+
 def region_title(res: Any, head: str = "") -> str:
     """The region probabilities of a posterior for a plot title, each named by its region:
     ``P(b better beyond the ROPE)`` (what ``promote`` reads) is not ``P(b better at all)``
-    (``p_better``), which is given on a line of its own.  With a ROPE of 0 both are the
+    (``p_better``), which is given after it, two to a line (a title fits a figure 7 in wide).  With a ROPE of 0 both are the
     same and one line says so.
 
     Examples
@@ -85,8 +121,8 @@ def region_title(res: Any, head: str = "") -> str:
     >>> from types import SimpleNamespace as R
     >>> print(region_title(R(candidate_name="rf", rope=0.01, p_left=0.1, p_rope=0.3,
     ...                      p_right=0.6, p_better=0.8)))
-    P(rf worse beyond the ROPE) = 0.100   P(inside the ROPE) = 0.300   P(rf better beyond the ROPE) = 0.600
-    P(rf better at all, difference > 0) = 0.800
+    P(rf worse beyond the ROPE) = 0.100   P(inside the ROPE) = 0.300
+    P(rf better beyond the ROPE) = 0.600   P(rf better at all, difference > 0) = 0.800
     """
     c = res.candidate_name
     head = f"{head}\n" if head else ""
@@ -94,8 +130,8 @@ def region_title(res: Any, head: str = "") -> str:
         return f"{head}P({c} worse) = {res.p_left:.3f}   P({c} better) = {res.p_right:.3f} (ROPE 0)"
     return (
         f"{head}P({c} worse beyond the ROPE) = {res.p_left:.3f}   "
-        f"P(inside the ROPE) = {res.p_rope:.3f}   "
-        f"P({c} better beyond the ROPE) = {res.p_right:.3f}\n"
+        f"P(inside the ROPE) = {res.p_rope:.3f}\n"
+        f"P({c} better beyond the ROPE) = {res.p_right:.3f}   "
         f"P({c} better at all, difference > 0) = {float(res.p_better):.3f}"
     )
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from bayescomp.core.orientation import difference_label
 from bayescomp.report._literal import literal_text
-from bayescomp.report.plots import REGION_COLOURS, region_title
+from bayescomp.report.plots import REGION_COLOURS, fitted_title, interval_bar, region_title
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -44,21 +44,14 @@ def plot_mixture_posterior(
     ax.plot(x, dens, color="k", lw=1.4)
     ymax = float(dens.max())
     i_lo, i_hi = res.interval(confidence_level)
-    ax.plot([i_lo, i_hi], [ymax * 1.08] * 2, color="k", lw=3, solid_capstyle="butt")
-    ax.annotate(
-        f"{100 * confidence_level:g}% interval [{i_lo:+.4g}, {i_hi:+.4g}]",
-        xy=((i_lo + i_hi) / 2, ymax * 1.12),
-        ha="center",
-        va="bottom",
-        fontsize=8,
-    )
+    interval_bar(ax, i_lo, i_hi, ymax, f"{100 * confidence_level:g}% interval")
     ax.set_ylim(0, ymax * 1.3)
     ax.set_xlabel(f"{difference_label(res)} ({res.metric or 'score'})")
     ax.set_ylabel("posterior density")
-    ax.set_title(
+    fitted_title(
+        ax,
         region_title(
             res, f"time-ordered windows (n = {res.n}, posterior mean phi = {res.phi_mean:.2f})"
         ),
-        fontsize=9,
     )
     return ax
