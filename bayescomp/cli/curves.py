@@ -14,6 +14,7 @@ import numpy as np
 
 from bayescomp.cli._io import column, output_file, parse_label, read_csv, write_outputs
 from bayescomp.cli._text import DefaultsHelp
+from bayescomp.core.metric import metric_record
 
 
 def _thresholds(text: str) -> np.ndarray:
@@ -67,16 +68,6 @@ def run_curves(args: argparse.Namespace) -> int:
     return 0
 
 
-#: why a metric has no value at a threshold (in every repetition, so its mean is NaN)
-UNDEFINED = {
-    "precision": "no score reaches the threshold, so nothing is predicted positive (TP + FP = 0)",
-    "f1": "precision and recall are both 0 or undefined (TP = 0)",
-    "recall": "a repetition has no positive row",
-    "fpr": "a repetition has no negative row",
-    "specificity": "a repetition has no negative row",
-}
-
-
 def _undefined_notes(shown: Any) -> list[str]:
     """One line per metric shown as NaN: at which thresholds, and why it is undefined there."""
     notes = []
@@ -85,7 +76,8 @@ def _undefined_notes(shown: Any) -> list[str]:
         if nan.any():
             metric = col[: -len("_mean")]
             at = shown.index[nan.to_numpy()]
-            why = UNDEFINED.get(metric, "it is undefined in every repetition there")
+            record = metric_record(metric)
+            why = (record and record.undefined) or "it is undefined in every repetition there"
             notes.append(
                 f"NaN: {metric} at threshold(s) {at.min():g}–{at.max():g} is undefined "
                 f"in every repetition: {why}; {metric}_n_defined counts the "

@@ -11,135 +11,16 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-LOWER_IS_BETTER = frozenset(
-    {
-        "error",
-        "error_rate",
-        "zero_one_loss",
-        "hamming_loss",
-        "log_loss",
-        "brier_score_loss",
-        "brier",
-        "mse",
-        "mean_squared_error",
-        "rmse",
-        "root_mean_squared_error",
-        "mae",
-        "mean_absolute_error",
-        "median_absolute_error",
-        "max_error",
-        "mape",
-        "mean_absolute_percentage_error",
-        "mean_squared_log_error",
-        "msle",
-        "root_mean_squared_log_error",
-        "mean_poisson_deviance",
-        "mean_gamma_deviance",
-        "mean_tweedie_deviance",
-        "mean_pinball_loss",
-        "fpr",
-        "fnr",
-        "false_positive_rate",
-        "false_negative_rate",
-        "fit_time",
-        "score_time",
-        "runtime",
-        "latency",
-        # OpenML evaluation measures
-        "relative_absolute_error",
-        "root_relative_squared_error",
-        "mean_prior_absolute_error",
-    }
-)
-HIGHER_IS_BETTER = frozenset(
-    {
-        "accuracy",
-        "balanced_accuracy",
-        "roc_auc",
-        "auc",
-        "average_precision",
-        "precision",
-        "recall",
-        "f1",
-        "fbeta",
-        "f_beta",
-        "r2",
-        "explained_variance",
-        "matthews_corrcoef",
-        "mcc",
-        "cohen_kappa",
-        "jaccard",
-        "tpr",
-        "tnr",
-        "sensitivity",
-        "specificity",
-        "true_positive_rate",
-        "true_negative_rate",
-        "top_k_accuracy",
-        "d2_absolute_error_score",
-        "precision_at_k",
-        "recall_at_k",
-        "ndcg",
-        "map",
-        "score",
-        "ppv",
-        "npv",
-        "f2",
-        "f0.5",
-        "precision_at_k_unlabeled",
-        "recall_at_k_unlabeled",
-        "f1_at_k",
-        # OpenML evaluation measures
-        "predictive_accuracy",
-        "area_under_roc_curve",
-        "f_measure",
-        "kappa",
-    }
-)
-
-
-#: the one table of metric aliases, shared by every command and function that takes a
-#: metric name (a scikit-learn scorer for fits, a metric function for intervals): each
-#: alias means the same metric, pointing the same way, as the name it maps to
-METRIC_ALIASES: dict[str, str] = {
-    "auc": "roc_auc",
-    "roc_auc_score": "roc_auc",
-    "accuracy_score": "accuracy",
-    "balanced_accuracy_score": "balanced_accuracy",
-    "f1_score": "f1",
-    "precision_score": "precision",
-    "recall_score": "recall",
-    "r2_score": "r2",
-    "average_precision_score": "average_precision",
-    "ap": "average_precision",
-    "mcc": "matthews_corrcoef",
-}
-
+from bayescomp.core.metric import ALIASES, ANY, AVERAGES, METRICS, base_record, metric_record
 
 #: a plain loss name and the scikit-learn scorer that reports it negated: a fit scored on
 #: the plain name records the positive loss (lower is better), as ``interval`` reports it
-LOSS_SCORERS: dict[str, str] = {
-    "rmse": "neg_root_mean_squared_error",
-    "root_mean_squared_error": "neg_root_mean_squared_error",
-    "mse": "neg_mean_squared_error",
-    "mean_squared_error": "neg_mean_squared_error",
-    "mae": "neg_mean_absolute_error",
-    "mean_absolute_error": "neg_mean_absolute_error",
-    "median_absolute_error": "neg_median_absolute_error",
-    "max_error": "neg_max_error",
-    "mape": "neg_mean_absolute_percentage_error",
-    "mean_absolute_percentage_error": "neg_mean_absolute_percentage_error",
-    "msle": "neg_mean_squared_log_error",
-    "mean_squared_log_error": "neg_mean_squared_log_error",
-    "log_loss": "neg_log_loss",
-    "brier_score_loss": "neg_brier_score",
-    "brier": "neg_brier_score",
-}
+LOSS_SCORERS: dict[str, str] = {m.name: m.scorer for m in METRICS.values() if m.scorer}
 
 
 def canonical_metric(name: str) -> str:
-    """The canonical name of a metric: ``"auc"`` -> ``"roc_auc"`` (see ``METRIC_ALIASES``);
-    any other name is returned unchanged (stripped).
+    """The canonical name of a metric: ``"auc"`` -> ``"roc_auc"`` (the aliases of
+    :data:`bayescomp.core.metric.METRICS`); any other name is returned unchanged (stripped).
 
     Examples
     --------
@@ -147,55 +28,15 @@ def canonical_metric(name: str) -> str:
     ('roc_auc', 'accuracy', 'rmse')
     """
     key = str(name).strip()
-    return METRIC_ALIASES.get(key.lower(), key)
-
-
-#: metrics that are proportions (or areas under a curve of proportions): they lie in [0, 1]
-UNIT_INTERVAL = frozenset(
-    {
-        "accuracy",
-        "balanced_accuracy",
-        "roc_auc",
-        "average_precision",
-        "precision",
-        "recall",
-        "f1",
-        "fbeta",
-        "f_beta",
-        "f2",
-        "f0.5",
-        "jaccard",
-        "tpr",
-        "tnr",
-        "fpr",
-        "fnr",
-        "sensitivity",
-        "specificity",
-        "true_positive_rate",
-        "true_negative_rate",
-        "false_positive_rate",
-        "false_negative_rate",
-        "top_k_accuracy",
-        "precision_at_k",
-        "recall_at_k",
-        "f1_at_k",
-        "ppv",
-        "npv",
-        "error",
-        "error_rate",
-        "zero_one_loss",
-        "hamming_loss",
-        "brier_score_loss",
-        "brier",
-    }
-)
+    return ALIASES.get(key.lower(), key)
 
 
 def metric_bounds(metric: str | None) -> tuple[float, float]:
     """The range a metric's value can take: ``(0, 1)`` for proportions and AUCs,
     ``(-1, 1)`` for correlations (MCC, Cohen's kappa), ``(-inf, 1)`` for R² and
     explained variance, ``(0, inf)`` for the registered losses, errors and timings
-    (:data:`LOWER_IS_BETTER`), ``(-inf, inf)`` for anything else (unknown names).
+    (lower is better), ``(-inf, inf)`` for anything else (unknown names): the ``bounds`` of
+    :data:`bayescomp.core.metric.METRICS`.
 
     Negated scorers (``neg_brier_score``, ``neg_root_mean_squared_error``) get the
     mirrored range.
@@ -209,36 +50,14 @@ def metric_bounds(metric: str | None) -> tuple[float, float]:
     >>> metric_bounds("neg_root_mean_squared_error"), metric_bounds("my_metric")
     ((-inf, 0.0), (-inf, inf))
     """
-    inf = float("inf")
     if metric is None:
-        return -inf, inf
+        return ANY
     key = canonical_metric(metric).lower()
     if key.startswith("neg_"):
         lo, hi = metric_bounds(key[4:])
         return -hi, 0.0 - lo  # 0.0 - 0.0 is 0.0, not -0.0
-    for suffix in (
-        "_micro",
-        "_macro",
-        "_weighted",
-        "_samples",
-        "_ovr",
-        "_ovo",
-        "_binary",
-        "_ovr_weighted",
-        "_ovo_weighted",
-        "_score",
-    ):
-        if key.endswith(suffix) and key[: -len(suffix)] in UNIT_INTERVAL | {"roc_auc"}:
-            key = key[: -len(suffix)]
-    if key in UNIT_INTERVAL:
-        return 0.0, 1.0
-    if key in ("matthews_corrcoef", "mcc", "cohen_kappa", "cohen_kappa_score"):
-        return -1.0, 1.0
-    if key in ("r2", "explained_variance", "d2_absolute_error_score"):
-        return -inf, 1.0
-    if key in LOWER_IS_BETTER:
-        return 0.0, inf
-    return -inf, inf
+    record = metric_record(key) or base_record(key)[0]
+    return record.bounds if record is not None else ANY
 
 
 def clip_to_range(
@@ -378,13 +197,14 @@ def higher_is_better(metric: str | None) -> bool:
     (True, True, False)
     """
     key = str(metric).strip().lower()
-    if key in _scorer_names() or key in HIGHER_IS_BETTER:
+    if key in _scorer_names():
         return True
-    if key in LOWER_IS_BETTER:
-        return False
+    record = metric_record(key)
+    if record is not None and record.higher_is_better is not None:
+        return record.higher_is_better
     if key.startswith("neg_"):  # a negated loss, scikit-learn's convention
         return True
-    for suffix in ("_micro", "_macro", "_weighted", "_samples", "_ovr", "_ovo", "_binary"):
+    for suffix in (*AVERAGES, "_ovr", "_ovo"):
         if key.endswith(suffix):
             return higher_is_better(key[: -len(suffix)])
     raise ValueError(

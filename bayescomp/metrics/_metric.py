@@ -14,82 +14,20 @@ from typing import Any
 
 import numpy as np
 
+from bayescomp.core.metric import AVERAGES, METRICS, MULTICLASS, function_needs, metric_record
 from bayescomp.core.orientation import canonical_metric
 
-# name -> (sklearn function name, kwargs, kind); kind is "score" (continuous scores for a
-# classification task), "label" (predicted labels) or "regression" (continuous predictions)
-_BASE: dict[str, tuple[str, dict[str, Any], str]] = {
-    "roc_auc": ("roc_auc_score", {}, "score"),
-    "auc": ("roc_auc_score", {}, "score"),
-    "average_precision": ("average_precision_score", {}, "score"),
-    "log_loss": ("log_loss", {}, "score"),
-    "brier_score_loss": ("brier_score_loss", {}, "score"),
-    "brier": ("brier_score_loss", {}, "score"),
-    "accuracy": ("accuracy_score", {}, "label"),
-    "balanced_accuracy": ("balanced_accuracy_score", {}, "label"),
-    "error_rate": ("zero_one_loss", {}, "label"),
-    "zero_one_loss": ("zero_one_loss", {}, "label"),
-    "precision": ("precision_score", {"zero_division": np.nan}, "label"),
-    "ppv": ("precision_score", {"zero_division": np.nan}, "label"),
-    "recall": ("recall_score", {"zero_division": np.nan}, "label"),
-    "tpr": ("recall_score", {"zero_division": np.nan}, "label"),
-    "sensitivity": ("recall_score", {"zero_division": np.nan}, "label"),
-    "specificity": ("recall_score", {"zero_division": np.nan, "_negative": True}, "label"),
-    "tnr": ("recall_score", {"zero_division": np.nan, "_negative": True}, "label"),
-    "f1": ("f1_score", {"zero_division": np.nan}, "label"),
-    "fbeta": ("fbeta_score", {"zero_division": np.nan, "beta": 2.0}, "label"),
-    "f2": ("fbeta_score", {"zero_division": np.nan, "beta": 2.0}, "label"),
-    "f0.5": ("fbeta_score", {"zero_division": np.nan, "beta": 0.5}, "label"),
-    "jaccard": ("jaccard_score", {"zero_division": np.nan}, "label"),
-    "matthews_corrcoef": ("matthews_corrcoef", {}, "label"),
-    "mcc": ("matthews_corrcoef", {}, "label"),
-    "cohen_kappa": ("cohen_kappa_score", {}, "label"),
-    "r2": ("r2_score", {}, "regression"),
-    "explained_variance": ("explained_variance_score", {}, "regression"),
-    "mse": ("mean_squared_error", {}, "regression"),
-    "mean_squared_error": ("mean_squared_error", {}, "regression"),
-    "rmse": ("root_mean_squared_error", {}, "regression"),
-    "root_mean_squared_error": ("root_mean_squared_error", {}, "regression"),
-    "mae": ("mean_absolute_error", {}, "regression"),
-    "mean_absolute_error": ("mean_absolute_error", {}, "regression"),
-    "median_absolute_error": ("median_absolute_error", {}, "regression"),
-    "max_error": ("max_error", {}, "regression"),
-    "mape": ("mean_absolute_percentage_error", {}, "regression"),
-}
-_AVERAGED = {"precision", "recall", "f1", "fbeta", "jaccard", "tpr", "sensitivity", "ppv"}
-_SCORE_FUNCS = {
-    "roc_auc_score",
-    "average_precision_score",
-    "log_loss",
-    "brier_score_loss",
-    "roc_curve",
-    "det_curve",
-    "top_k_accuracy_score",
-    "d2_log_loss_score",
-    "ndcg_score",
-    "dcg_score",
-}
-# score metrics of a binary task that read one-dimensional scores as the positive class's
-_BINARY_SCORE_FUNCS = {"roc_auc_score", "average_precision_score", "log_loss", "brier_score_loss"}
-_REGRESSION_FUNCS = {
-    "r2_score",
-    "mean_squared_error",
-    "root_mean_squared_error",
-    "mean_absolute_error",
-    "median_absolute_error",
-    "max_error",
-    "explained_variance_score",
-    "mean_absolute_percentage_error",
-    "mean_squared_log_error",
-    "root_mean_squared_log_error",
-    "mean_poisson_deviance",
-    "mean_gamma_deviance",
-    "mean_tweedie_deviance",
-    "mean_pinball_loss",
-    "d2_absolute_error_score",
-    "d2_pinball_score",
-    "d2_tweedie_score",
-}
+#: the kind of a MetricSpec by what the metric needs (core.metric.Metric.needs)
+_KIND = {"labels": "label", "scores": "score", "values": "regression"}
+
+
+def _binary_scores(fname: str) -> bool:
+    """A binary metric of one column of scores (scored against ``y_true == pos_label``)."""
+    return any(m.function == fname and m.binary_scores for m in METRICS.values())
+
+
+def _takes_pos_label(fname: str) -> bool:
+    return any(m.function == fname and m.averaged for m in METRICS.values())
 
 
 @dataclass(frozen=True)
@@ -226,10 +164,11 @@ def resolve_metric(
     key = canonical_metric(metric).lower()
     kwargs: dict[str, Any] = {}
     base = key
-    for suffix in ("_macro", "_micro", "_weighted", "_samples", "_binary"):
-        if key.endswith(suffix) and key[: -len(suffix)] in _AVERAGED:
+    for suffix in AVERAGES:
+        record = metric_record(key[: -len(suffix)]) if key.endswith(suffix) else None
+        if record is not None and record.averaged:
             base, kwargs["average"] = key[: -len(suffix)], suffix[1:]
-    for suffix in ("_ovr", "_ovo", "_ovr_weighted", "_ovo_weighted"):
+    for suffix in MULTICLASS:
         if key.startswith("roc_auc") and key.endswith(suffix):
             base = "roc_auc"
             parts = suffix[1:].split("_")
@@ -240,19 +179,14 @@ def resolve_metric(
             f"{metric!r} is a negated scikit-learn scorer name; pass the metric itself "
             f"(e.g. {base[4:]!r}); intervals are reported on the metric's own scale"
         )
-    if base in _BASE:
-        fname, kw, kind = _BASE[base]
-        kw = {**kw, **kwargs}
+    record = metric_record(base)
+    if record is not None and record.function is not None:
+        fname, kw = record.function, {**record.options, **kwargs}
+        kind = _KIND[record.needs or "labels"]
     elif callable(getattr(skm, base, None)) or callable(getattr(skm, base + "_score", None)):
         fname = base if callable(getattr(skm, base, None)) else base + "_score"
         kw = kwargs
-        kind = (
-            "score"
-            if fname in _SCORE_FUNCS
-            else "regression"
-            if fname in _REGRESSION_FUNCS
-            else "label"
-        )
+        kind = _KIND[function_needs(fname)]
     else:
         raise ValueError(
             f"unknown metric {metric!r}: use a scikit-learn metric name such as 'roc_auc', "
@@ -261,14 +195,8 @@ def resolve_metric(
         )
     if beta is not None and fname == "fbeta_score":
         kw["beta"] = float(beta)
-    takes_pos = fname in (
-        "precision_score",
-        "recall_score",
-        "f1_score",
-        "fbeta_score",
-        "jaccard_score",
-    )
-    binary_score = fname in _BINARY_SCORE_FUNCS and "multi_class" not in kw
+    takes_pos = _takes_pos_label(fname)
+    binary_score = _binary_scores(fname) and "multi_class" not in kw
     positive = None
     if pos_label is not None and "average" not in kw and (takes_pos or binary_score):
         positive = pos_label

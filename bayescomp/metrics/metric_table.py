@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from bayescomp.core.checks import check_no_missing
+from bayescomp.core.metric import metric_record
 from bayescomp.metrics._metric import MetricSpec, check_predictions, resolve_metric, safe_call
 from bayescomp.metrics.bootstrap import (
     DegenerateBootstrapWarning,
@@ -38,11 +39,6 @@ CLASSIFICATION_METRICS = (
 )
 SCORE_METRICS = ("roc_auc", "average_precision")
 REGRESSION_METRICS = ("r2", "mse", "rmse", "mae")
-_ALIASES = {
-    "recall": "recall (TPR, sensitivity)",
-    "specificity": "specificity (TNR)",
-    "precision": "precision (PPV)",
-}
 
 
 def _infer_task(y_true: np.ndarray, y_pred: np.ndarray) -> str:
@@ -221,7 +217,8 @@ def _resolve_specs(
             yt, pr = check_predictions(yt, yp, spec, name="y_pred")
         specs.append(spec)
         preds.append(pr)
-        label = _ALIASES.get(name, name)
+        also = metric_record(name).also if metric_record(name) else ()
+        label = f"{name} ({', '.join(also)})" if also else name
         if name.startswith("fbeta"):
             label = f"f_beta (beta={beta:g})"
         labels.append(label)

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from bayescomp.core.metric import METRICS
 from bayescomp.core.orientation import canonical_metric, resolve_direction
 
 #: per-item scores of metrics that are means of items: name -> (score(y, pred), needs y_true)
@@ -125,30 +126,19 @@ def _absolute(y: np.ndarray, p: np.ndarray) -> np.ndarray:
     return np.abs(_numeric(p, "predictions") - _numeric(y, "y_true"))
 
 
-ITEMWISE: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
-    "accuracy": _correct,
-    "error_rate": _wrong,
-    "zero_one_loss": _wrong,
-    "error": _wrong,
-    "log_loss": _log_loss,
-    "brier_score_loss": _brier,
-    "brier": _brier,
-    "mse": _squared,
-    "mean_squared_error": _squared,
-    "squared_error": _squared,
-    "mae": _absolute,
-    "mean_absolute_error": _absolute,
-    "absolute_error": _absolute,
+#: each kind of per-item score (``core.metric.Metric.item``)
+ITEM_SCORES: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    "hit": _correct,
+    "miss": _wrong,
+    "log": _log_loss,
+    "squared_probability": _brier,
+    "squared": _squared,
+    "absolute": _absolute,
 }
+#: the metrics that are means of per-item scores, with their per-item score
+ITEMWISE = {m.name: ITEM_SCORES[m.item] for m in METRICS.values() if m.item}
 #: metrics that are not means of items: a weighted (Bayesian bootstrap) computation each
-AGGREGATE = frozenset({"roc_auc", "f1", "precision", "recall"})
-#: what a lower-is-better per-item name means when the columns already hold item scores
-_DIRECTION_ALIASES = {
-    "squared_error": "mse",
-    "absolute_error": "mae",
-    "pass@1": "accuracy",
-    "correct": "accuracy",
-}
+AGGREGATE = frozenset(m.name for m in METRICS.values() if m.weighted)
 
 
 def _numeric(x: np.ndarray, what: str) -> np.ndarray:
@@ -291,7 +281,6 @@ def resolve(
             )
         return "score", bool(higher_is_better)
     name = canonical_metric(metric)
-    key = _DIRECTION_ALIASES.get(name.lower(), name)
     if y_true is not None and name not in ITEMWISE and name not in AGGREGATE:
         raise ValueError(
             f"metric {metric!r} is neither a mean of per-item scores ({sorted(ITEMWISE)}) nor "
@@ -305,7 +294,7 @@ def resolve(
             f"values include positive ones: pass the losses as they are with "
             f"metric={str(metric)[4:]}, or negate them"
         )
-    return name, resolve_direction(key, higher_is_better)
+    return name, resolve_direction(name, higher_is_better)
 
 
 def _same_index(**given: Any) -> None:
