@@ -66,13 +66,16 @@ def format_probability(p: float, gamma: float | None = None, digits: int = 3) ->
     ('0.94996', '0.951', '0.200')
     >>> format_probability(0.94999999, 0.95)
     '< 0.95'
+    >>> format_probability(0.0102, 0.95)  # not 0.0102: 0.010 is not below the cut 0.01
+    '0.010'
     """
     p = float(p)
     if not np.isfinite(p):
         return "nan"
-    cuts = {*COMMON_GAMMAS, *(1 - t for t in COMMON_GAMMAS)}
+    # 1 - 0.99 is 0.010000000000000009 in floating point: the cut is 0.01
+    cuts = {*COMMON_GAMMAS, *(round(1 - t, 12) for t in COMMON_GAMMAS)}
     if gamma is not None:
-        cuts |= {float(gamma), 1 - float(gamma)}
+        cuts |= {float(gamma), round(1 - float(gamma), 12)}
     for d in range(digits, 7):
         text = f"{p:.{d}f}"
         if all((float(text) >= t) == (p >= t) for t in cuts):
