@@ -21,7 +21,8 @@ from pathlib import Path
 import pytest
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
-SLOW: set[str] = set()  # every page runs in CI (the whole set takes about a minute)
+#: pages whose examples start Dask, Ray and Spark clusters (about two minutes): run with -m slow
+SLOW: set[str] = {"scaling_out.md"}
 # pages whose examples talk to a tracking server at a placeholder address: their flow runs
 # against a real `mlflow server` in tests/test_mlflow.py and docs/scripts/mlflow_screenshots.py
 NEEDS_SERVER = {"mlflow.md"}

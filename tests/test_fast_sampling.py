@@ -53,6 +53,8 @@ def fast_fit(diffs):
     )
 
 
+@pytest.mark.slow  # ~100 s: .ci/run runs it on the PyMC 6 stack
+@pytest.mark.stack
 def test_fast_fit_is_seeded_and_agrees_with_nutpie_on_pymc(diffs, fast_fit):
     from bayescomp.posterior.hierarchical import hierarchical_test
 
@@ -98,6 +100,8 @@ def test_result_layout_is_unchanged(fast_fit):
     assert fast_fit.idata.posterior.attrs["sampler"] == "fast"
 
 
+@pytest.mark.slow  # ~110 s: .ci/run runs it on the PyMC 6 stack
+@pytest.mark.stack
 def test_plackett_luce_fast_agrees_with_pymc_model():
     import pandas as pd
 

@@ -160,7 +160,11 @@ def small_fit_nutpie():
     return d, hierarchical_test(d, 0.1, sampler="nutpie", **_SMALL)
 
 
-@pytest.mark.parametrize("sampler", ["pymc", "numpyro"])
+@pytest.mark.parametrize(
+    "sampler",
+    # PyMC NUTS: ~130 s; .ci/run runs it on the PyMC 6 stack
+    [pytest.param("pymc", marks=[pytest.mark.slow, pytest.mark.stack]), "numpyro"],
+)
 def test_other_samplers_agree_with_nutpie_and_are_seeded(sampler, small_fit_nutpie):
     if sampler == "numpyro":
         pytest.importorskip("numpyro")
@@ -551,6 +555,8 @@ def test_retry_keeps_the_best_fit_and_logs_every_attempt():
     assert "after 4 attempts" in res.decision().reason
 
 
+@pytest.mark.slow  # ~50 s of real sampling: .ci/run runs it on the PyMC 6 stack
+@pytest.mark.stack
 def test_retry_removes_divergences_of_a_failing_first_setting(tmp_path):
     """Real sampling: target_accept=0.3 diverges on this seeded problem; the retry converges.
 

@@ -255,6 +255,7 @@ print("RESULT", sel.fits_loaded, sel.steps["decision"].tolist())
 """
 
 
+@pytest.mark.slow  # ~80 s: two selections through a real server; the resume itself is tested without MLflow in test_store and test_backends
 def test_killed_selection_resumes_without_duplicates(server, tmp_path):
     script = tmp_path / "run.py"
     script.write_text(textwrap.dedent(_KILLED_RUN))

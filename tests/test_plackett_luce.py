@@ -124,6 +124,8 @@ def test_all_tied_dataset_is_left_out_and_ties_chain_within_tolerance():
     assert r.all_tied == ("y",) and r.ranks.loc["z"].tolist() == [3.0, 2.0, 1.0]
 
 
+@pytest.mark.slow  # ~45 s: .ci/run runs it on the PyMC 6 stack
+@pytest.mark.stack
 def test_pytensor_graph_uses_the_same_likelihood():
     import pymc as pm
 

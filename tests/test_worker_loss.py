@@ -463,6 +463,7 @@ def _pool_workers() -> list[int]:
     return pids
 
 
+@pytest.mark.slow  # ~30 s: the Dask worker-kill tests cover the same loss in the default suite
 @pytest.mark.xdist_group("ray")
 def test_ray_worker_kill_loses_no_fit(ray_local, tmp_path, reference):
     """A Ray pool worker SIGKILLed in the middle of a selection with a store: every fit
