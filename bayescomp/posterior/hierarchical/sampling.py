@@ -111,12 +111,43 @@ def _sample(
             cores=cores,
         )
     data = prep.standardised()
+    get = partial(get_model, prep.q, parameterization)
+    return sample_model(
+        get,
+        data,
+        backend,
+        seed=seed,
+        chains=chains,
+        draws=draws,
+        tune=tune,
+        target_accept=target_accept,
+        progressbar=progressbar,
+        cores=cores,
+    )
+
+
+def sample_model(
+    get: Any,
+    data: Mapping[str, Any],
+    backend: str,
+    *,
+    seed: int,
+    chains: int,
+    draws: int,
+    tune: int,
+    target_accept: float,
+    progressbar: bool,
+    cores: int,
+) -> Any:
+    """Draws of a cached PyMC model (``get(backend) -> (model, compiled)``) with ``data``
+    swapped in, by nutpie on the compiled model or PyMC's NUTS (``"pymc"``/``"numpyro"``);
+    the hierarchical model and the Plackett–Luce ranking both sample here."""
     with warnings.catch_warnings():
-        # The model is scalar per dataset: PyTensor's "could not link to a BLAS" is noise here.
+        # the models are small: PyTensor's "could not link to a BLAS" is noise here
         warnings.filterwarnings(
             "ignore", message=".*could not link to a BLAS", category=UserWarning
         )
-        model, compiled = get_model(prep.q, parameterization, backend)
+        model, compiled = get(backend)
         if backend == "nutpie":
             import nutpie
 

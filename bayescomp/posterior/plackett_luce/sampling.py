@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import os
 import warnings
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from bayescomp.core.checks import check_bool, seed_from
 from bayescomp.core.exceptions import ConvergenceWarning
-from bayescomp.posterior.hierarchical.sampling import resolve_sampler
+from bayescomp.posterior.hierarchical.sampling import resolve_sampler, sample_model
 from bayescomp.posterior.plackett_luce.model import Rankings, get_model, rankings_from_scores
 from bayescomp.posterior.plackett_luce.result import PlackettLuceResult, expected_rank
 
@@ -68,40 +69,19 @@ def _sample(
             cores=cores,
         )
     data = {**rankings.data(), "concentration": np.full(rankings.k, float(concentration))}
-    with warnings.catch_warnings():
-        warnings.filterwarnings(
-            "ignore", message=".*could not link to a BLAS", category=UserWarning
-        )
-        model, compiled = get_model(rankings, backend)
-        if backend == "nutpie":
-            import nutpie
-
-            return nutpie.sample(
-                compiled.with_data(**data),
-                draws=draws,
-                tune=tune,
-                chains=chains,
-                cores=cores,
-                seed=seed,
-                progress_bar=progressbar,
-                target_accept=target_accept,
-            )
-        import pymc as pm
-
-        kwargs: dict[str, Any] = {"nuts_sampler": "numpyro"} if backend == "numpyro" else {}
-        with model:
-            pm.set_data(data)
-            return pm.sample(
-                draws=draws,
-                tune=tune,
-                chains=chains,
-                cores=cores,
-                random_seed=seed,
-                target_accept=target_accept,
-                progressbar=progressbar,
-                compute_convergence_checks=False,
-                **kwargs,
-            )
+    get = partial(get_model, rankings)
+    return sample_model(
+        get,
+        data,
+        backend,
+        seed=seed,
+        chains=chains,
+        draws=draws,
+        tune=tune,
+        target_accept=target_accept,
+        progressbar=progressbar,
+        cores=cores,
+    )
 
 
 def _to_idata(raw: Any, rankings: Rankings, attrs: dict[str, Any]) -> Any:
