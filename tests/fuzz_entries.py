@@ -226,7 +226,7 @@ def _entries() -> dict[str, Entry]:
         "rope": (ROPE, ROPE_R),
         "prior_strength": ([-1.0, NAN, "x", INF], [R] * 4),
         "prior_place": (["bogus", None], [R, R]),
-        "n_samples": (COUNT, [R] * 5),
+        "draws": (COUNT, [R] * 5),
         "random_state": (["x", -1], [R, R]),
     }
     return {
@@ -271,25 +271,25 @@ def _entries() -> dict[str, Entry]:
                 "rope": 0.01,
                 "method": "sign",
                 "random_state": 0,
-                "n_samples": 2000,
+                "draws": 2000,
             },
             {"scores": frame},
             {
                 "rope": (ROPE, ROPE_R),
                 "method": (["signed_rank", "bogus"], [False, R]),
-                "n_samples": (COUNT, [R] * 5),
+                "draws": (COUNT, [R] * 5),
                 "prior_strength": ([-1.0, NAN], [R, R]),
             },
         ),
         "sign_test": Entry(
             lambda kw: bc.sign_test(**kw),
-            lambda: {"differences": rank_diffs, "rope": 0.01, "n_samples": 2000, "random_state": 0},
+            lambda: {"differences": rank_diffs, "rope": 0.01, "draws": 2000, "random_state": 0},
             {"differences": ONE_ARRAY},
             rank_scalars,
         ),
         "signed_rank_test": Entry(
             lambda kw: bc.signed_rank_test(**kw),
-            lambda: {"differences": rank_diffs, "rope": 0.01, "n_samples": 2000, "random_state": 0},
+            lambda: {"differences": rank_diffs, "rope": 0.01, "draws": 2000, "random_state": 0},
             {"differences": ONE_ARRAY},
             {**rank_scalars, "chunk_size": ([0, -1, "x"], [R, R, R])},
         ),
@@ -588,7 +588,7 @@ def _entries() -> dict[str, Entry]:
             },
             {"y": {k: LABEL_MUTATIONS[k] for k in ("short", "none", "empty")}},
             {
-                "level": (LEVEL, [R] * 6),
+                "confidence_level": (LEVEL, [R] * 6),
                 "rope": (ROPE[:5], [R] * 5),
                 "n_sizes": ([0, -1, "x"], [R] * 3),
                 "train_sizes": ([[0.0], [1.5], [NAN], []], [R] * 4),
@@ -602,7 +602,7 @@ def _entries() -> dict[str, Entry]:
                 "differences": np.column_stack([c - b, (c - b)[::-1]]),
                 "rho": 0.1,
                 "rope": [0.01, 0.01],
-                "n_samples": 2000,
+                "draws": 2000,
             },
             {
                 "differences": {
@@ -614,7 +614,7 @@ def _entries() -> dict[str, Entry]:
                 "rho": (RHO, RHO_R),
                 "rope": ([[0.01] * 3, [-0.01, 0.01], [NAN, 0.01], "x"], [R] * 4),
                 "metrics": ([["a"]], [R]),
-                "n_samples": (COUNT, [R] * 5),
+                "draws": (COUNT, [R] * 5),
                 "prior": (["bogus"], [R]),
             },
         ),
@@ -1095,7 +1095,10 @@ def _issue28(found: dict[str, Entry]) -> dict[str, Entry]:
                 lambda kw: {**kw, "table": probs, "compare_options": {"threshold": 0.5}},
                 False,
             ),
-            "misspelt keyword": (lambda kw: {**kw, "table": probs, "thresold": 0.5}, R),
+            "misspelt keyword": (
+                lambda kw: {**kw, "table": probs, "compare_options": {"thresold": 0.5}},
+                R,
+            ),
             "text column beside the labels": (lambda kw: {**kw, "table": text(kw["table"])}, R),
             "text column, models named": (
                 lambda kw: {**kw, "table": text(kw["table"]), "models": ["a", "b", "c"]},
@@ -1131,7 +1134,7 @@ def _issue28(found: dict[str, Entry]) -> dict[str, Entry]:
     y3 = rng.integers(0, 3, 60)
     proba3 = rng.dirichlet([1, 1, 1], 60) + np.eye(3)[y3] * 0.5
     proba3 /= proba3.sum(axis=1, keepdims=True)
-    for name, pred in (("bootstrap_metric", "y_pred_or_score"), ("paired_bootstrap_metric", None)):
+    for name, pred in (("bootstrap_metric", "y_pred_or_score"),):
         e = found[name]
 
         def three(metric, p, pred=pred):

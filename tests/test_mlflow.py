@@ -214,7 +214,7 @@ def test_keep_is_a_recorded_refusal(server, data):
 
     client = _register_nb(server, "bc_keep", X, y)
     tracker = MlflowTracker("bc_keep", tracking_uri=server)
-    sel = bc.select(
+    sel = bc.select_models(
         {"lr": _lr(), "nb": GaussianNB()}, X, y, baseline="lr", tracker=tracker, **DESIGN
     )
     assert sel.recommendation["action"] == "keep"

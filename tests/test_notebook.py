@@ -26,7 +26,7 @@ scores = bc.Scores.from_frame(f, metrics=["acc"])
 """
 CELLS = [
     SETUP,
-    "sel = bc.select(scores=scores, baseline='prod', scoring='acc', rope=0.002,"
+    "sel = bc.select(scores, baseline='prod', metric='acc', rope=0.002,"
     " higher_is_better=True)\nsel",
     "bc.correlated_ttest(a, b, rho=0.1, rope=0.005)",
     "bc.bootstrap_metric(rng.integers(0, 2, 200), rng.random(200), metric='roc_auc',"

@@ -136,7 +136,7 @@ frame = pd.DataFrame({"model": np.repeat(["base", "cand"], 30), "split": np.tile
                       "accuracy": np.r_[rng.normal(0.80, 0.01, 30), rng.normal(0.85, 0.01, 30)]})
 scores = bc.Scores.from_frame(frame, test_fraction=0.1)
 res = bc.compare(scores, "base", "cand", rope=0.01)
-sel = bc.select(scores=scores, baseline="base", scoring="accuracy", rope=0.01)
+sel = bc.select(scores, baseline="base", metric="accuracy", rope=0.01)
 print(res.decision(0.95).outcome, sel.champion, round(res.hdi()[0], 4) < round(res.hdi()[1], 4))
 """,
     )

@@ -221,4 +221,6 @@ def datasets_from(X: Any, y: Any, groups: Any, dataset: str | None) -> dict[str,
             "pass the data (X, y) to fit the models, or scores= (a Scores table or a "
             "CSV path) to select on precomputed scores"
         )
+    if y is None:
+        raise ValueError("y is None: pass the target of X (one value per row)")
     return {str(dataset or "data"): (X, y, groups)}
