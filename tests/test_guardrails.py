@@ -329,3 +329,23 @@ def test_bad_input_design():
         bc.compare(s, 0.8, "b", metric=["roc_auc", "neg_log_loss"])
     with pytest.raises(ValueError, match="too few"):
         multivariate_ttest(np.ones((3, 3)) + np.eye(3), rho=0.1, prior="jeffreys")
+
+
+def test_guardrails_as_the_first_call_of_a_process():
+    """The built-in methods are registered when the registry is first read: a joint
+    comparison as a process's first call finds the multivariate method (it did not)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np, pandas as pd, bayescomp as bc\n"
+        "rng = np.random.default_rng(0)\n"
+        "f = pd.DataFrame({'model': np.repeat(['a', 'b'], 20), 'split': np.tile(range(20), 2),\n"
+        "                  'accuracy': rng.normal(0.8, 0.01, 40), 'fit_time': rng.normal(1, 0.1, 40)})\n"
+        "s = bc.Scores.from_frame(f, test_fraction=0.1)\n"
+        "r = bc.compare(s, 'a', 'b', metric=['accuracy', 'fit_time'], rope={'accuracy': 0.01, 'fit_time': 0.5})\n"
+        "print(type(r).__name__)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "MultiMetricResult"

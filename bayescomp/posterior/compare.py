@@ -443,7 +443,7 @@ def _compare_metrics(
     paired = Paired(
         {datasets[0]: d}, {datasets[0]: rho}, resolve_ropes(metrics, rope), random_state, names
     )
-    res = REGISTRY["multivariate"].fit(paired, **options)
+    res = lookup("multivariate").fit(paired, **options)
     f = scores.to_frame()
     f = f[f["dataset"] == datasets[0]]
     means = {
