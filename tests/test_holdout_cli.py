@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from cli_run import run_cli
 
 import bayescomp as bc
 from bayescomp.posterior.holdout import holdout_posterior
@@ -40,16 +38,7 @@ def table() -> pd.DataFrame:
     )
 
 
-def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run(
-        [sys.executable, "-m", "bayescomp", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+_run = run_cli
 
 
 def test_compare_predictions_equals_the_array_call(table):

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from cli_run import run_cli
 
 from bayescomp.scores.tabular import read_table
 
@@ -24,17 +25,7 @@ PRIOR = "from sklearn.dummy import DummyClassifier\n\nmodel = DummyClassifier()\
 FAST = ("--baseline", "lr", "--rope", "0.01", "--n-splits", "3", "--n-repeats", "1", "--quiet")
 
 
-def bc(*args: str, cwd: Path, timeout: int = 300, **kw) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(REPO), **kw.pop("env", {})}
-    return subprocess.run(
-        [sys.executable, "-m", "bayescomp", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        **kw,
-    )
+bc = run_cli
 
 
 def one_error(proc: subprocess.CompletedProcess, *parts: str) -> str:

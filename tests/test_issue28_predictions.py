@@ -4,15 +4,13 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from cli_run import run_cli
 from scipy import stats
 from sklearn.metrics import accuracy_score
 
@@ -23,16 +21,7 @@ from bayescomp.posterior.plan import plan_test_set
 REPO = Path(__file__).resolve().parents[1]
 
 
-def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run(
-        [sys.executable, "-m", "bayescomp", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+_run = run_cli
 
 
 @pytest.fixture(scope="module")
