@@ -82,9 +82,22 @@ def resolve_sampler(sampler: str) -> str:
     return "pymc"
 
 
-def _sample(
-    prep: Prepared,
-    parameterization: str,
+def _sample(prep: Prepared, parameterization: str, backend: str, **run: Any) -> Any:
+    """Posterior draws (standardised scale) from the cached model with ``prep``'s data."""
+
+    def fast(**kw: Any) -> Any:  # no PyMC, no PyTensor: the model's density written by hand
+        from bayescomp.posterior.hierarchical.fast import sample_fast
+
+        return sample_fast(prep, parameterization, **kw)
+
+    get = partial(get_model, prep.q, parameterization)
+    return sample_model(fast, get, prep.standardised, backend, **run)
+
+
+def sample_model(
+    fast: Any,
+    get: Any,
+    data: Any,
     backend: str,
     *,
     seed: int,
@@ -94,14 +107,14 @@ def _sample(
     target_accept: float,
     progressbar: bool,
 ) -> Any:
-    """Posterior draws (standardised scale) from the cached model with ``prep``'s data."""
+    """Draws of a model by ``backend``: ``"fast"`` calls ``fast(**run)`` (the hand-written
+    density on nutpie); otherwise the cached PyMC model (``get(backend) -> (model,
+    compiled)``) with ``data()`` swapped in, by nutpie on the compiled model or PyMC's NUTS
+    (``"pymc"``/``"numpyro"``).  The hierarchical model and the Plackett–Luce ranking both
+    sample here."""
     cores = max(1, min(chains, os.cpu_count() or 1))
-    if backend == "fast":  # no PyMC, no PyTensor: the model's density written by hand
-        from bayescomp.posterior.hierarchical.fast import sample_fast
-
-        return sample_fast(
-            prep,
-            parameterization,
+    if backend == "fast":
+        return fast(
             seed=seed,
             chains=chains,
             draws=draws,
@@ -110,38 +123,7 @@ def _sample(
             progressbar=progressbar,
             cores=cores,
         )
-    data = prep.standardised()
-    get = partial(get_model, prep.q, parameterization)
-    return sample_model(
-        get,
-        data,
-        backend,
-        seed=seed,
-        chains=chains,
-        draws=draws,
-        tune=tune,
-        target_accept=target_accept,
-        progressbar=progressbar,
-        cores=cores,
-    )
-
-
-def sample_model(
-    get: Any,
-    data: Mapping[str, Any],
-    backend: str,
-    *,
-    seed: int,
-    chains: int,
-    draws: int,
-    tune: int,
-    target_accept: float,
-    progressbar: bool,
-    cores: int,
-) -> Any:
-    """Draws of a cached PyMC model (``get(backend) -> (model, compiled)``) with ``data``
-    swapped in, by nutpie on the compiled model or PyMC's NUTS (``"pymc"``/``"numpyro"``);
-    the hierarchical model and the Plackett–Luce ranking both sample here."""
+    data = data()
     with warnings.catch_warnings():
         # the models are small: PyTensor's "could not link to a BLAS" is noise here
         warnings.filterwarnings(

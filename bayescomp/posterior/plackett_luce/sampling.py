@@ -7,7 +7,6 @@ imported from :mod:`bayescomp.posterior.hierarchical`.
 
 from __future__ import annotations
 
-import os
 import warnings
 from functools import partial
 from typing import Any
@@ -40,48 +39,18 @@ def _check_options(
     )
 
 
-def _sample(
-    rankings: Rankings,
-    concentration: float,
-    backend: str,
-    *,
-    seed: int,
-    chains: int,
-    draws: int,
-    tune: int,
-    target_accept: float,
-    progressbar: bool,
-) -> Any:
+def _sample(rankings: Rankings, concentration: float, backend: str, **run: Any) -> Any:
     """Raw draws of the worths from the cached model with ``rankings``' data swapped in."""
-    cores = max(1, min(chains, os.cpu_count() or 1))
-    if backend == "fast":  # no PyMC, no PyTensor: the model's density written by hand
+
+    def fast(**kw: Any) -> Any:  # no PyMC, no PyTensor: the model's density written by hand
         from bayescomp.posterior.plackett_luce.fast import sample_fast
 
-        return sample_fast(
-            rankings,
-            float(concentration),
-            seed=seed,
-            chains=chains,
-            draws=draws,
-            tune=tune,
-            target_accept=target_accept,
-            progressbar=progressbar,
-            cores=cores,
-        )
-    data = {**rankings.data(), "concentration": np.full(rankings.k, float(concentration))}
-    get = partial(get_model, rankings)
-    return sample_model(
-        get,
-        data,
-        backend,
-        seed=seed,
-        chains=chains,
-        draws=draws,
-        tune=tune,
-        target_accept=target_accept,
-        progressbar=progressbar,
-        cores=cores,
-    )
+        return sample_fast(rankings, float(concentration), **kw)
+
+    def data() -> dict[str, Any]:
+        return {**rankings.data(), "concentration": np.full(rankings.k, float(concentration))}
+
+    return sample_model(fast, partial(get_model, rankings), data, backend, **run)
 
 
 def _to_idata(raw: Any, rankings: Rankings, attrs: dict[str, Any]) -> Any:
