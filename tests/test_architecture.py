@@ -368,7 +368,7 @@ def test_allow_lists_name_existing_files():
 #: the package's line budget: every ``bayescomp/**/*.py`` line counts, and the ceiling only
 #: goes down.  Issue 29 asks for 24,000 (26,000 with the capabilities of the round after
 #: it); the consolidation so far reached the figure below, which no change may exceed.
-MAX_PACKAGE_LINES = 28_650
+MAX_PACKAGE_LINES = 28_560
 #: the parameters of the two selection doors, and the exported names
 MAX_SELECT_PARAMETERS, MAX_SELECT_MODELS_PARAMETERS, MAX_EXPORTS = 12, 15, 60
 
