@@ -153,27 +153,9 @@ def make_model(
     )
 
 
-def sample(
-    model: Any,
-    *,
-    draws: int,
-    tune: int,
-    chains: int,
-    cores: int,
-    seed: int,
-    progressbar: bool,
-    target_accept: float,
-) -> Any:
-    """``nutpie.sample`` with the package's usual settings (seeded, no progress bar by default)."""
+def sample(model: Any, *, progressbar: bool, **run: Any) -> Any:
+    """``nutpie.sample`` with the package's usual settings (seeded, no progress bar by default);
+    ``run`` holds ``draws``, ``tune``, ``chains``, ``cores``, ``seed`` and ``target_accept``."""
     import nutpie
 
-    return nutpie.sample(
-        model,
-        draws=draws,
-        tune=tune,
-        chains=chains,
-        cores=cores,
-        seed=seed,
-        progress_bar=progressbar,
-        target_accept=target_accept,
-    )
+    return nutpie.sample(model, progress_bar=progressbar, **run)

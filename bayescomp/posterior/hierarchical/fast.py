@@ -80,19 +80,9 @@ def _variables(q: int, parameterization: str) -> list[tuple[str, tuple[int, ...]
     return out
 
 
-def sample_fast(
-    prep: Prepared,
-    parameterization: str,
-    *,
-    seed: int,
-    chains: int,
-    draws: int,
-    tune: int,
-    target_accept: float,
-    progressbar: bool,
-    cores: int,
-) -> Any:
-    """Posterior draws (standardised scale), as nutpie returns them on the PyMC path."""
+def sample_fast(prep: Prepared, parameterization: str, **run: Any) -> Any:
+    """Posterior draws (standardised scale), as nutpie returns them on the PyMC path
+    (``run``: the settings of :func:`bayescomp.posterior.nutpie_fast.sample`)."""
     from bayescomp.posterior import nutpie_fast
 
     k = kernels()
@@ -109,13 +99,4 @@ def sample_fast(
         dims,
         {"dataset": [str(i) for i in range(q)]},
     )
-    return nutpie_fast.sample(
-        model,
-        draws=draws,
-        tune=tune,
-        chains=chains,
-        cores=cores,
-        seed=seed,
-        progressbar=progressbar,
-        target_accept=target_accept,
-    )
+    return nutpie_fast.sample(model, **run)

@@ -113,16 +113,10 @@ def sample_model(
     (``"pymc"``/``"numpyro"``).  The hierarchical model and the Plackett–Luce ranking both
     sample here."""
     cores = max(1, min(chains, os.cpu_count() or 1))
+    run = {"draws": draws, "tune": tune, "chains": chains, "cores": cores, "seed": seed}
+    run |= {"target_accept": target_accept, "progressbar": progressbar}
     if backend == "fast":
-        return fast(
-            seed=seed,
-            chains=chains,
-            draws=draws,
-            tune=tune,
-            target_accept=target_accept,
-            progressbar=progressbar,
-            cores=cores,
-        )
+        return fast(**run)
     data = data()
     with warnings.catch_warnings():
         # the models are small: PyTensor's "could not link to a BLAS" is noise here
@@ -131,18 +125,9 @@ def sample_model(
         )
         model, compiled = get(backend)
         if backend == "nutpie":
-            import nutpie
+            from bayescomp.posterior.nutpie_fast import sample
 
-            return nutpie.sample(
-                compiled.with_data(**data),
-                draws=draws,
-                tune=tune,
-                chains=chains,
-                cores=cores,
-                seed=seed,
-                progress_bar=progressbar,
-                target_accept=target_accept,
-            )
+            return sample(compiled.with_data(**data), **run)
         import pymc as pm
 
         kwargs: dict[str, Any] = {"nuts_sampler": "numpyro"} if backend == "numpyro" else {}

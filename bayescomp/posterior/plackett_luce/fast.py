@@ -60,19 +60,9 @@ def _initial_point(k: int) -> Any:
     return init
 
 
-def sample_fast(
-    rankings: Rankings,
-    concentration: float,
-    *,
-    seed: int,
-    chains: int,
-    draws: int,
-    tune: int,
-    target_accept: float,
-    progressbar: bool,
-    cores: int,
-) -> Any:
-    """Draws of the worths, as nutpie returns them on the PyMC path."""
+def sample_fast(rankings: Rankings, concentration: float, **run: Any) -> Any:
+    """Draws of the worths, as nutpie returns them on the PyMC path (``run``: the settings
+    of :func:`bayescomp.posterior.nutpie_fast.sample`)."""
     from bayescomp.posterior import nutpie_fast
 
     mod = kernels()
@@ -87,13 +77,4 @@ def sample_fast(
         {"worth": ("model",)},
         {"model": [str(i) for i in range(k)]},
     )
-    return nutpie_fast.sample(
-        model,
-        draws=draws,
-        tune=tune,
-        chains=chains,
-        cores=cores,
-        seed=seed,
-        progressbar=progressbar,
-        target_accept=target_accept,
-    )
+    return nutpie_fast.sample(model, **run)
