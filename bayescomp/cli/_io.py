@@ -114,3 +114,38 @@ def write_plots(results: list[Any], folder: Path) -> list[Path]:
             plt.close(fig)
             written.append(path)
     return written
+
+
+def emit(
+    args: Any,
+    decisions: list[Any],
+    records: Any,
+    text: Any,
+    results: list[Any] | None = None,
+    figure: Any = None,
+) -> int:
+    """How a comparison sub-command ends: with ``results``, ``--plot`` (``figure(result)``,
+    by default the result's first figure) and ``--plots``; then ``records()`` as JSON
+    (``--json``) or ``text()``; returns 1 when a decision is not ``--fail-unless``."""
+    import json
+    import sys
+
+    from bayescomp.cli.main import UserError
+    from bayescomp.core.jsonable import jsonable
+
+    if results is not None and args.plot:
+        if len(results) != 1:
+            raise UserError("--plot draws one comparison; name one --candidate")
+        first = figure or (lambda r: next(iter(r.figures().values())))
+        first(results[0]).savefig(args.plot, dpi=110)
+    if results is not None and args.plots:
+        written = write_plots(results, Path(args.plots))
+        if not args.json:
+            print(f"wrote {len(written)} plot(s) to {args.plots}", file=sys.stderr)
+    if args.json:
+        out = jsonable(records())
+        json.dump(out if len(out) > 1 else out[0], sys.stdout, indent=2)
+        print()
+    else:
+        print(text())
+    return int(bool(args.fail_unless) and any(d.outcome != args.fail_unless for d in decisions))

@@ -9,14 +9,12 @@ Two ways in::
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bayescomp.cli import _parents
 from bayescomp.cli._backend import fit_options, on_backend
-from bayescomp.cli._io import output_file, write_plots
+from bayescomp.cli._io import emit, output_file
 from bayescomp.cli._text import DefaultsHelp, aligned, rope_note
 from bayescomp.cli.main import UserError
 from bayescomp.core.jsonable import jsonable
@@ -332,29 +330,17 @@ def _run(
         for c in candidates
     ]
     decisions = [r.decision(args.gamma) for r in results]
-    if args.plot:
-        if len(results) != 1:
-            raise UserError("--plot draws one comparison; name one --candidate")
-        fig = next(iter(results[0].figures().values()))  # the one plot() draws
-        fig.savefig(args.plot, dpi=110)
-    if args.plots:
-        written = write_plots(results, Path(args.plots))
-        if not args.json:
-            print(f"wrote {len(written)} plot(s) to {args.plots}", file=sys.stderr)
-    if args.json:
-        out = [_json_record(r, d) for r, d in zip(results, decisions, strict=True)]
-        json.dump(out if len(out) > 1 else out[0], sys.stdout, indent=2)
-        print()
-    elif method in ("ttest", "time_ordered"):
-        print(format_table(results, decisions))
-    else:
+
+    def text() -> str:
+        if method in ("ttest", "time_ordered"):
+            return format_table(results, decisions)
         means = None  # per model, its mean over datasets of the per-dataset mean scores
         if spec.input == "scores":
             means = data.mean(results[0].metric).mean(axis=0).to_dict()
-        print(format_across(results, decisions, method, means, scope=scope))
-    if args.fail_unless and any(d.outcome != args.fail_unless for d in decisions):
-        return 1
-    return 0
+        return format_across(results, decisions, method, means, scope=scope)
+
+    records = [_json_record(r, d) for r, d in zip(results, decisions, strict=True)]
+    return emit(args, decisions, lambda: records, text, results)
 
 
 def _guarded(
@@ -404,17 +390,10 @@ def _guarded(
         }
         for r, d in zip(results, decisions, strict=True)
     ]
-    if args.json:
-        json.dump(jsonable(rows if len(rows) > 1 else rows[0]), sys.stdout, indent=2)
-        print()
-    else:
+
+    def text() -> str:
         g = ", ".join(f"{k} ±{v:g}" for k, v in guards.items())
-        print(
-            terminal_literal(
-                f"baseline: {baseline}   metric: {metric}   rope: ±{args.rope:g}   guardrails: {g}"
-            )
-            + "\n"
-        )
+        head = f"baseline: {baseline}   metric: {metric}   rope: ±{args.rope:g}   guardrails: {g}"
         table = [
             [
                 row["candidate"],
@@ -424,17 +403,24 @@ def _guarded(
             ]
             for row in rows
         ]
-        for line in aligned(table, ["candidate", "P(right)", "p_joint", "decision"]):
-            print(terminal_literal(line))
-        print(
-            "\np_joint: P(candidate better beyond the ROPE on the metric and every guardrail "
-            "held); promote needs p_joint >= gamma\n"
+        lines = aligned(table, ["candidate", "P(right)", "p_joint", "decision"])
+        return "\n".join(
+            [
+                terminal_literal(head),
+                "",
+                *map(terminal_literal, lines),
+                "",
+                "p_joint: P(candidate better beyond the ROPE on the metric and every guardrail "
+                "held); promote needs p_joint >= gamma",
+                "",
+                *(
+                    f"  {terminal_literal(r['candidate'])}: {terminal_literal(r['reason'])}"
+                    for r in rows
+                ),
+            ]
         )
-        for row in rows:
-            print(f"  {terminal_literal(row['candidate'])}: {terminal_literal(row['reason'])}")
-    if args.fail_unless and any(d.outcome != args.fail_unless for d in decisions):
-        return 1
-    return 0
+
+    return emit(args, decisions, lambda: rows, text)
 
 
 def _json_record(r: Posterior, d: Decision) -> dict[str, Any]:

@@ -10,11 +10,9 @@ item and sample columns (``--cluster``, ``--item``, ``--sample``)::
 from __future__ import annotations
 
 import argparse
-import json
-import sys
-from pathlib import Path
 from typing import Any
 
+from bayescomp.cli._io import emit
 from bayescomp.cli._text import rope_note
 from bayescomp.cli.main import UserError
 from bayescomp.core.regions import format_probability
@@ -98,28 +96,17 @@ def run_predictions(args: argparse.Namespace) -> int:
     candidates = args.candidate or [m for m in models if m != args.baseline]
     results = compare_all(args, table, columns, args.baseline, candidates)
     decisions = [r.decision(args.gamma) for r in results]
-    if args.plot:
-        if len(results) != 1:
-            raise UserError("--plot draws one comparison; name one --candidate")
-        results[0].plot().figure.savefig(args.plot, dpi=110)
-    if args.plots:
-        from bayescomp.cli._io import write_plots
-
-        written = write_plots(results, Path(args.plots))
-        if not args.json:
-            print(f"wrote {len(written)} plot(s) to {args.plots}", file=sys.stderr)
-    if args.json:
-        out = [
+    return emit(
+        args,
+        decisions,
+        lambda: [
             r.to_dict(gamma=args.gamma) | {"reason": d.reason, "gamma": d.gamma}
             for r, d in zip(results, decisions, strict=True)
-        ]
-        json.dump(out if len(out) > 1 else out[0], sys.stdout, indent=2, allow_nan=False)
-        print()
-    else:
-        print(format_holdout(results, decisions))
-    if args.fail_unless and any(d.outcome != args.fail_unless for d in decisions):
-        return 1
-    return 0
+        ],
+        lambda: format_holdout(results, decisions),
+        results,
+        figure=lambda r: r.plot().figure,
+    )
 
 
 def _companions(r: Any) -> str:
