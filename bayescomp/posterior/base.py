@@ -148,16 +148,33 @@ class PosteriorBase:
         every kind; JSON-ready."""
         out = {**self.summary().iloc[0].to_dict(), "method": self.method_name}
         out.pop("quantity", None)
-        kinds = self.probabilities()
-        if len(kinds) > 1:
-            out["probabilities"] = {
-                k: dict(zip(("p_left", "p_rope", "p_right"), p, strict=True))
-                for k, p in kinds.items()
-            }
+        if len(self.probabilities()) > 1:
+            out["probabilities"] = self._every_kind()
         diagnostics = self.diagnostics_summary()
         if diagnostics:
             out["diagnostics"] = diagnostics
         return jsonable(out)
+
+    def _every_kind(self) -> dict[str, dict[str, float]]:
+        return {
+            k: dict(zip(("p_left", "p_rope", "p_right"), p, strict=True))
+            for k, p in self.probabilities().items()
+        }
+
+    def _headline(self, method: str, **middle: Any) -> dict[str, Any]:
+        """A ``to_dict`` of its own starts here: the names, ``method``, ``middle``, and the
+        headline probabilities."""
+        return {
+            "baseline": self.baseline_name,
+            "candidate": self.candidate_name,
+            "metric": self.metric,
+            "method": method,
+            **middle,
+            "p_left": self.p_left,
+            "p_rope": self.p_rope,
+            "p_right": self.p_right,
+            "p_better": self.p_better,
+        }
 
     def _repr_extra(self) -> str:
         return ""

@@ -359,20 +359,9 @@ class MultiMetricResult(PosteriorBase):
 
     def to_dict(self) -> dict[str, Any]:
         """Per metric its summary row, and the joint probability with its error."""
+        joint = {"p_joint": self.p_joint, "p_joint_se": self.p_joint_se}
         return jsonable(
-            {
-                "baseline": self.baseline_name,
-                "candidate": self.candidate_name,
-                "metric": self.metric,
-                "method": "multivariate",
-                "p_left": self.p_left,
-                "p_rope": self.p_rope,
-                "p_right": self.p_right,
-                "p_better": self.p_better,
-                "p_joint": self.p_joint,
-                "p_joint_se": self.p_joint_se,
-                "metrics": self.summary().to_dict("records"),
-            }
+            self._headline("multivariate") | joint | {"metrics": self.summary().to_dict("records")}
         )
 
     def plot(self, *, ax: Any = None) -> Any:

@@ -76,12 +76,30 @@ TIE_TOLERANCE = 1e-8
 _PLACES = ("rope", "left", "right")
 
 
-def _check_common(prior_strength: float, prior_place: str, draws: int) -> None:
+def _common(
+    differences: Any,
+    rope: float,
+    prior_strength: float,
+    prior_place: str,
+    draws: int,
+    **labels: Any,
+) -> dict[str, Any]:
+    """Check the options; the fields of the result that both rank tests fill alike."""
+    rope_f = check_scalar_rope(rope)
     positive = {"min_val": 0, "include_boundaries": "neither", "advice": "1 is the usual choice"}
     check_number(prior_strength, "prior_strength", **positive)
     if prior_place not in _PLACES:
         raise ValueError(f"prior_place must be one of {_PLACES}; got {prior_place!r}")
     check_number(draws, "draws", integer=True, min_val=1)
+    z, names = per_dataset_means(differences)
+    return {
+        "rope": rope_f,
+        "differences": z,
+        "prior_strength": float(prior_strength),
+        "prior_place": prior_place,
+        "dataset_names": names,
+        **labels,
+    }
 
 
 @dataclass(frozen=True, eq=False)
@@ -291,24 +309,8 @@ class RankTestResult(PosteriorBase):
 
     def to_dict(self) -> dict[str, Any]:
         """The headline probabilities and every kind of probability."""
-        return jsonable(
-            {
-                "baseline": self.baseline_name,
-                "candidate": self.candidate_name,
-                "metric": self.metric,
-                "method": self.test,
-                "rope": float(self.rope),
-                "n_datasets": self.n_datasets,
-                "p_left": self.p_left,
-                "p_rope": self.p_rope,
-                "p_right": self.p_right,
-                "p_better": self.p_better,
-                "probabilities": {
-                    k: dict(zip(("p_left", "p_rope", "p_right"), p, strict=True))
-                    for k, p in self.probabilities().items()
-                },
-            }
-        )
+        head = self._headline(self.test, rope=float(self.rope), n_datasets=self.n_datasets)
+        return jsonable(head | {"probabilities": self._every_kind()})
 
     def plot_simplex(self, ax: Axes | None = None) -> Axes:
         """Posterior draws of ``theta`` in the probability triangle."""
@@ -383,9 +385,17 @@ def sign_test(
     >>> [round(p, 3) for p in res.next_dataset]
     [0.333, 0.222, 0.444]
     """
-    rope_f = check_scalar_rope(rope)
-    _check_common(prior_strength, prior_place, draws)
-    z, names = per_dataset_means(differences)
+    common = _common(
+        differences,
+        rope,
+        prior_strength,
+        prior_place,
+        draws,
+        baseline_name=baseline_name,
+        candidate_name=candidate_name,
+        metric=metric,
+    )
+    rope_f, z = common["rope"], common["differences"]
     tol = TIE_TOLERANCE * max(float(np.max(np.abs(z))), rope_f)
     counts = np.array([np.sum(z < -rope_f - tol), 0, np.sum(z > rope_f + tol)], dtype=float)
     counts[1] = len(z) - counts[0] - counts[2]
@@ -396,20 +406,7 @@ def sign_test(
     # Dirichlet-process mean of the difference: sum_i w_i z_i with the pseudo-observation at 0
     w = rng.dirichlet(np.concatenate([[prior_strength], np.ones(len(z))]), int(draws))
     gain = w[:, 1:] @ z
-    return RankTestResult(
-        sample=sample,
-        test="sign",
-        rope=rope_f,
-        differences=z,
-        prior_strength=float(prior_strength),
-        prior_place=prior_place,
-        baseline_name=baseline_name,
-        candidate_name=candidate_name,
-        metric=metric,
-        dataset_names=names,
-        gain_sample=gain,
-        alpha=alpha,
-    )
+    return RankTestResult(sample=sample, test="sign", gain_sample=gain, alpha=alpha, **common)
 
 
 def _mirrored_dirichlet(alpha: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -479,9 +476,17 @@ def signed_rank_test(
     >>> res.p_right > 0.8
     True
     """
-    rope_f = check_scalar_rope(rope)
-    _check_common(prior_strength, prior_place, draws)
-    z, names = per_dataset_means(differences)
+    common = _common(
+        differences,
+        rope,
+        prior_strength,
+        prior_place,
+        draws,
+        baseline_name=baseline_name,
+        candidate_name=candidate_name,
+        metric=metric,
+    )
+    rope_f, z = common["rope"], common["differences"]
     z0 = {"rope": 0.0, "left": -np.inf, "right": np.inf}[prior_place]
     zz = np.concatenate([[z0], z])
     with np.errstate(invalid="ignore"):
@@ -509,16 +514,4 @@ def signed_rank_test(
         sample[:, 1] = 0.0
     else:  # 1 - (left + right): the same float whichever side is which
         sample[:, 1] = np.clip(1.0 - (sample[:, 0] + sample[:, 2]), 0.0, 1.0)
-    return RankTestResult(
-        sample=sample,
-        test="signed_rank",
-        rope=rope_f,
-        differences=z,
-        prior_strength=float(prior_strength),
-        prior_place=prior_place,
-        baseline_name=baseline_name,
-        candidate_name=candidate_name,
-        metric=metric,
-        dataset_names=names,
-        gain_sample=gain,
-    )
+    return RankTestResult(sample=sample, test="signed_rank", gain_sample=gain, **common)

@@ -348,25 +348,9 @@ class HierarchicalResult(DrawsPosterior):
 
     def to_dict(self) -> dict[str, Any]:
         """The headline probabilities, every kind of probability and the diagnostics."""
-        return jsonable(
-            {
-                "baseline": self.baseline_name,
-                "candidate": self.candidate_name,
-                "metric": self.metric,
-                "method": "hierarchical",
-                "rope": float(self.rope),
-                "n_datasets": self.n_datasets,
-                "p_left": self.p_left,
-                "p_rope": self.p_rope,
-                "p_right": self.p_right,
-                "p_better": self.p_better,
-                "probabilities": {
-                    k: dict(zip(("p_left", "p_rope", "p_right"), p, strict=True))
-                    for k, p in self.probabilities().items()
-                },
-                "diagnostics": self.diagnostics_summary(),
-            }
-        )
+        head = self._headline("hierarchical", rope=float(self.rope), n_datasets=self.n_datasets)
+        kinds = {"probabilities": self._every_kind(), "diagnostics": self.diagnostics_summary()}
+        return jsonable(head | kinds)
 
     def plot_simplex(self, ax: Axes | None = None) -> Axes:
         """Next-dataset (left, rope, right) probabilities of every draw in a triangle."""
