@@ -1,15 +1,16 @@
 """Scores from other tools: scikit-learn's ``cross_validate``, wide tables, OpenML.
 
-Each importer returns a tidy :class:`~bayescomp.scores.table.Scores` and needs the split
+Each importer builds the arguments of a tidy :class:`~bayescomp.scores.table.Scores`
+(``Scores.from_cross_validate``, ``from_wide`` and ``from_openml`` call them) and needs the split
 design *stated*, never guessed: the test fraction ``rho`` of the splits changes the
 posterior, so a table without it is refused with a message saying what to pass.
 
-* :func:`from_cross_validate` — the dicts ``sklearn.model_selection.cross_validate``
+* :func:`cross_validate_parts` — the dicts ``sklearn.model_selection.cross_validate``
   returns, one per model, with ``return_indices=True`` (the splits are then known
   exactly and checked to be the same for every model) or with ``cv=`` and ``X=``.
-* :func:`from_wide` — the autorank / baycomp layout: one column per model, one row per
+* :func:`wide_parts` — the autorank / baycomp layout: one column per model, one row per
   split (or per dataset), with ``test_fraction=`` or ``n_train=``/``n_test=``.
-* :func:`from_openml` — OpenML per-fold evaluations (``list_evaluations(...,
+* :func:`openml_parts` — OpenML per-fold evaluations (``list_evaluations(...,
   per_fold=True)``), with the task's fixed splits (its ``datasplits`` table), which make
   ``rho`` exact.
 """
@@ -25,8 +26,21 @@ import numpy as np
 import pandas as pd
 
 if TYPE_CHECKING:  # pragma: no cover
-    from bayescomp.scores.table import Scores
     from bayescomp.splits.design import SplitDesign
+
+DEFAULT_DATASET = "data"
+#: the columns of a cross_validate table that are not metrics
+_NOT_METRICS = [
+    "dataset",
+    "model",
+    "split",
+    "repeat",
+    "fold",
+    "n_train",
+    "n_test",
+    "fit_time",
+    "score_time",
+]
 
 DESIGN_HINT = (
     "state the split design: test_fraction= (n_test / (n_train + n_test), e.g. 0.1 "
@@ -132,7 +146,7 @@ def _design_of(
     return materialise_splits(pairs[first], np.zeros((n, 1)))
 
 
-def from_cross_validate(
+def cross_validate_parts(
     results_by_model: Mapping[str, Mapping[str, Any]],
     *,
     cv: Any = None,
@@ -141,7 +155,7 @@ def from_cross_validate(
     groups: Any = None,
     metric: str = "score",
     dataset: str = "data",
-) -> Scores:
+) -> dict[str, Any]:
     """Scores from scikit-learn's ``cross_validate`` outputs, one per model.
 
     Parameters
@@ -159,9 +173,10 @@ def from_cross_validate(
 
     Returns
     -------
-    Scores
-        One row per model and split with ``n_train``/``n_test`` from the indices;
-        ``.design`` holds the shared splits.
+    dict
+        The arguments of ``Scores``: a frame of one row per model and split with
+        ``n_train``/``n_test`` from the indices, its metrics, and the shared splits
+        (``design``).
 
     Raises
     ------
@@ -179,12 +194,11 @@ def from_cross_validate(
     >>> cv = StratifiedKFold(5, shuffle=True, random_state=0)
     >>> res = {name: cross_validate(est, X, y, cv=cv, scoring="accuracy", return_indices=True)
     ...        for name, est in {"nb": GaussianNB(), "tree": DecisionTreeClassifier()}.items()}
-    >>> s = from_cross_validate(res, metric="accuracy")
+    >>> from bayescomp import Scores
+    >>> s = Scores.from_cross_validate(res, metric="accuracy")
     >>> s.models, s.metrics, s.rho()
     (['nb', 'tree'], ['accuracy'], 0.2)
     """
-    from bayescomp.scores.table import Scores
-
     results = _check_results(results_by_model)
     design = _design_of(results, cv, X, y, groups)
     rows = []
@@ -211,29 +225,11 @@ def from_cross_validate(
                     **{k: v[j] for k, v in cols.items()},
                 }
             )
-    metrics = list(
-        dict.fromkeys(
-            k
-            for r in rows
-            for k in r
-            if k
-            not in (
-                "dataset",
-                "model",
-                "split",
-                "repeat",
-                "fold",
-                "n_train",
-                "n_test",
-                "fit_time",
-                "score_time",
-            )
-        )
-    )
+    metrics = list(dict.fromkeys(k for r in rows for k in r if k not in _NOT_METRICS))
     frame = pd.DataFrame(rows)
     if design.time_ordered:  # as cross_validate_paired: compare() uses the AR(1) posterior
         frame["time_ordered"] = True
-    return Scores(frame, metrics=metrics, design=design)
+    return {"frame": frame, "metrics": metrics, "design": design}
 
 
 # ------------------------------------------------------------------------- wide
@@ -254,7 +250,7 @@ def _sizes(n: int, test_fraction: Any, n_train: Any, n_test: Any) -> tuple[Any, 
     )
 
 
-def from_wide(
+def wide_parts(
     frame: pd.DataFrame,
     *,
     metric: str = "score",
@@ -266,7 +262,7 @@ def from_wide(
     dataset: str | None = None,
     dataset_col: str | None = None,
     split_col: str | None = None,
-) -> Scores:
+) -> dict[str, Any]:
     """Scores from a wide table: one column per model (the autorank / baycomp layout).
 
     Parameters
@@ -294,12 +290,11 @@ def from_wide(
     --------
     >>> import pandas as pd
     >>> wide = pd.DataFrame({"nb": [.80, .82, .81, .79], "svm": [.84, .85, .83, .84]})
-    >>> s = from_wide(wide, metric="accuracy", test_fraction=0.1)
+    >>> from bayescomp import Scores
+    >>> s = Scores.from_wide(wide, metric="accuracy", test_fraction=0.1)
     >>> s.models, len(s), s.rho()
     (['nb', 'svm'], 8, 0.1)
     """
-    from bayescomp.scores.table import DEFAULT_DATASET, Scores
-
     if rows not in ("splits", "datasets"):
         raise ValueError(f"rows must be 'splits' or 'datasets', got {rows!r}")
     if not isinstance(frame, pd.DataFrame):
@@ -352,7 +347,7 @@ def from_wide(
         var_name="model",
         value_name=metric,
     )
-    return Scores(long, metrics=[metric])
+    return {"frame": long, "metrics": [metric]}
 
 
 # ------------------------------------------------------------------------ OpenML
@@ -387,14 +382,14 @@ def openml_split_sizes(splits: pd.DataFrame) -> pd.DataFrame:
     return counts.rename(columns={"TRAIN": "n_train", "TEST": "n_test"})[["n_train", "n_test"]]
 
 
-def from_openml(
+def openml_parts(
     evaluations: pd.DataFrame,
     *,
     splits: Any = None,
     test_fraction: float | None = None,
     model_col: str = "flow_name",
     dataset_col: str = "data_name",
-) -> Scores:
+) -> dict[str, Any]:
     """Scores from OpenML per-fold evaluations, with the task's fixed splits.
 
     Parameters
@@ -414,8 +409,6 @@ def from_openml(
         Which columns name the model (``flow_name``; ``setup_id`` when one flow was run
         with several hyperparameter settings) and the dataset.
     """
-    from bayescomp.scores.table import Scores
-
     need = {"task_id", "function", "values", model_col, dataset_col}
     if not need <= set(evaluations.columns):
         raise ValueError(
@@ -475,7 +468,7 @@ def from_openml(
         values="value",
     ).reset_index()
     tidy.columns.name = None
-    return Scores(tidy, metrics=list(dict.fromkeys(long["metric"])))
+    return {"frame": tidy, "metrics": list(dict.fromkeys(long["metric"]))}
 
 
 def _task_sizes(

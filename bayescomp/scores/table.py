@@ -18,6 +18,12 @@ import pandas as pd
 from bayescomp.core.checks import check_fraction
 from bayescomp.core.orientation import canonical_metric, check_metric_range, resolve_direction
 from bayescomp.scores.cells import check_filled, check_numeric_cells, model_rows, split_ranges
+from bayescomp.scores.importers import (
+    DEFAULT_DATASET,
+    cross_validate_parts,
+    openml_parts,
+    wide_parts,
+)
 from bayescomp.splits.design import MAX_ROWS, rho_from_sizes
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -40,7 +46,6 @@ META = frozenset(
         "error",
     }
 )
-DEFAULT_DATASET = "data"
 
 
 def _check_unique(df: pd.DataFrame, key: list[str]) -> None:
@@ -254,24 +259,18 @@ class Scores:
     @classmethod
     def from_cross_validate(cls, results_by_model: Any, **kwargs: Any) -> Scores:
         """From scikit-learn ``cross_validate`` outputs, one per model (see
-        :func:`bayescomp.scores.importers.from_cross_validate`)."""
-        from bayescomp.scores.importers import from_cross_validate
-
-        return from_cross_validate(results_by_model, **kwargs)
+        :func:`bayescomp.scores.importers.cross_validate_parts`)."""
+        return cls(**cross_validate_parts(results_by_model, **kwargs))
 
     @classmethod
     def from_wide(cls, frame: pd.DataFrame, **kwargs: Any) -> Scores:
-        """From one column per model (see :func:`bayescomp.scores.importers.from_wide`)."""
-        from bayescomp.scores.importers import from_wide
-
-        return from_wide(frame, **kwargs)
+        """From one column per model (see :func:`bayescomp.scores.importers.wide_parts`)."""
+        return cls(**wide_parts(frame, **kwargs))
 
     @classmethod
     def from_openml(cls, evaluations: pd.DataFrame, **kwargs: Any) -> Scores:
-        """From OpenML per-fold evaluations (see :func:`bayescomp.scores.importers.from_openml`)."""
-        from bayescomp.scores.importers import from_openml
-
-        return from_openml(evaluations, **kwargs)
+        """From OpenML per-fold evaluations (see :func:`bayescomp.scores.importers.openml_parts`)."""
+        return cls(**openml_parts(evaluations, **kwargs))
 
     @classmethod
     def read_csv(cls, path: str | Path, **kwargs: Any) -> Scores:
