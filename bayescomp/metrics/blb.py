@@ -26,7 +26,6 @@ changes by less than ``tol`` (relative to its width) over ``window`` steps.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -41,8 +40,8 @@ from bayescomp.metrics.blb_core import (
     assemble,
     check_blb_args,
     extend_history,
-    offsets,
     settled,
+    subset_size,
     subset_task,
 )
 from bayescomp.metrics.spark import is_spark_frame
@@ -197,14 +196,7 @@ def blb_metric(
         return _on_spark(y_true, y_pred_or_score, spec, columns, locals())
     yt_all, yp_all, dask, threshold = _inputs(y_true, y_pred_or_score, spec, threshold, pos_label)
     n = int(yt_all.shape[0])
-    b = max(2, min(n, int(np.ceil(n**exponent))))
-    if n < 1000:
-        warnings.warn(
-            f"only {n} rows: the bag of little bootstraps is meant for large test sets; "
-            "bc.bootstrap_metric gives a more accurate interval here",
-            UserWarning,
-            stacklevel=2,
-        )
+    b = subset_size(n, exponent, stacklevel=2)
     rng = np.random.default_rng(random_state)
     alpha = 1 - float(confidence_level)
 
@@ -224,18 +216,13 @@ def blb_metric(
         min_subsets=min_subsets,
         n_jobs=n_jobs,
     )
-    est, source = _center(estimate, spec, yt_all, yp_all, dask)
-    centers = np.array([r["center"] for r in results])
-    est, off_lo, off_hi = offsets(method, results, est, source, centers, alpha)
     return assemble(
         spec,
         results,
         history,
-        est,
-        off_lo,
-        off_hi,
-        source,
+        _center(estimate, spec, yt_all, yp_all, dask),
         converged,
+        alpha=alpha,
         confidence_level=float(confidence_level),
         method=method,
         n=n,

@@ -214,7 +214,7 @@ def offsets(
         f"the mean of {centers.size} subset values and widened by their standard error "
         f"({se_c:.3g}); pass estimate=<full-data value> for the narrower interval",
         BLBCenterWarning,
-        stacklevel=3,
+        stacklevel=4,
     )
     return (
         float(centers.mean()),
@@ -223,24 +223,39 @@ def offsets(
     )
 
 
+def subset_size(n: int, exponent: float, stacklevel: int) -> int:
+    """Rows per subset, ``b = n ** exponent`` (at least 2); a warning below 1000 rows."""
+    if n < 1000:
+        warnings.warn(
+            f"only {n} rows: the bag of little bootstraps is meant for large test sets; "
+            "bc.bootstrap_metric gives a more accurate interval here",
+            UserWarning,
+            stacklevel=stacklevel + 1,
+        )
+    return max(2, min(n, int(np.ceil(n**exponent))))
+
+
 def assemble(
     spec: MetricSpec,
     results: list[dict[str, Any]],
     history: list[float],
-    est: float,
-    off_lo: float,
-    off_hi: float,
-    source: str,
+    estimate: tuple[float | None, str],
     converged: bool,
     *,
+    alpha: float,
     confidence_level: float,
     method: str,
     n: int,
     exponent: float,
     b: int,
 ) -> BLBInterval:
-    """Assemble the :class:`BLBInterval` with its per-subset table."""
+    """The :class:`BLBInterval` with its per-subset table, around ``estimate`` (the centre
+    and its source)."""
     import pandas as pd
+
+    source = estimate[1]
+    centers = np.array([r["center"] for r in results])
+    est, off_lo, off_hi = offsets(method, results, estimate[0], source, centers, alpha)
 
     subsets = pd.DataFrame(
         [

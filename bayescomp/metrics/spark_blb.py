@@ -26,7 +26,6 @@ warning) unless ``estimate=`` gives it.
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
@@ -37,8 +36,8 @@ from bayescomp.metrics.blb_core import (
     BLBInterval,
     assemble,
     extend_history,
-    offsets,
     settled,
+    subset_size,
     subset_task,
 )
 from bayescomp.metrics.spark import CONFUSION_METRICS, check_columns, confusion_value
@@ -266,14 +265,7 @@ def spark_blb(
     label, score = columns.get("label", "y_true"), columns.get("score", "y_score")
     sizes = partition_sizes(df, label, score)
     n = sum(sizes.values())
-    b = max(2, min(n, int(np.ceil(n**exponent))))
-    if n < 1000:
-        warnings.warn(
-            f"only {n} rows: the bag of little bootstraps is meant for large test sets; "
-            "bc.bootstrap_metric gives a more accurate interval here",
-            UserWarning,
-            stacklevel=3,
-        )
+    b = subset_size(n, exponent, stacklevel=3)
     rng = np.random.default_rng(random_state)
     counts = np.array([sizes[p] for p in sorted(sizes)], dtype=np.int64)
     alloc = np.stack([rng.multivariate_hypergeometric(counts, b) for _ in range(n_subsets)])
@@ -292,12 +284,10 @@ def spark_blb(
         )  # fmt: skip
     finally:
         picked.unpersist()
-    est, source = spark_center(
+    center = spark_center(
         estimate, df, spec, label=label, score=score, threshold=threshold, pos_label=pos_label
     )
-    centers = np.array([r["center"] for r in results])
-    est, off_lo, off_hi = offsets(method, results, est, source, centers, alpha)
     return assemble(
-        spec, results, history, est, off_lo, off_hi, source, converged,
+        spec, results, history, center, converged, alpha=alpha,
         confidence_level=float(confidence_level), method=method, n=n, exponent=exponent, b=b,
     )  # fmt: skip
