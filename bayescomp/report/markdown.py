@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from bayescomp.core.regions import format_probability
+from bayescomp.decision.walk import STEP_COLUMNS
 
 
 def _cell(v: Any, spec: str = ".3f") -> str:
@@ -38,18 +39,7 @@ def selection_markdown(sel: Any) -> str:
         f"{_cell(str(rec.get('rule', 'champion_challenger')))} · baseline {_cell(sel.baseline)}",
         "",
     ]
-    cols = [
-        "step",
-        "champion",
-        "challenger",
-        "p_better",
-        "p_left",
-        "p_rope",
-        "p_right",
-        "risk",
-        "expected_gain",
-        "decision",
-    ]
+    cols = STEP_COLUMNS[: STEP_COLUMNS.index("decision") + 1]
     lines += ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for r in sel.steps.to_dict("records"):
         cells = [
