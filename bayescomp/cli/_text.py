@@ -113,6 +113,28 @@ def in_flags(message: str, flags: dict[str, str]) -> str:
     )
 
 
+#: a comparison table's columns after the candidate, its score and the mean difference
+INTERVAL_COLUMNS = ["95% HDI", "P(left)", "P(rope)", "P(right)", "P(better)", "decision"]
+
+
+def comparison_row(
+    r: Any, d: Any, score: str, mean: float, hdi: tuple[float, float], gamma: float | None = None
+) -> list[str]:
+    """One candidate's cells: its name, ``score``, the mean difference, the HDI, the four
+    probabilities (printed so as not to contradict ``gamma``) and the decision."""
+    from bayescomp.core.regions import format_probability
+
+    probs = (r.p_left, r.p_rope, r.p_right, r.p_better)
+    return [
+        r.candidate_name,
+        score,
+        f"{mean:+.4f}",
+        f"[{hdi[0]:+.4f}, {hdi[1]:+.4f}]",
+        *(format_probability(p, gamma) for p in probs),
+        d.outcome,
+    ]
+
+
 def aligned(rows: list[list[str]], columns: list[str]) -> list[str]:
     """A text table as lines: the header, a rule, then the rows, every column left-aligned
     (laid out by pandas)."""

@@ -15,7 +15,13 @@ from typing import TYPE_CHECKING, Any
 from bayescomp.cli import _parents
 from bayescomp.cli._backend import fit_options, on_backend
 from bayescomp.cli._io import emit, output_file
-from bayescomp.cli._text import DefaultsHelp, aligned, rope_note
+from bayescomp.cli._text import (
+    INTERVAL_COLUMNS,
+    DefaultsHelp,
+    aligned,
+    comparison_row,
+    rope_note,
+)
 from bayescomp.cli.main import UserError
 from bayescomp.core.jsonable import jsonable
 from bayescomp.core.regions import format_probability
@@ -500,36 +506,15 @@ def format_table(results: list[Posterior], decisions: list[Decision]) -> str:
     rows, s0 = [], results[0].summary().iloc[0]
     for r, d in zip(results, decisions, strict=True):
         s = r.summary().iloc[0]
-        rows.append(
-            [
-                r.candidate_name,
-                _score(s["candidate_score"]),
-                f"{s['mean']:+.4f}",
-                f"[{s['hdi_95_low']:+.4f}, {s['hdi_95_high']:+.4f}]",
-                format_probability(r.p_left),
-                format_probability(r.p_rope),
-                format_probability(r.p_right),
-                format_probability(r.p_better),
-                d.outcome,
-            ]
-        )
+        hdi = (s["hdi_95_low"], s["hdi_95_high"])
+        rows.append(comparison_row(r, d, _score(s["candidate_score"]), s["mean"], hdi))
     head = (
         f"baseline: {s0['baseline']} (mean {s0['metric']}: {_score(s0['baseline_score'])})   "
         f"metric: {s0['metric']}   rope: ±{float(s0['rope']):g}   "
         + (f"rho: {s0['rho']:.3g}" if "rho" in s0 else "time-ordered windows (AR(1) posterior)")
         + f"   splits: {s0['n']}"
     )
-    cols = [
-        "candidate",
-        f"mean {s0['metric']}",
-        "mean diff",
-        "95% HDI",
-        "P(left)",
-        "P(rope)",
-        "P(right)",
-        "P(better)",
-        "decision",
-    ]
+    cols = ["candidate", f"mean {s0['metric']}", "mean diff", *INTERVAL_COLUMNS]
     reasons = [f"  {r.candidate_name}: {d.reason}" for r, d in zip(results, decisions, strict=True)]
     legend = (
         f"P(left/rope/right): candidate worse beyond, within, better beyond the ROPE "

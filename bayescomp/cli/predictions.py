@@ -13,9 +13,8 @@ import argparse
 from typing import Any
 
 from bayescomp.cli._io import emit
-from bayescomp.cli._text import rope_note
+from bayescomp.cli._text import INTERVAL_COLUMNS, comparison_row, rope_note
 from bayescomp.cli.main import UserError
-from bayescomp.core.regions import format_probability
 from bayescomp.core.text import terminal_literal
 
 
@@ -141,33 +140,11 @@ def format_holdout(results: list[Any], decisions: list[Any]) -> str:
         f"baseline: {r0.baseline_name} ({r0.metric}: {r0.baseline_score:.4f})   "
         f"metric: {r0.metric}   rope: ±{r0.rope:g}   items: {r0.n_items}{design}"
     )
-    cols = [
-        "candidate",
-        r0.metric or "score",
-        "posterior mean",
-        "95% HDI",
-        "P(left)",
-        "P(rope)",
-        "P(right)",
-        "P(better)",
-        "decision",
+    cols = ["candidate", r0.metric or "score", "posterior mean", *INTERVAL_COLUMNS]
+    rows = [
+        comparison_row(r, d, f"{r.candidate_score:.4f}", r.expected_gain, r.hdi(0.95), d.gamma)
+        for r, d in zip(results, decisions, strict=True)
     ]
-    rows = []
-    for r, d in zip(results, decisions, strict=True):
-        lo, hi = r.hdi(0.95)
-        rows.append(
-            [
-                r.candidate_name,
-                f"{r.candidate_score:.4f}",
-                f"{r.expected_gain:+.4f}",
-                f"[{lo:+.4f}, {hi:+.4f}]",
-                format_probability(r.p_left, d.gamma),
-                format_probability(r.p_rope, d.gamma),
-                format_probability(r.p_right, d.gamma),
-                format_probability(r.p_better, d.gamma),
-                d.outcome,
-            ]
-        )
     widths = [max(len(c), *(len(row[i]) for row in rows)) for i, c in enumerate(cols)]
     line = "  ".join(c.ljust(w) for c, w in zip(cols, widths, strict=True))
     body = ["  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)) for row in rows]
