@@ -143,6 +143,22 @@ class PosteriorBase:
             )
         return pd.DataFrame(rows)
 
+    def _kind_rows(self, gamma: float, lead: dict[str, Any], extra: dict[str, Any]) -> pd.DataFrame:
+        """A summary of its own: per kind of probability the names, ``lead``, the kind, its
+        region probabilities, ``extra`` and the decision at ``gamma``."""
+        import pandas as pd
+
+        names = {"baseline": self.baseline_name, "candidate": self.candidate_name}
+        return pd.DataFrame(
+            [
+                names
+                | {"metric": self.metric, **lead, "quantity": kind}
+                | {"p_left": p.p_left, "p_rope": p.p_rope, "p_right": p.p_right, **extra}
+                | {"decision": self.decision(gamma, on=kind).outcome}
+                for kind, p in self.probabilities().items()
+            ]
+        )
+
     def to_dict(self) -> dict[str, Any]:
         """The summary's first row, ``method`` and, with several kinds of probability,
         every kind; JSON-ready."""

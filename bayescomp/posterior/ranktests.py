@@ -277,35 +277,20 @@ class RankTestResult(PosteriorBase):
     ) -> pd.DataFrame:
         """One row per kind of probability, with the HDI (``confidence_level``, default
         0.95) of the mean difference and the decision at ``gamma``."""
-        import pandas as pd
-
         level = 0.95 if confidence_level is None else confidence_level
         lo, hi = self.hdi(level)
         pct = f"{100 * level:g}"
-        rows = []
-        for kind, p in self.probabilities().items():
-            rows.append(
-                {
-                    "baseline": self.baseline_name,
-                    "candidate": self.candidate_name,
-                    "metric": self.metric,
-                    "test": self.test,
-                    "quantity": kind,
-                    "p_left": p.p_left,
-                    "p_rope": p.p_rope,
-                    "p_right": p.p_right,
-                    "p_better": self.p_better,
-                    "expected_gain": self.expected_gain,
-                    f"hdi_{pct}_low": lo,
-                    f"hdi_{pct}_high": hi,
-                    "rope": float(self.rope),
-                    "n_datasets": self.n_datasets,
-                    "prior_strength": self.prior_strength,
-                    "prior_place": self.prior_place,
-                    "decision": self.decision(gamma, on=kind).outcome,
-                }
-            )
-        return pd.DataFrame(rows)
+        extra = {
+            "p_better": self.p_better,
+            "expected_gain": self.expected_gain,
+            f"hdi_{pct}_low": lo,
+            f"hdi_{pct}_high": hi,
+            "rope": float(self.rope),
+            "n_datasets": self.n_datasets,
+            "prior_strength": self.prior_strength,
+            "prior_place": self.prior_place,
+        }
+        return self._kind_rows(gamma, {"test": self.test}, extra)
 
     def to_dict(self) -> dict[str, Any]:
         """The headline probabilities and every kind of probability."""

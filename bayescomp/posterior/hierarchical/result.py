@@ -279,35 +279,21 @@ class HierarchicalResult(DrawsPosterior):
     ) -> pd.DataFrame:
         """One row per kind of probability, with ``delta0``'s moments, its HDI
         (``confidence_level``, default 0.95) and the decision at ``gamma``."""
-        import pandas as pd
-
         level = 0.95 if confidence_level is None else confidence_level
         lo, hi = self.hdi(level)
         pct = f"{100 * level:g}"
         sd = float(np.std(self._delta0, ddof=1))
-        rows = []
-        for kind, p in self.probabilities().items():
-            rows.append(
-                {
-                    "baseline": self.baseline_name,
-                    "candidate": self.candidate_name,
-                    "metric": self.metric,
-                    "quantity": kind,
-                    "p_left": p.p_left,
-                    "p_rope": p.p_rope,
-                    "p_right": p.p_right,
-                    "delta0_mean": self.expected_gain,
-                    "delta0_sd": sd,
-                    f"hdi_{pct}_low": lo,
-                    f"hdi_{pct}_high": hi,
-                    "rope": float(self.rope),
-                    "n_datasets": self.n_datasets,
-                    "converged": self.converged,
-                    "attempts": len(self.attempts),
-                    "decision": self.decision(gamma, on=kind).outcome,
-                }
-            )
-        return pd.DataFrame(rows)
+        extra = {
+            "delta0_mean": self.expected_gain,
+            "delta0_sd": sd,
+            f"hdi_{pct}_low": lo,
+            f"hdi_{pct}_high": hi,
+            "rope": float(self.rope),
+            "n_datasets": self.n_datasets,
+            "converged": self.converged,
+            "attempts": len(self.attempts),
+        }
+        return self._kind_rows(gamma, {}, extra)
 
     def __repr__(self) -> str:
         label = difference_label(self, sep=" - ")
