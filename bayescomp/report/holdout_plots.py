@@ -9,7 +9,12 @@ import numpy as np
 
 from bayescomp.core.orientation import difference_label
 from bayescomp.report._literal import literal_text
-from bayescomp.report.plots import REGION_COLOURS, fitted_title, interval_bar, region_title
+from bayescomp.report.plots import (
+    REGION_COLOURS,
+    fitted_title,
+    region_title,
+    shaded_density,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -51,15 +56,7 @@ def plot_draws_posterior(res: Any, ax: Axes | None = None, level: float = 0.95) 
     dens = _density(res.draws, x)
     ymax = max(float(dens.max()), 1e-12)
     rope = res.rope
-    for (a, b), colour in zip(
-        ((-np.inf, -rope), (-rope, rope), (rope, np.inf)), REGION_COLOURS, strict=True
-    ):
-        sel = (x >= a) & (x <= b)
-        ax.fill_between(x[sel], dens[sel], color=colour, alpha=0.35, lw=0)
-    ax.plot(x, dens, color="k", lw=1.4)
-    lo, hi = res.hdi(level)
-    interval_bar(ax, lo, hi, ymax, f"{100 * level:g}% HDI")
-    ax.set_ylim(0, ymax * 1.3)
+    shaded_density(ax, x, dens, rope, res.hdi(level), f"{100 * level:g}% HDI", ymax)
     _rope_lines(ax, rope)
     fitted_title(ax, region_title(res))
     unit = res.metric or "score"

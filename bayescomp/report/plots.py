@@ -46,15 +46,8 @@ def plot_t_posterior(res: Any, ax: Axes | None = None, confidence_level: float =
         x = np.linspace(lo - pad, hi + pad, 600)
         dens = stats.t.pdf(x, res.df, loc=mean, scale=scale)
         ymax = dens.max()
-        for (a, b), colour in zip(
-            ((-np.inf, -rope), (-rope, rope), (rope, np.inf)), REGION_COLOURS, strict=True
-        ):
-            sel = (x >= a) & (x <= b)
-            ax.fill_between(x[sel], dens[sel], color=colour, alpha=0.35, lw=0)
-        ax.plot(x, dens, color="k", lw=1.4)
-        h_lo, h_hi = res.hdi(confidence_level)
-        interval_bar(ax, h_lo, h_hi, ymax, f"{100 * confidence_level:g}% HDI")
-        ax.set_ylim(0, ymax * 1.3)
+        hdi = res.hdi(confidence_level)
+        shaded_density(ax, x, dens, rope, hdi, f"{100 * confidence_level:g}% HDI", ymax)
     if rope > 0:
         ax.axvspan(-rope, rope, color=REGION_COLOURS[1], alpha=0.12, lw=0)
         ax.axvline(-rope, color=REGION_COLOURS[1], ls=":", lw=1)
@@ -65,6 +58,21 @@ def plot_t_posterior(res: Any, ax: Axes | None = None, confidence_level: float =
     ax.set_ylabel("posterior density")
     ax.spines[["top", "right"]].set_visible(False)
     return ax
+
+
+def shaded_density(
+    ax: Axes, x: Any, dens: Any, rope: float, interval: Any, name: str, ymax: Any
+) -> None:
+    """A density over ``x`` shaded by the three ROPE regions, and ``interval`` as a bar
+    (labelled ``name``) above its height ``ymax``."""
+    for (a, b), colour in zip(
+        ((-np.inf, -rope), (-rope, rope), (rope, np.inf)), REGION_COLOURS, strict=True
+    ):
+        sel = (x >= a) & (x <= b)
+        ax.fill_between(x[sel], dens[sel], color=colour, alpha=0.35, lw=0)
+    ax.plot(x, dens, color="k", lw=1.4)
+    interval_bar(ax, interval[0], interval[1], ymax, name)
+    ax.set_ylim(0, ymax * 1.3)
 
 
 def interval_bar(ax: Axes, lo: float, hi: float, ymax: float, name: str) -> None:

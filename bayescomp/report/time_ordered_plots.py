@@ -8,7 +8,11 @@ import numpy as np
 
 from bayescomp.core.orientation import difference_label
 from bayescomp.report._literal import literal_text
-from bayescomp.report.plots import REGION_COLOURS, fitted_title, interval_bar, region_title
+from bayescomp.report.plots import (
+    fitted_title,
+    region_title,
+    shaded_density,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -36,16 +40,9 @@ def plot_mixture_posterior(
         * stats.t.pdf((x[None, :] - res.loc[keep, None]) / scale[:, None], res.df)
         / scale[:, None]
     ).sum(0)
-    for (a, b), colour in zip(
-        ((-np.inf, -rope), (-rope, rope), (rope, np.inf)), REGION_COLOURS, strict=True
-    ):
-        sel = (x >= a) & (x <= b)
-        ax.fill_between(x[sel], dens[sel], color=colour, alpha=0.35, lw=0)
-    ax.plot(x, dens, color="k", lw=1.4)
-    ymax = float(dens.max())
-    i_lo, i_hi = res.interval(confidence_level)
-    interval_bar(ax, i_lo, i_hi, ymax, f"{100 * confidence_level:g}% interval")
-    ax.set_ylim(0, ymax * 1.3)
+    interval = res.interval(confidence_level)
+    name = f"{100 * confidence_level:g}% interval"
+    shaded_density(ax, x, dens, rope, interval, name, float(dens.max()))
     ax.set_xlabel(f"{difference_label(res)} ({res.metric or 'score'})")
     ax.set_ylabel("posterior density")
     fitted_title(
