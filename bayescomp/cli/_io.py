@@ -149,3 +149,9 @@ def emit(
     else:
         print(text())
     return int(bool(args.fail_unless) and any(d.outcome != args.fail_unless for d in decisions))
+
+
+def add_output_flags(p: Any, out: str, plot: str) -> None:
+    """``--out`` (a CSV; ``out`` is its help) and ``--plot`` (a PNG; ``plot``)."""
+    p.add_argument("--out", type=output_file("table.csv"), help=out)
+    p.add_argument("--plot", type=output_file("plot.png"), metavar="FILE.png", help=plot)

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from bayescomp.cli._io import column, output_file, parse_label, read_csv, write_outputs
+from bayescomp.cli._io import add_output_flags, column, parse_label, read_csv, write_outputs
 from bayescomp.cli._text import DefaultsHelp
 from bayescomp.core.metric import metric_record
 
@@ -108,13 +108,7 @@ def register(subparsers: Any) -> None:
     c.add_argument("--pos-label", help="positive class (default 1)")
     c.add_argument("--kind", default="pr", help="plot: pr, roc, or a metric name vs threshold")
     c.add_argument("--band", default="std", choices=("std", "quantile"))
-    c.add_argument(
-        "--out", type=output_file("table.csv"), help="write the per-threshold summary to this CSV"
-    )
-    c.add_argument(
-        "--plot",
-        type=output_file("plot.png"),
-        metavar="FILE.png",
-        help="write the curve with its band",
+    add_output_flags(
+        c, "write the per-threshold summary to this CSV", "write the curve with its band"
     )
     c.set_defaults(func=run_curves)

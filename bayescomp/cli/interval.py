@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from bayescomp.cli._io import column, output_file, parse_label, read_csv, write_outputs
+from bayescomp.cli._io import add_output_flags, column, parse_label, read_csv, write_outputs
 from bayescomp.cli._text import DefaultsHelp
 
 
@@ -117,13 +117,5 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--n-jobs", type=int, help="BLB subsets in parallel")
     p.add_argument("--seed", type=int, help="random seed")
-    p.add_argument(
-        "--out", type=output_file("table.csv"), help="write the summary table to this CSV"
-    )
-    p.add_argument(
-        "--plot",
-        type=output_file("plot.png"),
-        metavar="FILE.png",
-        help="write the resampling histogram",
-    )
+    add_output_flags(p, "write the summary table to this CSV", "write the resampling histogram")
     p.set_defaults(func=run_interval)

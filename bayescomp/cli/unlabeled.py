@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from bayescomp.cli._io import column, output_file, parse_label, read_csv, write_outputs
+from bayescomp.cli._io import add_output_flags, column, parse_label, read_csv, write_outputs
 from bayescomp.cli._text import DefaultsHelp
 
 
@@ -90,13 +90,5 @@ def register(subparsers: Any) -> None:
     u.add_argument(
         "--positive-class", dest="pos_label", action=_DeprecatedFlag, help=argparse.SUPPRESS
     )
-    u.add_argument(
-        "--out", type=output_file("table.csv"), help="write the table indexed by k to this CSV"
-    )
-    u.add_argument(
-        "--plot",
-        type=output_file("plot.png"),
-        metavar="FILE.png",
-        help="write the recall@k vs k plot",
-    )
+    add_output_flags(u, "write the table indexed by k to this CSV", "write the recall@k vs k plot")
     u.set_defaults(func=run_unlabeled)
