@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -11,6 +12,7 @@ __all__ = [
     "ESS_BULK_FLOOR",
     "ESS_BULK_MIN",
     "R_HAT_MAX",
+    "MCMCChecks",
     "check_convergence",
     "diagnostics_table",
     "ess_required",
@@ -102,3 +104,31 @@ def check_convergence(
     if divergences > 0:
         problems.append(f"{divergences} divergent transition(s)")
     return (not problems), "; ".join(problems)
+
+
+class MCMCChecks:
+    """What a result sampled by MCMC (``idata`` and its ``diagnostics`` table) says of its
+    convergence: the hierarchical and the Plackett–Luce results share it."""
+
+    idata: Any
+    diagnostics: pd.DataFrame
+    ess_min: int = ESS_BULK_MIN
+
+    @property
+    def divergences(self) -> int:
+        return int(self.idata.sample_stats["diverging"].values.sum())
+
+    @cached_property
+    def _convergence(self) -> tuple[bool, str]:
+        return check_convergence(self.diagnostics, self.divergences, int(self.ess_min))
+
+    @property
+    def converged(self) -> bool:
+        """R-hat <= 1.01, bulk ESS >= :attr:`ess_min` (400 unless set) for every parameter,
+        and no divergent transition."""
+        return self._convergence[0]
+
+    @property
+    def convergence_problems(self) -> str:
+        """Which checks failed (empty when converged)."""
+        return self._convergence[1]

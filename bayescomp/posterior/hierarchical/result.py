@@ -16,7 +16,7 @@ from bayescomp.core.regions import RegionProbabilities, argmax_shares, t_region_
 from bayescomp.posterior.base import DrawsPosterior
 from bayescomp.posterior.hierarchical.diagnostics import (
     ESS_BULK_MIN,
-    check_convergence,
+    MCMCChecks,
     diagnostics_table,
 )
 
@@ -29,7 +29,7 @@ __all__ = ["HierarchicalResult"]
 
 
 @dataclass(frozen=True, eq=False)
-class HierarchicalResult(DrawsPosterior):
+class HierarchicalResult(DrawsPosterior, MCMCChecks):
     """Posterior of the hierarchical model, on the metric's own scale.
 
     ``p_left``, ``p_rope``, ``p_right`` (and :meth:`decision`) refer to the
@@ -166,24 +166,6 @@ class HierarchicalResult(DrawsPosterior):
         diag = diagnostics_table(self.idata)
         diag.attrs["divergences"] = self.divergences
         return diag
-
-    @property
-    def divergences(self) -> int:
-        return int(self.idata.sample_stats["diverging"].values.sum())
-
-    @cached_property
-    def _check(self) -> tuple[bool, str]:
-        return check_convergence(self.diagnostics, self.divergences, int(self.ess_min))
-
-    @property
-    def converged(self) -> bool:
-        """R-hat <= 1.01, bulk ESS >= :attr:`ess_min` for every parameter and no divergences."""
-        return self._check[0]
-
-    @property
-    def convergence_problems(self) -> str:
-        """Which checks failed (empty when converged)."""
-        return self._check[1]
 
     def mcse(self) -> dict[str, float]:
         """Monte-Carlo standard error of each probability (``p_left``, ``p_rope``,

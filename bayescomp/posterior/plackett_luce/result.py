@@ -27,7 +27,7 @@ import numpy as np
 
 from bayescomp.core.checks import check_gamma, check_level
 from bayescomp.core.jsonable import jsonable
-from bayescomp.posterior.hierarchical.diagnostics import check_convergence, diagnostics_table
+from bayescomp.posterior.hierarchical.diagnostics import MCMCChecks, diagnostics_table
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -77,7 +77,7 @@ def _latex(text: str) -> str:
 
 
 @dataclass(frozen=True, eq=False)
-class PlackettLuceResult:
+class PlackettLuceResult(MCMCChecks):
     """Posterior of a Bayesian Plackett–Luce model of per-dataset rankings.
 
     Attributes
@@ -211,23 +211,6 @@ class PlackettLuceResult:
         table = diagnostics_table(self.idata, var_names=("worth",))
         table.attrs["divergences"] = self.divergences
         return table
-
-    @property
-    def divergences(self) -> int:
-        return int(self.idata.sample_stats["diverging"].values.sum())
-
-    @cached_property
-    def _convergence(self) -> tuple[bool, str]:
-        return check_convergence(self.diagnostics, self.divergences)
-
-    @property
-    def converged(self) -> bool:
-        """R-hat <= 1.01, bulk ESS >= 400 for every worth, and no divergent transition."""
-        return self._convergence[0]
-
-    @property
-    def convergence_problems(self) -> str:
-        return self._convergence[1]
 
     # ------------------------------------------------------------ claims
     def best(self, gamma: float = 0.95) -> Best:
