@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from bayescomp.core.checks import check_level
+from bayescomp.core.jsonable import jsonable
 from bayescomp.core.orientation import difference_label
 from bayescomp.posterior.base import DrawsPosterior
 
@@ -160,7 +161,7 @@ class HoldoutResult(DrawsPosterior):
         for name, comp in self.frequentist.items():
             values = comp.to_dict() if hasattr(comp, "to_dict") else {"value": comp}
             out.update({f"{name}_{k}": v for k, v in values.items()})
-        return {k: _plain(v) for k, v in out.items()}
+        return jsonable(out)
 
     def summary(
         self, *, confidence_level: float | None = None, gamma: float = 0.95
@@ -202,12 +203,3 @@ class HoldoutResult(DrawsPosterior):
         from bayescomp.report.holdout_plots import holdout_figures
 
         return holdout_figures(self)
-
-
-def _plain(v: Any) -> Any:
-    """A JSON-ready value: numpy scalars as Python numbers, NaN as None."""
-    if isinstance(v, np.generic):
-        v = v.item()
-    if isinstance(v, float) and not np.isfinite(v):
-        return None
-    return v
