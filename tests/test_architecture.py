@@ -59,14 +59,11 @@ MAX_FUNCTION_LINES = 80
 #: (a ratchet: it may shrink, never grow).  Every entry says why; the aim is none.
 _REFLOWED = "over the limit only since `ruff format` reflowed it (issue 17); split it, then remove this entry"
 MODULE_SIZE_ALLOWLIST: dict[str, tuple[int, str]] = {
-    "bayescomp/cli/compare.py": (584, _REFLOWED),
+    "bayescomp/cli/compare.py": (529, _REFLOWED),
     "bayescomp/integrations/mlflow.py": (577, _REFLOWED),
-    "bayescomp/metrics/bootstrap.py": (601, _REFLOWED),
-    "bayescomp/posterior/compare.py": (545, _REFLOWED),
-    "bayescomp/posterior/multivariate.py": (546, _REFLOWED),
-    "bayescomp/posterior/ranktests.py": (536, _REFLOWED),
-    "bayescomp/scores/table.py": (542, _REFLOWED),
-    "bayescomp/studies/select.py": (529, _REFLOWED),
+    "bayescomp/posterior/multivariate.py": (526, _REFLOWED),
+    "bayescomp/posterior/ranktests.py": (502, _REFLOWED),
+    "bayescomp/scores/table.py": (531, _REFLOWED),
 }
 #: "path:function" -> (lines of code, reason), the same ratchet for functions
 FUNCTION_SIZE_ALLOWLIST: dict[str, tuple[int, str]] = {
@@ -368,7 +365,7 @@ def test_allow_lists_name_existing_files():
 #: the package's line budget: every ``bayescomp/**/*.py`` line counts, and the ceiling only
 #: goes down.  Issue 29 asks for 24,000 (26,000 with the capabilities of the round after
 #: it); the consolidation so far reached the figure below, which no change may exceed.
-MAX_PACKAGE_LINES = 28_560
+MAX_PACKAGE_LINES = 28_400
 #: the parameters of the two selection doors, and the exported names
 MAX_SELECT_PARAMETERS, MAX_SELECT_MODELS_PARAMETERS, MAX_EXPORTS = 12, 15, 60
 
