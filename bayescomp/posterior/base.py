@@ -72,8 +72,8 @@ class PosteriorBase:
         """Whether the posterior can be decided on, and why not."""
         return True, ""
 
-    def _advice(self) -> str:
-        """What to collect when undecided."""
+    def _advice(self, gamma: float) -> str:
+        """What to collect when undecided at ``gamma``."""
         return "collect more repetitions"
 
     def decision(self, gamma: float = 0.95, on: str | None = None) -> Decision:
@@ -96,7 +96,7 @@ class PosteriorBase:
             candidate=self.candidate_name,
             trusted=trusted,
             untrusted_reason=why,
-            advice=self._advice(),
+            advice=self._advice(gamma),
         )
 
     # ------------------------------------------------------------------ summary

@@ -233,6 +233,23 @@ class CorrelatedTTestResult(PosteriorBase):
             d = Decision(**{**d.to_dict(), "reason": d.reason + " (zero variance: point mass)"})
         return d
 
+    def _advice(self, gamma: float) -> str:
+        """Undecided on a k-fold design's splits: how many more repetitions would decide
+        (:func:`~bayescomp.posterior.plan.plan_repetitions`)."""
+        d = self.differences
+        if (
+            d is None
+            or d.ndim != 1
+            or d.size < 3
+            or not float(self.rho) > 0
+            or bool(self._point_mass)
+            or self.decisions(gamma)[()] != "inconclusive"
+        ):
+            return super()._advice(gamma)
+        from bayescomp.posterior.plan import plan_repetitions
+
+        return plan_repetitions(self, gamma=gamma).advice()
+
     def decisions(self, gamma: float = 0.95) -> np.ndarray:
         """Outcome strings for every comparison of a batch (same rule as :meth:`decision`)."""
         return decide_many(self.p_left, self.p_rope, self.p_right, gamma)
