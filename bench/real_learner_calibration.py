@@ -16,8 +16,13 @@ set), on accuracy and ROC AUC, and each interval the package offers for CV score
     the same with ρ = 0 (no correction: an ordinary paired t over the splits);
 ``row_variance``
     (accuracy only) the package's formula with ``s²`` replaced by the per-row variance of
-    the out-of-fold differences (each row is predicted once per repetition), averaged over
-    the repetitions and scaled to a split's test set: ``s² = k · mean_r var_i(e_ri) / n``.
+    the out-of-fold differences ``e_ri`` (each row ``i`` is predicted once per repetition
+    ``r``), averaged over the repetitions and scaled to a split's test set:
+    ``s² = k · mean_r var_i(e_ri) / n``;
+``row_mean_variance``
+    (accuracy only) the same with the variance of the rows' differences averaged over the
+    repetitions first, ``s² = k · var_i(mean_r e_ri) / n``: the disagreements of two
+    near-identical models that cancel across repetitions cancel here too.
 
 Two truths per data set: the **CV estimand** — the mean difference of the two learners
 trained on ``n (k − 1) / k`` rows, over training sets drawn from the pool (``--truth``
@@ -149,6 +154,7 @@ def one_dataset(pair: str, problem: str, n: int, folds: int, repeats: int, seed:
         "roc_auc": np.array(auc).T.tolist(),
         "rho": float(np.mean(n_test) / n),
         "row_var": float(np.mean(row_diff.var(axis=1, ddof=1))),
+        "row_mean_var": float(row_diff.mean(axis=0).var(ddof=1)),
         "deployed": [c[0] - b[0], c[1] - b[1]],
     }
 
@@ -160,12 +166,13 @@ def intervals(data: dict, metric: str, folds: int) -> dict[str, tuple[float, flo
     for name, rho in (("ttest", data["rho"]), ("ttest_rho0", 0.0)):
         res = bc.correlated_ttest(base, cand, rho=rho, rope=ROPE)
         out[name] = (res.mean, res.scale, res.df, res.decision(GAMMA).outcome)
-    if metric == "accuracy":  # the package's formula with the per-row variance as s²
+    if metric == "accuracy":  # the package's formula with a per-row variance as s²
         res = bc.correlated_ttest(base, cand, rho=data["rho"], rope=ROPE)
-        s2 = folds * data["row_var"] / data["n"]
-        scale = float(np.sqrt(s2 * (1 / res.n + res.rho / (1 - res.rho))))
-        res = dataclasses.replace(res, scale=scale)
-        out["row_variance"] = (res.mean, res.scale, res.df, res.decision(GAMMA).outcome)
+        for name, key in (("row_variance", "row_var"), ("row_mean_variance", "row_mean_var")):
+            s2 = folds * data[key] / data["n"]
+            scale = float(np.sqrt(s2 * (1 / res.n + res.rho / (1 - res.rho))))
+            one = dataclasses.replace(res, scale=scale)
+            out[name] = (one.mean, one.scale, one.df, one.decision(GAMMA).outcome)
     return out
 
 

@@ -133,7 +133,7 @@ def test_compare_and_select_say_the_plan_when_inconclusive():
     d0 = pilot(20, 0.026, 0.03)
     table = scores_table(d0, 10)
     plan = bc.plan_repetitions(table, "base", "cand", metric="accuracy", rope=0.01)
-    same = bc.plan_repetitions(d0, folds=10, rope=0.01)
+    same = bc.plan_repetitions(pd.Series(d0), folds=10, rope=0.01)
     assert (plan.repetitions, plan.decisive_rate) == (same.repetitions, same.decisive_rate)
     res = bc.compare(table, "base", "cand", metric="accuracy", rope=0.01)
     decision = res.decision(0.95)
@@ -167,7 +167,7 @@ def test_decided_and_holdout_reasons_keep_their_own_advice():
         (dict(pilot=[0.1, 0.2, 0.3], rho=0.0), "rho must be > 0"),
         (dict(pilot=[0.1, 0.2, 0.3], rho=1.0), "rho must lie in"),
         (dict(pilot=[0.1, 0.1, 0.1], folds=5), "all equal"),
-        (dict(pilot=[0.1, 0.2, 0.3], folds=5, assurance=1.0), "assurance must be in"),
+        (dict(pilot=[0.1, 0.2, 0.3], folds=5, assurance=1.0), "assurance must lie in"),
         (dict(pilot=[0.1, 0.2, 0.3], folds=5, max_repetitions=0), "max_repetitions"),
         (dict(pilot=[0.1, 0.2, 0.3], folds=5, gamma=0.4), "gamma"),
         (dict(pilot=[0.1, 0.2, 0.3], folds=5, rope=-1), "rope"),

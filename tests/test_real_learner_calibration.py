@@ -28,6 +28,9 @@ def test_intervals_are_the_correlated_ttest_written_out():
     assert got["ttest_rho0"][1] == pytest.approx(d.std(ddof=1) / np.sqrt(10))
     row = np.sqrt(5 * data["row_var"] / 100 * (1 / 10 + 0.2 / 0.8))
     assert got["row_variance"][1] == pytest.approx(row)
+    assert data["row_mean_var"] <= data["row_var"] + 1e-12  # averaging first cancels
+    row = np.sqrt(5 * data["row_mean_var"] / 100 * (1 / 10 + 0.2 / 0.8))
+    assert got["row_mean_variance"][1] == pytest.approx(row)
     # each row is predicted once per repetition: the per-split accuracy differences are the
     # means of the per-row differences, so their overall mean is the rows' mean difference
     assert 0 <= data["row_var"] <= 1

@@ -367,8 +367,9 @@ def _pilot_differences(
 ) -> tuple[np.ndarray, float, int, float]:
     """The pilot's oriented differences, rho, splits per repetition and rope."""
     from bayescomp.posterior.ttest import CorrelatedTTestResult
+    from bayescomp.scores.table import Scores
 
-    if not isinstance(pilot, (CorrelatedTTestResult, np.ndarray, list, tuple)):
+    if isinstance(pilot, Scores) or hasattr(pilot, "columns"):  # a table (or a DataFrame)
         from bayescomp.posterior.compare import as_scores, compare
 
         scores = as_scores(pilot)
