@@ -814,6 +814,18 @@ def _this_round(found: dict[str, Entry]) -> dict[str, Entry]:
             "sd": ([-1.0, 0.0, NAN], [R] * 3),
         },
     )
+    found["plan_repetitions"] = Entry(
+        lambda kw: bc.plan_repetitions(**kw),
+        lambda: {"pilot": _rng().normal(0.02, 0.03, 20), "folds": 10, "rope": 0.01},
+        {},
+        {
+            "rope": ([-0.01, NAN, "x"], [R] * 3),
+            "gamma": ([0.3, 1.5, NAN], [R] * 3),
+            "assurance": ([0.0, 1.5, NAN], [R] * 3),
+            "folds": ([1, 2.5, "x"], [R] * 3),
+            "max_repetitions": ([0, 2.5, NAN], [R] * 3),
+        },
+    )
     return found
 
 
