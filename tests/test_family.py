@@ -93,7 +93,9 @@ def _equicorrelated(t_values, corr, df=99):
 def test_the_max_t_part_alone_is_dunnetts_test():
     """With the whole of 1 - gamma on the max-t band, the family p-value of a challenger is
     P(max_j T_j >= t) under the least-favourable configuration: the multivariate t's
-    upper tail (scipy's Genz–Bretz integration), within the calibration draws' error."""
+    upper tail (scipy's Genz–Bretz integration), within the calibration draws' error (the
+    rule's draws give each statistic its own scale estimate, as the data do; the
+    multivariate t shares one, which differs little at 99 degrees of freedom)."""
     for t_values in ([2.4, 0.3, -0.5], [2.0, 1.9, 1.7, 0.0]):
         joint = _equicorrelated(t_values, 0.5)
         f = family_test(joint, 0.0, shares=(0.0, 1.0, 0.0))
@@ -104,6 +106,21 @@ def test_the_max_t_part_alone_is_dunnetts_test():
         c = float(joint.mean[0] - f.lower_bound[0])
         np.testing.assert_allclose(joint.mean - f.lower_bound, c)
         assert mvt.cdf(np.full(len(t_values), c), maxpts=200_000) == pytest.approx(0.95, abs=0.01)
+
+
+def test_separate_scale_estimates_make_the_maximum_heavier_tailed():
+    """The least-favourable draws give each t-statistic its own scale estimate: with
+    uncorrelated challengers they are independent Student t's, so P(max of three > c) is
+    1 - F(c)^3 (binomial tolerance), above the multivariate t's, which shares one scale."""
+    from bayescomp.decision.family import _least_favourable
+
+    n, c = 40_000, 2.0
+    t0 = _least_favourable(np.eye(3), np.ones(3, dtype=bool), 5, n)
+    exact = 1 - stats.t.cdf(c, 5) ** 3
+    hits = int((t0.max(1) > c).sum())
+    assert stats.binom.ppf(0.001, n, exact) <= hits <= stats.binom.ppf(0.999, n, exact)
+    shared = stats.multivariate_t(np.zeros(3), np.eye(3), df=5, seed=2).rvs(n)
+    assert (shared.max(1) > c).mean() < exact - 0.005
 
 
 def test_the_winner_part_alone_is_the_conditional_test():

@@ -197,13 +197,24 @@ def _runner_up(x: np.ndarray) -> np.ndarray:
 
 
 def _least_favourable(corr: np.ndarray, keep: np.ndarray, df: int, draws: int) -> np.ndarray:
-    """Standardised Student-t draws ``(..., D, k)`` with every plausible challenger exactly
-    at the ROPE edge (the others ``-inf``), seeded so that a decision is reproducible."""
+    """The challengers' t-statistics ``(..., D, k)`` with every plausible challenger exactly
+    at the ROPE edge (the others ``-inf``), seeded so that a decision is reproducible.
+
+    Each statistic has its own scale estimate, as in the data: the mean differences are
+    normal with correlation ``corr`` and their scatter matrix is Wishart with ``df``
+    degrees of freedom (Bartlett's decomposition), independent of them — a shared
+    chi-square for all of them (the multivariate t) makes the maximum lighter-tailed and
+    the calibration liberal."""
     k = corr.shape[-1]
     chol = np.linalg.cholesky(corr + 1e-10 * np.eye(k))
     rng = np.random.default_rng(LFC_SEED)
-    z = rng.standard_normal((draws, k)) / np.sqrt(rng.chisquare(df, size=(draws, 1)) / df)
-    return np.where(keep[..., None, :], np.einsum("...ij,dj->...di", chol, z), -np.inf)
+    z = rng.standard_normal((draws, k))
+    bartlett = np.tril(rng.standard_normal((draws, k, k)), -1)
+    rows = np.arange(k)
+    bartlett[:, rows, rows] = np.sqrt(rng.chisquare(df - rows, size=(draws, k)))
+    scatter = (np.einsum("...ij,djm->...dim", chol, bartlett) ** 2).sum(-1) / df
+    t0 = np.einsum("...ij,dj->...di", chol, z) / np.sqrt(scatter)
+    return np.where(keep[..., None, :], t0, -np.inf)
 
 
 def family_test(
@@ -223,12 +234,12 @@ def family_test(
     winner), the simultaneous max-t band of Dunnett (strong for several close winners;
     it certifies every challenger above its bound) and the runner-up's order statistic
     (strong when two or more are good).  The union is calibrated on ``draws`` seeded
-    Student-t draws of the least-favourable configuration — every plausible challenger at
-    the ROPE edge, with the correlation of ``joint`` — so that it rejects there with
-    probability ``1 - gamma``: ``p_family`` is the share of those draws whose smallest
-    share-weighted p-value is at most the challenger's.  With one plausible challenger
-    it is the correlated t-test.  The operating characteristics are in
-    ``bench/selection_operating_characteristics.py`` (``docs/family.md``).
+    draws of the least-favourable configuration — every plausible challenger at the ROPE
+    edge, with the correlation of ``joint`` (:func:`_least_favourable`) — so that it
+    rejects there with probability ``1 - gamma``: ``p_family`` is the share of those
+    draws whose smallest share-weighted p-value is at most the challenger's.  With one
+    plausible challenger it is the correlated t-test.  The operating characteristics are
+    in ``bench/selection_operating_characteristics.py`` (``docs/family.md``).
 
     Examples
     --------
@@ -238,6 +249,37 @@ def family_test(
     >>> int(f.winner), int(f.promoted), f.certified.tolist()
     (2, 2, [False, False, True, False])
     """
+    mean = np.asarray(joint.mean, dtype=float)
+    batch, k = mean.shape[:-1], mean.shape[-1]
+    n = int(np.prod(batch, dtype=int))
+    step = max(1, 4_000_000 // (draws * k * k))  # batch elements per chunk (memory)
+    flat = [
+        _family_test(
+            JointDifferences(
+                mean.reshape(n, k)[i : i + step],
+                np.broadcast_to(joint.shape, (*batch, k, k)).reshape(n, k, k)[i : i + step],
+                joint.df,
+            ),
+            rope,
+            gamma,
+            shares,
+            draws,
+        )
+        for i in range(0, n, step)
+    ]
+    parts = [np.concatenate(p) for p in zip(*flat, strict=True)]
+    shaped = [p.reshape(batch + p.shape[1:]) for p in parts]
+    return FamilyTest(*shaped)
+
+
+def _family_test(
+    joint: JointDifferences,
+    rope: float,
+    gamma: float,
+    shares: tuple[float, float, float],
+    draws: int,
+) -> tuple[np.ndarray, ...]:
+    """:func:`family_test` on a flat batch ``(b, k)``: the fields of :class:`FamilyTest`."""
     mean, shape, df = joint.mean, joint.shape, joint.df
     k = mean.shape[-1]
     point = joint.scale <= 0  # identical differences on every split: no uncertainty
@@ -285,7 +327,7 @@ def family_test(
     # the simultaneous lower bound of every challenger's gain: Dunnett's max-t quantile
     c = np.where(several, np.quantile(max0, float(gamma), axis=-1), stats.t.isf(1 - gamma, df))
     lower_bound = np.where(point, mean, mean - c[..., None] * se)
-    return FamilyTest(winner, promoted, certified, p_family, p_right, keep, lower_bound)
+    return winner, promoted, certified, p_family, p_right, keep, lower_bound
 
 
 def information_fractions(n_splits: Any, rho: float) -> np.ndarray:
