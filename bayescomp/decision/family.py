@@ -35,6 +35,11 @@ SHARES = (0.5, 0.25, 0.25)
 #: a challenger whose t-statistic against the ROPE edge is below ``-SCREEN`` is clearly not
 #: better beyond the ROPE and does not count in the family
 SCREEN = 1.5
+#: the union is calibrated at this share of ``1 - gamma`` on the least-favourable draws:
+#: with the challengers' covariance estimated from the data the calibration at the whole
+#: of it promoted 5.6 % at the edge (k = 3, independent scores, 8 000 runs), each test
+#: alone 5.0 %; the share keeps the measured rate at or below 5 %
+CALIBRATION_SHARE = 0.9
 #: seeded draws of the least-favourable configuration that calibrate :func:`family_test`
 LFC_DRAWS = 4000
 LFC_SEED = 20261126
@@ -317,7 +322,7 @@ def _family_test(
     m_win = np.minimum(weighted(p_sel, f_sel), weighted(p_win, f_max))
     m_win = np.minimum(m_win, weighted(p_second, f_second))
     m = np.where(np.arange(k) == winner[..., None], m_win[..., None], weighted(p_max, f_max))
-    p_family = np.where(keep, _sf_from_draws(-m0, -m), 1.0)
+    p_family = np.where(keep, np.minimum(1.0, _sf_from_draws(-m0, -m) / CALIBRATION_SHARE), 1.0)
     alone = ~several[..., None] | (k == 1)  # the correlated t-test, exactly
     p_family = np.where(alone & keep, 1.0 - p_right, p_family)
     p_family = np.where(point, (mean <= rope).astype(float), p_family)
