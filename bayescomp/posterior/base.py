@@ -77,7 +77,7 @@ class PosteriorBase:
         return "collect more repetitions"
 
     def decision(self, gamma: float = 0.95, on: str | None = None) -> Decision:
-        """Promote / reject / equivalent / inconclusive by the one rule, with the reason.
+        """Promote / worse / equivalent / inconclusive by the one rule, with the reason.
 
         ``on`` names the kind of probability read (a key of :meth:`probabilities`; the
         first by default)."""

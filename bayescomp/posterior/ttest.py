@@ -219,7 +219,7 @@ class CorrelatedTTestResult(PosteriorBase):
 
     # ----------------------------------------------------------------- decision
     def decision(self, gamma: float = 0.95, on: str | None = None) -> Decision:
-        """Promote / reject / equivalent / inconclusive, with the reason.
+        """Promote / worse / equivalent / inconclusive, with the reason.
 
         Point-mass posteriors (zero variance) are decided like any other, but
         the reason says that no uncertainty could be estimated.
