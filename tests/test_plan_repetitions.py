@@ -39,7 +39,7 @@ def simulated_rates(d0, folds, repetitions, rope, gamma, draws=20_000, seed=1):
     d = np.concatenate([np.broadcast_to(d0, (draws, n0)), new], axis=1)
     res = bc.correlated_ttest(np.zeros_like(d), d, rho=1 / folds, rope=rope)
     out = res.decisions(gamma)
-    return np.array([np.mean(out == o) for o in ("promote", "reject", "equivalent")])
+    return np.array([np.mean(out == o) for o in ("promote", "worse", "equivalent")])
 
 
 # (folds, pilot repetitions, planned repetitions, pilot mean, pilot sd, rope, gamma)
