@@ -355,20 +355,12 @@ def test_family_rule_promotes_the_best_challenger_that_holds_every_guardrail(sco
     """Issue 30: c is the best on roc_auc but breaks its log-loss guardrail; b is better
     beyond the ROPE and holds every guardrail.  The family rule promotes b (as the per-step
     walk does) and says why c was not promoted: its guardrail, not its selection."""
-    sel = bc.select(
-        scores,
-        baseline="a",
-        metric="roc_auc",
-        rope=0.01,
-        compare_options={"guardrails": {"neg_log_loss": 0.02, "fit_time": 0.6}},
-    )
-    cc = bc.select(
-        scores,
-        baseline="a",
-        metric="roc_auc",
-        rope=0.01,
-        rule="champion_challenger",
-        compare_options={"guardrails": {"neg_log_loss": 0.02, "fit_time": 0.6}},
+    guarded = {"guardrails": {"neg_log_loss": 0.02, "fit_time": 0.6}}
+    sel, cc = (
+        bc.select(
+            scores, baseline="a", metric="roc_auc", rope=0.01, rule=rule, compare_options=guarded
+        )
+        for rule in ("family", "champion_challenger")
     )
     assert sel.champion == cc.champion == "b"
     steps = sel.steps.set_index("challenger")
