@@ -9,6 +9,7 @@ Two ways in::
 from __future__ import annotations
 
 import argparse
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -306,11 +307,10 @@ def _run(
     scope: str,
 ) -> int:
     """Compare every candidate with the baseline by the chosen method, and print it."""
-    from bayescomp.posterior.compare import compare
+    from bayescomp.posterior.compare import compare, is_time_ordered_scores
 
     if not candidates:
         raise UserError("no candidate to compare with the baseline")
-    from bayescomp.posterior.compare import is_time_ordered_scores
     from bayescomp.scores.table import Scores
 
     timed = isinstance(data, Scores) and is_time_ordered_scores(
@@ -320,6 +320,7 @@ def _run(
     options: dict[str, Any] = {}
     if method == "hierarchical":
         options = {"draws": args.draws, "chains": args.chains}
+    warnings.filterwarnings("ignore", "hierarchical fit, attempt")  # the table says each retry
     results = [
         compare(
             data,
@@ -484,21 +485,20 @@ def format_across(
                 f"{_score(means.get(r.candidate_name))}, {r.baseline_name} "
                 f"{_score(means.get(r.baseline_name))}]"
             )
-        lines.append(
-            f"  {r.candidate_name}: {d.outcome}: {d.reason}{score}"
-            f"{_diagnostics(r.diagnostics_summary())}"
-        )
+        lines.append(f"  {r.candidate_name}: {d.outcome}: {d.reason}{score}")
+        lines += _diagnostics(r.diagnostics_summary())
     return "\n".join(map(terminal_literal, lines))
 
 
-def _diagnostics(s: dict[str, Any]) -> str:
-    """The worst-case MCMC diagnostics in brackets (empty for a posterior not sampled by MCMC)."""
+def _diagnostics(s: dict[str, Any]) -> list[str]:
+    """The sampler, its worst-case MCMC diagnostics and why each retry ran, a line each."""
     if not {"max_r_hat", "min_ess_bulk", "divergences"} <= s.keys():
-        return ""
-    return (
-        f" [max R-hat {s['max_r_hat']:.3f}, min bulk ESS {s['min_ess_bulk']:.0f}, "
-        f"divergences {s['divergences']}]"
-    )
+        return []
+    return [
+        f"    sampler {s.get('sampler')}: max R-hat {s['max_r_hat']:.3f}, min bulk ESS "
+        f"{s['min_ess_bulk']:.0f}, divergences {s['divergences']}, attempts {s.get('attempts', 1)}",
+        *(f"    attempt {k}: {note}" for k, note in enumerate(s.get("retry_notes", []), 1)),
+    ]
 
 
 def format_table(results: list[Posterior], decisions: list[Decision]) -> str:
