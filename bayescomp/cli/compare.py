@@ -19,14 +19,12 @@ from bayescomp.cli._io import emit, output_file
 from bayescomp.cli._text import (
     INTERVAL_COLUMNS,
     DefaultsHelp,
+    LazyChoices,
     aligned,
     comparison_row,
     rope_note,
 )
 from bayescomp.cli.main import UserError
-from bayescomp.core.jsonable import jsonable
-from bayescomp.core.regions import format_probability
-from bayescomp.core.rule import OUTCOMES
 from bayescomp.core.text import terminal_literal
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -82,7 +80,8 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--method",
         default="auto",
-        choices=RegisteredMethods(),
+        choices=LazyChoices("methods"),
+        metavar="METHOD",
         help="a registered comparison method: %(choices)s. Default auto: ttest "
         "on one dataset, hierarchical on several. A method on paired predictions "
         "reads a CSV with a y_true column and one column per model",
@@ -114,7 +113,7 @@ def _add_outputs(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--fail-unless",
-        choices=OUTCOMES,
+        choices=LazyChoices("outcomes"),
         metavar="OUTCOME",
         help="exit with status 1 unless every decision is OUTCOME (e.g. promote), for CI gates",
     )
@@ -197,19 +196,6 @@ def _scores_from_csv(args: argparse.Namespace) -> tuple[Any, Any, list[str], str
             ) from None
     candidates = args.candidate or [m for m in scores.models if m != baseline]
     return scores, baseline, candidates, args.metric
-
-
-class RegisteredMethods:
-    """The ``--method`` choices: ``auto`` and every method of the compare registry, read
-    when argparse first needs them (so ``bayescomp --help`` does not load the library)."""
-
-    def __iter__(self) -> Any:
-        from bayescomp.posterior.registry import methods
-
-        return iter(("auto", *methods()))
-
-    def __contains__(self, name: object) -> bool:
-        return name in list(self)
 
 
 def _method(args: argparse.Namespace, *, many: bool, timed: bool = False) -> tuple[str, Any]:
@@ -360,6 +346,7 @@ def _guarded(
 ) -> int:
     """``--guardrail``: the joint posterior of the metric and its guardrails per candidate."""
     from bayescomp.cli._data import parse_guardrails
+    from bayescomp.core.regions import format_probability
     from bayescomp.posterior.compare import compare
 
     guards = parse_guardrails(args.guardrail)
@@ -432,6 +419,8 @@ def _guarded(
 
 def _json_record(r: Posterior, d: Decision) -> dict[str, Any]:
     """The result's record (:meth:`to_dict`) with the decision at the chosen gamma."""
+    from bayescomp.core.jsonable import jsonable
+
     row = r.to_dict()
     row.update(
         decision=d.outcome,
@@ -454,6 +443,8 @@ def format_across(
     """Table of a comparison by any method but the t-test: every kind of probability per
     candidate, then each decision with its reason, the models' mean scores (``means``)
     and the sampler's diagnostics."""
+    from bayescomp.core.regions import format_probability
+
     r0 = results[0]
     head = (
         f"baseline: {r0.baseline_name}   metric: {r0.metric}   rope: ±{float(r0.rope):g}   "
