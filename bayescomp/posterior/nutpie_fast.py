@@ -162,4 +162,5 @@ def sample(model: Any, *, progressbar: bool, **run: Any) -> Any:
     ``run`` holds ``draws``, ``tune``, ``chains``, ``cores``, ``seed`` and ``target_accept``."""
     import nutpie
 
-    return nutpie.sample(model, progress_bar=progressbar, **run)
+    # the tuning draws are neither kept nor converted (nothing reads them)
+    return nutpie.sample(model, progress_bar=progressbar, save_warmup=False, **run)

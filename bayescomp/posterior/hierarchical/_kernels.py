@@ -57,26 +57,25 @@ def interval(y, a, b):
 
 
 @numba.njit(cache=True)
-def student_t(x, nu, mu, s):
-    """Student-t log density and its derivatives in x, mu, s and nu."""
+def t_constants(nu):
+    """The terms of the Student-t log density, and of its derivative in nu, that depend on nu
+    only: computed once per gradient, not once per dataset."""
+    lp = math.lgamma((nu + 1.0) / 2.0) - math.lgamma(nu / 2.0) - 0.5 * math.log(nu * math.pi)
+    dnu = 0.5 * digamma((nu + 1.0) / 2.0) - 0.5 * digamma(nu / 2.0) - 0.5 / nu
+    return lp, dnu
+
+
+@numba.njit(cache=True)
+def student_t(x, nu, mu, s, const):
+    """Student-t log density and its derivatives in x, mu, s and nu (``const``: the
+    :func:`t_constants` of ``nu``)."""
     t = (x - mu) / s
     r = nu + t * t
-    lp = (
-        math.lgamma((nu + 1.0) / 2.0)
-        - math.lgamma(nu / 2.0)
-        - 0.5 * math.log(nu * math.pi)
-        - math.log(s)
-        - (nu + 1.0) / 2.0 * math.log1p(t * t / nu)
-    )
+    l1p = math.log1p(t * t / nu)
+    lp = const[0] - math.log(s) - (nu + 1.0) / 2.0 * l1p
     dx = -(nu + 1.0) * t / (s * r)
     ds = -1.0 / s + (nu + 1.0) * t * t / (s * r)
-    dnu = (
-        0.5 * digamma((nu + 1.0) / 2.0)
-        - 0.5 * digamma(nu / 2.0)
-        - 0.5 / nu
-        - 0.5 * math.log1p(t * t / nu)
-        + (nu + 1.0) * t * t / (2.0 * nu * r)
-    )
+    dnu = const[1] - 0.5 * l1p + (nu + 1.0) * t * t / (2.0 * nu * r)
     return lp, dx, -dx, ds, dnu
 
 
@@ -100,13 +99,14 @@ def logp_grad(x, data, grad):
     g_b = a / b - m
     g_m = (a - 1.0) / m - b
     g_nu, g_d0, g_s0 = 0.0, 0.0, 0.0
+    const = t_constants(nu)
     for i in range(q):
         v = x[5 + i]
         if noncentered:
-            lt, gx, _, _, gn = student_t(v, nu, 0.0, 1.0)
+            lt, gx, _, _, gn = student_t(v, nu, 0.0, 1.0, const)
             delta = d0 + s0 * v
         else:
-            lt, gx, gmu, gs, gn = student_t(v, nu, d0, s0)
+            lt, gx, gmu, gs, gn = student_t(v, nu, d0, s0, const)
             g_d0 += gmu
             g_s0 += gs
             delta = v

@@ -21,7 +21,7 @@ import numpy as np
 from bayescomp.core.checks import check_rope, seed_from
 from bayescomp.core.exceptions import ConvergenceWarning, MissingExtraError
 from bayescomp.posterior.hierarchical.diagnostics import ESS_BULK_MIN, ess_required, retry_note
-from bayescomp.posterior.hierarchical.io import from_draws
+from bayescomp.posterior.hierarchical.io import from_draws, relabel
 from bayescomp.posterior.hierarchical.model import (
     PARAMETERIZATIONS,
     choose_parameterization,
@@ -253,12 +253,12 @@ def _fit(
     an attempt whose worst bulk ESS is below the threshold, the next one keeps twice
     ``draws``.  The
     first converged attempt is returned, else the best one (fewest divergences, then
-    the largest worst-case bulk ESS).  The returned result is rebuilt from its own
-    draws with the whole log of attempts, so ``refitted`` and ``attempts`` describe
+    the largest worst-case bulk ESS), relabelled (:func:`~.io.relabel`: the same draws)
+    with the whole log of attempts, so ``refitted`` and ``attempts`` describe
     everything that was tried.  Each retry is said (a ``ConvergenceWarning``: the failed
     attempt's R-hat, divergences and bulk ESS, and the next settings).
     """
-    raws, fits, log = [], [], []
+    fits, log = [], []
     n_draws = draws
     ess_min = settings.get("ess_min", ESS_BULK_MIN)
     plan = retry_schedule(first, target_accept, tune, refit)
@@ -271,23 +271,13 @@ def _fit(
         log.append(_attempt_record(res, param, acc, n_tune, n_draws, time.perf_counter() - t0))
         if log[-1]["min_ess_bulk"] < ess_min:  # too few effective draws: twice as many
             n_draws = 2 * draws
-        raws.append(raw)
         fits.append(res)
         if res.converged:
             break
     best = next((k for k, f in enumerate(fits) if f.converged), None)
     if best is None:
         best = max(range(len(fits)), key=lambda k: _score(fits[k]))
-    final = from_draws(
-        raws[best],
-        prep,
-        **settings,
-        parameterization=log[best]["parameterization"],
-        refitted=len(fits) > 1,
-        attempts=tuple(log),
-    )
-    final.__dict__["diagnostics"] = fits[best].diagnostics  # same draws: reuse the table
-    return final
+    return relabel(fits[best], refitted=len(fits) > 1, attempts=tuple(log))
 
 
 # ------------------------------------------------------------------ front end
