@@ -57,7 +57,8 @@ res = hierarchical_test(diffs, 0.1, rope=0.01, random_state=11, chains=2, draws=
 d0 = res.idata.posterior["delta0"].values
 print("RESULT" + json.dumps({"auto": resolve_sampler("auto"), "sampler": res.sampler,
       "p": [res.p_left, res.p_rope, res.p_right], "sum": float(d0.sum()),
-      "first": d0[:, :3].tolist(), "pymc": sys.modules.get("pymc") is not None}))
+      "first": d0[:, :3].tolist(), "pymc": sys.modules.get("pymc") is not None,
+      "sklearn": "sklearn" in sys.modules, "converged": res.converged}))
 """
 
 
@@ -81,6 +82,8 @@ def test_the_default_sampler_and_seed_give_the_same_draws_whatever_else_is_insta
     bare = _fit_without(("numpyro", "jax", "jaxlib", "pymc", "pytensor"))
     assert full["auto"] == bare["auto"] == full["sampler"] == bare["sampler"] == "fast"
     assert not full["pymc"] and not bare["pymc"]  # the fast path never imports PyMC
+    # nor scikit-learn (only a ConvergenceWarning, which subclasses its own, would)
+    assert full["converged"] and not full["sklearn"] and not bare["sklearn"]
     assert full["first"] == bare["first"] and full["sum"] == bare["sum"]
     assert full["p"] == bare["p"]
     # and the probabilities are those of the draws themselves

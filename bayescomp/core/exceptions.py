@@ -100,8 +100,8 @@ class FitError(RuntimeError):
 
 
 class InvalidArgumentError(ValueError, TypeError):
-    """A number-valued argument of the wrong type or outside its range (checked by
-    scikit-learn's ``check_scalar``, see :func:`bayescomp.core.checks.check_number`).
+    """A number-valued argument of the wrong type or outside its range (see
+    :func:`bayescomp.core.checks.check_number`).
 
     Both a ``ValueError`` and a ``TypeError`` (as numpy's ``AxisError`` is both), so code that
     caught either before still catches it.  ``argument`` is the argument's name, which starts

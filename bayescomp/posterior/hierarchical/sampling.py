@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bayescomp.core import exceptions
 from bayescomp.core.checks import check_rope, seed_from
-from bayescomp.core.exceptions import ConvergenceWarning, MissingExtraError
 from bayescomp.posterior.hierarchical.diagnostics import ESS_BULK_MIN, ess_required, retry_note
 from bayescomp.posterior.hierarchical.io import from_draws, relabel
 from bayescomp.posterior.hierarchical.model import (
@@ -64,7 +64,7 @@ def resolve_sampler(sampler: str) -> str:
     if sampler == "fast":
         for module in ("numba", "platformdirs", "nutpie"):
             require(module, "mcmc", "sampler='fast'")
-        raise MissingExtraError(
+        raise exceptions.MissingExtraError(
             f"sampler='fast' needs nutpie 0.16.x, not {nutpie_minor()}; install it with: "
             "pip install 'bayescomp[mcmc]'",
             name="nutpie",
@@ -231,7 +231,7 @@ def _warn_retry(done: dict, step: tuple[str, float, int], draws: int, k: int, n:
     nxt = dict(zip(("parameterization", "target_accept", "tune"), step, strict=True))
     warnings.warn(
         f"hierarchical fit, attempt {k} of up to {n}: {retry_note(done, nxt | {'draws': draws})}",
-        ConvergenceWarning,
+        exceptions.ConvergenceWarning,
         stacklevel=4,
     )
 
@@ -421,7 +421,7 @@ def hierarchical_test(
         warnings.warn(
             f"hierarchical model did not converge{tried} ({res.convergence_problems}); decisions "
             "will be 'inconclusive' — increase draws/tune or target_accept",
-            ConvergenceWarning,
+            exceptions.ConvergenceWarning,  # scikit-learn imported only to warn
             stacklevel=2,
         )
     return res
