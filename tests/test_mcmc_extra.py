@@ -52,8 +52,8 @@ from bayescomp.posterior.hierarchical import hierarchical_test
 from bayescomp.posterior.hierarchical.sampling import resolve_sampler
 warnings.simplefilter("ignore")
 rng = np.random.default_rng(3)
-diffs = {f"d{i}": rng.normal(0.01 * (i % 3), 0.02, 10) for i in range(6)}
-res = hierarchical_test(diffs, 0.1, rope=0.01, random_state=11, chains=2, draws=300, tune=300)
+diffs = {f"d{i}": rng.normal(0.02 * (i % 4), 0.01, 20) for i in range(8)}
+res = hierarchical_test(diffs, 0.1, rope=0.01, random_state=11, chains=4, draws=500, tune=500)
 d0 = res.idata.posterior["delta0"].values
 print("RESULT" + json.dumps({"auto": resolve_sampler("auto"), "sampler": res.sampler,
       "p": [res.p_left, res.p_rope, res.p_right], "sum": float(d0.sum()),
@@ -88,7 +88,7 @@ def test_the_default_sampler_and_seed_give_the_same_draws_whatever_else_is_insta
     assert full["p"] == bare["p"]
     # and the probabilities are those of the draws themselves
     d0 = np.asarray(full["first"])
-    assert d0.shape == (2, 3) and np.isfinite(d0).all()
+    assert d0.shape == (4, 3) and np.isfinite(d0).all()
 
 
 def _scores_csv(path: Path) -> None:
