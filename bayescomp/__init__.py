@@ -73,6 +73,7 @@ _EXPORTS: dict[str, str] = {
     "holdout_posterior": "bayescomp.posterior.holdout",
     "HoldoutResult": "bayescomp.posterior.holdout",
     "plan_test_set": "bayescomp.posterior.plan",
+    "plan_repetitions": "bayescomp.posterior.plan",
     "PlackettLuceResult": "bayescomp.posterior.plackett_luce",
     # decision
     "Decision": "bayescomp.core.rule",

@@ -1,5 +1,5 @@
 """Operating characteristics of the promotion rules of ``select``: family-wise false
-promotion and power, with and without sequential looks.
+promotion *and* power, with and without sequential looks (issue 30).
 
 A seeded simulation of a selection among ``k`` challengers under the correlated t-test's
 own model: 10 x 10 cross-validation (n = 100 splits, rho = 0.1), each model's per-split
@@ -8,35 +8,40 @@ training sets overlap); ROPE 0.01, gamma 0.95.  Two ways the scores can be relat
 
 ``shared``
     one table per run: every model is scored on the same splits, each split has a
-    difficulty shared by every model (the same fold is hard for every model), and every
-    challenger is compared with the same baseline scores;
+    difficulty shared by every model, and every challenger is compared with the same
+    baseline scores (the challengers' differences are correlated, about 0.5);
 ``independent``
-    every challenger is compared with its own, independent copy of the baseline (the
-    steps' posteriors are independent).
+    every challenger is compared with its own, independent copy of the baseline.
 
-Rules: ``champion_challenger`` (the former default walk: promote when
-P(challenger - champion > rope) >= gamma), ``bonferroni`` (the same walk with gamma
-adjusted to 1 - (1 - gamma) / k) and ``family`` (the default: the winner's hybrid
-selective test, :mod:`bayescomp.decision.family`).
-Looks: up to ``L`` looks = the base design plus up to ``L - 1`` extra repetitions (10
-splits each) while a step is undecided; ``family`` spends ``1 - gamma`` across looks.
+Rules: ``family`` (the default of ``select``: :func:`bayescomp.decision.family.family_test`,
+the union of the winner's conditional test, Dunnett's max-t band and the runner-up test
+over the plausible challengers, calibrated on the least-favourable configuration),
+``selective`` and ``simultaneous`` (its first two parts alone, each at the whole
+``1 - gamma``: the previous default and a Dunnett band), ``champion_challenger`` (each
+step at gamma) and ``bonferroni``.  Looks: up to ``L`` looks = the base design plus up to
+``L - 1`` extra repetitions (10 splits each) while a step is undecided; ``1 - gamma`` is
+spent across looks (:func:`bayescomp.decision.family.spent_gammas`).
 
-A run is a *false promotion* when any model that is not better than the baseline by more
-than the ROPE is promoted at any point; *power* is the share of runs whose final champion
-is the truly better challenger.
+A run is a *false promotion* when a model that is not better than the baseline by more
+than the ROPE is promoted; *power* is the share of runs that promote a model that is.
+Scenarios (true gains in ROPE widths): A every challenger at the ROPE edge (1); B one at
+3 among nine at 0; B' one at 3 among nine at -2; C three at 3; D 2.6 / 3.0 / 4.0;
+E one at 3 alone; D4 one at 4 alone; N1 three at the edge among seven at -2 and N2 two
+at the edge and one at 2 (null configurations other than A: the rate must hold there too).
+``--curve`` prints the trade-off between B and C over the shares of the family test.
 
-Finished cells are kept in ``--checkpoint`` (a JSON file in the current folder, tied to
-this code): an interrupted run resumes where it stopped.
-
-Run by hand (about an hour on one idle core; ``--runs 1000`` for a quick look)::
+Finished cells are kept in ``--checkpoint`` (a JSON file tied to this code): an
+interrupted run resumes.  Run by hand (about an hour on one idle core)::
 
     python bench/selection_operating_characteristics.py
-    python bench/selection_operating_characteristics.py --runs 1000 --ks 10 --looks 1
+    python bench/selection_operating_characteristics.py --runs 500 --looks 1 --curve
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import inspect
 import json
 import sys
 import time
@@ -49,52 +54,61 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from bayescomp.decision.family import (  # noqa: E402
+    SHARES,
+    family_test,
     joint_differences,
     spent_gammas,
-    winner_test,
 )
 
 RHO, SD, DIFFICULTY_SD, ROPE, GAMMA = 0.1, 0.02, 0.03, 0.01, 0.95
 FOLDS, REPEATS = 10, 10
+#: true gains of the challengers in ROPE widths
+SCENARIOS = {
+    "B": [3.0] + [0.0] * 9,
+    "B'": [3.0] + [-2.0] * 9,
+    "C": [3.0] * 3,
+    "D": [2.6, 3.0, 4.0],
+    "E": [3.0],
+    "D4": [4.0],
+    "N1": [1.0] * 3 + [-2.0] * 7,
+    "N2": [1.0, 1.0, 2.0],
+}
+#: the scenarios run with several looks (power and monotonicity)
+LOOK_SCENARIOS = ("B", "C", "D", "E", "D4")
+#: shares of ``1 - gamma`` of the single-test rules and of the trade-off curve
+DESIGNS = {
+    "family": SHARES,
+    "selective": (1.0, 0.0, 0.0),
+    "simultaneous": (0.0, 1.0, 0.0),
+}
+CURVE = [
+    (1.0, 0.0, 0.0),
+    (0.7, 0.15, 0.15),
+    (0.5, 0.25, 0.25),
+    (0.5, 0.5, 0.0),
+    (0.3, 0.35, 0.35),
+    (0.0, 1.0, 0.0),
+]
 
 
-def simulate(
-    rng: np.random.Generator,
-    runs: int,
-    gains: np.ndarray,
-    n: int,
-    mode: str,
-    sd: float = SD,
-    rho: float = RHO,
-) -> tuple[np.ndarray, np.ndarray | None]:
+def simulate(rng, runs, gains, n, mode, sd=SD, rho=RHO):
     """Per-split scores ``(runs, k + 1, n)`` (model 0 the baseline) and, for ``independent``,
     each challenger's own copy of the baseline ``(runs, k, n)``."""
     k = len(gains)
     mu = np.r_[0.0, gains][None, :, None]
 
-    def noise(models: int) -> np.ndarray:
+    def noise(models):
         z = rng.standard_normal((runs, models, 1))  # the shared part of a model's splits
         u = rng.standard_normal((runs, models, n))
         return sd * (np.sqrt(rho) * z + np.sqrt(1 - rho) * u)
 
     scores = mu + noise(k + 1)
     if mode == "shared":
-        scores = scores + DIFFICULTY_SD * rng.standard_normal((runs, 1, n))
-        return scores, None
+        return scores + DIFFICULTY_SD * rng.standard_normal((runs, 1, n)), None
     return scores, noise(k)
 
 
-def _against(
-    scores: np.ndarray, own_base: np.ndarray | None, champion: np.ndarray, i: int
-) -> np.ndarray:
-    """Per-split differences challenger ``i`` minus each run's champion, ``(runs, n)``."""
-    champ = np.take_along_axis(scores, champion[:, None, None], 1)[:, 0]
-    if own_base is not None:
-        champ = np.where((champion == 0)[:, None], own_base[:, i - 1], champ)
-    return scores[:, i] - champ
-
-
-def _t_probs(d: np.ndarray, rho: float, rope: float) -> tuple[np.ndarray, np.ndarray]:
+def _t_probs(d, rho, rope):
     """``P(mu < -rope), P(mu > rope)`` of the correlated t-test along the last axis."""
     n = d.shape[-1]
     mean, sd = d.mean(-1), d.std(-1, ddof=1)
@@ -103,48 +117,22 @@ def _t_probs(d: np.ndarray, rho: float, rope: float) -> tuple[np.ndarray, np.nda
 
 
 def per_step(scores, own_base, looks, gamma, rope=ROPE, rho=RHO):
-    """Today's walk (and, with an adjusted gamma, the Bonferroni walk): promoted-any-null
-    mask is computed by the caller from the promotion history."""
+    """The champion/challenger walk, each step at ``gamma``: the champion index per run."""
     runs, k1, _ = scores.shape
     champion = np.zeros(runs, dtype=int)
-    promoted = np.zeros((runs, k1), dtype=bool)
     for i in range(1, k1):
-        d = _against(scores, own_base, champion, i)
+        champ = np.take_along_axis(scores, champion[:, None, None], 1)[:, 0]
+        if own_base is not None:
+            champ = np.where((champion == 0)[:, None], own_base[:, i - 1], champ)
+        d = scores[:, i] - champ
         decided = np.zeros(runs, dtype=bool)
         promote = np.zeros(runs, dtype=bool)
         for n in looks:
             left, right = _t_probs(d[:, :n], rho, rope)
-            now = ~decided
-            promote |= now & (right >= gamma)
+            promote |= ~decided & (right >= gamma)
             decided |= (right >= gamma) | (left >= gamma) | (1 - left - right >= gamma)
-        promoted[:, i] = promote
         champion = np.where(promote, i, champion)
-    return champion, promoted
-
-
-def family(scores, own_base, looks, gamma, rope=ROPE, rho=RHO):
-    """The winner's hybrid selective test at each look, ``1 - gamma`` spent across looks
-    (:func:`bayescomp.decision.family.spent_gammas`); more looks while no promotion and
-    some challenger's step is not decided as worse or equivalent (as the library's rule:
-    a step that would promote on its own but was refused for the family goes on too)."""
-    runs, k1, _ = scores.shape
-    base = scores[:, :1] if own_base is None else own_base
-    diffs = np.swapaxes(scores[:, 1:] - base, 1, 2)  # (runs, n, k)
-    gammas = spent_gammas(gamma, looks, rho, k=k1 - 1)
-    champion = np.zeros(runs, dtype=int)
-    open_ = np.arange(runs)  # the runs still looking
-    for n, g in zip(looks, gammas, strict=True):
-        d = diffs[open_, :n]
-        w = winner_test(joint_differences(d, rho), rope, g)
-        champion[open_] = np.where(w.promote, w.winner + 1, 0)
-        left, right = _t_probs(np.swapaxes(d, 1, 2), rho, rope)
-        going = ((left < gamma) & (1 - left - right < gamma)).any(-1)
-        open_ = open_[~w.promote & going]
-        if open_.size == 0:
-            break
-    promoted = np.zeros((runs, k1), dtype=bool)
-    promoted[np.arange(runs), champion] = champion > 0
-    return champion, promoted
+    return champion
 
 
 def bonferroni(scores, own_base, looks, gamma, rope=ROPE, rho=RHO):
@@ -152,64 +140,96 @@ def bonferroni(scores, own_base, looks, gamma, rope=ROPE, rho=RHO):
     return per_step(scores, own_base, looks, 1 - (1 - gamma) / k, rope, rho)
 
 
-RULES = {"champion_challenger": per_step, "bonferroni": bonferroni, "family": family}
+def family(scores, own_base, looks, gamma, rope=ROPE, rho=RHO, shares=SHARES):
+    """The family test at each look, ``1 - gamma`` spent across looks; more looks while
+    nothing is promoted and some challenger is neither worse nor equivalent (as the
+    library's rule)."""
+    runs, k1, _ = scores.shape
+    base = scores[:, :1] if own_base is None else own_base
+    diffs = np.swapaxes(scores[:, 1:] - base, 1, 2)  # (runs, n, k)
+    gammas = spent_gammas(gamma, looks, rho, k=k1 - 1)
+    champion = np.zeros(runs, dtype=int)
+    open_ = np.arange(runs)
+    for n, g in zip(looks, gammas, strict=True):
+        d = diffs[open_, :n]
+        f = family_test(joint_differences(d, rho), rope, g, shares=shares)
+        champion[open_] = f.promoted + 1
+        left, right = _t_probs(np.swapaxes(d, 1, 2), rho, rope)
+        going = ((left < gamma) & (1 - left - right < gamma)).any(-1)
+        open_ = open_[~f.promote & going]
+        if open_.size == 0:
+            break
+    return champion
 
 
-def cell(rule, k, gain, n_looks, mode, runs, seed, power_case=False):
-    """(family-wise false promotion, power) of one setting, 4 000 runs in chunks."""
-    gains = np.full(k, gain)
-    if power_case:  # one challenger 3 x ROPE better, the others no better than the baseline
-        gains = np.zeros(k)
-        gains[k // 2] = 3 * ROPE
+def rule_for(name):
+    if name == "champion_challenger":
+        return per_step
+    if name == "bonferroni":
+        return bonferroni
+    shares = DESIGNS[name] if name in DESIGNS else tuple(json.loads(name))
+
+    def run(scores, own_base, looks, gamma):
+        return family(scores, own_base, looks, gamma, shares=shares)
+
+    return run
+
+
+def cell(rule, gains, n_looks, mode, runs, seed):
+    """(false promotion, power) of one setting, in chunks of 250 runs."""
+    gains = np.asarray(gains, dtype=float) * ROPE
+    right = np.r_[False, gains > ROPE * (1 + 1e-9)]  # models whose promotion is right
     looks = [FOLDS * (REPEATS + j) for j in range(n_looks)]
     rng = np.random.default_rng(seed)
-    false, hit = 0, 0
-    for start in range(0, runs, 500):
-        m = min(500, runs - start)
+    false = hit = 0
+    for start in range(0, runs, 250):
+        m = min(250, runs - start)
         scores, own = simulate(rng, m, gains, looks[-1], mode)
-        champion, promoted = RULES[rule](scores, own, looks, GAMMA)
-        null = np.r_[False, gains > ROPE]  # models whose promotion is right
-        false += int((promoted & ~null[None, :]).any(axis=1).sum())
-        hit += int(null[champion].sum())
+        champion = rule_for(rule)(scores, own, looks, GAMMA)
+        false += int(((champion > 0) & ~right[champion]).sum())
+        hit += int(right[champion].sum())
     return false / runs, hit / runs
 
 
-def _fingerprint() -> str:
-    """What the cells depend on — the simulation's code and the rule's numbers on a fixed
-    input — so that a checkpoint of other code is not reused (a docstring edit is fine)."""
-    import hashlib
-    import inspect
+def np_equivalent(gains, corr=0.5):
+    """The gain (in ROPE widths) of the single challenger whose correlated t-test has the
+    power of the most powerful level-(1 - gamma) test of 'every challenger at the ROPE edge'
+    against ``gains`` (Neyman–Pearson, normal approximation, challengers' estimates
+    correlated ``corr`` as with shared baseline scores): no rule that keeps the edge rate
+    promotes more often in that configuration than that one challenger would alone."""
+    delta = np.asarray(gains, dtype=float) - 1.0  # distance from the edge, in ROPE widths
+    cov = np.full((delta.size,) * 2, corr) + (1 - corr) * np.eye(delta.size)
+    return 1.0 + float(np.sqrt(delta @ np.linalg.solve(cov, delta)))
 
+
+def _fingerprint():
+    """What the cells depend on — the simulation's code and the rule's numbers on a fixed
+    input — so that a checkpoint of other code is not reused."""
     rng = np.random.default_rng(0)
     d = rng.normal(0.01, 0.02, size=(3, 100, 5))
-    w = winner_test(joint_differences(d, RHO), ROPE, 0.95)
-    parts = [inspect.getsource(f) for f in (simulate, _against, _t_probs, per_step, family, cell)]
-    parts += [np.array2string(v, precision=10) for v in (w.p_selective, w.corrected_gain)]
-    parts += [
-        np.array2string(
-            spent_gammas(GAMMA, [100 + 10 * j for j in range(10)], RHO, k), precision=10
-        )
-        for k in (1, 10)
-    ]
+    f = family_test(joint_differences(d, RHO), ROPE, 0.95)
+    parts = [inspect.getsource(fn) for fn in (simulate, _t_probs, per_step, family, cell)]
+    parts += [np.array2string(f.p_family, precision=10)]  # what the cells depend on
+    parts += [np.array2string(spent_gammas(GAMMA, [100 + 10 * j for j in range(10)], RHO, 3))]
     return hashlib.sha256("".join(parts).encode()).hexdigest()[:16]
 
 
 class Checkpoint:
     """Finished cells in a JSON file, written after every cell: an interrupted run resumes."""
 
-    def __init__(self, path: str | None) -> None:
+    def __init__(self, path):
         self.path = Path(path) if path else None
         self.key = _fingerprint()
-        self.cells: dict[str, list[float]] = {}
+        self.cells = {}
         if self.path and self.path.exists():
             saved = json.loads(self.path.read_text())
             if saved.get("code") == self.key:
                 self.cells = saved["cells"]
 
-    def cell(self, *args, **kw) -> tuple[float, float]:
-        name = json.dumps([args, sorted(kw.items())])
+    def cell(self, *args):
+        name = json.dumps(args)
         if name not in self.cells:
-            self.cells[name] = list(cell(*args, **kw))
+            self.cells[name] = list(cell(*args))
             if self.path:
                 tmp = self.path.with_suffix(".tmp")
                 tmp.write_text(json.dumps({"code": self.key, "cells": self.cells}))
@@ -217,69 +237,101 @@ class Checkpoint:
         return tuple(self.cells[name])
 
 
-def main() -> None:
+def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--runs", type=int, default=4000)
-    p.add_argument("--ks", type=int, nargs="+", default=[1, 5, 10, 20])
+    p.add_argument("--runs", type=int, default=2000)
+    p.add_argument("--seeds", type=int, nargs="+", default=[2026, 2027])
+    p.add_argument("--ks", type=int, nargs="+", default=[1, 3, 10, 20])
     p.add_argument("--looks", type=int, nargs="+", default=[1, 10])
     p.add_argument("--modes", nargs="+", default=["shared", "independent"])
-    p.add_argument("--rules", nargs="+", default=list(RULES))
-    p.add_argument("--seed", type=int, default=2026)
     p.add_argument(
-        "--checkpoint",
-        default="selection_operating_characteristics.json",
-        help="file of finished cells (resumed from; '' for none)",
+        "--rules",
+        nargs="+",
+        default=["family", "selective", "simultaneous", "champion_challenger", "bonferroni"],
     )
+    p.add_argument("--looks-runs", type=int, default=300, help="runs per cell with looks")
+    p.add_argument(
+        "--compare-runs", type=int, default=300, help="runs per cell of the other rules (one seed)"
+    )
+    p.add_argument(
+        "--looks-rules",
+        nargs="+",
+        default=["family", "champion_challenger"],
+        help="the rules run with several looks",
+    )
+    p.add_argument("--curve", action="store_true", help="the B/C trade-off over the shares")
+    p.add_argument("--scenarios", nargs="+", default=list(SCENARIOS), choices=list(SCENARIOS))
+    p.add_argument("--checkpoint", default="selection_operating_characteristics.json")
     args = p.parse_args()
     ck = Checkpoint(args.checkpoint)
-    gains = [
-        ("0", 0.0),
-        ("½ROPE", ROPE / 2),
-        ("edge", ROPE),
-        ("2×ROPE", 2 * ROPE),
-        ("3×ROPE", 3 * ROPE),
-    ]
     se = 100 * np.sqrt(0.05 * 0.95 / args.runs)
     print(
-        f"10×10 CV (n = 100, rho = {RHO}), per-split sd {SD}, ROPE {ROPE}, gamma {GAMMA}, "
-        f"{args.runs} runs per cell (binomial se at 5 %: {se:.2f} points); seed {args.seed}\n"
+        f"10×10 CV (n = 100, rho = {RHO}), per-split sd {SD}, ROPE {ROPE}, gamma {GAMMA}; "
+        f"seeds {args.seeds} (an entry per seed: 'a / b'); binomial se at 5 % with "
+        f"{args.runs} runs: {se:.2f} points\n"
     )
     t0 = time.perf_counter()
+
+    def fmt(vals):
+        return " / ".join(f"{100 * v:.1f}" for v in vals)
+
     for mode in args.modes:
         for n_looks in args.looks:
-            print(f"## scores {mode}, up to {n_looks} look(s)\n")
-            print(
-                "| rule | true gain of every challenger | "
-                + " | ".join(f"k = {k}" for k in args.ks)
-                + " |"
-            )
-            print("|---|---|" + "---|" * len(args.ks))
-            for rule in args.rules:
-                for j, (label, g) in enumerate(gains):
-                    vals = [
-                        ck.cell(rule, k, g, n_looks, mode, args.runs, args.seed + 1000 * k + j)[
-                            1 if g > ROPE else 0
-                        ]
-                        for k in args.ks
-                    ]
-                    what = "power" if g > ROPE else "false promotion"
-                    print(
-                        f"| {rule} | {label} ({what}) | "
-                        + " | ".join(f"{100 * v:.1f} %" for v in vals)
-                        + " |"
+            many = n_looks > 1
+            print(f"## scores {mode}, up to {n_looks} look(s) — % of runs\n")
+            names = [n for n in args.scenarios if not many or n in LOOK_SCENARIOS]
+            head = [f"A k={k}" for k in args.ks] + names
+            print("| rule | runs × seeds | " + " | ".join(head) + " |")
+            print("|---|---|" + "---|" * len(head))
+            for rule in args.looks_rules if many else args.rules:
+                runs = args.looks_runs if many else args.runs
+                seeds = args.seeds if rule == "family" or many else args.seeds[:1]
+                if rule != "family" and not many:
+                    runs = args.compare_runs
+                row = []
+                for k in args.ks:
+                    row.append(
+                        fmt(
+                            [ck.cell(rule, [1.0] * k, n_looks, mode, runs, s + k)[0] for s in seeds]
+                        )
                     )
-                vals = [
-                    ck.cell(
-                        rule, k, 0.0, n_looks, mode, args.runs, args.seed + 7 * k, power_case=True
-                    )
-                    for k in args.ks
-                ]
-                print(
-                    f"| {rule} | one at 3×ROPE, others 0 (power; false promotion) | "
-                    + " | ".join(f"{100 * h:.1f} %; {100 * f:.1f} %" for f, h in vals)
-                    + " |"
-                )
+                for j, (name, g) in enumerate(SCENARIOS.items()):
+                    if name in names:
+                        i = 0 if name.startswith("N") else 1
+                        row.append(
+                            fmt(
+                                [
+                                    ck.cell(rule, g, n_looks, mode, runs, s + 100 + j)[i]
+                                    for s in seeds
+                                ]
+                            )
+                        )
+                print(f"| {rule} | {runs} × {len(seeds)} | " + " | ".join(row) + " |")
             print()
+    print("A, N1, N2: false promotion (target ≤ 5 %); B, B', C, D, E, D4: power.")
+    print(
+        f"Neyman–Pearson: in D no rule that keeps the edge rate (k = 3, shared scores) "
+        f"promotes more often than one challenger {np_equivalent(SCENARIOS['D']):.2f}×ROPE "
+        "better would alone (D4 is 4.0×ROPE alone)\n"
+    )
+    if args.curve:
+        print("## trade-off: shares (selective, max-t, runner-up), shared scores, one look\n")
+        print("| shares | A k=10 | B | B' | C | D | E |")
+        print("|---|---|---|---|---|---|---|")
+        for sh in CURVE:
+            name = next((n for n, v in DESIGNS.items() if tuple(v) == sh), json.dumps(list(sh)))
+            vals = [
+                ck.cell(name, [1.0] * 10, 1, "shared", args.compare_runs, args.seeds[0] + 10)[0]
+            ]
+            vals += [
+                ck.cell(
+                    name, SCENARIOS[s], 1, "shared", args.compare_runs, args.seeds[0] + 100 + j
+                )[1]
+                for j, s in enumerate(SCENARIOS)
+                if s in ("B", "B'", "C", "D", "E")
+            ]
+            print(f"| {sh} | " + " | ".join(f"{100 * v:.1f}" for v in vals) + " |")
+        print()
     print(f"({time.perf_counter() - t0:.0f} s)")
 
 

@@ -450,10 +450,10 @@ def _entries() -> dict[str, Entry]:
                 "order": (["bogus"], [R]),
                 "scores": ([None, 5], [R, R]),
             },
-            # the family rule's selective p and corrected gain exist for the winner only
+            # the family rule's own columns
             # (NaN elsewhere by design): every other number must be finite
             numbers=lambda sel: _numbers(
-                sel.steps.drop(columns=["p_selective", "corrected_gain"], errors="ignore")
+                sel.steps.drop(columns=["p_family", "gain_lower"], errors="ignore")
             ),
         ),
         "rank": Entry(
@@ -685,9 +685,9 @@ OPEN: set[tuple[str, str]] = set()  # every case the table found is fixed or by 
 
 
 def _family_numbers(sel: Any) -> list[float]:
-    """A selection's numbers but the family rule's selective p and corrected gain, which
+    """A selection's numbers but the family rule's own columns, which
     exist for a tested winner only (NaN elsewhere by design, as for ``select`` on scores)."""
-    return _numbers(sel.steps.drop(columns=["p_selective", "corrected_gain"], errors="ignore"))
+    return _numbers(sel.steps.drop(columns=["p_family", "gain_lower"], errors="ignore"))
 
 
 _CACHE: dict[str, Entry] = {}
@@ -812,6 +812,18 @@ def _this_round(found: dict[str, Entry]) -> dict[str, Entry]:
             "gamma": ([0.3, 1.5, NAN], [R] * 3),
             "power": ([0.0, 1.5, NAN], [R] * 3),
             "sd": ([-1.0, 0.0, NAN], [R] * 3),
+        },
+    )
+    found["plan_repetitions"] = Entry(
+        lambda kw: bc.plan_repetitions(**kw),
+        lambda: {"pilot": _rng().normal(0.02, 0.03, 20), "folds": 10, "rope": 0.01},
+        {},
+        {
+            "rope": ([-0.01, NAN, "x"], [R] * 3),
+            "gamma": ([0.3, 1.5, NAN], [R] * 3),
+            "assurance": ([0.0, 1.5, NAN], [R] * 3),
+            "folds": ([1, 2.5, "x"], [R] * 3),
+            "max_repetitions": ([0, 2.5, NAN], [R] * 3),
         },
     )
     return found

@@ -6,7 +6,7 @@ from pathlib import Path
 
 
 def write_selection_scores(path: Path, last: str = "svm", n: int = 20) -> Path:
-    """A scores CSV whose selection from ``logreg`` steps forest (promote), knn (reject)
+    """A scores CSV whose selection from ``logreg`` steps forest (promote), knn (worse)
     and ``last`` (inconclusive): the table the report and CI-gate tests share."""
     import numpy as np
     import pandas as pd

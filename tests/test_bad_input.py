@@ -88,7 +88,7 @@ def test_valid_inputs_give_proper_probabilities(data, n, rho, rope, unit):
     finally:
         ctx.__exit__(None, None, None)
     check_probabilities(res)
-    assert res.decision(0.95).outcome in ("promote", "reject", "equivalent", "inconclusive")
+    assert res.decision(0.95).outcome in ("promote", "worse", "equivalent", "inconclusive")
 
 
 @SETTINGS
@@ -108,7 +108,7 @@ def test_valid_batches_give_proper_probabilities(data, shape, rho, rope):
         ctx.__exit__(None, None, None)
     assert np.shape(res.p_left) == shape[:-1]
     check_probabilities(res)
-    assert set(res.decisions(0.9).ravel()) <= {"promote", "reject", "equivalent", "inconclusive"}
+    assert set(res.decisions(0.9).ravel()) <= {"promote", "worse", "equivalent", "inconclusive"}
 
 
 @TABLE_SETTINGS

@@ -68,7 +68,7 @@ def test_compare_model_files_json_matches_scipy(model_run, capsys):
     assert res["p_left"] == pytest.approx(p_left, abs=1e-12)
     assert res["p_right"] == pytest.approx(p_right, abs=1e-12)
     assert res["p_left"] + res["p_rope"] + res["p_right"] == pytest.approx(1.0)
-    assert res["decision"] in {"promote", "reject", "equivalent", "inconclusive"}
+    assert res["decision"] in {"promote", "worse", "equivalent", "inconclusive"}
     assert res["n"] == 10 and res["df"] == 9
 
 

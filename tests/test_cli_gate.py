@@ -13,7 +13,7 @@ from bayescomp.cli.main import main
 
 @pytest.fixture(scope="module")
 def scores_csv(tmp_path_factory):
-    # steps: forest promote, knn reject, svm inconclusive
+    # steps: forest promote, knn worse, svm inconclusive
     return write_selection_scores(tmp_path_factory.mktemp("csv") / "scores.csv", last="svm|x")
 
 
@@ -45,7 +45,7 @@ def test_fail_unless_exit_status(scores_csv, gate, status, capsys):
 
 
 def test_decided_passes_when_no_step_is_open(scores_csv, capsys):
-    # without the noisy challenger every step decides: promote then reject
+    # without the noisy challenger every step decides: promote then worse
     df = pd.read_csv(scores_csv)
     path = scores_csv.parent / "decided.csv"
     df[df["model"] != "svm|x"].to_csv(path, index=False)
@@ -66,7 +66,7 @@ def test_markdown_format(scores_csv, capsys):
     assert table[0].startswith("| step | champion | challenger | p_better")
     assert len(table) == 4  # header + three steps
     assert table[3].split(" | ")[2] == "svm\\|x"  # a pipe in a name cannot break the table
-    assert table[1].endswith("| **promote** |") and table[2].endswith("| **reject** |")
+    assert table[1].endswith("| **promote** |") and table[2].endswith("| **worse** |")
     assert "CI gate `--fail-unless promote`: **passed**" in md
     assert md.count("- step ") == 3
 

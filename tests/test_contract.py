@@ -68,7 +68,7 @@ def _check_contract(res, posterior: bool):
         assert (first.p_left, first.p_rope, first.p_right) == pytest.approx(
             (res.p_left, res.p_rope, res.p_right)
         )
-        assert d.outcome in ("promote", "reject", "equivalent", "inconclusive")
+        assert d.outcome in ("promote", "worse", "equivalent", "inconclusive")
         assert isinstance(res.diagnostics_summary(), dict)
         figures = res.figures()
         assert figures and all(hasattr(f, "savefig") for f in figures.values())

@@ -58,6 +58,26 @@ def missing_modules(code: str) -> list[str]:
     return sorted(missing)
 
 
+#: ``print(expression)  # 'text'``: the example promises that the expression is that string
+PROMISE = re.compile(r"^print\((?P<expr>.+)\)\s+#\s+(?P<value>'[^']*')\s*$", re.M)
+
+
+def check_promises(code: str, namespace: dict, where: str) -> int:
+    """Evaluate every promised ``print`` of a block after it ran; the number checked."""
+    found = PROMISE.finditer(code)
+    for m in found:
+        got = eval(m["expr"], namespace)  # the docs' own example code
+        assert got == ast.literal_eval(m["value"]), f"{where}: {m['expr']} is {got!r}"
+    return len(PROMISE.findall(code))
+
+
+def test_promises_are_found_and_checked():
+    code = "x = 'a'\nprint(x)  # 'a'\nprint(x)  # a comment, not a promise\n"
+    assert check_promises(code, {"x": "a"}, "here") == 1
+    with pytest.raises(AssertionError, match="x is 'b'"):
+        check_promises(code, {"x": "b"}, "here")
+
+
 def test_the_extractor_finds_indented_blocks_and_their_imports():
     page = "text\n\n```python\nx = 1\n```\n\n* item\n\n  ```python\n  import nopkg_xyz\n  ```\n"
     assert python_blocks(page) == ["x = 1\n", "import nopkg_xyz\n"]
@@ -81,6 +101,7 @@ def test_docs_page_examples_run(page, tmp_path, monkeypatch):
             raise AssertionError(
                 f"{page.name}, python block {i + 1} failed: {type(exc).__name__}: {exc}"
             ) from exc
+        check_promises(code, namespace, f"{page.name}, python block {i + 1}")
         ran += 1
     assert ran >= 1
 

@@ -170,12 +170,12 @@ def test_decision_rule_cases():
     # clearly better, guardrail safe: promote
     d = multivariate_ttest(_synthetic([0.05, 0.0], [0.01, 0.005]), rho=0.1, rope=rope).decision()
     assert d.outcome == "promote" and d.p_joint >= 0.95
-    # clearly better on the primary metric but the guardrail is clearly broken: reject
+    # clearly better on the primary metric but the guardrail is clearly broken: worse
     res = multivariate_ttest(
         _synthetic([0.05, -0.1], [0.01, 0.01]), rho=0.1, rope=rope, metrics=["auc", "neg_ll"]
     )
     d = res.decision()
-    assert res.p_right > 0.99 and d.outcome == "reject"
+    assert res.p_right > 0.99 and d.outcome == "worse"
     assert d.reason.startswith("guardrail neg_ll broken") and d.p_right == res.p_right
     # better on the primary, guardrail uncertain: inconclusive, naming the weakest guardrail
     res = multivariate_ttest(
@@ -184,7 +184,7 @@ def test_decision_rule_cases():
     d = res.decision()
     assert res.p_right >= 0.95 > res.p_joint and d.outcome == "inconclusive"
     assert "weakest guardrail neg_ll" in d.reason
-    # primary equivalent, guardrail safe: equivalent; primary worse: reject
+    # primary equivalent, guardrail safe: equivalent; primary worse: worse
     assert (
         multivariate_ttest(_synthetic([0.0, 0.0], [0.005, 0.005]), rho=0.1, rope=rope)
         .decision()
@@ -195,7 +195,7 @@ def test_decision_rule_cases():
         multivariate_ttest(_synthetic([-0.05, 0.0], [0.01, 0.005]), rho=0.1, rope=rope)
         .decision()
         .outcome
-        == "reject"
+        == "worse"
     )
 
 
@@ -247,7 +247,7 @@ def test_select_with_guardrails(scores):
         compare_options={"guardrails": {"neg_log_loss": 0.02, "fit_time": 0.6}},
     )
     # c improves roc_auc further but loses 0.1 log loss: its guardrail is broken
-    assert sel.steps["decision"].tolist() == ["promote", "reject"]
+    assert sel.steps["decision"].tolist() == ["promote", "worse"]
     assert sel.champion == "b"
     assert "guardrail neg_log_loss broken" in sel.steps["reason"].iloc[1]
     assert "[guardrails: neg_log_loss" in sel.steps["reason"].iloc[0]
@@ -349,3 +349,32 @@ def test_guardrails_as_the_first_call_of_a_process():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "MultiMetricResult"
+
+
+def test_family_rule_promotes_the_best_challenger_that_holds_every_guardrail(scores):
+    """Issue 30: c is the best on roc_auc but breaks its log-loss guardrail; b is better
+    beyond the ROPE and holds every guardrail.  The family rule promotes b (as the per-step
+    walk does) and says why c was not promoted: its guardrail, not its selection."""
+    sel = bc.select(
+        scores,
+        baseline="a",
+        metric="roc_auc",
+        rope=0.01,
+        compare_options={"guardrails": {"neg_log_loss": 0.02, "fit_time": 0.6}},
+    )
+    cc = bc.select(
+        scores,
+        baseline="a",
+        metric="roc_auc",
+        rope=0.01,
+        rule="champion_challenger",
+        compare_options={"guardrails": {"neg_log_loss": 0.02, "fit_time": 0.6}},
+    )
+    assert sel.champion == cc.champion == "b"
+    steps = sel.steps.set_index("challenger")
+    assert steps.loc["c", "expected_gain"] > steps.loc["b", "expected_gain"]  # c won roc_auc
+    assert steps.loc["b", "decision"] == "promote" and steps.loc["b", "p_joint"] >= 0.95
+    assert steps.loc["c", "decision"] == "worse"
+    why = steps.loc["c", "reason"]
+    assert "certified better beyond the ROPE for the whole selection" in why
+    assert "guardrail neg_log_loss broken" in why and "selective" not in why

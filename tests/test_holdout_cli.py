@@ -213,7 +213,7 @@ def test_bc_select_walks_a_predictions_table(table):
     fam = bc.select(table, baseline="A", rope=0.01, compare_options={"cluster": "passage"})
     ref_fam = bc.select(table, baseline="A", rope=0.01, compare_options={"cluster": "passage"})
     assert fam.recommendation["rule"] == "family" and fam.champion == ref_fam.champion
-    assert fam.steps["p_selective"].equals(ref_fam.steps["p_selective"])
+    assert fam.steps["p_family"].equals(ref_fam.steps["p_family"])
     sel = bc.select(
         table,
         baseline="A",

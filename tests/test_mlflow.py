@@ -19,6 +19,7 @@ import urllib.request
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.stats
 from scipy import stats
 from sklearn.model_selection import RepeatedStratifiedKFold
 
@@ -154,13 +155,13 @@ def test_registry_champion_to_gated_promotion(server, data):
     parent = client.get_run(tracker.parent_id)
     assert parent.info.status == "FINISHED"
     assert parent.data.tags["bayescomp.action"] == "promote"
-    # the default family rule decided; one challenger: its corrected gain is its gain
+    # the default family rule decided; one challenger: its simultaneous lower bound is the
+    # correlated t posterior's 5 % quantile
     assert parent.data.tags["bayescomp.rule"] == "family" == sel.recommendation["rule"]
-    assert parent.data.metrics["corrected_gain"] == pytest.approx(
-        sel.recommendation["corrected_gain"]
-    )
-    assert sel.recommendation["corrected_gain"] == pytest.approx(
-        float(sel.steps.iloc[0]["expected_gain"]), rel=1e-6
+    assert parent.data.metrics["gain_lower"] == pytest.approx(sel.recommendation["gain_lower"])
+    post = sel.results[0]
+    assert sel.recommendation["gain_lower"] == pytest.approx(
+        scipy.stats.t.ppf(0.05, post.df, post.mean, post.scale), rel=1e-6
     )
     steps = [
         r for r in _runs(client, "step") if r.data.tags["mlflow.parentRunId"] == tracker.parent_id
@@ -368,8 +369,8 @@ def test_bayesian_threshold_validate_passes_and_fails_from_the_posterior():
     with pytest.raises(ModelValidationFailedException, match="accuracy: inconclusive") as e:
         validate(scores, "new", "prod", {"accuracy": BayesianThreshold("accuracy", rope=0.019)})
     assert "new did not pass" in str(e.value)
-    # lower is better: the same scores read as an error rate fail with reject
-    with pytest.raises(ModelValidationFailedException, match="accuracy: reject"):
+    # lower is better: the same scores read as an error rate fail with worse
+    with pytest.raises(ModelValidationFailedException, match="accuracy: worse"):
         validate(
             scores,
             "new",

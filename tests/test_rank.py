@@ -70,7 +70,7 @@ def test_rank_against_scipy_formula():
     summ = r.summary(0.95)
     assert len(summ) == 20 and set(summ["decision"]) <= {
         "promote",
-        "reject",
+        "worse",
         "equivalent",
         "inconclusive",
     }

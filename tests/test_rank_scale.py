@@ -148,7 +148,7 @@ def test_identical_challenger_across_datasets_is_equivalent():
 
 @pytest.mark.filterwarnings("ignore::UserWarning")
 def test_rank_across_datasets_never_decides_on_a_failed_chain():
-    """compare says 'not converged -> inconclusive'; rank used to promote/reject the pair."""
+    """compare says 'not converged -> inconclusive'; rank used to promote/worse the pair."""
     pytest.importorskip("pymc")
     scores = _two_datasets(identical=False)
     opts = {"draws": 30, "tune": 10, "chains": 2, "refit": False}

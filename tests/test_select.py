@@ -70,7 +70,7 @@ def known() -> tuple[bc.Scores, dict[str, np.ndarray]]:
     [
         ("better", "promote"),
         ("equivalent", "equivalent"),
-        ("worse", "reject"),
+        ("worse", "worse"),
         ("noisy", "inconclusive"),
     ],
 )
@@ -111,7 +111,7 @@ def test_champion_changes_and_later_steps_compare_against_new_champion():
     )
     assert sel.steps["challenger"].tolist() == ["b", "c", "w"]
     assert sel.steps["champion"].tolist() == ["base", "b", "b"]
-    assert sel.steps["decision"].tolist() == ["promote", "equivalent", "reject"]
+    assert sel.steps["decision"].tolist() == ["promote", "equivalent", "worse"]
     assert sel.champion == "b"
     direct = bc.compare(scores, "b", "c", metric="accuracy", rope=0.01)
     assert sel.steps.iloc[1]["p_rope"] == pytest.approx(direct.p_rope, abs=1e-12)

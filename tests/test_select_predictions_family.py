@@ -12,7 +12,7 @@ import pytest
 from scipy import special
 
 import bayescomp as bc
-from bayescomp.decision.family import JointDifferences, winner_test
+from bayescomp.decision.family import JointDifferences, family_test
 from bayescomp.posterior.holdout import holdout_posterior
 from bayescomp.studies.select_predictions import joint_item_differences
 
@@ -81,7 +81,7 @@ def test_joint_auc_draws_share_weights_and_match_each_comparison():
     assert corr > 0.8
 
 
-def test_family_rule_promotes_the_winner_only_when_its_selective_test_passes():
+def test_family_rule_promotes_the_certified_winner():
     rng = np.random.default_rng(2)
     y = rng.integers(0, 2, 1200)
     t = pd.DataFrame(
@@ -97,22 +97,22 @@ def test_family_rule_promotes_the_winner_only_when_its_selective_test_passes():
     assert sel.champion == "new" and sel.recommendation["rule"] == "family"
     assert sel.steps["champion"].tolist() == ["old"] * 3  # all against the baseline
     row = sel.steps.set_index("challenger").loc["new"]
-    assert row["p_selective"] < 0.05 and row["looks"] == 1
+    assert row["p_family"] < 0.05 and row["looks"] == 1
     new = sel.results[sel.steps["challenger"].tolist().index("new")]
-    # far ahead of the others: its selection hardly biases it, the correction is small
-    assert row["corrected_gain"] == pytest.approx(new.estimate, abs=0.1 * new.sd)
+    # its simultaneous bound: below its estimate, above the ROPE (it was certified)
+    assert 0.01 < row["gain_lower"] < new.estimate
     # the same through bc.select and the plain rule through rule=
     same = bc.select(t, baseline="old", rope=0.01, compare_options={"random_state": 0})
-    assert same.champion == "new" and same.steps["p_selective"].equals(sel.steps["p_selective"])
+    assert same.champion == "new" and same.steps["p_family"].equals(sel.steps["p_family"])
     cc = bc.select(t, baseline="old", rope=0.01, rule="champion_challenger")
-    assert "p_selective" not in cc.steps.columns
+    assert "p_family" not in cc.steps.columns
     with pytest.raises(ValueError, match="rule must be"):
         bc.select(t, baseline="old", rope=0.01, rule="bonferroni")
 
 
 def test_family_rule_holds_a_promotion_that_only_wins_by_selection():
-    """A challenger promoted on its own but not once its selection as the best of many
-    is accounted for is 'inconclusive', and the recommendation keeps the baseline."""
+    """A challenger promoted on its own but not certified for a selection among many is
+    'inconclusive', and the recommendation keeps the baseline."""
     bench = _bench()
     for seed in range(200):
         frame = bench.table(np.random.default_rng(seed), [bench.ROPE] * 10)
@@ -129,11 +129,11 @@ def test_family_rule_holds_a_promotion_that_only_wins_by_selection():
     assert fam.recommendation["action"] == "keep"
     held = fam.steps[fam.steps["p_right"] >= 0.95]
     assert len(held) and (held["decision"] == "inconclusive").all()
-    assert held["reason"].str.contains("best of 10 challenger").all()
+    assert held["reason"].str.contains("selection among 10 challenger").all()
 
 
 def _batch_rates(bench, deltas, reps, clusters, seed):
-    """False promotions of the family rule (winner test on the joint of the predictions)
+    """False promotions of the family rule (family test on the joint of the predictions)
     and of each step on its own (any challenger with P(> rope) >= gamma), batched."""
     rng = np.random.default_rng(seed)
     means, shapes, dfs = [], [], set()
@@ -152,7 +152,7 @@ def _batch_rates(bench, deltas, reps, clusters, seed):
         dfs.add(j.df)
     (df,) = dfs
     joint = JointDifferences(np.array(means), np.array(shapes), df)
-    fam = winner_test(joint, bench.ROPE, bench.GAMMA).promote
+    fam = family_test(joint, bench.ROPE, bench.GAMMA).promote
     p_right = special.stdtr(df, (joint.mean - bench.ROPE) / joint.scale)
     return float(np.mean(fam)), float(np.mean((p_right >= bench.GAMMA).any(axis=1)))
 

@@ -18,7 +18,7 @@ from bayescomp.splits.repeats import default_cv
 
 @pytest.fixture(scope="module")
 def scores_csv(tmp_path_factory):
-    # steps: forest promote, knn reject, svm inconclusive
+    # steps: forest promote, knn worse, svm inconclusive
     return write_selection_scores(tmp_path_factory.mktemp("csv") / "scores.csv", last="svm")
 
 
@@ -34,7 +34,7 @@ def report_dir(scores_csv, tmp_path_factory):
 
 def test_report_files_and_json(report_dir):
     sel, out, path = report_dir
-    assert sel.steps["decision"].tolist() == ["promote", "reject", "inconclusive"]
+    assert sel.steps["decision"].tolist() == ["promote", "worse", "inconclusive"]
     assert path == out / "report.html"
     pngs = sorted(p.name for p in out.glob("*.png"))
     assert pngs == [
@@ -48,7 +48,7 @@ def test_report_files_and_json(report_dir):
     ]
     record = json.loads((out / "selection.json").read_text())
     assert record["champion"] == "forest"
-    assert [s["decision"] for s in record["steps"]] == ["promote", "reject", "inconclusive"]
+    assert [s["decision"] for s in record["steps"]] == ["promote", "worse", "inconclusive"]
     assert [s["champion"] for s in record["steps"]] == ["logreg", "forest", "forest"]
     step2 = record["steps"][1]["paired_scores"]
     frame = sel.scores.to_frame()

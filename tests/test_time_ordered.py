@@ -74,7 +74,7 @@ def test_region_probabilities_and_interval():
     assert res.p_better == pytest.approx(np.mean(draws > 0), abs=0.005)
     lo, hi = res.interval(0.9)
     assert np.mean((draws >= lo) & (draws <= hi)) == pytest.approx(0.9, abs=0.005)
-    assert res.decision(0.95).outcome in ("promote", "inconclusive", "equivalent", "reject")
+    assert res.decision(0.95).outcome in ("promote", "inconclusive", "equivalent", "worse")
     row = res.summary().iloc[0]
     assert row["p_right"] == pytest.approx(res.p_right) and -1 < row["phi"] < 1
     # losses: the same differences negated give the mirrored answer

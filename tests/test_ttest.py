@@ -319,7 +319,7 @@ def _result(mean, scale, rope, df=29):
     "mean,scale,rope,outcome",
     [
         (0.03, 0.005, 0.01, "promote"),
-        (-0.03, 0.005, 0.01, "reject"),
+        (-0.03, 0.005, 0.01, "worse"),
         (0.001, 0.002, 0.01, "equivalent"),
         (0.01, 0.01, 0.01, "inconclusive"),
         (0.03, 0.005, 0.0, "promote"),
@@ -353,7 +353,7 @@ def test_decision_threshold_is_inclusive_and_gamma_checked():
     # exactly at gamma counts (>=), for each region
     kw = dict(gamma=0.9, expected_gain=0.0, risk=0.5)
     assert bc.decide(0.05, 0.05, 0.9, **kw).outcome == "promote"
-    assert bc.decide(0.9, 0.05, 0.05, **kw).outcome == "reject"
+    assert bc.decide(0.9, 0.05, 0.05, **kw).outcome == "worse"
     assert bc.decide(0.05, 0.9, 0.05, **kw).outcome == "equivalent"
     assert res.decision(0.95).outcome == "inconclusive"
     for bad in (0.5, 1.0, 0.2, 1.5):

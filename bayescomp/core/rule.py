@@ -5,7 +5,7 @@ practical equivalence (ROPE) ``[-rope, +rope]`` on the difference
 ``mu = candidate - baseline`` (oriented so that positive is better):
 
 * **promote**     if ``P(mu > rope) >= gamma``
-* **reject**      if ``P(mu < -rope) >= gamma``
+* **worse**       if ``P(mu < -rope) >= gamma``
 * **equivalent**  if ``P(|mu| <= rope) >= gamma``
 * **inconclusive** otherwise, or whenever the posterior cannot be trusted
   (for example MCMC chains that have not converged).
@@ -25,8 +25,8 @@ import numpy as np
 from bayescomp.core.checks import check_gamma
 from bayescomp.core.regions import format_probability
 
-Outcome = Literal["promote", "reject", "equivalent", "inconclusive"]
-OUTCOMES: tuple[Outcome, ...] = ("promote", "reject", "equivalent", "inconclusive")
+Outcome = Literal["promote", "worse", "equivalent", "inconclusive"]
+OUTCOMES: tuple[Outcome, ...] = ("promote", "worse", "equivalent", "inconclusive")
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class Decision:
 
     Attributes
     ----------
-    outcome : {"promote", "reject", "equivalent", "inconclusive"}
+    outcome : {"promote", "worse", "equivalent", "inconclusive"}
     reason : str
         One sentence a reviewer can read: which probability crossed ``gamma``
         or why none did.
@@ -78,7 +78,7 @@ class Decision:
 def decide_many(p_left: Any, p_rope: Any, p_right: Any, gamma: float = 0.95) -> np.ndarray:
     """The rule on arrays of region probabilities: an object array of outcome strings.
 
-    ``promote`` where ``p_right >= gamma``, else ``reject`` where ``p_left >= gamma``,
+    ``promote`` where ``p_right >= gamma``, else ``worse`` where ``p_left >= gamma``,
     else ``equivalent`` where ``p_rope >= gamma``, else ``inconclusive``; the
     probabilities broadcast against each other.  :func:`decide` applies the same rule
     to one comparison and words the reason.
@@ -86,7 +86,7 @@ def decide_many(p_left: Any, p_rope: Any, p_right: Any, gamma: float = 0.95) -> 
     Examples
     --------
     >>> decide_many([0.01, 0.97, 0.2], [0.02, 0.02, 0.3], [0.97, 0.01, 0.5]).tolist()
-    ['promote', 'reject', 'inconclusive']
+    ['promote', 'worse', 'inconclusive']
     """
     gamma = check_gamma(gamma)
     left, rope, right = np.broadcast_arrays(
@@ -191,9 +191,9 @@ def decide(
             f"expected gain {expected_gain:+.4g}, risk P(worse) = {risk_text}",
             **common,
         )
-    if outcome == "reject":
+    if outcome == "worse":
         return Decision(
-            "reject",
+            "worse",
             f"P({candidate} worse {region}) = {pr[0]} ≥ {gamma:g}; "
             f"expected gain {expected_gain:+.4g}",
             **common,

@@ -1,1 +1,1 @@
-"""Stage 4 — decision: turn a posterior into promote / reject / equivalent / inconclusive."""
+"""Stage 4 — decision: turn a posterior into promote / worse / equivalent / inconclusive."""

@@ -1,15 +1,10 @@
-"""The ``"family"`` selection rule: every challenger against the baseline, only the winner
-can be promoted, and only if its selection-adjusted test says so.
-
-A rule of :mod:`bayescomp.decision.walk` (a pure function of a scores table).  The maths
-is in :mod:`bayescomp.decision.family`.  Looks: every step is decided on the blocks the
-table holds; while nothing is promoted, some step is undecided and the budget
-``max_repeats`` allows, the rule names the baseline and the challengers still in the race
-in :attr:`Walk.pending` (the caller fits one more block for them and calls it again), and
-``1 - gamma`` is spent across the looks (:func:`bayescomp.decision.family.spent_gammas`).
-Racing: a challenger already worse than the baseline beyond the ROPE with probability
-``>= gamma`` is left out of ``pending`` — it is not fitted on further repetitions (it
-cannot become the winner).
+"""The ``"family"`` selection rule (a :class:`~bayescomp.decision.walk.Rule`): every
+challenger against the baseline; the certified ones
+(:func:`bayescomp.decision.family.family_test`) that hold every guardrail can be promoted,
+and the one with the largest expected gain is.  Looks: while nothing is promoted, some step
+is undecided and ``max_repeats`` allows, the rule names the models still in the race in
+:attr:`Walk.pending` and spends ``1 - gamma`` across the looks.  Racing leaves a challenger
+already worse beyond the ROPE with probability ``>= gamma`` out of ``pending``.
 """
 
 from __future__ import annotations
@@ -21,13 +16,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from bayescomp.decision.family import (
-    BETA_SHARE,
+    FamilyTest,
     JointDifferences,
-    WinnerTest,
+    family_test,
     joint_differences,
     racing_drop,
     spent_gammas,
-    winner_test,
 )
 from bayescomp.decision.walk import (
     PAIRED_COLUMNS,
@@ -50,7 +44,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from bayescomp.scores.table import Scores
 
 #: the columns the family rule adds to the steps table
-FAMILY_COLUMNS = ["looks", "p_selective", "corrected_gain"]
+FAMILY_COLUMNS = ["looks", "p_family", "gain_lower"]
 
 
 @dataclass
@@ -64,12 +58,15 @@ class _Step:
 
 @dataclass(frozen=True)
 class _Outcome:
-    winner: str | None
-    promoted: bool
-    test: WinnerTest | None
+    names: list[str]  # the challengers of the family test at this look
+    test: FamilyTest | None
+    promoted: str | None
     gamma_used: float
     look: int
     k: int
+
+    def index(self, c: str) -> int | None:
+        return self.names.index(c) if c in self.names else None
 
 
 def _block_splits(frame: pd.DataFrame, n0: int) -> int:
@@ -91,14 +88,14 @@ def _paired_joint(names: list[str], state: dict[str, _Step]) -> JointDifferences
     return joint_differences(np.column_stack(cols), float(state[names[0]].paired.attrs["rho"]))
 
 
-def _joint_test(
-    names: list[str], state: dict[str, _Step], gamma: float, k: int, joint: Joint | None
-) -> WinnerTest:
-    """The winner test over ``names`` (on the same splits), ``k`` challengers tried."""
+def _family_test(
+    names: list[str], state: dict[str, _Step], gamma: float, joint: Joint | None
+) -> tuple[FamilyTest, np.ndarray]:
+    """The family test over ``names`` (on the same splits) and their mean differences
+    (oriented: positive is better)."""
     rope = float(np.ravel(state[names[0]].res.rope)[0])
     posterior = joint(names) if joint is not None else _paired_joint(names, state)
-    # challengers left out (racing, failed fits) still count in the projection bound
-    return winner_test(posterior, rope, gamma, beta_share=BETA_SHARE * len(names) / k)
+    return family_test(posterior, rope, gamma), np.ravel(posterior.mean)
 
 
 def family(
@@ -156,9 +153,12 @@ def _decide(
     baseline: str,
     joint: Joint | None,
 ) -> tuple[_Outcome, tuple[str, ...]]:
-    """The winner test at the current look, and the models to fit one more block for."""
+    """The family test at the current look, and the models to fit one more block for.
+
+    Challengers left out by racing are clearly worse than the baseline, so the test would
+    not count them anyway (:data:`bayescomp.decision.family.SCREEN`)."""
     if not live:
-        return _Outcome(None, False, None, 0.95, 0, 0), ()
+        return _Outcome([], None, None, 0.95, 0, 0), ()
     look = max(state[c].extra for c in live)
     names = [c for c in live if state[c].extra == look]
     gamma = float(state[names[0]].decision.gamma)
@@ -166,10 +166,16 @@ def _decide(
     block = _block_splits(frame, n0)
     rho = float(state[names[0]].paired.attrs["rho"])
     gammas = spent_gammas(gamma, [n0 + j * block for j in range(max_repeats + 1)], rho, k=len(live))
-    test = _joint_test(names, state, float(gammas[look]), len(live), joint)
-    winner = names[int(test.winner)]
-    promoted = bool(test.promote) and state[winner].decision.outcome == "promote"
-    out = _Outcome(winner, promoted, test, float(gammas[look]), look, len(live))
+    test, gains = _family_test(names, state, float(gammas[look]), joint)
+    # promotable: certified for the family and holding every guardrail (the step's joint
+    # decision); the one with the largest expected gain is promoted
+    ok = [
+        (gains[i], c)
+        for i, c in enumerate(names)
+        if test.certified[i] and state[c].decision.outcome == "promote"
+    ]
+    promoted = max(ok)[1] if ok else None
+    out = _Outcome(names, test, promoted, float(gammas[look]), look, len(live))
     open_ = [c for c in names if state[c].decision.outcome in ("inconclusive", "promote")]
     if promoted or look >= max_repeats or not open_:
         return out, ()
@@ -183,28 +189,37 @@ def _decide(
 
 def _reason(c: str, st: _Step, out: _Outcome, max_repeats: int) -> tuple[Any, str]:
     """The step's decision under the family rule, and why."""
-    d, t = st.decision, out.test
+    d, t, i = st.decision, out.test, out.index(c)
     note = d.step_note()
     if max_repeats:
         raced = " — not fitted on further repetitions (racing)" if st.extra < out.look else ""
         note += f" [{st.extra + 1} look(s){raced}]"
-    if c == out.winner and out.promoted:
+    certified = t is not None and i is not None and bool(t.certified[i])
+    rate = f"{1 - d.gamma:.3g}"
+    if c == out.promoted:
         return d, (
-            f"{d.reason}; the best of {out.k} challenger(s), and still better beyond "
-            f"the ROPE given that it was selected (selective p = "
-            f"{float(t.p_selective):.3f} ≤ {1 - out.gamma_used:.3g}); "
-            f"winner's-curse-corrected gain {float(t.corrected_gain):+.4g}" + note
+            f"{d.reason}; certified better beyond the ROPE for the whole selection of "
+            f"{out.k} challenger(s) (false-promotion rate ≤ {rate} for the selection)" + note
         )
     if d.outcome != "promote":
+        if certified:  # better beyond the ROPE for the family, but a guardrail fails
+            why = (
+                "certified better beyond the ROPE for the whole selection on the primary "
+                f"metric, but not promotable: {d.reason}"
+            )
+            return replace(d, reason=why), why + note
         return d, d.reason + note
-    why = f"better beyond the ROPE on its own (P = {d.p_right:.3f}), but "
-    if c == out.winner:
-        why += (
-            f"not once its selection as the best of {out.k} challenger(s) is accounted "
-            f"for (selective p = {float(t.p_selective):.3f} > {1 - out.gamma_used:.3g})"
+    if out.promoted is not None:
+        why = (
+            f"better beyond the ROPE (P = {d.p_right:.3f}), but {out.promoted} has the "
+            "larger expected gain"
         )
-    else:
-        why += f"not the best of {out.k} challenger(s) ({out.winner} is)"
+        return replace(d, outcome="runner-up", reason=why), why + note
+    why = (
+        f"better beyond the ROPE on its own (P = {d.p_right:.3f}), but not certain enough "
+        f"for a selection among {out.k} challenger(s) at the false-promotion rate {rate} — "
+        "collect more repetitions"
+    )
     return replace(d, outcome="inconclusive", reason=why), why + note
 
 
@@ -235,9 +250,10 @@ def _walk(
         pf = st.paired
         row = step_row(i, baseline, c, st.res, d, 0, len(pf), st.extra, why, pf)
         row["looks"] = st.extra + 1
-        if c == out.winner and out.test is not None:
-            row["p_selective"] = float(out.test.p_selective)
-            row["corrected_gain"] = float(out.test.corrected_gain)
+        j = out.index(c)
+        if out.test is not None and j is not None:
+            row["p_family"] = float(out.test.p_family[j])
+            row["gain_lower"] = float(out.test.lower_bound[j])
         rows.append(row)
         results.append(st.res)
         paired.append(
@@ -245,24 +261,25 @@ def _walk(
         )
     columns = STEP_COLUMNS[:3] + SCORE_COLUMNS + STEP_COLUMNS[3:] + FAMILY_COLUMNS
     extras = list(dict.fromkeys(k for r in rows for k in r if k not in columns))
-    champion = out.winner if out.promoted and out.winner is not None else baseline
     return Walk(
         pd.DataFrame(rows, columns=columns + extras),
         results,
         paired,
-        champion,
+        out.promoted or baseline,
         pending,
         0 if pending else None,
     )
 
 
 def family_note(
-    rec: dict[str, Any], steps: pd.DataFrame, rule: str, gamma: float
+    rec: dict[str, Any], steps: pd.DataFrame, settings: dict[str, Any]
 ) -> dict[str, Any]:
-    """The recommendation with the rule that decided it; under the family rule also the
-    winner's selective p-value and, for a promotion, its winner's-curse-corrected gain."""
+    """The recommendation with the rule that decided it and, under the family rule, the
+    family-wise rate it carries, the runners-up and the promoted model's simultaneous
+    lower bound of its gain (in the text where it is above the ROPE)."""
+    rule, gamma = settings["rule"], float(settings["gamma"])
     rec = dict(rec, rule=rule)
-    if "p_selective" not in steps.columns or steps["p_selective"].isna().all():
+    if "p_family" not in steps.columns or steps["p_family"].isna().all():
         if rule != "family":
             rec["text"] += (
                 f" — decided by rule {rule!r} (each step at its own gamma; the "
@@ -270,35 +287,33 @@ def family_note(
                 "challengers)"
             )
         return rec
-    w = steps.loc[steps["p_selective"].notna()].iloc[0]
     k = int((steps["decision"] != "error").sum())
-    p_sel, gain = float(w["p_selective"]), float(w["corrected_gain"])
-    rec.update(
-        p_selective=p_sel,
-        family_winner=w["challenger"],
-        family_size=k,
-        corrected_gain=gain if rec["action"] == "promote" else None,
-    )
+    up = steps.loc[steps["decision"] == "runner-up", "challenger"].tolist()
+    rec.update(family_size=k, runners_up=up, false_promotion_rate=round(1 - gamma, 10))
+    rate = f"false-promotion rate ≤ {1 - gamma:.3g} for the whole selection"
     if rec["action"] == "promote":
         rec["text"] += (
-            f" — decided by rule 'family': the best of {k} challenger(s), still "
-            f"better beyond the ROPE given that it was selected (selective p = "
-            f"{p_sel:.3f}); winner's-curse-corrected gain {gain:+.4g} (its mean "
-            f"difference {float(w['expected_gain']):+.4g})"
+            f" — decided by rule 'family' ({rate}): certified better beyond the ROPE among "
+            f"{k} challenger(s)" + (f"; also better beyond the ROPE: {', '.join(up)}" if up else "")
         )
-    elif float(w["p_right"]) < gamma:
-        rec["text"] += (
-            f" — decided by rule 'family' (the best of {k} challenger(s), "
-            f"{w['challenger']}, selective p = {p_sel:.3f})"
-        )
-    else:
+        row = steps.loc[steps["challenger"] == rec["champion"]].iloc[0]
+        rec["gain_lower"] = float(row["gain_lower"])
+        if rec["gain_lower"] > float(np.ravel(settings["rope"])[0]):
+            rec["text"] += (
+                f"; its gain is at least {rec['gain_lower']:+.4g} with probability ≥ "
+                f"{gamma:g} for every challenger at once (a bound its selection cannot inflate)"
+            )
+        return rec
+    held = steps[(steps["decision"] == "inconclusive") & (steps["p_right"] >= gamma)]
+    if not held.empty:  # better beyond the ROPE on its own, not for the selection
+        r = held.sort_values("p_right").iloc[-1]
         rec["text"] = (
-            f"keep {rec['baseline']}: the best of {k} challenger(s), "
-            f"{w['challenger']} (mean difference {float(w['expected_gain']):+.4g},"
-            f" P(better beyond the ROPE) = {float(w['p_right']):.3f} on its own), "
-            "is not better beyond the ROPE once its selection as the best is "
-            f"accounted for (selective p = {p_sel:.3f}) — decided by rule 'family'"
+            f"keep {rec['baseline']}: {r['challenger']} is better beyond the ROPE on its "
+            f"own (P = {float(r['p_right']):.3f}, expected gain "
+            f"{float(r['expected_gain']):+.4g}) but not with the certainty a selection "
+            f"among {k} challenger(s) needs — collect more repetitions"
         )
+    rec["text"] += f" — decided by rule 'family' ({rate}, {k} challenger(s))"
     return rec
 
 

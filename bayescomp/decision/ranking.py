@@ -106,7 +106,7 @@ class Ranking:
         if self.pairs:
             # across datasets each pair is decided by its own posterior, so a pair whose MCMC
             # did not converge is never decided; the reverse pair mirrors the outcome
-            mirror = {"promote": "reject", "reject": "promote"}
+            mirror = {"promote": "worse", "worse": "promote"}
             outcome = {}
             for (a, b), res in self.pairs.items():
                 out = res.decision(gamma).outcome

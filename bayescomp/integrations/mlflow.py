@@ -279,8 +279,8 @@ class MlflowTracker:
                     "p_right",
                     "risk",
                     "expected_gain",
-                    "corrected_gain",
-                    "p_selective",
+                    "gain_lower",
+                    "false_promotion_rate",
                 )
             },
         )

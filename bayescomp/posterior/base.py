@@ -72,12 +72,12 @@ class PosteriorBase:
         """Whether the posterior can be decided on, and why not."""
         return True, ""
 
-    def _advice(self) -> str:
-        """What to collect when undecided."""
+    def _advice(self, gamma: float) -> str:
+        """What to collect when undecided at ``gamma``."""
         return "collect more repetitions"
 
     def decision(self, gamma: float = 0.95, on: str | None = None) -> Decision:
-        """Promote / reject / equivalent / inconclusive by the one rule, with the reason.
+        """Promote / worse / equivalent / inconclusive by the one rule, with the reason.
 
         ``on`` names the kind of probability read (a key of :meth:`probabilities`; the
         first by default)."""
@@ -96,7 +96,7 @@ class PosteriorBase:
             candidate=self.candidate_name,
             trusted=trusted,
             untrusted_reason=why,
-            advice=self._advice(),
+            advice=self._advice(gamma),
         )
 
     # ------------------------------------------------------------------ summary

@@ -114,7 +114,7 @@ class HoldoutResult(DrawsPosterior):
             out[f"mcse_{name}"] = float(np.sqrt(p * (1 - p) / n))
         return out
 
-    def _advice(self) -> str:
+    def _advice(self, gamma: float) -> str:
         """What to collect when undecided: items, or clusters when the items are clustered."""
         if self.n_clusters is not None:
             return (

@@ -283,7 +283,7 @@ class MultiMetricResult(PosteriorBase):
     def decision(self, gamma: float = 0.95, on: str | None = None) -> Decision:
         """The guarded promotion rule (see ``docs/guardrails.md``).
 
-        *promote* if ``p_joint >= gamma``; else *reject* if the primary metric is worse
+        *promote* if ``p_joint >= gamma``; else *worse* if the primary metric is worse
         beyond its ROPE, or a guardrail is, with probability ``>= gamma``; else
         *equivalent* if the primary metric's ``p_rope >= gamma``; else *inconclusive*.
         With one metric this is exactly the univariate rule.
@@ -389,13 +389,13 @@ def _guarded_outcome(res: MultiMetricResult, base: Decision, gamma: float) -> tu
             f"beyond its ROPE) = {_fp(res.p_joint, gamma)} ≥ {gamma:g}; expected gain "
             f"{base.expected_gain:+.4g}, risk P(worse) = {_fp(base.risk, gamma)}"
         )
-    if base.outcome == "reject":
-        return "reject", base.reason
+    if base.outcome == "worse":
+        return "worse", base.reason
     broken = [(m, res.p_guardrail_broken(m)) for m in res.guardrail_metrics]
     worst_m, worst_p = max(broken, key=lambda t: t[1])
     if worst_p >= gamma:
         r = res.rope[res.metrics.index(worst_m)]
-        return "reject", (
+        return "worse", (
             f"guardrail {worst_m} broken: P({res.candidate_name} worse on "
             f"{worst_m} beyond ±{r:g}) = {_fp(worst_p, gamma)} ≥ {gamma:g}"
         )

@@ -219,7 +219,7 @@ class CorrelatedTTestResult(PosteriorBase):
 
     # ----------------------------------------------------------------- decision
     def decision(self, gamma: float = 0.95, on: str | None = None) -> Decision:
-        """Promote / reject / equivalent / inconclusive, with the reason.
+        """Promote / worse / equivalent / inconclusive, with the reason.
 
         Point-mass posteriors (zero variance) are decided like any other, but
         the reason says that no uncertainty could be estimated.
@@ -232,6 +232,23 @@ class CorrelatedTTestResult(PosteriorBase):
         if bool(self._point_mass):
             d = Decision(**{**d.to_dict(), "reason": d.reason + " (zero variance: point mass)"})
         return d
+
+    def _advice(self, gamma: float) -> str:
+        """Undecided on a k-fold design's splits: how many more repetitions would decide
+        (:func:`~bayescomp.posterior.plan.plan_repetitions`)."""
+        d = self.differences
+        if (
+            d is None
+            or d.ndim != 1
+            or d.size < 3
+            or not float(self.rho) > 0
+            or bool(self._point_mass)
+            or self.decisions(gamma)[()] != "inconclusive"
+        ):
+            return super()._advice(gamma)
+        from bayescomp.posterior.plan import plan_repetitions
+
+        return plan_repetitions(self, gamma=gamma).advice()
 
     def decisions(self, gamma: float = 0.95) -> np.ndarray:
         """Outcome strings for every comparison of a batch (same rule as :meth:`decision`)."""

@@ -16,7 +16,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 DECISION_MARK = {
     "promote": "▲ promote",
-    "reject": "▼ reject",
+    "runner-up": "△ runner-up",
+    "worse": "▼ worse",
     "equivalent": "= equivalent",
     "inconclusive": "? inconclusive",
     "error": "✗ error",
@@ -82,7 +83,7 @@ def plot_selection(sel: Any, ax: Axes | None = None) -> Any:
                 ax_g.plot([lo, hi], [y, y], color="k", lw=1.5)
             except (AttributeError, NotImplementedError):  # pragma: no cover
                 pass
-            colour = {"promote": REGION_COLOURS[2], "reject": REGION_COLOURS[0]}.get(
+            colour = {"promote": REGION_COLOURS[2], "worse": REGION_COLOURS[0]}.get(
                 r["decision"], REGION_COLOURS[1]
             )
             ax_g.plot(gain, y, "o", color=colour, ms=7, mec="k")

@@ -47,11 +47,12 @@ def select(
     """Champion/challenger selection over a table: promote only what is better beyond
     the ROPE.
 
-    With ``rule="family"`` (the default) every challenger is compared with the baseline
-    and only the best of them can be promoted, when it is better beyond the ROPE *given
-    that it was selected as the best* (:mod:`bayescomp.decision.family`): the probability
-    of promoting a model that is not better beyond the ROPE stays at most ``1 - gamma``
-    for the whole selection, whatever the number of challengers (``docs/family.md``).
+    With ``rule="family"`` (the default) every challenger is compared with the baseline;
+    those certified better beyond the ROPE for the whole selection that hold every
+    guardrail can be promoted, and the one with the largest expected gain is
+    (:mod:`bayescomp.decision.family`): the probability of promoting a model that is not
+    better beyond the ROPE stays at most ``1 - gamma`` for the whole selection, whatever
+    the number of challengers (``docs/family.md``).
     With ``rule="champion_challenger"``, starting from ``baseline`` as champion, each
     challenger (in ``order``) is compared with the current champion; it becomes champion
     when ``P(challenger - champion > rope) >= gamma``: each step keeps its rate, the
@@ -328,7 +329,7 @@ def walk_selection(
         rope=settings["rope"],
         gamma=settings["gamma"],
         steps=steps,
-        recommendation=family_note(rec, steps, settings["rule"], settings["gamma"]),
+        recommendation=family_note(rec, steps, settings),
         scores=table,
         results=w.results,
         paired=w.paired,
