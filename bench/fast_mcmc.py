@@ -17,6 +17,10 @@ run on an idle machine from above (two cores or more only make the wall time sho
 The fast path's disk cache is warm (as for a user's every run but
 the first); ``--cold-disk`` points it at an empty folder for every run instead.
 
+``--vs PATH`` compares the fast path of another source tree instead (e.g. the previous
+revision: ``git worktree add /tmp/prev HEAD~3``), interleaved the same way: "before" runs
+PATH's code, "after" this tree's, each with its own disk cache, warmed by one uncounted run.
+
 Problems (4 chains x 1000 draws after 1000 tuning steps, seeded):
 
 * hierarchical: nbc vs aode on the 54 datasets of the shared baycomp data;
@@ -97,8 +101,8 @@ def _children_cpu() -> float:
     return ru.ru_utime + ru.ru_stime
 
 
-def run_child(kind: str, sampler: str, data: str, env: dict) -> dict:
-    code = _CHILD.format(repo=str(REPO), kind=kind, sampler=sampler, data=data)
+def run_child(kind: str, sampler: str, data: str, env: dict, repo: Path = REPO) -> dict:
+    code = _CHILD.format(repo=str(repo), kind=kind, sampler=sampler, data=data)
     t0, c0 = time.perf_counter(), _children_cpu()
     proc = subprocess.run(
         [sys.executable, "-c", code],
@@ -128,23 +132,32 @@ def main() -> None:
     ap.add_argument("--only", choices=["hierarchical", "plackett_luce"])
     ap.add_argument("--cold-disk", action="store_true")
     ap.add_argument("--json", type=Path, help="write every run's figures here")
+    ap.add_argument("--vs", type=Path, help="another source tree: its fast path against this one's")
     args = ap.parse_args()
     if not Path(args.data).exists():
         sys.exit(f"data file not found: {args.data}")
     kinds = {"hierarchical": ["hierarchical"], "plackett_luce": ["pl5", "pl20"]}
     todo = [k for g, ks in kinds.items() if args.only in (None, g) for k in ks]
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    # (label, sampler, source tree, disk cache): the current path first, then the new one
+    paths = [("nutpie", "nutpie", REPO, None), ("fast", "fast", REPO, None)]
+    if args.vs:
+        caches = [tempfile.mkdtemp(prefix="bayescomp-bench-") for _ in range(2)]
+        paths = [("before", "fast", args.vs, caches[0]), ("after", "fast", REPO, caches[1])]
+        for kind in todo:  # compile each tree's code into its own cache: not counted
+            for _, sampler, repo, cache in paths:
+                env = {**os.environ, "PYTHONPATH": str(repo), "BAYESCOMP_CACHE_DIR": cache}
+                run_child(kind, sampler, args.data, env, repo)
     runs: dict[tuple[str, str], list[dict]] = {}
     for rep in range(args.reps):
         for kind in todo:
-            for sampler in ("nutpie", "fast"):  # interleaved: current path, then new
-                e = dict(env)
-                if args.cold_disk:
-                    e["BAYESCOMP_CACHE_DIR"] = tempfile.mkdtemp(prefix="bayescomp-bench-")
-                r = run_child(kind, sampler, args.data, e)
-                runs.setdefault((kind, sampler), []).append(r)
+            for label, sampler, repo, cache in paths:  # interleaved
+                e = {**os.environ, "PYTHONPATH": str(repo)}
+                if cache or args.cold_disk:
+                    e["BAYESCOMP_CACHE_DIR"] = cache or tempfile.mkdtemp(prefix="bayescomp-bench-")
+                r = run_child(kind, sampler, args.data, e, repo)
+                runs.setdefault((kind, label), []).append(r)
                 print(
-                    f"rep {rep} {kind:12s} {sampler:6s} first {r['first_fit']:6.2f} s  "
+                    f"rep {rep} {kind:12s} {label:6s} first {r['first_fit']:6.2f} s  "
                     f"warm {r['warm_fit']:6.2f} s  process {r['process_cold']:6.2f} s  "
                     f"converged {r['converged']}",
                     flush=True,
@@ -164,7 +177,7 @@ def main() -> None:
             f"{m['warm_fit_cpu']:9.2f} {m['process_cold_cpu']:8.2f}"
         )
     for kind in todo:
-        a, b = med[kind, "nutpie"], med[kind, "fast"]
+        a, b = (med[kind, label] for label, *_ in paths)
         print(
             f"{kind:13s} speed-up: first fit x{a['first_fit'] / b['first_fit']:.1f}, "
             f"warm x{a['warm_fit'] / b['warm_fit']:.1f}, "

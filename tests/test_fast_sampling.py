@@ -160,3 +160,38 @@ def test_fresh_process_needs_no_pymc_and_damaged_cache_is_rebuilt(tmp_path):
     manifest = json.loads((jit / "manifest.json").read_text())
     assert all((jit / name).exists() for name in manifest)
     assert (jit / str(files[0].relative_to(jit))).read_bytes() != b"\x00garbage"
+
+
+def test_draws_read_from_the_arrow_trace_equal_nutpies_own_conversion():
+    """nutpie_fast.Draws reads the kept draws without ArviZ; nutpie's converter, on the same
+    seeded run, is the reference (tuning draws dropped, shapes, values, divergences)."""
+    import nutpie
+
+    from bayescomp.posterior import nutpie_fast
+    from bayescomp.posterior.hierarchical import fast
+    from bayescomp.posterior.hierarchical.model import prepare_datasets
+
+    rng = np.random.default_rng(0)
+    prep = prepare_datasets({f"d{i}": rng.normal(0.01, 0.02, 10) for i in range(3)}, 0.1, 1e3)
+    k, q = fast.kernels(), prep.q
+    variables = fast._variables(q, "noncentered")
+    model = nutpie_fast.make_model(
+        k.logp_cfunc,
+        k.expand_cfunc,
+        fast.pack_data(prep.standardised(), "noncentered"),
+        fast.unconstrained_size(q),
+        fast._initial_point(q),
+        variables,
+        {v: ("dataset",) for v, shape in variables if shape},
+        {"dataset": [str(i) for i in range(q)]},
+    )
+    run = dict(draws=70, tune=40, chains=3, cores=1, seed=3, target_accept=0.6)
+    ours = nutpie_fast.sample(model, progressbar=False, **run)
+    ref = nutpie.sample(model, progress_bar=False, **run)
+    assert sorted(ours.posterior) == sorted(ref.posterior.data_vars)
+    for name in ours.posterior:
+        np.testing.assert_array_equal(ours.posterior[name].values, ref.posterior[name].values)
+    assert ours.posterior["delta"].values.shape == (3, 70, q)
+    div = ours.sample_stats["diverging"].values
+    np.testing.assert_array_equal(div, ref.sample_stats["diverging"].values)
+    assert div.dtype == bool and div.shape == (3, 70)

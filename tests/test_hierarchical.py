@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from bayescomp.core.exceptions import MissingExtraError
 from bayescomp.posterior.hierarchical import (
     ConvergenceWarning,
     HierarchicalResult,
@@ -143,7 +144,7 @@ def test_numpyro_sampler_without_numpyro_says_how_to_install():
     try:
         import numpyro  # noqa: F401
     except ImportError:
-        with pytest.raises(ImportError, match=r"pip install bayescomp\[numpyro\]"):
+        with pytest.raises(MissingExtraError, match=r"pip install 'bayescomp\[numpyro\]'"):
             hierarchical_test({"a": [0.1, 0.3], "b": [0.1, 0.2]}, 0.1, sampler="numpyro")
     else:  # pragma: no cover
         pytest.skip("numpyro is installed")

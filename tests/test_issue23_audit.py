@@ -900,6 +900,10 @@ def test_the_report_shows_each_steps_method_and_a_true_footer(multi_dataset_sele
     assert f"min bulk ESS {diag['min_ess_bulk']:.0f}" in html
     assert f"divergences {diag['divergences']}" in html
     assert f"{diag['attempt_seconds'][0]:.1f} s" in html
+    assert f"(sampler {sel.results[0].sampler})" in html
+    assert len(diag["retry_notes"]) == diag["attempts"] - 1
+    for k, note in enumerate(diag["retry_notes"], 1):  # why each retry ran
+        assert f"attempt {k}: {note}" in html
     footer = html[html.index("Machine-readable record") :]
     assert "hierarchical model" in footer and "correlated t-test" not in footer
     single = one.report(tmp_path / "one").read_text()

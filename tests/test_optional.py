@@ -163,4 +163,4 @@ def test_mcmc_packages_are_in_the_extra_not_in_the_core_dependencies():
         return names
 
     assert "mcmc" in included("test") and "mcmc" in included("docs")
-    assert "nutpie" in included("test-mcmc")  # the Python 3.12 stage of .ci/run
+    assert "mcmc" in included("test-mcmc")  # the Python 3.12 stage of .ci/run

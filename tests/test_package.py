@@ -91,3 +91,40 @@ def test_version_falls_back_to_pyproject_when_not_installed(monkeypatch):
 
     monkeypatch.setattr(metadata, "version", missing)
     assert bayescomp._version() == bayescomp._source_version()
+
+
+@pytest.mark.parametrize("command", ["", *__import__("bayescomp.cli.main").cli.main.COMMANDS])
+def test_help_imports_no_scientific_library(command):
+    """``bayescomp --help`` and each sub-command's answer at once: no numpy, nothing heavier."""
+    argv = [command, "--help"] if command else ["--help"]
+    code = (
+        "import sys\nfrom bayescomp.cli.main import main\ntry:\n"
+        f"    main({argv!r})\nexcept SystemExit as e:\n    assert e.code == 0, e.code\n"
+        "print('MODULES', ' '.join(sorted({m.split('.')[0] for m in sys.modules})))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True
+    )
+    assert "usage: bayescomp" in proc.stdout
+    loaded = set(proc.stdout.rsplit("MODULES", 1)[1].split())
+    assert "bayescomp" in loaded
+    assert not loaded & {*HEAVY, "numpy", "scipy", "numba", "joblib", "pyarrow"}
+
+
+def test_the_warnings_that_mean_scikit_learns_subclass_them_once_loaded():
+    """Defined on first use (so the CLI's --help needs no scikit-learn), one class each."""
+    loaded = _modules_after(
+        "from bayescomp.core import exceptions as ex; ex.MissingExtraError; ex.BayescompWarning"
+    )
+    assert "sklearn" not in loaded
+    from sklearn import exceptions as sk
+
+    from bayescomp.core import exceptions as ex
+
+    for name in ("ConvergenceWarning", "FitFailedWarning"):
+        cls = getattr(ex, name)
+        assert issubclass(cls, getattr(sk, name)) and issubclass(cls, ex.BayescompWarning)
+        assert cls is getattr(bayescomp, name) is getattr(ex, name)
+        assert f"{cls.__module__}.{cls.__qualname__}" == f"bayescomp.core.exceptions.{name}"
+    with pytest.raises(AttributeError, match="no attribute 'Nope'"):
+        ex.Nope  # noqa: B018

@@ -6,9 +6,10 @@ Every error is a :class:`bayescomp.cli.main.UserError`, printed as one line.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
 
 
 def read_csv(path: str) -> Any:

@@ -9,6 +9,7 @@ practical equivalence decides what "better" means, and no default suits every me
 from __future__ import annotations
 
 import argparse
+import copy
 from typing import Any
 
 ROPE_HELP = (
@@ -162,3 +163,30 @@ class DefaultsHelp(argparse.ArgumentDefaultsHelpFormatter):
         if default == [] or "default" in text:
             return text
         return super()._get_help_string(action)
+
+    def _expand_help(self, action: argparse.Action) -> str:
+        if "%(choices)" not in (action.help or ""):  # LazyChoices are read where shown only
+            action = copy.copy(action)
+            action.choices = None
+        return super()._expand_help(action)
+
+
+class LazyChoices:
+    """A flag's choices, read when argparse first needs them (so ``bayescomp --help`` imports
+    no library): ``"methods"``, ``auto`` and every method of the compare registry;
+    ``"outcomes"``, the decision outcomes."""
+
+    def __init__(self, of: str) -> None:
+        self.of = of
+
+    def __iter__(self) -> Any:
+        if self.of == "outcomes":
+            from bayescomp.core.rule import OUTCOMES
+
+            return iter(OUTCOMES)
+        from bayescomp.posterior.registry import methods
+
+        return iter(("auto", *methods()))
+
+    def __contains__(self, name: object) -> bool:
+        return name in list(self)

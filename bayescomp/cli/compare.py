@@ -9,6 +9,7 @@ Two ways in::
 from __future__ import annotations
 
 import argparse
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,14 +19,12 @@ from bayescomp.cli._io import emit, output_file
 from bayescomp.cli._text import (
     INTERVAL_COLUMNS,
     DefaultsHelp,
+    LazyChoices,
     aligned,
     comparison_row,
     rope_note,
 )
 from bayescomp.cli.main import UserError
-from bayescomp.core.jsonable import jsonable
-from bayescomp.core.regions import format_probability
-from bayescomp.core.rule import OUTCOMES
 from bayescomp.core.text import terminal_literal
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -81,7 +80,8 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--method",
         default="auto",
-        choices=RegisteredMethods(),
+        choices=LazyChoices("methods"),
+        metavar="METHOD",
         help="a registered comparison method: %(choices)s. Default auto: ttest "
         "on one dataset, hierarchical on several. A method on paired predictions "
         "reads a CSV with a y_true column and one column per model",
@@ -113,7 +113,7 @@ def _add_outputs(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--fail-unless",
-        choices=OUTCOMES,
+        choices=LazyChoices("outcomes"),
         metavar="OUTCOME",
         help="exit with status 1 unless every decision is OUTCOME (e.g. promote), for CI gates",
     )
@@ -196,19 +196,6 @@ def _scores_from_csv(args: argparse.Namespace) -> tuple[Any, Any, list[str], str
             ) from None
     candidates = args.candidate or [m for m in scores.models if m != baseline]
     return scores, baseline, candidates, args.metric
-
-
-class RegisteredMethods:
-    """The ``--method`` choices: ``auto`` and every method of the compare registry, read
-    when argparse first needs them (so ``bayescomp --help`` does not load the library)."""
-
-    def __iter__(self) -> Any:
-        from bayescomp.posterior.registry import methods
-
-        return iter(("auto", *methods()))
-
-    def __contains__(self, name: object) -> bool:
-        return name in list(self)
 
 
 def _method(args: argparse.Namespace, *, many: bool, timed: bool = False) -> tuple[str, Any]:
@@ -306,11 +293,10 @@ def _run(
     scope: str,
 ) -> int:
     """Compare every candidate with the baseline by the chosen method, and print it."""
-    from bayescomp.posterior.compare import compare
+    from bayescomp.posterior.compare import compare, is_time_ordered_scores
 
     if not candidates:
         raise UserError("no candidate to compare with the baseline")
-    from bayescomp.posterior.compare import is_time_ordered_scores
     from bayescomp.scores.table import Scores
 
     timed = isinstance(data, Scores) and is_time_ordered_scores(
@@ -320,6 +306,7 @@ def _run(
     options: dict[str, Any] = {}
     if method == "hierarchical":
         options = {"draws": args.draws, "chains": args.chains}
+    warnings.filterwarnings("ignore", "hierarchical fit, attempt")  # the table says each retry
     results = [
         compare(
             data,
@@ -359,6 +346,7 @@ def _guarded(
 ) -> int:
     """``--guardrail``: the joint posterior of the metric and its guardrails per candidate."""
     from bayescomp.cli._data import parse_guardrails
+    from bayescomp.core.regions import format_probability
     from bayescomp.posterior.compare import compare
 
     guards = parse_guardrails(args.guardrail)
@@ -431,6 +419,8 @@ def _guarded(
 
 def _json_record(r: Posterior, d: Decision) -> dict[str, Any]:
     """The result's record (:meth:`to_dict`) with the decision at the chosen gamma."""
+    from bayescomp.core.jsonable import jsonable
+
     row = r.to_dict()
     row.update(
         decision=d.outcome,
@@ -453,6 +443,8 @@ def format_across(
     """Table of a comparison by any method but the t-test: every kind of probability per
     candidate, then each decision with its reason, the models' mean scores (``means``)
     and the sampler's diagnostics."""
+    from bayescomp.core.regions import format_probability
+
     r0 = results[0]
     head = (
         f"baseline: {r0.baseline_name}   metric: {r0.metric}   rope: ±{float(r0.rope):g}   "
@@ -484,21 +476,20 @@ def format_across(
                 f"{_score(means.get(r.candidate_name))}, {r.baseline_name} "
                 f"{_score(means.get(r.baseline_name))}]"
             )
-        lines.append(
-            f"  {r.candidate_name}: {d.outcome}: {d.reason}{score}"
-            f"{_diagnostics(r.diagnostics_summary())}"
-        )
+        lines.append(f"  {r.candidate_name}: {d.outcome}: {d.reason}{score}")
+        lines += _diagnostics(r.diagnostics_summary())
     return "\n".join(map(terminal_literal, lines))
 
 
-def _diagnostics(s: dict[str, Any]) -> str:
-    """The worst-case MCMC diagnostics in brackets (empty for a posterior not sampled by MCMC)."""
+def _diagnostics(s: dict[str, Any]) -> list[str]:
+    """The sampler, its worst-case MCMC diagnostics and why each retry ran, a line each."""
     if not {"max_r_hat", "min_ess_bulk", "divergences"} <= s.keys():
-        return ""
-    return (
-        f" [max R-hat {s['max_r_hat']:.3f}, min bulk ESS {s['min_ess_bulk']:.0f}, "
-        f"divergences {s['divergences']}]"
-    )
+        return []
+    return [
+        f"    sampler {s.get('sampler')}: max R-hat {s['max_r_hat']:.3f}, min bulk ESS "
+        f"{s['min_ess_bulk']:.0f}, divergences {s['divergences']}, attempts {s.get('attempts', 1)}",
+        *(f"    attempt {k}: {note}" for k, note in enumerate(s.get("retry_notes", []), 1)),
+    ]
 
 
 def format_table(results: list[Posterior], decisions: list[Decision]) -> str:

@@ -10,14 +10,14 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-import numpy as np
-
 from bayescomp.cli._io import add_output_flags, column, parse_label, read_csv, write_outputs
 from bayescomp.cli._text import DefaultsHelp
 from bayescomp.core.metric import metric_record
 
 
-def _thresholds(text: str) -> np.ndarray:
+def _thresholds(text: str) -> Any:
+    import numpy as np
+
     from bayescomp.cli.main import UserError
 
     try:

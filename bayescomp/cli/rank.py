@@ -124,6 +124,7 @@ def run(args: argparse.Namespace) -> int:
         out = {
             "method": method,
             "metric": metric,
+            **({"sampler": res.sampler} if method == "plackett_luce" else {}),
             "rows": json.loads(table.to_json(orient="records", double_precision=15)),
         }
         json.dump(out, sys.stdout, indent=2)
@@ -131,7 +132,12 @@ def run(args: argparse.Namespace) -> int:
         return 0
     from bayescomp.core.text import terminal_literal
 
-    print(f"ranking of {len(res.models)} models on {terminal_literal(metric)} ({method})\n")
+    how = method
+    if method == "plackett_luce":  # the sampler that ran, and whether its chains converged
+        how += f", sampler {res.sampler}, " + (
+            "converged" if res.converged else f"NOT converged: {res.convergence_problems}"
+        )
+    print(f"ranking of {len(res.models)} models on {terminal_literal(metric)} ({how})\n")
     if method == "pairwise":  # a probability never reads as if it crossed gamma by rounding
         from bayescomp.core.regions import format_probability
 

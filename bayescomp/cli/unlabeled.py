@@ -12,8 +12,6 @@ import argparse
 import sys
 from typing import Any
 
-import numpy as np
-
 from bayescomp.cli._io import add_output_flags, column, parse_label, read_csv, write_outputs
 from bayescomp.cli._text import DefaultsHelp
 
@@ -43,6 +41,7 @@ class _DeprecatedFlag(argparse.Action):
 
 
 def run_unlabeled(args: argparse.Namespace) -> int:
+    import numpy as np
     import pandas as pd
 
     import bayescomp as bc

@@ -7,12 +7,16 @@ scikit-learn catch bayescomp's as well::
     warnings.filterwarnings("ignore", category=sklearn.exceptions.ConvergenceWarning)
 
 silences both a solver that stopped early and an MCMC fit whose diagnostics failed.
+Those two are defined on first use (PEP 562), so importing this module does not import
+scikit-learn (``bayescomp --help`` imports it, and must answer at once).
 """
 
 from __future__ import annotations
 
-from sklearn.exceptions import ConvergenceWarning as _SklearnConvergenceWarning
-from sklearn.exceptions import FitFailedWarning as _SklearnFitFailedWarning
+import threading
+from typing import Any
+
+_LOCK = threading.Lock()
 
 
 # ------------------------------------------------------------------ warnings
@@ -21,12 +25,27 @@ class BayescompWarning(UserWarning):
     category=bayescomp.BayescompWarning)`` silences them all, and only them."""
 
 
-class ConvergenceWarning(BayescompWarning, _SklearnConvergenceWarning):
-    """The MCMC chains did not pass the convergence checks (R-hat, bulk ESS, divergences)."""
+def _sklearn_subclasses() -> None:
+    from sklearn import exceptions as sk
+
+    class ConvergenceWarning(BayescompWarning, sk.ConvergenceWarning):
+        """The MCMC chains did not pass the convergence checks (R-hat, bulk ESS, divergences)."""
+
+    class FitFailedWarning(BayescompWarning, sk.FitFailedWarning):
+        """A fit raised and ``error_score`` was recorded instead of a score."""
+
+    for cls in (ConvergenceWarning, FitFailedWarning):
+        cls.__module__, cls.__qualname__ = __name__, cls.__name__
+        globals()[cls.__name__] = cls
 
 
-class FitFailedWarning(BayescompWarning, _SklearnFitFailedWarning):
-    """A fit raised and ``error_score`` was recorded instead of a score."""
+def __getattr__(name: str) -> Any:
+    if name in ("ConvergenceWarning", "FitFailedWarning"):
+        with _LOCK:  # one class each, whichever thread asks first
+            if name not in globals():
+                _sklearn_subclasses()
+        return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class ZeroVarianceWarning(BayescompWarning):
@@ -81,8 +100,8 @@ class FitError(RuntimeError):
 
 
 class InvalidArgumentError(ValueError, TypeError):
-    """A number-valued argument of the wrong type or outside its range (checked by
-    scikit-learn's ``check_scalar``, see :func:`bayescomp.core.checks.check_number`).
+    """A number-valued argument of the wrong type or outside its range (see
+    :func:`bayescomp.core.checks.check_number`).
 
     Both a ``ValueError`` and a ``TypeError`` (as numpy's ``AxisError`` is both), so code that
     caught either before still catches it.  ``argument`` is the argument's name, which starts

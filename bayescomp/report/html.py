@@ -86,17 +86,23 @@ METHOD_NAMES: dict[str, str] = {
 
 
 def how_decided(method: str | None, diag: dict[str, Any]) -> str:
-    """One line saying which posterior decided a step and, for a sampled one, its
-    convergence: R-hat, bulk ESS, divergences, attempts (retries) and seconds.
+    """One line saying which posterior decided a step and, for a sampled one, the sampler
+    that ran and its convergence: R-hat, bulk ESS, divergences, attempts and seconds, and
+    why each retry was run.
 
     Examples
     --------
     >>> how_decided("hierarchical", {"max_r_hat": 1.0031, "min_ess_bulk": 812.4,
     ...     "divergences": 0, "attempts": 2, "attempt_seconds": [12.0, 55.2],
+    ...     "retry_notes": ["R-hat 1.030, 0 divergent transitions, worst bulk ESS 180 after "
+    ...                     "1,000 draws: retrying with the centered parameterisation, "
+    ...                     "target_accept 0.99, 2,000 tuning steps and 2,000 draws"],
     ...     "converged": True, "sampler": "fast"})  # doctest: +NORMALIZE_WHITESPACE
     'Posterior: Bayesian hierarchical model across datasets (Corani et al. 2017), MCMC
     (sampler fast) · max R-hat 1.003 · min bulk ESS 812 · divergences 0 · 2 attempts
-    (1 retry: 12.0 s, 55.2 s) · converged'
+    (1 retry: 12.0 s, 55.2 s) · converged · attempt 1: R-hat 1.030, 0 divergent transitions,
+    worst bulk ESS 180 after 1,000 draws: retrying with the centered parameterisation,
+    target_accept 0.99, 2,000 tuning steps and 2,000 draws'
     """
     if method is None:
         return "No posterior: the step could not be compared."
@@ -106,11 +112,15 @@ def how_decided(method: str | None, diag: dict[str, Any]) -> str:
     n = int(diag.get("attempts", 1))
     secs = ", ".join(f"{t:.1f} s" for t in diag.get("attempt_seconds", []))
     retries = f"{n - 1} retr{'y' if n == 2 else 'ies'}: {secs}" if n > 1 else secs
+    notes = "".join(
+        f" · attempt {k}: {note}" for k, note in enumerate(diag.get("retry_notes", []), 1)
+    )
     return (
         f"{text} (sampler {diag.get('sampler')}) · max R-hat {diag['max_r_hat']:.3f} · "
         f"min bulk ESS {diag['min_ess_bulk']:.0f} · divergences {diag['divergences']} · "
         f"{n} attempt{'s' if n > 1 else ''} ({retries}) · "
         + ("converged" if diag.get("converged") else "NOT converged: " + str(diag.get("problems")))
+        + notes
     )
 
 

@@ -14,7 +14,8 @@ One job per module, imported in this order:
   NUTS run, the retries (:func:`retry_schedule`) and :func:`hierarchical_test`.
 """
 
-from bayescomp.core.exceptions import ConvergenceWarning
+from typing import Any
+
 from bayescomp.core.regions import RegionProbabilities
 from bayescomp.posterior.hierarchical.diagnostics import ESS_BULK_MIN, R_HAT_MAX
 from bayescomp.posterior.hierarchical.io import load
@@ -39,3 +40,11 @@ __all__ = [
     "model_cache_info",
     "retry_schedule",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "ConvergenceWarning":  # on first use: it subclasses scikit-learn's
+        from bayescomp.core import exceptions
+
+        return exceptions.ConvergenceWarning
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -15,7 +15,8 @@ two against each other at random points):
 
 The unconstrained vector is ``[delta0, std0, gamma_alpha, gamma_beta, nu_minus_one,
 v_1..v_q, sigma_1..sigma_q]`` (``v`` = ``delta`` or ``delta_z``).  The data vector is
-``[length, q, noncentered, delta_hi, std0_hi, sigma_hi, n(q), mean(q), ss(q), rho(q)]``.
+``[length, q, noncentered, delta_hi, std0_hi, sigma_hi, c, n(q), mean(q), ss(q), rho(q)]``,
+where ``c`` is the likelihood's part that depends on the data alone (``fast.data_constant``).
 """
 
 from __future__ import annotations
@@ -27,8 +28,7 @@ import numpy as np
 
 from bayescomp.posterior.nutpie_signatures import EXPAND_SIG, LOGP_SIG
 
-HEADER = 6
-LOG_2PI = math.log(2.0 * math.pi)
+HEADER = 7
 
 
 @numba.njit(cache=True)
@@ -57,26 +57,25 @@ def interval(y, a, b):
 
 
 @numba.njit(cache=True)
-def student_t(x, nu, mu, s):
-    """Student-t log density and its derivatives in x, mu, s and nu."""
+def t_constants(nu):
+    """The terms of the Student-t log density, and of its derivative in nu, that depend on nu
+    only: computed once per gradient, not once per dataset."""
+    lp = math.lgamma((nu + 1.0) / 2.0) - math.lgamma(nu / 2.0) - 0.5 * math.log(nu * math.pi)
+    dnu = 0.5 * digamma((nu + 1.0) / 2.0) - 0.5 * digamma(nu / 2.0) - 0.5 / nu
+    return lp, dnu
+
+
+@numba.njit(cache=True)
+def student_t(x, nu, mu, s, log_s, const):
+    """Student-t log density and its derivatives in x, mu, s and nu (``log_s``: log(s);
+    ``const``: the :func:`t_constants` of ``nu``)."""
     t = (x - mu) / s
     r = nu + t * t
-    lp = (
-        math.lgamma((nu + 1.0) / 2.0)
-        - math.lgamma(nu / 2.0)
-        - 0.5 * math.log(nu * math.pi)
-        - math.log(s)
-        - (nu + 1.0) / 2.0 * math.log1p(t * t / nu)
-    )
+    l1p = math.log1p(t * t / nu)
+    lp = const[0] - log_s - (nu + 1.0) / 2.0 * l1p
     dx = -(nu + 1.0) * t / (s * r)
     ds = -1.0 / s + (nu + 1.0) * t * t / (s * r)
-    dnu = (
-        0.5 * digamma((nu + 1.0) / 2.0)
-        - 0.5 * digamma(nu / 2.0)
-        - 0.5 / nu
-        - 0.5 * math.log1p(t * t / nu)
-        + (nu + 1.0) * t * t / (2.0 * nu * r)
-    )
+    dnu = const[1] - 0.5 * l1p + (nu + 1.0) * t * t / (2.0 * nu * r)
     return lp, dx, -dx, ds, dnu
 
 
@@ -100,29 +99,34 @@ def logp_grad(x, data, grad):
     g_b = a / b - m
     g_m = (a - 1.0) / m - b
     g_nu, g_d0, g_s0 = 0.0, 0.0, 0.0
+    # once per gradient, not once per dataset: the Student-t terms of nu, log(std0), log of
+    # sigma's upper bound, and the likelihood's terms of the data alone
+    const = t_constants(nu)
+    log_s0, log_hi = math.log(s0), math.log(data[5])
+    lp += data[6]
     for i in range(q):
         v = x[5 + i]
         if noncentered:
-            lt, gx, _, _, gn = student_t(v, nu, 0.0, 1.0)
+            lt, gx, _, _, gn = student_t(v, nu, 0.0, 1.0, 0.0, const)
             delta = d0 + s0 * v
         else:
-            lt, gx, gmu, gs, gn = student_t(v, nu, d0, s0)
+            lt, gx, gmu, gs, gn = student_t(v, nu, d0, s0, log_s0, const)
             g_d0 += gmu
             g_s0 += gs
             delta = v
         lp += lt
         g_nu += gn
-        sig, dsig, lp_s, g_ys = interval(x[5 + q + i], 0.0, data[5])
-        lp += lp_s
+        # sigma_i = s(y) hi: log(sigma_i) = log(hi) - softplus(-y), s(y) = exp(-softplus(-y))
+        y = x[5 + q + i]
+        sp = softplus(-y)
+        sl = math.exp(-sp)
+        sig = sl * data[5]
+        lp += -y - 2.0 * sp
         var_a = sig * sig * (1.0 - rho[i])
         var_b = sig * sig * (1.0 + (n[i] - 1.0) * rho[i])
         resid = mean[i] - delta
         quad = ss[i] / var_a + n[i] * resid * resid / var_b
-        lp += (
-            -0.5 * n[i] * LOG_2PI
-            - 0.5 * ((n[i] - 1.0) * math.log(var_a) + math.log(var_b))
-            - 0.5 * quad
-        )
+        lp += -n[i] * (log_hi - sp) - 0.5 * quad
         g_delta = n[i] * resid / var_b
         if noncentered:
             grad[5 + i] = gx + g_delta * s0
@@ -130,7 +134,7 @@ def logp_grad(x, data, grad):
             g_s0 += g_delta * v
         else:
             grad[5 + i] = gx + g_delta
-        grad[5 + q + i] = (-n[i] / sig + quad / sig) * dsig + g_ys
+        grad[5 + q + i] = (quad - n[i]) * (1.0 - sl) + 1.0 - 2.0 * sl  # d sigma/dy = sigma (1-s)
     grad[0] = g_d0 * dd0 + g_y0
     grad[1] = g_s0 * ds0 + g_y1
     grad[2] = g_a * da + g_y2

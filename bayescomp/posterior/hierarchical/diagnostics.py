@@ -16,6 +16,7 @@ __all__ = [
     "check_convergence",
     "diagnostics_table",
     "ess_required",
+    "retry_note",
 ]
 
 #: convergence thresholds used by :attr:`HierarchicalResult.converged`
@@ -41,6 +42,26 @@ def ess_required(chains: int, draws: int) -> int:
     300
     """
     return int(min(ESS_BULK_MIN, max(ESS_BULK_FLOOR, 0.1 * int(chains) * int(draws))))
+
+
+def retry_note(done: Any, nxt: Any) -> str:
+    """Why an attempt was retried, and with what: ``done`` and ``nxt`` are attempt records
+    (:attr:`HierarchicalResult.attempts`; ``nxt`` needs only the settings).
+
+    Examples
+    --------
+    >>> done = {"max_r_hat": 1.0304, "divergences": 0, "min_ess_bulk": 180.2, "draws": 1000}
+    >>> nxt = {"parameterization": "centered", "target_accept": 0.99, "tune": 2000,
+    ...        "draws": 2000}
+    >>> retry_note(done, nxt)
+    'R-hat 1.030, 0 divergent transitions, worst bulk ESS 180 after 1,000 draws: retrying with the centered parameterisation, target_accept 0.99, 2,000 tuning steps and 2,000 draws'
+    """
+    return (
+        f"R-hat {done['max_r_hat']:.3f}, {done['divergences']} divergent transitions, worst "
+        f"bulk ESS {done['min_ess_bulk']:.0f} after {done['draws']:,} draws: retrying with the "
+        f"{nxt['parameterization']} parameterisation, target_accept {nxt['target_accept']:g}, "
+        f"{nxt['tune']:,} tuning steps and {nxt['draws']:,} draws"
+    )
 
 
 #: parameters whose diagnostics decide convergence (all sampled quantities)

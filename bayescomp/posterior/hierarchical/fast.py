@@ -57,10 +57,19 @@ def pack_data(data: dict[str, np.ndarray], parameterization: str) -> np.ndarray:
         float(data["delta_hi"]),
         float(data["std0_hi"]),
         float(data["sigma_hi"]),
+        data_constant(data["n"], data["rho"]),
     ]
     vec = np.concatenate([head, data["n"], data["mean"], data["ss"], data["rho"]]).astype(float)
     vec[0] = vec.size
     return np.ascontiguousarray(vec)
+
+
+def data_constant(n: np.ndarray, rho: np.ndarray) -> float:
+    """``sum_i -n_i/2 log(2 pi) - ((n_i - 1) log(1 - rho_i) + log(1 + (n_i - 1) rho_i)) / 2``:
+    the likelihood's terms without a parameter, summed once when the data are packed."""
+    n, rho = np.asarray(n, dtype=float), np.asarray(rho, dtype=float)
+    per = -0.5 * n * math.log(2.0 * math.pi)
+    return float(np.sum(per - 0.5 * ((n - 1.0) * np.log1p(-rho) + np.log1p((n - 1.0) * rho))))
 
 
 def _initial_point(q: int) -> Any:

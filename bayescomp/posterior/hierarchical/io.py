@@ -6,10 +6,11 @@ file written by :meth:`HierarchicalResult.to_netcdf` restores the whole result.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import TYPE_CHECKING, Any
 
-from bayescomp.core.arviz_compat import from_dict, from_netcdf, group_names
+from bayescomp.core.arviz_compat import arviz_major, from_dict, from_netcdf, group_names
 from bayescomp.core.optional import require
 from bayescomp.posterior.hierarchical.diagnostics import ESS_BULK_MIN
 from bayescomp.posterior.hierarchical.result import HierarchicalResult
@@ -84,6 +85,18 @@ def from_draws(raw: Any, prep: Prepared, **settings: Any) -> HierarchicalResult:
     ``settings`` are the fields of :class:`HierarchicalResult` other than ``idata``.
     """
     return HierarchicalResult(idata=_to_result_idata(raw, prep, _attrs_of(settings)), **settings)
+
+
+def relabel(res: HierarchicalResult, **settings: Any) -> HierarchicalResult:
+    """``res`` with ``settings`` changed, in the result and in its draws' attributes: the
+    draws and the diagnostics table are kept, not rebuilt."""
+    new = dataclasses.replace(res, **settings)
+    attrs = _attrs_of({k: getattr(new, k) for k in (*_ATTR_KEYS, "attempts")})
+    groups = [getattr(new.idata, g) for g in group_names(new.idata)]
+    for node in [new.idata, *groups] if arviz_major() >= 1 else groups:
+        node.attrs.update(attrs)
+    new.__dict__["diagnostics"] = res.diagnostics
+    return new
 
 
 #: a result file's arrays may be this many times larger than the file (zlib compression)

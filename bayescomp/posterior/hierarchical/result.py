@@ -18,6 +18,7 @@ from bayescomp.posterior.hierarchical.diagnostics import (
     ESS_BULK_MIN,
     MCMCChecks,
     diagnostics_table,
+    retry_note,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -210,6 +211,9 @@ class HierarchicalResult(DrawsPosterior, MCMCChecks):
                 for a in self.attempts
             ],
             "attempt_seconds": [float(a["seconds"]) for a in self.attempts],
+            "retry_notes": [
+                retry_note(a, b) for a, b in zip(self.attempts[:-1], self.attempts[1:], strict=True)
+            ],
             "sampling_seconds": float(sum(a["seconds"] for a in self.attempts)),
         }
 

@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bayescomp.core import exceptions
 from bayescomp.core.checks import check_rope, seed_from
-from bayescomp.core.exceptions import ConvergenceWarning
-from bayescomp.posterior.hierarchical.diagnostics import ESS_BULK_MIN, ess_required
-from bayescomp.posterior.hierarchical.io import from_draws
+from bayescomp.posterior.hierarchical.diagnostics import ESS_BULK_MIN, ess_required, retry_note
+from bayescomp.posterior.hierarchical.io import from_draws, relabel
 from bayescomp.posterior.hierarchical.model import (
     PARAMETERIZATIONS,
     choose_parameterization,
@@ -44,40 +44,33 @@ _SAMPLERS = ("auto", "fast", "nutpie", "pymc", "numpyro")
 
 def resolve_sampler(sampler: str) -> str:
     """The backend that runs: ``"fast"`` (hand-written numba density on nutpie), ``"nutpie"``
-    (nutpie on the PyMC model), ``"pymc"`` or ``"numpyro"``."""
+    (nutpie on the PyMC model), ``"pymc"`` or ``"numpyro"``.  ``"auto"`` depends only on
+    what the ``mcmc`` extra installs (never on numpyro or jax), so a seed gives the same
+    draws whatever else is installed."""
+    from importlib.util import find_spec
+
+    from bayescomp.core.optional import require
+
     if sampler not in _SAMPLERS:
         raise ValueError(f"sampler must be one of {_SAMPLERS}; got {sampler!r}")
     if sampler == "numpyro":
-        try:
-            import jax  # noqa: F401
-            import numpyro  # noqa: F401
-        except ImportError:
-            raise ImportError(
-                "sampler='numpyro' needs numpyro and jax, which are not installed; install them "
-                "with `pip install bayescomp[numpyro]` (or use sampler='auto')"
-            ) from None
+        for module in ("jax", "numpyro"):
+            require(module, "numpyro", "sampler='numpyro'")
         return "numpyro"
-    if sampler in ("auto", "fast"):
-        from bayescomp.posterior.nutpie_fast import fast_path_available
+    from bayescomp.posterior.nutpie_fast import fast_path_available, nutpie_minor
 
-        if fast_path_available():
-            return "fast"
-        if sampler == "fast":
-            raise ImportError(
-                "sampler='fast' needs nutpie 0.16.x, numba and platformdirs; install them with "
-                "`pip install bayescomp[nutpie]` (or use sampler='auto', which falls back to "
-                "nutpie or PyMC's NUTS on the PyMC model)"
-            )
-    if sampler in ("auto", "nutpie"):
-        try:
-            import nutpie  # noqa: F401
-        except ImportError:
-            if sampler == "nutpie":
-                raise ImportError(
-                    "sampler='nutpie' needs nutpie; install it with `pip install "
-                    "bayescomp[nutpie]` (or use sampler='auto' to fall back to PyMC's NUTS)"
-                ) from None
-            return "pymc"
+    if sampler in ("auto", "fast") and fast_path_available():
+        return "fast"
+    if sampler == "fast":
+        for module in ("numba", "platformdirs", "nutpie"):
+            require(module, "mcmc", "sampler='fast'")
+        raise exceptions.MissingExtraError(
+            f"sampler='fast' needs nutpie 0.16.x, not {nutpie_minor()}; install it with: "
+            "pip install 'bayescomp[mcmc]'",
+            name="nutpie",
+        )
+    if sampler == "nutpie" or (sampler == "auto" and find_spec("nutpie") is not None):
+        require("nutpie", "mcmc", "sampler='nutpie'")
         return "nutpie"
     return "pymc"
 
@@ -235,13 +228,10 @@ def _attempt_record(
 
 def _warn_retry(done: dict, step: tuple[str, float, int], draws: int, k: int, n: int) -> None:
     """Say that attempt ``k`` failed the convergence checks, why, and what comes next."""
-    param, accept, tune = step
+    nxt = dict(zip(("parameterization", "target_accept", "tune"), step, strict=True))
     warnings.warn(
-        f"hierarchical fit, attempt {k} of up to {n}: R-hat {done['max_r_hat']:.3g}, "
-        f"{done['divergences']} divergent transitions, worst bulk ESS "
-        f"{done['min_ess_bulk']:.0f} after {done['draws']:,} draws: retrying with the {param} "
-        f"parameterisation, target_accept {accept:g}, {tune:,} tuning steps and {draws:,} draws",
-        ConvergenceWarning,
+        f"hierarchical fit, attempt {k} of up to {n}: {retry_note(done, nxt | {'draws': draws})}",
+        exceptions.ConvergenceWarning,
         stacklevel=4,
     )
 
@@ -263,12 +253,12 @@ def _fit(
     an attempt whose worst bulk ESS is below the threshold, the next one keeps twice
     ``draws``.  The
     first converged attempt is returned, else the best one (fewest divergences, then
-    the largest worst-case bulk ESS).  The returned result is rebuilt from its own
-    draws with the whole log of attempts, so ``refitted`` and ``attempts`` describe
+    the largest worst-case bulk ESS), relabelled (:func:`~.io.relabel`: the same draws)
+    with the whole log of attempts, so ``refitted`` and ``attempts`` describe
     everything that was tried.  Each retry is said (a ``ConvergenceWarning``: the failed
     attempt's R-hat, divergences and bulk ESS, and the next settings).
     """
-    raws, fits, log = [], [], []
+    fits, log = [], []
     n_draws = draws
     ess_min = settings.get("ess_min", ESS_BULK_MIN)
     plan = retry_schedule(first, target_accept, tune, refit)
@@ -281,23 +271,13 @@ def _fit(
         log.append(_attempt_record(res, param, acc, n_tune, n_draws, time.perf_counter() - t0))
         if log[-1]["min_ess_bulk"] < ess_min:  # too few effective draws: twice as many
             n_draws = 2 * draws
-        raws.append(raw)
         fits.append(res)
         if res.converged:
             break
     best = next((k for k, f in enumerate(fits) if f.converged), None)
     if best is None:
         best = max(range(len(fits)), key=lambda k: _score(fits[k]))
-    final = from_draws(
-        raws[best],
-        prep,
-        **settings,
-        parameterization=log[best]["parameterization"],
-        refitted=len(fits) > 1,
-        attempts=tuple(log),
-    )
-    final.__dict__["diagnostics"] = fits[best].diagnostics  # same draws: reuse the table
-    return final
+    return relabel(fits[best], refitted=len(fits) > 1, attempts=tuple(log))
 
 
 # ------------------------------------------------------------------ front end
@@ -441,7 +421,7 @@ def hierarchical_test(
         warnings.warn(
             f"hierarchical model did not converge{tried} ({res.convergence_problems}); decisions "
             "will be 'inconclusive' — increase draws/tune or target_accept",
-            ConvergenceWarning,
+            exceptions.ConvergenceWarning,  # scikit-learn imported only to warn
             stacklevel=2,
         )
     return res

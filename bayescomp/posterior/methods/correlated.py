@@ -3,18 +3,23 @@ posterior, the hierarchical model, the rank tests and the multivariate (guardrai
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from bayescomp.core.protocols import Posterior
-from bayescomp.posterior.ranktests import sign_test, signed_rank_test
 from bayescomp.posterior.registry import Paired, register
-from bayescomp.posterior.ttest import correlated_ttest
+
+if TYPE_CHECKING:  # pragma: no cover
+    from bayescomp.core.protocols import Posterior
+
+# the methods' own modules are imported on use: ``bayescomp compare --help`` lists the
+# methods without importing numpy or scipy
 
 
 @register("ttest", description="Bayesian correlated t-test on one dataset's splits")
 def _ttest(data: Paired, **options: Any) -> Posterior:
+    import numpy as np
+
+    from bayescomp.posterior.ttest import correlated_ttest
+
     if options:
         raise ValueError(f"the correlated t-test takes no options {sorted(options)}")
     ((dataset, d),) = data.differences.items()
@@ -28,6 +33,8 @@ def _ttest(data: Paired, **options: Any) -> Posterior:
     description="AR(1) posterior of the per-window differences of a time-ordered design",
 )
 def _time_ordered(data: Paired, **options: Any) -> Posterior:
+    import numpy as np
+
     from bayescomp.posterior.time_ordered import time_ordered_test
 
     ((_, d),) = data.differences.items()
@@ -40,6 +47,10 @@ def _time_ordered(data: Paired, **options: Any) -> Posterior:
     description="hierarchical model across datasets (default for several)",
 )
 def _hierarchical(data: Paired, **options: Any) -> Posterior:
+    import numpy as np
+
+    from bayescomp.posterior.ttest import correlated_ttest
+
     pooled = np.concatenate([np.ravel(d) for d in data.differences.values()])
     if np.ptp(pooled) <= 64 * np.finfo(float).eps * max(1.0, float(np.max(np.abs(pooled)))):
         # the same difference on every split of every dataset (e.g. a challenger identical to
@@ -67,6 +78,8 @@ def _hierarchical(data: Paired, **options: Any) -> Posterior:
     description="Bayesian signed-rank test on per-dataset mean differences",
 )
 def _signed_rank(data: Paired, **options: Any) -> Posterior:
+    from bayescomp.posterior.ranktests import signed_rank_test
+
     return signed_rank_test(
         data.differences, rope=data.rope, random_state=data.random_state, **data.names, **options
     )
@@ -76,6 +89,8 @@ def _signed_rank(data: Paired, **options: Any) -> Posterior:
     "sign", across_datasets=True, description="Bayesian sign test on per-dataset mean differences"
 )
 def _sign(data: Paired, **options: Any) -> Posterior:
+    from bayescomp.posterior.ranktests import sign_test
+
     return sign_test(
         data.differences, rope=data.rope, random_state=data.random_state, **data.names, **options
     )

@@ -9,11 +9,12 @@ table, or one value per row), ``sample=`` (a column numbering repeated samples, 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bayescomp.core.protocols import Posterior
-from bayescomp.posterior.holdout import holdout_posterior
 from bayescomp.posterior.registry import PairedPredictions, register
+
+if TYPE_CHECKING:  # pragma: no cover
+    from bayescomp.core.protocols import Posterior
 
 
 @register(
@@ -23,6 +24,8 @@ from bayescomp.posterior.registry import PairedPredictions, register
     "Bayesian bootstrap; clusters, repeated samples)",
 )
 def _holdout(data: PairedPredictions, **options: Any) -> Posterior:
+    from bayescomp.posterior.holdout import holdout_posterior
+
     names = dict(data.names)
     metric = names.pop("metric", None) or "accuracy"
     unknown = set(options) - {"cluster", "item", "threshold", "draws", "prior", "higher_is_better"}

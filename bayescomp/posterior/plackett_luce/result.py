@@ -323,6 +323,7 @@ class PlackettLuceResult(MCMCChecks):
         return jsonable(
             {
                 "metric": self.metric,
+                "sampler": self.sampler,
                 "order": self.order,
                 "models": self.summary().reset_index().to_dict("records"),
                 "converged": self.converged,

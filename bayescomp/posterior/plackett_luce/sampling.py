@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from bayescomp.core import exceptions
 from bayescomp.core.checks import check_bool, seed_from
-from bayescomp.core.exceptions import ConvergenceWarning
 from bayescomp.posterior.hierarchical.sampling import resolve_sampler, sample_model
 from bayescomp.posterior.plackett_luce.model import Rankings, get_model, rankings_from_scores
 from bayescomp.posterior.plackett_luce.result import PlackettLuceResult, expected_rank
@@ -183,7 +183,7 @@ def plackett_luce(
         warnings.warn(
             f"Plackett–Luce model did not converge ({res.convergence_problems}); no model is "
             "named best and no pair is resolved — increase draws/tune or target_accept",
-            ConvergenceWarning,
+            exceptions.ConvergenceWarning,  # scikit-learn imported only to warn
             stacklevel=2,
         )
     return res
