@@ -555,7 +555,7 @@ def _two_model_files(tmp_path):
     return a, b
 
 
-def test_unlabeled_says_pos_label_and_still_reads_the_old_spelling(tmp_path):
+def test_unlabeled_says_pos_label_and_refuses_the_old_spelling(tmp_path):
     import pandas as pd
 
     rng = np.random.default_rng(0)
@@ -577,11 +577,9 @@ def test_unlabeled_says_pos_label_and_still_reads_the_old_spelling(tmp_path):
         "100",
     )
     new = _cli(*common, "--pos-label", "fraud")
-    old = _cli(*common, "--positive-class", "fraud")
-    assert new.returncode == 0 and old.returncode == 0, new.stderr + old.stderr
-    assert new.stdout == old.stdout
-    assert "--positive-class is deprecated" in old.stderr and "--pos-label" in old.stderr
-    assert "deprecated" not in new.stderr
+    old = _cli(*common, "--positive-class", "fraud")  # the old spelling: no shim in 0.1.0
+    assert new.returncode == 0, new.stderr
+    assert old.returncode == 2 and "unrecognized arguments: --positive-class" in old.stderr
 
 
 def test_missing_mcmc_extra_is_said_before_any_fit(monkeypatch):

@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from bayescomp.cli._io import add_output_flags, column, parse_label, read_csv, write_outputs
@@ -26,18 +25,6 @@ def _class_size(text: str) -> Any:
         return float(text)
     except ValueError:
         raise UserError(f"--class-size must be a number or LOW:HIGH; got {text!r}") from None
-
-
-class _DeprecatedFlag(argparse.Action):
-    """``--positive-class``: the old spelling of ``--pos-label``, still read, with a note."""
-
-    def __call__(self, parser: Any, namespace: Any, values: Any, option_string: Any = None) -> None:
-        print(
-            f"{parser.prog}: warning: {option_string} is deprecated and will be removed; "
-            "use --pos-label, as the other commands do",
-            file=sys.stderr,
-        )
-        setattr(namespace, self.dest, values)
 
 
 def run_unlabeled(args: argparse.Namespace) -> int:
@@ -85,9 +72,6 @@ def register(subparsers: Any) -> None:
     )
     u.add_argument(
         "--pos-label", help="the class of interest (default 1), as in the other commands"
-    )
-    u.add_argument(
-        "--positive-class", dest="pos_label", action=_DeprecatedFlag, help=argparse.SUPPRESS
     )
     add_output_flags(u, "write the table indexed by k to this CSV", "write the recall@k vs k plot")
     u.set_defaults(func=run_unlabeled)
