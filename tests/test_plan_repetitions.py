@@ -202,3 +202,15 @@ def test_calibrated_across_pilots_from_a_wide_prior():
     assert mid.sum() > 500
     assert abs(predicted[mid].mean() - decided[mid].mean()) < 0.05
     assert abs(predicted.mean() - decided.mean()) < 0.02
+
+
+def test_a_test_fraction_that_is_no_k_fold_design_is_refused_and_decision_still_answers():
+    """Found by the property test: rho = 4.9e-32 made round(1 / rho) overflow inside
+    ``decision()``; the planner refuses it in one line and the decision keeps the plain
+    advice."""
+    d = np.array([0.0, 1.0, 1.0])
+    with pytest.raises(ValueError, match="implies no k-fold design; give folds="):
+        bc.plan_repetitions(d, rho=1e-9, rope=0.0)
+    res = bc.correlated_ttest(np.zeros(3), d, rho=4.896825882981393e-32, rope=0.0)
+    dec = res.decision(0.95)
+    assert dec.outcome == "inconclusive" and "collect more repetitions" in dec.reason

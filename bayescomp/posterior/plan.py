@@ -396,6 +396,8 @@ def _pilot_differences(
     ):
         raise ValueError(f"folds must be an integer >= 2; got {folds!r}")
     rho = float(check_rho(1 / folds if rho is None else rho))
+    if folds is None and 0 < rho < 0.0001:  # 1 / rho would not be a k-fold design
+        raise ValueError(f"rho = {rho!r} implies no k-fold design; give folds=")
     folds = round(1 / rho) if folds is None and rho > 0 else folds
     if not rho > 0:
         raise ValueError("rho must be > 0: with rho = 0 the splits are not a k-fold design")

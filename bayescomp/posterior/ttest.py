@@ -241,14 +241,17 @@ class CorrelatedTTestResult(PosteriorBase):
             d is None
             or d.ndim != 1
             or d.size < 3
-            or not float(self.rho) > 0
+            or not float(self.rho) >= 0.0001  # 1 / rho is no k-fold design to plan
             or bool(self._point_mass)
             or self.decisions(gamma)[()] != "inconclusive"
         ):
             return super()._advice(gamma)
         from bayescomp.posterior.plan import plan_repetitions
 
-        return plan_repetitions(self, gamma=gamma).advice()
+        try:  # advice only: a pilot the planner cannot plan keeps the plain advice
+            return plan_repetitions(self, gamma=gamma).advice()
+        except (ValueError, ArithmeticError):
+            return super()._advice(gamma)
 
     def decisions(self, gamma: float = 0.95) -> np.ndarray:
         """Outcome strings for every comparison of a batch (same rule as :meth:`decision`)."""
