@@ -4,12 +4,11 @@ and exit 2 (it used to be 'internal error … please report it', exit 3); ``sele
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_run import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 GOOD = (ROOT / "models" / "naive_bayes.py").read_text()
@@ -30,15 +29,7 @@ model = Boom()
 
 
 def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run(
-        [sys.executable, "-m", "bayescomp", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    return run_cli(*args, cwd=cwd)
 
 
 @pytest.mark.parametrize("exc", ["RuntimeError", "TypeError", "ZeroDivisionError"])

@@ -7,15 +7,14 @@ against the library called directly on the same table.
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from cli_run import run_cli
 
 import bayescomp as bc
 
@@ -23,15 +22,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def bcli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run(
-        [sys.executable, "-m", "bayescomp", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    return run_cli(*args, cwd=cwd, timeout=600)
 
 
 def scores_frame(datasets: int = 1, seed: int = 0) -> pd.DataFrame:
