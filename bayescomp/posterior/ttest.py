@@ -235,7 +235,7 @@ class CorrelatedTTestResult(PosteriorBase):
 
     def _advice(self, gamma: float) -> str:
         """Undecided on a k-fold design's splits: how many more repetitions would decide
-        (:func:`~bayescomp.posterior.plan.plan_repetitions`)."""
+        (:func:`~bayescomp.posterior.repetitions.plan_differences`)."""
         d = self.differences
         if (
             d is None
@@ -246,10 +246,11 @@ class CorrelatedTTestResult(PosteriorBase):
             or self.decisions(gamma)[()] != "inconclusive"
         ):
             return super()._advice(gamma)
-        from bayescomp.posterior.plan import plan_repetitions
+        from bayescomp.posterior.repetitions import plan_differences
 
+        rho = float(self.rho)
         try:  # advice only: a pilot the planner cannot plan keeps the plain advice
-            return plan_repetitions(self, gamma=gamma).advice()
+            return plan_differences(d, rho, round(1 / rho), float(self.rope), gamma).advice()
         except (ValueError, ArithmeticError):
             return super()._advice(gamma)
 
