@@ -84,7 +84,7 @@ _EXPORTS: dict[str, str] = {
     "rank": "bayescomp.decision.ranking",
     "Ranking": "bayescomp.decision.ranking",
     "ResultStore": "bayescomp.studies.store",
-    "MemoryStore": "bayescomp.studies.memory_store",
+    "MemoryStore": "bayescomp.studies.store",
     "DesignChangedError": "bayescomp.core.exceptions",
     "InvalidArgumentError": "bayescomp.core.exceptions",
     # every warning (one base class, BayescompWarning) and error

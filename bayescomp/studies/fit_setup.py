@@ -33,8 +33,7 @@ def open_store(store: Any, tracker: SelectionTracker | None) -> tuple[FitStore, 
     """The fit cache, the trackers and what closes them: a path opens a SQLite store whose
     runs a :class:`SqliteTracker` records; a FitStore object is used as is; none: a
     :class:`MemoryStore` (each fit once, also across extra repetitions)."""
-    from bayescomp.studies.memory_store import MemoryStore
-    from bayescomp.studies.store import ResultStore
+    from bayescomp.studies.store import MemoryStore, ResultStore
     from bayescomp.studies.tracker import SqliteTracker
 
     trackers = [tracker] if tracker is not None else []

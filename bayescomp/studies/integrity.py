@@ -81,9 +81,10 @@ class StoreLock:
 
     _held: ClassVar[dict[str, list[Any]]] = {}  # path -> [file, count] of this process
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path | None):
         self.path = Path(str(path) + ".lock")
-        self._mine = False
+        self._mine = path is None  # None: a store in memory, which no other process sees
+        self._file = path is not None
 
     def acquire(self) -> None:
         if self._mine:
@@ -124,7 +125,7 @@ class StoreLock:
         self._mine = True
 
     def release(self) -> None:
-        if not self._mine:
+        if not (self._mine and self._file):
             return
         self._mine = False
         key = str(self.path.resolve())

@@ -65,9 +65,11 @@ class ResultStore:
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        memory = str(path) == ":memory:"  # a MemoryStore: no folder, no lock file
+        if not memory:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
         self._con = connect(self.path)
-        self._lock = StoreLock(self.path)
+        self._lock = StoreLock(None if memory else self.path)
         self._versions = json.dumps(package_versions(), sort_keys=True)
         self.run_id: int | None = None  # the run a tracker opened, written on each fit
         self._host = socket.gethostname()
@@ -448,3 +450,24 @@ class ResultStore:
             ) from None
         finally:
             con.close()
+
+
+class MemoryStore(ResultStore):
+    """The fit cache in memory (SQLite ``:memory:``): resumes within a process.
+
+    :func:`bayescomp.select_models` uses one when no ``store=`` is given, so that each fit
+    is computed once even when sequential testing asks for more repetitions.
+
+    Examples
+    --------
+    >>> st = MemoryStore()
+    >>> st.write_fit(dataset="d", model="m", split=0, seed=0, params_hash="h", params="{}",
+    ...              result={"scores": {"acc": 0.9}, "fit_time": 0.1, "score_time": 0.0,
+    ...                      "error": None, "best_params": None})
+    1
+    >>> st.load_fits("d", "m")[0]["scores"]
+    {'acc': 0.9}
+    """
+
+    def __init__(self) -> None:
+        super().__init__(":memory:")
