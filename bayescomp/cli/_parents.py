@@ -1,24 +1,9 @@
 """The flags several sub-commands share, each defined once, as argparse ``parents=``.
 
 Each function returns a new parent parser (``add_help=False``), so a command that sets
-another default (``compare`` keeps 2000 draws, ``select`` the model's own) changes only its
-own copy.  A command takes them as ``subparsers.add_parser(name, parents=[...])``:
-
-* :func:`fitting` — the user's own data (``--data``, ``--target``, …), the design
-  (``--n-splits``, ``--n-repeats``, ``--seed``), ``--n-jobs`` and where the fits run
-  (``--backend`` …): ``compare`` and ``select``;
-* :func:`deciding` — ``--rope`` (required), ``--gamma``, ``--higher-is-better`` /
-  ``--lower-is-better`` and ``--guardrail``: ``compare`` and ``select``;
-* :func:`mcmc` — ``--draws`` and ``--chains``: ``compare``, ``select`` and ``rank``;
-* :func:`scores_csv` — ``--test-fraction``: ``compare`` and ``rank``;
-* :func:`one_test_set` — ``--predictions`` and its columns: ``compare`` and ``select``;
-* :func:`output` — ``--json`` and ``--quiet``: ``compare``, ``select`` and ``rank``.
-
-:func:`arrange_help` then lays a command's ``--help`` out in :data:`HELP_GROUPS`, the
-essential flags first.
-
-A help text shows its default with ``%(default)s`` (never a number written twice), so
-it stays right under ``ArgumentDefaultsHelpFormatter`` and after ``set_defaults``.
+another default changes only its own copy; :func:`arrange_help` lays a command's ``--help``
+out in :data:`HELP_GROUPS`.  A help text shows its default with ``%(default)s`` (never a
+number written twice).
 """
 
 from __future__ import annotations

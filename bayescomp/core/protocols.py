@@ -1,36 +1,8 @@
-"""The protocols the stages talk through (structural: nothing needs to inherit).
-
-* :class:`Result`: what every result answers, with fixed signatures —
-  ``summary(*, confidence_level=None) -> DataFrame``, ``to_dict()``,
-  ``plot(*, ax=None) -> Axes`` and ``_repr_html_()``.
-* :class:`Posterior`: a :class:`Result` that compares two models — the three region
-  probabilities, ``p_better``/``p_worse``, the expected gain, an HDI, the decision
-  (``decision(gamma)``), every kind of probability it reports, its diagnostics and all
-  its figures.  :class:`~bayescomp.posterior.ttest.CorrelatedTTestResult`,
-  :class:`~bayescomp.posterior.hierarchical.HierarchicalResult`,
-  :class:`~bayescomp.posterior.ranktests.RankTestResult` and
-  :class:`~bayescomp.posterior.multivariate.MultiMetricResult` satisfy it, so the decision
-  stage, the studies, the CLI and the report take any of them.
-* :class:`ScoresProvider`: per-split scores that can be paired —
-  :class:`~bayescomp.scores.table.Scores` is the one implementation; the champion/challenger
-  walk and the ranking read only through this.
-* :class:`SelectionTracker`: what a selection reports to as it runs (experiment trackers).
-* :class:`FitStore`: the fit engine's cache, where every finished fit is kept so that a
-  run resumes — :class:`~bayescomp.studies.store.ResultStore` (SQLite) is the package's
-  backend.
-
-What ``p_left``/``p_rope``/``p_right`` are, per result type (the decision rule applies to
-whichever triple a result reports):
-
-========================  =====================================================
-correlated t-test         posterior mass of ``mu < -rope``, ``|mu| <= rope``,
-                          ``mu > rope`` (closed form)
-hierarchical model        the same masses for the mean difference ``delta0``
-                          (other summaries: ``.next_dataset``,
-                          ``.baycomp_convention``)
-sign / signed-rank test   baycomp's convention: the share of Dirichlet draws in
-                          which each region is the most probable
-========================  =====================================================
+"""The protocols the stages talk through (structural: nothing needs to inherit):
+:class:`Result` and :class:`Posterior` (the result contract), :class:`ScoresProvider`,
+:class:`SelectionTracker` and :class:`FitStore`.  What each means, and what
+``p_left``/``p_rope``/``p_right`` are per result type: ``docs/architecture.md``
+("The result contract") and ``docs/hierarchical.md``.
 """
 
 from __future__ import annotations

@@ -1,23 +1,10 @@
 """The family rule's maths: promote only what is better beyond the ROPE for the whole
-selection of challengers (``docs/family.md``).
-
-With ``k`` challengers each decided at ``gamma`` the selection promotes a non-improvement far
-more often than ``1 - gamma`` (about 25 % with ten at the ROPE edge).  The challengers' mean
-differences from the baseline have a joint correlated-t posterior
-(:func:`joint_differences`; Nadeau & Bengio 2003), and :func:`family_test` certifies those
-better beyond the ROPE with one family-wise guarantee: the union of the winner's
-conditional test given that it won (Lee, Sun, Sun & Taylor 2016), Dunnett's simultaneous
-max-t band and the runner-up's order statistic, over the challengers not clearly below the
-ROPE edge, calibrated on the least-favourable configuration.  With one challenger it is
-the correlated t-test.
-
-Sequential looks spend ``1 - gamma`` with the O'Brien–Fleming-type function of Lan &
-DeMets (1983) on the information fractions of the correlated t, with boundaries exact for
-the looks' joint distribution (:func:`sequential_levels`), and for a share
-:data:`LOOK_SHARE` of it when several challengers are tested (:func:`spent_gammas`).
-Racing (:func:`racing_drop`) stops fitting a challenger already worse beyond the ROPE.
-Everything is a pure, vectorised function of arrays (a leading batch axis is allowed), so
-the same code decides a selection and runs ``bench/selection_operating_characteristics.py``.
+selection of challengers (``docs/family.md``): the joint correlated-t posterior
+(:func:`joint_differences`), the family test (:func:`family_test`), γ spent across looks
+(:func:`sequential_levels`, :func:`spent_gammas`, :data:`LOOK_SHARE`) and racing
+(:func:`racing_drop`).  Everything is a pure, vectorised function of arrays (a leading
+batch axis is allowed), so the same code decides a selection and runs
+``bench/selection_operating_characteristics.py``.
 """
 
 from __future__ import annotations

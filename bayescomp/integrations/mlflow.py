@@ -1,22 +1,9 @@
-"""MLflow bridge: each selection step an MLflow run, the registry alias moved only on promote.
-
-Install with ``pip install "bayescomp[mlflow]"``.  Three pieces:
-
-* :class:`MlflowTracker` — a :class:`~bayescomp.core.protocols.SelectionTracker` for
-  ``bayescomp.select(..., tracker=...)``: one parent run per selection and one nested run
-  per step (params, metrics, decision tags, plots, per-split scores, the report).  On
-  *promote* it moves the registry alias (``champion``) with
-  ``MlflowClient.set_registered_model_alias``; a *keep* is recorded as a refusal.  Every
-  move and refusal is a tagged run, so :func:`alias_history` can list them (MLflow keeps
-  no alias history of its own).  A rerun of the same selection (e.g. resumed from its
-  store after a kill) finds its runs by the selection's identity tag and logs nothing
-  twice; the alias is moved at most once.
-* :func:`registry_models` — ``models:/NAME/VERSION`` or ``models:/NAME@alias`` as
-  candidates: loaded with MLflow's scikit-learn loader, refitted on the splits like any
-  estimator.
-* :class:`BayesianThreshold` and :func:`validate` — the posterior counterpart of
-  ``mlflow.models.MetricThreshold`` / ``mlflow.validate_evaluation_results``: raises
-  MLflow's ``ModelValidationFailedException`` with the posterior's reason.
+"""MLflow bridge: each selection step an MLflow run, the registry alias moved only on promote
+(``pip install "bayescomp[mlflow]"``; ``docs/mlflow.md``): :class:`MlflowTracker` (a
+:class:`~bayescomp.core.protocols.SelectionTracker`; a rerun logs nothing twice),
+:func:`alias_history`, :func:`registry_models` (``models:/`` URIs as candidates), and
+:class:`BayesianThreshold` with :func:`validate` (the posterior counterpart of
+``mlflow.validate_evaluation_results``).
 """
 
 from __future__ import annotations

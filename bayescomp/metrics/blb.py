@@ -1,27 +1,11 @@
 """The bag of little bootstraps (Kleiner, Talwalkar, Sarkar & Jordan 2012/2014).
 
-For a test set of ``n`` rows too large for a plain bootstrap:
-
-1. draw ``s`` subsets of ``b = n**subset_exponent`` rows *without* replacement;
-2. on each subset draw ``r`` resamples of the *full* size ``n``, each stored as
-   multinomial frequency weights over the ``b`` rows and passed to the metric
-   as ``sample_weight`` (so a resample costs ``O(b)``, not ``O(n)``);
-3. on each subset, the spread of the resampled metric around the subset's own
-   value approximates the sampling distribution of the metric at size ``n``;
-   its quantiles (the per-subset interval) are averaged over the subsets.
-
-The averaged quantiles of ``theta* - theta_subset`` are attached to the
-point estimate on the full data (a percentile-shaped or basic interval).  The
-subsets' own values are *not* used as the centre: with ``b << n`` they scatter
-far more than the interval is wide.  When the full-data estimate cannot be
-computed (a Dask array and a metric without a streaming path), the mean of the
-subset values is used and the interval is widened by its standard error.
-
-Subsets run in parallel through joblib (``n_jobs``; the backend selected with
-``joblib.parallel_config``: loky by default, Dask tested), and inputs may be Dask arrays:
-only the subsets are materialised.  Adaptive stopping follows Kleiner et al.:
-resamples within a subset and subsets themselves are added until the interval
-changes by less than ``tol`` (relative to its width) over ``window`` steps.
+Subsets of ``n**subset_exponent`` rows, each resampled to the full size ``n`` as
+multinomial weights; the averaged per-subset quantiles are attached to the full-data
+estimate (or to the subsets' mean, widened by its standard error, when a Dask array's
+metric has no streaming path).  Subsets run through joblib (``n_jobs``), inputs may be Dask
+arrays, and stopping is adaptive (``tol``, ``window``).  The algorithm and its choices:
+``docs/metric_uncertainty.md``.
 """
 
 from __future__ import annotations

@@ -1,22 +1,9 @@
 """Precision@k on an unlabeled pool whose class size is known (or bounded).
 
-Precision measured on a labeled test set does not carry over to the data the
-model will really score, unless the test set represents *every* class in the
-right proportions.  Recall only needs the class itself to be represented.  So:
-
-* rank the unlabeled pool by score; for each ``k`` the threshold is the k-th
-  highest unlabeled score ``t_k``;
-* ``recall@k`` = share of the labeled test members of the class scoring
-  ``>= t_k`` (a recall, which generalises under the weaker assumption);
-* if the pool holds ``C`` members of the class, about ``recall@k * C`` of
-  them are among the top ``k``, so ``precision@k = recall@k * C / k``;
-* ``F1@k`` combines the two (precision capped at 1); its maximiser gives a
-  decision threshold.
-
-``precision@k > 1`` is impossible for real data: it flags that the labeled
-members do not represent the class (the model finds them more easily than
-the pool's members).  A class size given as an interval ``(low, high)``
-bounds precision and F1.
+``recall@k`` is measured on the labeled test set at the pool's k-th highest score, and
+``precision@k = recall@k * C / k`` for ``C`` class members in the pool (an interval ``C``
+bounds it); ``precision@k > 1`` flags labeled members that do not represent the class.
+The reasoning: ``docs/metric_uncertainty.md``.
 """
 
 from __future__ import annotations

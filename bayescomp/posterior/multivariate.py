@@ -1,28 +1,11 @@
 """Several metrics at once: the joint correlated-t posterior of the difference vector.
 
-On ``n`` resampling splits the per-split differences of ``p`` metrics form an ``n x p``
-matrix ``D`` (each column oriented so that positive means the candidate is better).  The
-rows are correlated because the training sets overlap; as in the univariate correlated
-t-test the rows are modelled as equicorrelated with ``rho`` the test fraction (Nadeau &
-Bengio 2003), and the columns with an unknown covariance ``Sigma``::
-
-    D = 1 mu' + E,   vec(E) ~ N(0, Sigma (x) M),   M = (1 - rho) I + rho 1 1'
-
-With the normal-inverse-Wishart limit ``p(mu, Sigma) ∝ |Sigma|^-(nu0 + p + 1)/2`` the
-posterior of ``mu`` is a multivariate Student t in closed form::
-
-    mu | D ~ t_df(mean(D), c S / df),   c = 1/n + rho / (1 - rho),   df = n - p + nu0
-
-``S`` the scatter matrix of ``D`` about its column means.  The default prior
-(``prior="marginal"``, ``nu0 = p - 1``) gives ``df = n - 1`` and scale ``c`` times the
-sample covariance, so every metric's marginal is *exactly* the univariate correlated
-t-test of that metric: adding a guardrail never changes the primary metric's numbers.
-``prior="jeffreys"`` (``nu0 = 0``, the usual Jeffreys prior) gives ``df = n - p``.
-
-The promotion probability ``P(mu_1 > rope_1 and mu_j >= -rope_j for every guardrail j)``
-has no closed form for ``p > 1``: it is ``P(mu_1 > rope_1)`` (closed form) times the share
-of seeded Monte Carlo draws of this closed-form posterior with ``mu_1 > rope_1`` in which
-every guardrail holds (its standard error is reported).  See ``docs/guardrails.md``.
+The per-split differences of ``p`` metrics are equicorrelated across splits (``rho``, the
+test fraction) with an unknown covariance between metrics; the posterior of the mean is a
+multivariate Student t in closed form, whose marginals (``prior="marginal"``) are exactly
+the univariate correlated t-tests.  The promotion probability with guardrails is a closed
+form times a seeded Monte Carlo share (its standard error reported).  The model and its
+priors: ``docs/guardrails.md``.
 """
 
 from __future__ import annotations

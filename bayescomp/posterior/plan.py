@@ -308,7 +308,7 @@ def plan_repetitions(
     to a floor ``s·sqrt(ρ/(1 − ρ))``; the plan says how many reach a decisive answer
     (promote, worse or equivalent at ``gamma``) with probability ``assurance``, or that
     none up to ``max_repetitions`` does (then the rows limit the answer).  The model and
-    its check by simulation are in the module's docstring.
+    its check by simulation are in :mod:`bayescomp.posterior.repetitions`.
 
     Parameters
     ----------

@@ -1,48 +1,12 @@
-"""Bayesian sign and signed-rank tests on per-dataset mean differences.
+"""Bayesian sign and signed-rank tests on per-dataset mean differences (Benavoli, Corani,
+Mangili, Zaffalon & Ruggeri 2014; ``docs/many_models.md``), every draw at once.
 
-Both tests of Benavoli, Corani, Mangili, Zaffalon and Ruggeri (2014), "A
-Bayesian Wilcoxon signed-rank test based on the Dirichlet process", put a
-Dirichlet-process prior on the distribution of the per-dataset difference
-``z`` (candidate minus baseline) with one prior pseudo-observation of weight
-``prior_strength`` (``s``) placed at ``0`` (inside the ROPE) by default, or at
-``-inf`` / ``+inf`` to favour the baseline / the candidate.
-
-* **Sign test.**  The posterior of the probabilities ``theta`` that a new
-  dataset falls left of, inside, or right of the ROPE is
-  ``Dirichlet(n_left, n_rope, n_right)`` plus ``s`` on the region of the
-  pseudo-observation.
-* **Signed-rank test.**  With weights ``w ~ Dirichlet(s, 1, ..., 1)`` on the
-  pseudo-observation ``z_0`` and the ``m`` observed ``z_i``, the probabilities
-  that the *average of two* independent datasets' differences falls in each
-  region are ``theta_right = sum_ij w_i w_j H(z_i + z_j - 2 rope)`` and
-  ``theta_left = sum_ij w_i w_j H(-z_i - z_j - 2 rope)`` (``H`` the Heaviside
-  step with ``H(0) = 1/2``), ``theta_rope = 1 - theta_left - theta_right``.
-
-Every draw is computed at once with matrix products (no Python loop over the
-draws).  Reported probabilities follow baycomp: ``p_left, p_rope, p_right`` is
-the share of draws in which each region has the largest ``theta`` — the posterior
-probability of the event "this region is the most probable one for a new dataset",
-not the posterior mass of a difference beyond the ROPE as for the t-test and the
-hierarchical model; the posterior means of ``theta`` are
-:attr:`RankTestResult.next_dataset`.
-
-*rope = 0.*  Like baycomp, a zero ROPE asks only "better or worse": for the sign
-test, whose ``theta_rope`` is then the probability of an exact tie, the draws in
-which the tie is the most probable region are dropped and ``p_left, p_right``
-rescaled to sum to 1 (``p_rope = 0``).  So a zero ROPE can never decide
-"equivalent" on the baycomp convention.  ``next_dataset`` stays the exact
-posterior-predictive mean of ``theta``, tie cell included (for the sign test the
-Dirichlet mean ``alpha / sum(alpha)``).  When fewer than :data:`MIN_KEPT_DRAWS`
-draws have a winner other than the tie, the decision is ``inconclusive`` (ask for
-equivalence with a ROPE > 0).  The signed-rank test counts a zero sum as one half
-each way (Heaviside ``H(0) = 1/2``), so its ``theta_rope`` is exactly 0 at rope 0.
-All differences 0 at rope 0: every probability 1/2, ``inconclusive``.  A value within
-:data:`TIE_TOLERANCE` of an edge is on it (a mean's float residue never moves a tie).
-
-*Symmetry.*  Swapping baseline and candidate (negating the differences, and moving a
-``prior_place`` of ``"left"`` to ``"right"``) mirrors every draw exactly, so ``p_left``
-and ``p_right`` swap bit for bit; a draw in which two regions are exactly equally
-probable counts one half for each (identical models give ``p_left == p_right``).
+Probabilities follow baycomp: ``p_left, p_rope, p_right`` is the share of draws in which
+each region is the most probable for a new dataset; :attr:`RankTestResult.next_dataset`
+holds the posterior means.  At ``rope=0`` the sign test drops the draws in which the tie
+wins and rescales (inconclusive below :data:`MIN_KEPT_DRAWS` kept draws); the signed-rank
+test counts a zero sum one half each way.  A value within :data:`TIE_TOLERANCE` of an edge
+is on it, and swapping the models mirrors every draw exactly.
 """
 
 from __future__ import annotations

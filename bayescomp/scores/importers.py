@@ -1,18 +1,9 @@
 """Scores from other tools: scikit-learn's ``cross_validate``, wide tables, OpenML.
 
 Each importer builds the arguments of a tidy :class:`~bayescomp.scores.table.Scores`
-(``Scores.from_cross_validate``, ``from_wide`` and ``from_openml`` call them) and needs the split
-design *stated*, never guessed: the test fraction ``rho`` of the splits changes the
-posterior, so a table without it is refused with a message saying what to pass.
-
-* :func:`cross_validate_parts` — the dicts ``sklearn.model_selection.cross_validate``
-  returns, one per model, with ``return_indices=True`` (the splits are then known
-  exactly and checked to be the same for every model) or with ``cv=`` and ``X=``.
-* :func:`wide_parts` — the autorank / baycomp layout: one column per model, one row per
-  split (or per dataset), with ``test_fraction=`` or ``n_train=``/``n_test=``.
-* :func:`openml_parts` — OpenML per-fold evaluations (``list_evaluations(...,
-  per_fold=True)``), with the task's fixed splits (its ``datasplits`` table), which make
-  ``rho`` exact.
+(``Scores.from_cross_validate``, ``from_wide`` and ``from_openml`` call them) and needs the
+split design *stated*, never guessed: a table without the test fraction ``rho`` is refused
+with a message saying what to pass (``docs/scores.md``).
 """
 
 from __future__ import annotations

@@ -1,28 +1,8 @@
 """The SQLite result store's tables, and how a store file is opened (and migrated).
 
-The schema (see ``docs/selection.md``) is plain SQL that any tool can read::
-
-    meta(key, value)                                   -- schema version, creation time
-    designs(dataset, fingerprint, data_hash, n_samples, n_splits, metric,
-            scoring, cv, seed, created_at)             -- one row per dataset
-    blocks(dataset, block, fingerprint, seed, first_split, n_splits)
-                                                       -- block 0 = the design, 1.. = extra repetitions
-    splits(dataset, split, block, repeat, fold, n_train, n_test, train_idx, test_idx)
-    models(model, params_hash, params, description, path, nested)
-    fits(fit_id, run_id, dataset, model, split, seed, fit_time, score_time, error,
-         params_hash, params, best_params, versions, host, pid, finished_at)
-    scores(fit_id, dataset, model, split, metric, value) -- long format, one row per scorer
-    predictions(fit_id, kind, y_true, y_score, checksum)  -- out-of-fold predictions (JSON
-                                                       -- lists) of the fits that kept them
-    runs(run_id, started_at, finished_at, config, champion, status)
-    steps(run_id, step, champion, challenger, p_better, p_left, p_rope, p_right, risk,
-          expected_gain, decision, reason, fits, n_splits, extra_repeats)
-
-Migrations keep older stores readable, in place, without a new schema version (so the
-versions that wrote them can still read them): the ``checksum`` column of ``fits`` is added
-to a store written before checksums (its fits load unverified), and the ``predictions``
-table to one written before predictions were kept (its fits hold none, so a fit that needs
-them is fitted again).
+The schema is plain SQL that any tool can read (``docs/selection.md``).  Migrations keep
+older stores readable in place, without a new schema version: the ``checksum`` column of
+``fits`` and the ``predictions`` table are added to a store written before them.
 """
 
 from __future__ import annotations

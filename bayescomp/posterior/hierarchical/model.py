@@ -1,37 +1,8 @@
-"""Bayesian hierarchical comparison of two models across many datasets.
-
-The model is the one of Corani, Benavoli, Demšar, Mangili and Zaffalon (2017),
-"Statistical comparison of classifiers through Bayesian hierarchical
-modelling", with the priors of their reference implementation (baycomp).  For
-dataset ``i`` with ``n_i`` paired differences ``d_i`` (candidate minus
-baseline, from resampling splits whose test fraction is ``rho_i``)::
-
-    d_i     ~ MVN(delta_i * 1, sigma_i^2 [(1 - rho_i) I + rho_i 1 1^T])
-    delta_i ~ Student-t(nu, delta0, std0)
-    sigma_i ~ Uniform(0, 1000 * mean within-dataset sd)
-    delta0  ~ Uniform(-max|d|, max|d|)
-    std0    ~ Uniform(0, 1000 * sd of the dataset means)
-    nu - 1  ~ Gamma(alpha, rate=beta),  alpha ~ U(1, 2),  beta ~ U(0.01, 0.1)
-
-The differences are divided by the mean within-dataset standard deviation
-before sampling (as baycomp does) and every reported quantity is rescaled to
-the metric's own units.
-
-The likelihood of dataset ``i`` is evaluated in closed form from its
-sufficient statistics ``(n_i, mean_i, SS_i = sum (d_ij - mean_i)^2, rho_i)``:
-the equicorrelated covariance ``a I + b 1 1^T`` (``a = sigma^2 (1 - rho)``,
-``b = sigma^2 rho``) has, by Sherman–Morrison, the inverse
-``(I - b/(a + n b) 1 1^T) / a`` and the determinant ``a^(n-1) (a + n b)``, so ::
-
-    log L_i = -n/2 log(2 pi) - (n-1)/2 log(a) - 1/2 log(a + n b)
-              - SS_i / (2 a) - n (mean_i - delta_i)^2 / (2 (a + n b))
-
-which costs O(1) per dataset and allows a different ``n_i`` and ``rho_i``
-for every dataset.
-
-This module holds the likelihood, the preparation of the data (sufficient
-statistics, standardisation, prior bounds), the choice of parameterisation and
-the PyMC model with its in-process cache of compiled models.
+"""Bayesian hierarchical comparison of two models across many datasets: the likelihood from
+per-dataset sufficient statistics (closed form by Sherman–Morrison, O(1) per dataset), the
+data preparation (standardisation, prior bounds), the parameterisation and the PyMC model
+with its in-process cache of compiled models.  The model (Corani et al. 2017, baycomp's
+priors) and its likelihood are written out in ``docs/hierarchical.md``.
 """
 
 from __future__ import annotations

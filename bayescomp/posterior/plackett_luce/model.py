@@ -1,24 +1,9 @@
 """The Plackett–Luce likelihood of per-dataset rankings, ties included, and its PyMC model.
 
-The model is the one of Calvo, Ceberio and Lozano (2018, "Bayesian inference for
-algorithm ranking analysis", GECCO) and Calvo et al. (2019, "Bayesian performance
-analysis for black-box optimization benchmarking"): each model ``i`` has a worth
-``w_i > 0`` with ``sum(w) = 1`` and the ranking of the ``k`` models on one
-dataset, best first, ``o = (o_1, ..., o_k)``, has probability ::
-
-    P(o | w) = prod_p  w_{o_p} / (w_{o_p} + w_{o_{p+1}} + ... + w_{o_k})
-
-(the best model is drawn with probability proportional to its worth, then the
-second among the rest, and so on); the prior is ``w ~ Dirichlet(alpha, ..., alpha)``
-(``alpha = 1``: uniform on the simplex, as in the papers).
-
-**Ties.**  A dataset on which some models score the same (within ``tie_tol``) says
-only that the tied models fill those places in *some* order.  Its likelihood is the
-exact marginal: the sum of ``P(o | w)`` over every strict ranking ``o`` consistent
-with the tied one (``m!`` orderings for a group of ``m`` tied models, their product
-over groups).  Nothing random is added, and the result does not depend on the order
-in which tied models are listed.  A dataset on which *every* model ties has
-likelihood 1 (it carries no information) and is left out, named in the result.
+The model of Calvo, Ceberio and Lozano (2018) with a ``Dirichlet(alpha)`` prior on the
+worths; a tied group's likelihood is the exact marginal over its strict orders, and a
+dataset on which every model ties is left out (named in the result).  The model, written
+out: ``docs/many_models.md``.
 """
 
 from __future__ import annotations

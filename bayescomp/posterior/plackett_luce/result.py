@@ -1,20 +1,6 @@
-"""The result of a Plackett–Luce ranking: P(best), expected ranks, P(i beats j), diagnostics.
-
-Three questions, each answered from the posterior draws of the worths ``w``:
-
-* **Which model is best?**  ``p_best[i] = P(w_i is the largest worth | data)``.  Beside
-  it, ``p_first[i] = E[w_i | data]`` is the probability that model ``i`` ranks first
-  on a *new* dataset (the "probability of winning" of Calvo et al.).
-* **Where does each model rank?**  The expected rank of model ``i`` on a new dataset
-  given ``w`` is ``1 + sum_{j != i} w_j / (w_i + w_j)`` (under Plackett–Luce, ``j``
-  precedes ``i`` with probability ``w_j / (w_i + w_j)``); its posterior mean and
-  equal-tailed credible interval are the Bayesian counterpart of the mean rank of a
-  critical-difference diagram.
-* **Does i beat j?**  ``p_beats[i, j] = P(w_i > w_j | data)``.
-
-No claim is made on a fit that failed the convergence checks (R-hat, bulk ESS,
-divergences): :meth:`PlackettLuceResult.best` names no model and
-:meth:`PlackettLuceResult.uncertain_groups` joins every model.
+"""The result of a Plackett–Luce ranking: P(best), expected ranks, P(i beats j), diagnostics
+(each from the posterior draws of the worths; ``docs/many_models.md``).  No claim is made on
+a fit that failed the convergence checks.
 """
 
 from __future__ import annotations
