@@ -59,10 +59,9 @@ MAX_FUNCTION_LINES = 80
 #: (a ratchet: it may shrink, never grow).  Every entry says why; the aim is none.
 _REFLOWED = "over the limit only since `ruff format` reflowed it (issue 17); split it, then remove this entry"
 MODULE_SIZE_ALLOWLIST: dict[str, tuple[int, str]] = {
-    "bayescomp/cli/compare.py": (529, _REFLOWED),
-    "bayescomp/integrations/mlflow.py": (577, _REFLOWED),
-    "bayescomp/posterior/multivariate.py": (526, _REFLOWED),
-    "bayescomp/posterior/ranktests.py": (502, _REFLOWED),
+    "bayescomp/cli/compare.py": (520, _REFLOWED),
+    "bayescomp/integrations/mlflow.py": (564, _REFLOWED),
+    "bayescomp/posterior/multivariate.py": (509, _REFLOWED),
     "bayescomp/scores/table.py": (531, _REFLOWED),
 }
 #: "path:function" -> (lines of code, reason), the same ratchet for functions

@@ -1,19 +1,9 @@
 """R-hat, bulk/tail ESS and MCSE of many scalar parameters at once, vectorised in numpy.
 
-The definitions are Vehtari et al. (2021), "Rank-normalization, folding, and
-localization: an improved R-hat", exactly as ArviZ computes them in ``az.summary(...,
-kind="diagnostics")`` (checked against it in ``tests/test_mcmc_diagnostics.py``):
-
-* rank-normalised split R-hat: the larger of the R-hats of the z-scaled ranks of the
-  split chains and of their folded values ``|x - median|``;
-* bulk ESS: the ESS of the z-scaled ranks of the split chains;
-* tail ESS: the smaller ESS of the indicators ``x <= q`` at the two tail quantiles;
-* MCSE of the mean (``sd / sqrt(ESS_mean)``) and of the sd.
-
-ESS uses the FFT autocovariance and Geyer's initial positive and monotone sequences.
-ArviZ evaluates one scalar at a time through ``xarray.apply_ufunc``; here every column
-of a ``(chain, draw, k)`` array is done at once, so 113 parameters cost about as much
-as one.  Numpy and ``scipy.special`` only: nothing here imports ArviZ, xarray or pandas.
+The definitions of Vehtari et al. (2021), exactly as ArviZ's ``az.summary(...,
+kind="diagnostics")`` computes them (checked in ``tests/test_mcmc_diagnostics.py``), but
+every column of a ``(chain, draw, k)`` array at once instead of one scalar at a time.
+Numpy and ``scipy.special`` only.
 """
 
 from __future__ import annotations

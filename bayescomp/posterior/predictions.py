@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from bayescomp.posterior.holdout import holdout_posterior
-from bayescomp.posterior.holdout_result import HoldoutResult
+from bayescomp.posterior.holdout import HoldoutResult, holdout_posterior
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd

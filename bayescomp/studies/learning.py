@@ -1,18 +1,8 @@
 """Learning curves with credible intervals from the correlated t posterior.
 
-An outer repeated cross-validation fixes the test folds.  At every training
-size of the schedule, each outer training set is subsampled (stratified for
-classifiers) to that size, and every model is fitted on the *same* subsample
-(:func:`bayescomp.cross_validate_paired`), so the scores are paired across
-models.  At each size:
-
-* the posterior of a model's mean score is the correlated t posterior
-  ``correlated_ttest(0, scores, rho=...)``;
-* the posterior of ``candidate - baseline`` and ``P(candidate better)`` come
-  from ``correlated_ttest(baseline, candidate, rho=...)``;
-
-with ``rho`` the real test fraction ``n_test / (n_train + n_test)`` of the
-subsampled design at that size (it grows as the training sets shrink).
+Every model is fitted on the *same* subsample of each outer training set at every training
+size (so the scores are paired), and each size is read with the correlated t-test at the
+real test fraction of its subsampled design (``docs/metric_uncertainty.md``).
 """
 
 from __future__ import annotations

@@ -1,19 +1,9 @@
 """SQLite result store: every finished fit is kept, so a selection can resume.
 
-The store is one SQLite file in WAL mode, written only by the parent process
-(parallel workers return their results, the parent writes each one in its own
-transaction as soon as it arrives).  A process killed at any moment (even with
-SIGKILL) loses at most the fits that were still running; rerunning the same
-command loads every stored fit instead of recomputing it.
-
-A store belongs to one experimental design.  Reopening it with other splits
-or other data raises :class:`DesignChangedError` instead of silently mixing
-results.  It is not tied to one metric: every fit keeps the scores of every
-scorer it was scored with (long format, table ``scores``), so a later run that
-decides on another of those metrics reads them instead of refitting; a fit
-that lacks a metric the run needs is fitted again (``designs.metric`` and
-``designs.scoring`` record what the first run used).  The tables are
-plain SQL that any tool can read (:mod:`bayescomp.studies.store_schema`).
+One SQLite file in WAL mode, written only by the parent process, one transaction per fit;
+a store belongs to one design (other splits or data raise :class:`DesignChangedError`) but
+not to one metric (every scorer's score is kept).  How it resumes and what it holds:
+``docs/selection.md``; its tables: :mod:`bayescomp.studies.store_schema`.
 """
 
 from __future__ import annotations

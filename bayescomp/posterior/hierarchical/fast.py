@@ -1,18 +1,8 @@
-"""The fast sampler of the hierarchical model: hand-written numba log density, sampled by nutpie.
-
-The PyMC model (:mod:`~bayescomp.posterior.hierarchical.model`) stays the definition;
-:mod:`~bayescomp.posterior.hierarchical._kernels` writes the same log density and its
-gradient by hand in PyMC's unconstrained space, compiled once by numba into the user's
-cache directory (:mod:`bayescomp.posterior.jit_cache`) and handed to nutpie as C
-callbacks (:mod:`bayescomp.posterior.nutpie_fast`).  Neither PyMC nor PyTensor is
-imported, so a fresh process starts sampling in about a second instead of compiling
-the PyTensor graph for tens of seconds.
-
-The starting point of each chain follows PyMC's default for nutpie: the prior's
-support point (the middle of each uniform prior, ``nu - 1`` at the mean of its Gamma
-prior at the middle of ``alpha`` and ``beta``, ``delta_i`` at ``delta0``) plus a
-uniform ``U(-1, 1)`` jitter on every unconstrained coordinate, drawn from the chain's
-seed.
+"""The fast sampler of the hierarchical model: the hand-written density of
+:mod:`~bayescomp.posterior.hierarchical._kernels` (the PyMC model stays the definition),
+compiled once into the user's cache (:mod:`bayescomp.posterior.jit_cache`) and sampled by
+nutpie (:mod:`bayescomp.posterior.nutpie_fast`) without importing PyMC or PyTensor.  Each
+chain starts, as PyMC's, at the prior's support point plus a seeded ``U(-1, 1)`` jitter.
 """
 
 from __future__ import annotations

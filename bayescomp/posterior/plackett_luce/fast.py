@@ -1,14 +1,8 @@
-"""The fast sampler of the Plackett–Luce model: hand-written numba log density, sampled by nutpie.
-
-The PyMC model (:func:`~bayescomp.posterior.plackett_luce.model.build_model`) stays the
-definition; :mod:`~bayescomp.posterior.plackett_luce._kernels` writes the same density
-(exact tie marginal included) and its gradient by hand in PyMC's unconstrained
-(``simplex``) space, compiled once into the user's cache directory
-(:mod:`bayescomp.posterior.jit_cache`) and handed to nutpie as C callbacks
-(:mod:`bayescomp.posterior.nutpie_fast`), without PyMC or PyTensor.
-
-Each chain starts, as on PyMC's path, at the Dirichlet prior's support point (the
-centre of the simplex, ``y = 0``) plus a ``U(-1, 1)`` jitter drawn from its seed.
+"""The fast sampler of the Plackett–Luce model: the hand-written density of
+:mod:`~bayescomp.posterior.plackett_luce._kernels` (the PyMC model stays the definition),
+compiled once (:mod:`bayescomp.posterior.jit_cache`) and sampled by nutpie
+(:mod:`bayescomp.posterior.nutpie_fast`) without PyMC.  Each chain starts, as PyMC's, at the
+centre of the simplex plus a seeded ``U(-1, 1)`` jitter.
 """
 
 from __future__ import annotations
