@@ -363,10 +363,12 @@ def test_allow_lists_name_existing_files():
 
 #: the package's line budget: every ``bayescomp/**/*.py`` line counts, and both figures only
 #: go down.  Issue 29 asks for 24,000 after the consolidation and 26,000 with the round's
-#: capabilities; the consolidation reached CONSOLIDATED_LINES, and the capabilities landed
-#: on top of it since (the family test, the planner, the sampler's report and the lazy CLI:
-#: issues 30, 31, 34) take CAPABILITY_LINES.  No change may exceed their sum.
-CONSOLIDATED_LINES = 28_400
+#: capabilities; the consolidations so far reached CONSOLIDATED_LINES (the second one, the
+#: SQLite MemoryStore, HoldoutResult in holdout.py and shorter module docstrings, freed
+#: 352 lines, still far from 24,000), and the capabilities that landed on top of the first
+#: (the family test, the planner, the sampler's report and the lazy CLI: issues 30, 31, 34)
+#: take CAPABILITY_LINES.  No change may exceed their sum.
+CONSOLIDATED_LINES = 28_047
 CAPABILITY_LINES = 530
 MAX_PACKAGE_LINES = CONSOLIDATED_LINES + CAPABILITY_LINES
 #: the parameters of the two selection doors, and the exported names
