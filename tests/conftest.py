@@ -88,3 +88,27 @@ def _close_figures():
     import matplotlib.pyplot as plt
 
     plt.close("all")
+
+
+#: The heaviest tests of real clusters, killed-and-resumed runs and multi-look operating
+#: characteristics: each one is the only check of what it checks, so CI runs every one of
+#: them in a stage of its own right after the default suite (.ci/run, ``-m ci``), and the
+#: default suite (the README's ``python -m pytest``) stays within its ten minutes.
+CI_STAGE = {
+    "tests/test_backends.py::test_killed_run_resumes_from_the_store[spark]",
+    "tests/test_backends.py::test_killed_run_resumes_from_the_store[ray]",
+    "tests/test_family.py::test_sequential_looks_keep_the_family_wise_rate[10]",
+    "tests/test_family.py::test_family_wise_false_promotion_at_the_edge_with_ten_challengers[independent]",
+    "tests/test_family.py::test_select_family_refuses_a_per_step_promotion_it_cannot_trust",
+    "tests/test_mlflow.py::test_registry_champion_to_gated_promotion",
+    "tests/test_store.py::test_sigkill_then_resume_equals_uninterrupted_run",
+    "tests/test_worker_loss.py::test_all_workers_killed_stops_then_resumes",
+    "tests/test_spark_metrics.py::test_threshold_curves_on_a_spark_dataframe_equal_in_memory",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.nodeid.split("@")[0] in CI_STAGE:
+            item.add_marker(pytest.mark.slow)
+            item.add_marker(pytest.mark.ci)
