@@ -1,9 +1,7 @@
-"""``bayescomp compare``: one baseline against one or more candidates.
-
-Two ways in::
-
-    bayescomp compare --dataset breast_cancer models/logistic_regression.py models/random_forest.py
-    bayescomp compare scores.csv --baseline logreg --candidate forest --metric accuracy --json
+"""``bayescomp compare``: one baseline against one or more candidates: model files on a dataset
+(``bayescomp compare --dataset breast_cancer models/a.py models/b.py``), a scores CSV
+(``bayescomp compare scores.csv --baseline logreg --metric accuracy --json``), or two MLflow
+GenAI evaluation runs (``--mlflow-runs CAND BASE``, :mod:`bayescomp.cli.mlflow_runs`).
 """
 
 from __future__ import annotations
@@ -13,7 +11,7 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bayescomp.cli import _parents
+from bayescomp.cli import _parents, mlflow_runs
 from bayescomp.cli._backend import fit_options, on_backend
 from bayescomp.cli._io import emit, output_file
 from bayescomp.cli._text import (
@@ -42,6 +40,7 @@ def register(sub: Any) -> None:
             _parents.mcmc(),
             _parents.output(),
             _parents.one_test_set(),
+            mlflow_runs.parent(),
         ],
         help="compare a candidate with a baseline (scores CSV, or paired CV on built-in data)",
         description=(

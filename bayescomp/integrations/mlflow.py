@@ -1,10 +1,9 @@
-"""MLflow bridge: each selection step an MLflow run, the registry alias moved only on promote
-(``pip install "bayescomp[mlflow]"``; ``docs/mlflow.md``): :class:`MlflowTracker` (a
-:class:`~bayescomp.core.protocols.SelectionTracker`; a rerun logs nothing twice),
-:func:`alias_history`, :func:`registry_models` (``models:/`` URIs as candidates), and
-:class:`BayesianThreshold` with :func:`validate` (the posterior counterpart of
-``mlflow.validate_evaluation_results``).
-"""
+"""MLflow bridge (``pip install "bayescomp[mlflow]"``; ``docs/mlflow.md``): :class:`MlflowTracker`
+(a :class:`~bayescomp.core.protocols.SelectionTracker`: each selection step an MLflow run, a
+rerun logs nothing twice, the registry alias moved only on promote), :func:`alias_history`,
+:func:`registry_models` (``models:/`` URIs as candidates), :class:`BayesianThreshold` with
+:func:`validate` (the posterior ``mlflow.validate_evaluation_results``), and from
+``mlflow_runs``, :func:`compare_runs` and its :class:`RunComparison` (two GenAI evaluations)."""
 
 from __future__ import annotations
 
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bayescomp.integrations.mlflow_hints import not_found
+from bayescomp.integrations.mlflow_runs import RunComparison, compare_runs  # noqa: F401
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
