@@ -357,3 +357,27 @@ def test_pairs_exactly_the_rows_compare_evaluations_pairs(genai_runs, tracking, 
         assert ours.summary().set_index("scorer").loc[name, "candidate_mean"] == pytest.approx(
             comp.candidate_mean
         )
+
+
+@pytest.mark.slow
+def test_docs_mlflow_plugin_and_compare_runs_sections_run(tracking, tmp_path, monkeypatch):
+    """docs/mlflow.md's sections 6 and 7 (its other examples run in tests/test_mlflow.py):
+    every python block in order, against the real server instead of the placeholder."""
+    from test_docs_examples import check_promises, python_blocks
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "mlflow.md").read_text()
+    part = text[text.index("## 6. A gate inside") : text.index("## 8. In a notebook")]
+    blocks = [b.replace("http://127.0.0.1:5000", tracking) for b in python_blocks(part)]
+    assert len(blocks) == 2
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {"__name__": "__docs__"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for i, code in enumerate(blocks):
+            exec(compile(code, f"mlflow.md, section {6 + i}", "exec"), namespace)
+            assert check_promises(code, namespace, f"mlflow.md, section {6 + i}") == 1
+    res = namespace["res"]
+    assert res.scorer_gamma == pytest.approx(0.975)
+    s = res.summary().set_index("scorer")
+    assert s.loc["cites_clause", "n_clusters"] == 12 and len(res.pairs) == 60
+    assert s.loc["length", "diff"] > 5  # v2 is shorter: lower is better, oriented as a gain
