@@ -318,6 +318,8 @@ def test_compare_runs_on_real_genai_runs(genai_runs, tracking, tmp_path):
     with pytest.warns(UserWarning, match="1 baseline and 2 candidate row"):
         dup = compare_runs(genai_runs["duplicate"], base, scorers={"grade": True}, rope=0.05)
     assert len(dup.pairs) == 47
+    one = compare_runs(genai_runs["same"], base, scorers="grade", rope=0.05)  # one name
+    assert list(one.results) == ["grade"] and one.scorer_gamma == 0.95
     # the command line: the same numbers as JSON, and its gate on the family decision
     cli = [*("compare", "--mlflow-runs", genai_runs["same"], base), *("--rope", "0.05")]
     done = run_cli(*cli, "--cluster", "passage", "--json", cwd=tmp_path, env=env)

@@ -214,7 +214,7 @@ def compare_runs(
         msg = f"{len(un_b)} baseline and {len(un_c)} candidate row(s) could not be paired ({why})"
         warnings.warn(f"{msg}: left out (RunComparison.unpaired_baseline/_candidate)", stacklevel=2)
     common = sorted(set.intersection(*({k for p in pairs for k in p[j].values} for j in (0, 1))))
-    named = dict.fromkeys(common, True) if scorers is None else scorers
+    named = common if scorers is None else [scorers] if isinstance(scorers, str) else scorers
     direction = dict(named) if isinstance(named, Mapping) else dict.fromkeys(named, True)
     missing = sorted(set(direction) - set(common))
     if missing or not direction:
