@@ -131,7 +131,14 @@ def tracking(server):  # noqa: F811
     old = mlflow.get_tracking_uri()
     mlflow.set_tracking_uri(server)
     yield server
-    mlflow.set_tracking_uri(old)
+    _leave(old)
+
+
+def _leave(old_uri: str) -> None:
+    """Back to the tracking URI before, and to the Default experiment (id 0 on every server):
+    an experiment set here would be the active one of the next module's server too."""
+    mlflow.set_experiment(experiment_id="0")
+    mlflow.set_tracking_uri(old_uri)
 
 
 def _fit_models():
@@ -272,7 +279,7 @@ def genai_runs(server):  # noqa: F811
             "duplicate": ev([*range(48), 3], 0.8),
         }
     yield runs
-    mlflow.set_tracking_uri(old)
+    _leave(old)
 
 
 @pytest.mark.slow
