@@ -143,12 +143,22 @@ def emit(
         written = write_plots(results, Path(args.plots))
         if not args.json:
             print(f"wrote {len(written)} plot(s) to {args.plots}", file=sys.stderr)
+    if results is not None and getattr(args, "comment_file", None):
+        from bayescomp.integrations.github import comment
+
+        rows = [(r, d.outcome, d.reason) for r, d in zip(results, decisions, strict=True)]
+        head = ", ".join(f"{r.candidate_name} **{o}**" for r, o, _ in rows)
+        Path(args.comment_file).write_text(comment(head, rows, args.rope, args.gamma, None))
     if args.json:
         out = jsonable(records())
         json.dump(out if len(out) > 1 else out[0], sys.stdout, indent=2)
         print()
     else:
         print(text())
+        if not isinstance(getattr(args, "rope", 0.0), float | int):  # a margin: say it
+            from bayescomp.cli._text import rope_note
+
+            print(rope_note(args.rope))
     return int(bool(args.fail_unless) and any(d.outcome != args.fail_unless for d in decisions))
 
 

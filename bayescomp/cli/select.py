@@ -431,6 +431,10 @@ def _print(sel: Any, args: argparse.Namespace, csv_mode: bool, report: Any) -> N
     from bayescomp.studies.select import format_steps
 
     fmt = "json" if args.json else args.format
+    if args.comment_file:
+        from bayescomp.integrations.github import selection_comment
+
+        Path(args.comment_file).write_text(selection_comment(sel, args.store), encoding="utf-8")
     skipped = skipped_models(sel)
     gate = (
         None
