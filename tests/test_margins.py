@@ -93,8 +93,9 @@ def test_select_accepts_margins_and_decides_as_compare():
         | {"accuracy": np.r_[b, c, e]}
     )
     scores = bc.Scores.from_frame(f, test_fraction=0.1)
-    sel = bc.select(scores, baseline="lr", rope="1%")
     direct = [bc.compare(scores, "lr", m, rope="1%").decision().outcome for m in ("gbm", "x")]
+    assert scores.models == ["lr", "gbm", "x"]  # the log table is a copy: the table unchanged
+    sel = bc.select(scores, baseline="lr", rope="1%")
     assert sel.steps["decision"].tolist() == direct == ["promote", "equivalent"]
     assert sel.to_dict()["rope"] == "1 % (relative)"
     assert "ROPE ±1 % (relative)" in str(sel)

@@ -269,15 +269,16 @@ def _log_scores(scores: Scores, metric: str, models: list[str], goal: Any) -> Sc
     """The ``models``' scores on the log scale (all and a goal > 0), for a relative margin."""
     import copy
 
-    f = scores._frame[scores._frame["model"].isin(models)].copy()
-    values = np.r_[f[metric].to_numpy(dtype=float), goal]
+    f, rows = scores._frame.copy(), scores._frame["model"].isin(models).to_numpy()
+    values = np.r_[f.loc[rows, metric].to_numpy(dtype=float), goal]
     if not np.all(values > 0):
         raise ValueError(
             f"a relative margin compares log ratios, so the {metric!r} scores (and a goal) must "
             f"be > 0; got {np.nanmin(values):g}: use a margin on the metric's scale (rope=0.01)"
         )
-    out, f[metric] = copy.copy(scores), np.log(f[metric].to_numpy(dtype=float))
-    out._frame = f.reset_index(drop=True)
+    f.loc[rows, metric] = np.log(values[:-1])  # other models' rows (and names) unchanged
+    out = copy.copy(scores)
+    out._frame = f
     return out
 
 
