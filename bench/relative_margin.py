@@ -75,8 +75,8 @@ def agreement(n_tables: int, r: float = 0.01, gamma: float = 0.95, seed: int = 0
         # the complements test the other side of each margin: H0 ratio <= 1+r (promote),
         # H0 ratio >= 1/(1+r) (worse)
         p_up, p_low = 1 - p_up_h0, 1 - p_low_h0
-        out["promote_mismatch"] += (outcome == "promote") != (p_up < alpha)
-        out["worse_mismatch"] += (outcome == "worse") != (p_low < alpha)
+        out["promote_mismatch"] += int((outcome == "promote") != (p_up < alpha))
+        out["worse_mismatch"] += int((outcome == "worse") != (p_low < alpha))
         strict, loose = p_tost < alpha / 2, p_tost < alpha
         out["equivalent_outside"] += (strict and outcome != "equivalent") or (
             outcome == "equivalent" and not loose

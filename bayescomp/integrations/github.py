@@ -73,9 +73,8 @@ def selection_comment(sel: Any, store: Any = None) -> str:
 
 def _call(method: str, url: str, token: str, body: str | None = None) -> tuple[Any, Any]:
     data = None if body is None else json.dumps({"body": body}).encode()
-    req = urllib.request.Request(url, data=data, method=method)
-    req.add_header("Accept", "application/vnd.github+json")
-    req.add_header("Authorization", f"Bearer {token}")
+    auth = {"Accept": "application/vnd.github+json", "Authorization": f"Bearer {token}"}
+    req = urllib.request.Request(url, data=data, method=method, headers=auth)
     with urllib.request.urlopen(req, timeout=30) as resp:
         return json.loads(resp.read() or b"null"), resp.headers
 
