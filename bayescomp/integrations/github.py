@@ -84,16 +84,15 @@ def upsert_comment(body: str, repo: str, pr: int, token: str, api: str | None = 
     api = (api or os.environ.get("GITHUB_API_URL") or "https://api.github.com").rstrip("/")
     if MARKER not in body:
         body = f"{MARKER}\n{body}"
-    url: str | None = f"{api}/repos/{repo}/issues/{int(pr)}/comments?per_page=100"
+    issues = f"{api}/repos/{repo}/issues"
+    url: str | None = f"{issues}/{int(pr)}/comments?per_page=100"
     while url:
         page, headers = _call("GET", url, token)
         for c in page:
             if MARKER in (c.get("body") or ""):
-                return _call("PATCH", f"{api}/repos/{repo}/issues/comments/{c['id']}", token, body)[
-                    0
-                ]
+                return _call("PATCH", f"{issues}/comments/{c['id']}", token, body)[0]
         url = next(iter(re.findall(r'<([^>]+)>;\s*rel="next"', headers.get("Link") or "")), None)
-    return _call("POST", f"{api}/repos/{repo}/issues/{int(pr)}/comments", token, body)[0]
+    return _call("POST", f"{issues}/{int(pr)}/comments", token, body)[0]
 
 
 def main(argv: list[str] | None = None) -> int:

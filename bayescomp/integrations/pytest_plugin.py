@@ -6,6 +6,7 @@ pytest): an ``InconclusiveComparison`` of :mod:`bayescomp.integrations.testing` 
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import pytest
@@ -15,29 +16,29 @@ MODES = ("fail", "xfail", "skip")
 
 def pytest_addoption(parser: Any) -> None:
     help_ = "an inconclusive assert_better/assert_not_worse: fail (default), xfail or skip"
-    parser.getgroup("bayescomp").addoption(
-        "--bayescomp-inconclusive", choices=MODES, default="fail", help=help_
-    )
+    parser.getgroup("bayescomp").addoption("--bayescomp-inconclusive", choices=MODES, help=help_)
 
 
 def pytest_configure(config: Any) -> None:
-    text = "bayescomp(inconclusive='fail'|'xfail'|'skip'): how an inconclusive assertion ends"
-    config.addinivalue_line("markers", text)
+    config.addinivalue_line("markers", "bayescomp(inconclusive='fail'|'xfail'|'skip'): its end")
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_call(item: Any) -> Any:
+def _runtest_call(item: Any) -> Any:
     try:
         return (yield)
     except AssertionError as exc:
         from bayescomp.core.exceptions import InconclusiveComparison
 
         marker = item.get_closest_marker("bayescomp")
-        mode = (marker.kwargs.get("inconclusive") if marker else None) or item.config.getoption(
-            "bayescomp_inconclusive"
-        )
+        mode = marker.kwargs.get("inconclusive") if marker else None
+        mode = mode or item.config.getoption("bayescomp_inconclusive") or "fail"
         if mode not in MODES:
             raise pytest.UsageError(f"bayescomp(inconclusive=) must be one of {MODES}") from None
         if isinstance(exc, InconclusiveComparison) and mode != "fail":
             (pytest.skip if mode == "skip" else pytest.xfail)(f"inconclusive: {exc}")
         raise
+
+
+# pluggy < 1.2 (pytest 7) has no new-style wrapper: there an inconclusive assertion fails
+with contextlib.suppress(TypeError):
+    pytest_runtest_call = pytest.hookimpl(wrapper=True)(_runtest_call)
