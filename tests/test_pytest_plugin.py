@@ -84,6 +84,17 @@ def test_three_outcomes_and_the_option(pytester):
     assert bad.ret == pytest.ExitCode.USAGE_ERROR
 
 
+def test_the_plugin_imports_nothing_heavy():
+    """pytest imports the plugin in every run where bayescomp is installed."""
+    import subprocess
+    import sys
+
+    code = "import sys, bayescomp.integrations.pytest_plugin; print(*sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = set(out.stdout.split()) & {"numpy", "pandas", "scipy", "sklearn", "bayescomp.core"}
+    assert "bayescomp.integrations.pytest_plugin" in out.stdout.split() and not loaded, loaded
+
+
 @pytest.mark.slow  # two worker processes importing the scientific stack: ~10-30 s
 def test_xdist_gives_the_same_outcomes(pytester):
     pytester.makepyfile(test_models=INNER)
