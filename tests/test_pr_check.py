@@ -163,7 +163,7 @@ def fake_api():
     FakeGitHub.comments = [{"id": i, "body": f"review {i}"} for i in range(1, 6)]  # 3 pages
     FakeGitHub.calls = []
     server = ThreadingHTTPServer(("127.0.0.1", 0), FakeGitHub)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_port}"
     server.shutdown()
