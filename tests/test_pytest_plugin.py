@@ -140,6 +140,16 @@ def test_inputs_csv_store_and_predictions(tmp_path):
     preds = pd.DataFrame({"y_true": y, "old": poor, "new": good})
     res = assert_better(preds, baseline="old", candidate="new", rope=0.02, metric="accuracy")
     assert res.decision().outcome == "promote"
+    # a posterior from draws: seeded (random_state=0 unless given), the same on every run
+    preds["mid"] = np.where(np.arange(400) % 9 == 1, 1 - y, y)  # 89 % right
+    messages = []
+    for seed in ({}, {}, {"random_state": 1}):
+        with pytest.raises(InconclusiveComparison) as exc:
+            assert_better(
+                preds, baseline="mid", candidate="new", rope=0.02, metric="accuracy", **seed
+            )
+        messages.append(str(exc.value))
+    assert messages[0] == messages[1] != messages[2]
     with pytest.raises(FileNotFoundError, match="no scores CSV or store"):
         assert_better(tmp_path / "none.sqlite", baseline="lr", candidate="gbm", rope=0.01)
 
