@@ -368,9 +368,9 @@ def test_allow_lists_name_existing_files():
 #: 352 lines, still far from 24,000), and the capabilities that landed on top of the first
 #: (the family test, the planner, the sampler's report and the lazy CLI: issues 30, 31, 34)
 #: take CAPABILITY_LINES.  No change may exceed their sum.  Issue 33 (relative and
-#: standardized margins, the pytest plugin, the pull-request comment) added 450.
+#: standardized margins, the pytest plugin, the pull-request comment) added 449.
 CONSOLIDATED_LINES = 28_047
-CAPABILITY_LINES = 530 + 450
+CAPABILITY_LINES = 530 + 449
 MAX_PACKAGE_LINES = CONSOLIDATED_LINES + CAPABILITY_LINES
 #: the parameters of the two selection doors, and the exported names
 MAX_SELECT_PARAMETERS, MAX_SELECT_MODELS_PARAMETERS, MAX_EXPORTS = 12, 15, 60

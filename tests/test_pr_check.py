@@ -69,6 +69,17 @@ def test_compare_comment_holds_the_posterior(scores_csv, tmp_path, capsys):
     )
 
 
+def test_compare_format_markdown_prints_the_comment(scores_csv, tmp_path, capsys):
+    argv = ["compare", str(scores_csv), "--baseline", "lr", "--rope", "0.005"]
+    assert main([*argv, "--format", "markdown", "--comment-file", str(tmp_path / "c.md")]) == 0
+    assert capsys.readouterr().out == (tmp_path / "c.md").read_text() + "\n"
+    f = pd.read_csv(scores_csv).assign(auc=lambda d: d["accuracy"])
+    f.to_csv(tmp_path / "two.csv", index=False)
+    guarded = ["compare", str(tmp_path / "two.csv"), "--baseline", "lr", "--metric", "accuracy"]
+    guarded += ["--rope", "0.005", "--guardrail", "auc:0.01", "--format", "markdown"]
+    assert main(guarded) == 2 and "not --guardrail" in capsys.readouterr().err
+
+
 def test_select_comment_and_exit_status(scores_csv, tmp_path, capsys):
     out = tmp_path / "s.md"
     argv = [

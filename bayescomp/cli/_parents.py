@@ -156,9 +156,12 @@ def one_test_set() -> argparse.ArgumentParser:
     return p
 
 
-def output() -> argparse.ArgumentParser:
-    """``--json`` and ``--quiet``."""
+def output(formats: tuple[str, ...] = ()) -> argparse.ArgumentParser:
+    """``--json``, ``--quiet``, ``--comment-file`` and ``--format`` (of ``formats``)."""
     p = _parent()
+    if formats:
+        help_ = "output on stdout (markdown: the pull-request comment, docs/testing.md)"
+        p.add_argument("--format", choices=formats, default="table", help=help_)
     p.add_argument("--json", action="store_true", help="machine-readable output (JSON)")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no sampler log lines")
     p.add_argument(

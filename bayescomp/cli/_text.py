@@ -15,8 +15,8 @@ from typing import Any
 ROPE_HELP = (
     "required: half-width of the region of practical equivalence on the metric's "
     "scale, the smallest difference that matters (e.g. 0.01 for AUC); differences "
-    "within ±ROPE count as equivalent. --rope 0 makes every difference matter; "
-    "'1%%' is a relative margin (1 %% better), '0.1sd' 0.1 sd of the paired differences"
+    "within ±ROPE count as equivalent. --rope 0 makes every difference matter; 1%% "
+    "is relative, 0.1sd standardized"
 )
 
 

@@ -79,11 +79,7 @@ class Standardized:
 
 
 def check_margin(rope: Any) -> Any:
-    """The text of a margin (``"1%"``, ``"0.1sd"``) as its object; others unchanged.
-
-    >>> check_margin("1%"), check_margin("0.1sd"), check_margin("0.02")
-    (Relative(r=0.01), Standardized(e=0.1), 0.02)
-    """
+    """The text of a margin (``"1%"``, ``"0.1sd"``) as its object; others unchanged."""
     if not isinstance(rope, str):
         return rope
     m = re.fullmatch(r"\s*((?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?)\s*(%|sd)?\s*", rope, re.I)
