@@ -368,9 +368,10 @@ def test_allow_lists_name_existing_files():
 #: 352 lines, still far from 24,000), and the capabilities that landed on top of the first
 #: (the family test, the planner, the sampler's report and the lazy CLI: issues 30, 31, 34)
 #: take CAPABILITY_LINES.  No change may exceed their sum.  Issue 33's MLflow half (the
-#: evaluator plugin, compare_runs and ``compare --mlflow-runs``) added 400 (530 + 400).
+#: evaluator plugin, compare_runs and ``compare --mlflow-runs``) added 400; its other half
+#: (relative and standardized margins, the pytest plugin, the pull-request comment) 449.
 CONSOLIDATED_LINES = 28_047
-CAPABILITY_LINES = 930
+CAPABILITY_LINES = 530 + 400 + 449
 MAX_PACKAGE_LINES = CONSOLIDATED_LINES + CAPABILITY_LINES
 #: the parameters of the two selection doors, and the exported names
 MAX_SELECT_PARAMETERS, MAX_SELECT_MODELS_PARAMETERS, MAX_EXPORTS = 12, 15, 60

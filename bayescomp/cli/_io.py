@@ -143,12 +143,28 @@ def emit(
         written = write_plots(results, Path(args.plots))
         if not args.json:
             print(f"wrote {len(written)} plot(s) to {args.plots}", file=sys.stderr)
+    markdown = getattr(args, "format", None) == "markdown"
+    if (getattr(args, "comment_file", None) or markdown) and results is None:
+        raise UserError("--format markdown and --comment-file show comparisons, not --guardrail")
+    if results is not None and (getattr(args, "comment_file", None) or markdown):
+        from bayescomp.integrations.github import comment
+
+        rows = [(r, d.outcome, d.reason) for r, d in zip(results, decisions, strict=True)]
+        head = ", ".join(f"{r.candidate_name} **{o}**" for r, o, _ in rows)
+        md = comment(head, rows, args.rope, args.gamma, None)
+        if args.comment_file:
+            Path(args.comment_file).write_text(md, encoding="utf-8")
+        text = (lambda: md) if markdown else text
     if args.json:
         out = jsonable(records())
         json.dump(out if len(out) > 1 else out[0], sys.stdout, indent=2)
         print()
     else:
         print(text())
+        if not markdown and not isinstance(getattr(args, "rope", 0.0), float | int):  # a margin
+            from bayescomp.cli._text import rope_note
+
+            print(rope_note(args.rope))
     return int(bool(args.fail_unless) and any(d.outcome != args.fail_unless for d in decisions))
 
 

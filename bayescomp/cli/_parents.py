@@ -12,7 +12,8 @@ import argparse
 
 from bayescomp.cli._backend import add_backend_args
 from bayescomp.cli._data import DATA_GROUP, add_data_flags, add_guardrail_flag
-from bayescomp.cli._text import ROPE_HELP
+from bayescomp.cli._io import output_file
+from bayescomp.cli._text import ROPE_HELP, rope_arg
 
 
 def _parent() -> argparse.ArgumentParser:
@@ -41,7 +42,7 @@ def fitting() -> argparse.ArgumentParser:
 def deciding() -> argparse.ArgumentParser:
     """``--rope`` (required), ``--gamma``, ``--higher/lower-is-better``, ``--guardrail``."""
     p = _parent()
-    p.add_argument("--rope", type=float, required=True, help=ROPE_HELP)
+    p.add_argument("--rope", type=rope_arg, required=True, help=ROPE_HELP)
     p.add_argument(
         "--gamma",
         type=float,
@@ -155,11 +156,19 @@ def one_test_set() -> argparse.ArgumentParser:
     return p
 
 
-def output() -> argparse.ArgumentParser:
-    """``--json`` and ``--quiet``."""
+def output(formats: tuple[str, ...] = ()) -> argparse.ArgumentParser:
+    """``--json``, ``--quiet``, ``--comment-file`` and ``--format`` (of ``formats``)."""
     p = _parent()
+    if formats:
+        help_ = "output on stdout (markdown: the pull-request comment, docs/testing.md)"
+        p.add_argument("--format", choices=formats, default="table", help=help_)
     p.add_argument("--json", action="store_true", help="machine-readable output (JSON)")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no sampler log lines")
+    p.add_argument(
+        "--comment-file",
+        type=output_file("comment.md"),
+        help="also write the decision as a pull-request comment (Markdown, docs/testing.md)",
+    )
     return p
 
 
@@ -175,7 +184,7 @@ HELP_GROUPS: dict[str, tuple[str, ...]] = {
     "the decision": (
         *("higher_is_better", "guardrail", "rule", "method", "test_fraction", "on_error"),
     ),
-    "output": ("format", "json", "quiet", "save_scores", "plot", "plots"),
+    "output": ("format", "json", "quiet", "comment_file", "save_scores", "plot", "plots"),
     "MCMC (models across datasets)": ("draws", "chains"),
 }
 

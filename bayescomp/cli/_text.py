@@ -15,8 +15,19 @@ from typing import Any
 ROPE_HELP = (
     "required: half-width of the region of practical equivalence on the metric's "
     "scale, the smallest difference that matters (e.g. 0.01 for AUC); differences "
-    "within ±ROPE count as equivalent. --rope 0 makes every difference matter"
+    "within ±ROPE count as equivalent. --rope 0 makes every difference matter; 1%% "
+    "is relative, 0.1sd standardized"
 )
+
+
+def rope_arg(text: str) -> Any:
+    """``--rope``: a half-width, ``1%`` (relative) or ``0.1sd`` (standardized)."""
+    from bayescomp.core.margins import check_margin
+
+    try:
+        return check_margin(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def rope_note(rope: Any) -> str:
@@ -27,6 +38,9 @@ def rope_note(rope: Any) -> str:
     >>> rope_note(0.01)[:40]
     'ROPE ±0.01 (--rope): differences within '
     """
+    if not isinstance(rope, float | int):  # a margin (bayescomp.core.margins)
+        log = "; the posterior is of the mean log ratio" if "%" in str(rope) else ""
+        return f"ROPE ±{rope} (--rope): differences within it are equivalent{log}."
     rope = float(rope)
     if rope == 0:
         return (

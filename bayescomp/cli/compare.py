@@ -38,7 +38,7 @@ def register(sub: Any) -> None:
             _parents.scores_csv(),
             _parents.fitting(),
             _parents.mcmc(),
-            _parents.output(),
+            _parents.output(formats=("table", "markdown")),
             _parents.one_test_set(),
             mlflow_runs.parent(),
         ],

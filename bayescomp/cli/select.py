@@ -32,7 +32,7 @@ def register(subparsers: Any) -> None:
             _parents.deciding(),
             _parents.fitting(),
             _parents.mcmc(),
-            _parents.output(),
+            _parents.output(formats=("table", "json", "markdown")),
             _parents.one_test_set(),
         ],
         help="walk candidate models against the production baseline; promote only what is "
@@ -107,13 +107,7 @@ def register(subparsers: Any) -> None:
 
 
 def _add_outputs(p: argparse.ArgumentParser) -> None:
-    """What ``select`` prints (``--format``) and its CI gate (``--fail-unless``)."""
-    p.add_argument(
-        "--format",
-        choices=("table", "json", "markdown"),
-        default="table",
-        help="output on stdout: the human table, JSON, or Markdown (CI job summaries)",
-    )
+    """``select``'s CI gate (``--fail-unless``)."""
     p.add_argument(
         "--fail-unless",
         choices=GATES,
@@ -431,6 +425,10 @@ def _print(sel: Any, args: argparse.Namespace, csv_mode: bool, report: Any) -> N
     from bayescomp.studies.select import format_steps
 
     fmt = "json" if args.json else args.format
+    if args.comment_file:
+        from bayescomp.integrations.github import selection_comment
+
+        Path(args.comment_file).write_text(selection_comment(sel, args.store), encoding="utf-8")
     skipped = skipped_models(sel)
     gate = (
         None

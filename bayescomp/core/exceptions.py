@@ -142,3 +142,7 @@ class WorkersLostError(RuntimeError):
         super().__init__(message)
         self.finished, self.total = finished, total
         self.results = dict(results or {})
+
+
+class InconclusiveComparison(AssertionError):
+    """``assert_better``/``assert_not_worse`` could not decide (xfail/skip on request)."""

@@ -22,4 +22,6 @@ def jsonable(value: Any) -> Any:
         return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [jsonable(v) for v in value]
-    return value
+    from bayescomp.core.margins import Relative, Standardized
+
+    return str(value) if isinstance(value, Relative | Standardized) else value

@@ -80,8 +80,14 @@ def _block_splits(frame: pd.DataFrame, n0: int) -> int:
 
 def _paired_joint(names: list[str], state: dict[str, _Step]) -> JointDifferences:
     """The correlated-t joint posterior of ``names``' differences on their paired splits."""
+    from bayescomp.posterior.ttest import CorrelatedTTestResult
+
     cols = []
     for c in names:
+        res = state[c].res
+        if isinstance(res, CorrelatedTTestResult) and res.differences is not None:
+            cols.append(np.ravel(res.differences))  # as compared (log ratios: relative margin)
+            continue
         pf = state[c].paired.sort_values(["dataset", "split"])
         sign = 1.0 if state[c].res.higher_is_better else -1.0
         cols.append(sign * (pf["candidate"].to_numpy(float) - pf["baseline"].to_numpy(float)))
@@ -93,7 +99,8 @@ def _family_test(
 ) -> tuple[FamilyTest, np.ndarray]:
     """The family test over ``names`` (on the same splits) and their mean differences
     (oriented: positive is better)."""
-    rope = float(np.ravel(state[names[0]].res.rope)[0])
+    # one ROPE for the family; a standardized margin's differ by challenger: the widest
+    rope = max(float(np.ravel(state[c].res.rope)[0]) for c in names)
     posterior = joint(names) if joint is not None else _paired_joint(names, state)
     return family_test(posterior, rope, gamma), np.ravel(posterior.mean)
 
@@ -298,7 +305,7 @@ def family_note(
         )
         row = steps.loc[steps["challenger"] == rec["champion"]].iloc[0]
         rec["gain_lower"] = float(row["gain_lower"])
-        if rec["gain_lower"] > float(np.ravel(settings["rope"])[0]):
+        if rec["gain_lower"] > rec["rope"]:
             rec["text"] += (
                 f"; its gain is at least {rec['gain_lower']:+.4g} with probability ≥ "
                 f"{gamma:g} for every challenger at once (a bound its selection cannot inflate)"

@@ -447,6 +447,7 @@ def recommend(
         "p_right": d.p_right,
         "risk": d.risk,
         "expected_gain": d.expected_gain,
+        "rope": float(np.ravel(res.rope)[0]),  # the half-width decided on (a margin's resolved)
         "direct_decision": d.outcome,
         **extra,
     }

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from bayescomp.core.margins import Relative, Standardized, check_margin
 from bayescomp.core.orientation import resolve_direction
 from bayescomp.core.protocols import Posterior
 from bayescomp.posterior.differences import paired_differences
@@ -92,9 +93,11 @@ def compare(
         others are guardrails, and the result is a
         :class:`~bayescomp.posterior.multivariate.MultiMetricResult` (see
         ``docs/guardrails.md``); timing columns (``fit_time``, ``score_time``) may be named.
-    rope : float or dict, default 0
+    rope : float, dict, Relative, Standardized or str, default 0
         Half-width of the region of practical equivalence, on the metric's scale; with
-        several metrics a dict ``{metric: half-width}`` (missing metrics get 0).
+        several metrics a dict ``{metric: half-width}`` (missing metrics get 0).  On a
+        scores table with one metric also a margin (:mod:`bayescomp.core.margins`):
+        ``"1%"`` (mean log ratio, ROPE ``±log(1.01)``) or ``"0.1sd"``.
     dataset : str, optional
         Restrict to one dataset of a multi-dataset table.
     higher_is_better : bool, optional
@@ -146,6 +149,10 @@ def compare(
     'promote'
     """
     spec = None if method == "auto" else lookup(method)
+    rope = check_margin(rope)
+    margin = rope if isinstance(rope, Relative | Standardized) else None
+    if margin and (is_predictions(scores) or not isinstance(metric, str | None)):
+        raise ValueError(f"the margin {margin} needs a scores table with one metric")
     if spec is None and is_predictions(scores):  # y_true and a column per model: one test set
         spec = lookup("holdout")
     if spec is not None and spec.input == "predictions":
@@ -199,25 +206,9 @@ def compare(
     spec = lookup(method)
     if spec.input != "scores":
         raise ValueError(f"method={method!r} compares paired predictions, not a scores table")
-    if spec.across_datasets:
-        if len(datasets) < 2:
-            raise ValueError(
-                f"method={method!r} compares across datasets and needs at least 2; the scores "
-                f"cover {datasets}. On one dataset use the correlated t-test (method='ttest')"
-            )
-        differences, rho = _differences_by_dataset(
-            scores, baseline, candidate, metric, datasets, sign, goal
-        )
-    else:
-        if len(datasets) > 1:
-            raise ValueError(
-                f"the scores cover {len(datasets)} datasets {datasets[:5]}; the correlated "
-                "t-test compares on one dataset — pass dataset=NAME, or method='hierarchical' "
-                "(or 'signed_rank'/'sign') to compare across datasets"
-            )
-        differences, rho = _one_dataset(
-            scores, baseline, candidate, metric, datasets[0], sign, goal
-        )
+    differences, rho, rope = _differences(
+        scores, (baseline, candidate), metric, datasets, sign, goal, method, rope
+    )
     names = {
         "baseline_name": f"goal {float(baseline):g}" if goal else str(baseline),
         "candidate_name": candidate,
@@ -237,6 +228,58 @@ def compare(
             else float(f.loc[f["model"] == str(baseline), metric].mean()),
         )
     return res if higher_is_better else dataclasses.replace(res, higher_is_better=False)
+
+
+def _differences(
+    scores: Scores, names: tuple[Any, str], metric: str, datasets: list[str], sign: float,
+    goal: bool, method: str, rope: Any,
+) -> tuple[dict[str, np.ndarray], dict[str, float], Any]:  # fmt: skip
+    """The oriented differences ``method`` takes, their test fractions, and the ROPE: the one
+    place a margin becomes a half-width (a relative one on the log scores)."""
+    baseline, candidate = names
+    if isinstance(rope, Relative):  # the posterior of the mean log ratio
+        models = [candidate] if goal else [str(baseline), candidate]
+        scores = _log_scores(scores, metric, models, float(baseline) if goal else 1.0)
+        baseline = float(np.log(baseline)) if goal else baseline
+    if lookup(method).across_datasets:
+        if len(datasets) < 2:
+            raise ValueError(
+                f"method={method!r} compares across datasets and needs at least 2; the scores "
+                f"cover {datasets}. On one dataset use the correlated t-test (method='ttest')"
+            )
+        differences, rho = _differences_by_dataset(
+            scores, baseline, candidate, metric, datasets, sign, goal
+        )
+    else:
+        if len(datasets) > 1:
+            raise ValueError(
+                f"the scores cover {len(datasets)} datasets {datasets[:5]}; the correlated "
+                "t-test compares on one dataset — pass dataset=NAME, or method='hierarchical' "
+                "(or 'signed_rank'/'sign') to compare across datasets"
+            )
+        differences, rho = _one_dataset(
+            scores, baseline, candidate, metric, datasets[0], sign, goal
+        )
+    if isinstance(rope, Relative | Standardized):
+        rope = rope.half_width(differences)
+    return differences, rho, rope
+
+
+def _log_scores(scores: Scores, metric: str, models: list[str], goal: Any) -> Scores:
+    """The ``models``' scores on the log scale (all and a goal > 0), for a relative margin."""
+    import copy
+
+    f, rows = scores._frame.copy(), scores._frame["model"].isin(models).to_numpy()
+    values = np.r_[f.loc[rows, metric].to_numpy(dtype=float), goal]
+    if not np.all(values > 0):
+        raise ValueError(
+            f"a relative margin compares log ratios, so the {metric!r} scores (and a goal) must "
+            f"be > 0; got {np.nanmin(values):g}: use a margin on the metric's scale (rope=0.01)"
+        )
+    f.loc[rows, metric] = np.log(values[:-1])  # other models' rows (and names) unchanged
+    out = copy.copy(scores)
+    out._frame = f
+    return out
 
 
 def is_time_ordered_scores(scores: Scores, datasets: list[str]) -> bool:

@@ -114,7 +114,7 @@ class Selection:
             "champion": self.champion,
             "baseline": self.baseline,
             "metric": self.metric,
-            "rope": self.rope,
+            "rope": jsonable(self.rope),
             "gamma": self.gamma,
             "recommendation": {k: jsonable(v) for k, v in self.recommendation.items()},
             "steps": steps,
