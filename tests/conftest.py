@@ -90,7 +90,7 @@ def _close_figures():
     plt.close("all")
 
 
-#: The heaviest tests of real clusters, killed-and-resumed runs and multi-look operating
+#: The heaviest tests of real clusters and servers, killed-and-resumed runs and multi-look operating
 #: characteristics: each one is the only check of what it checks, so CI runs every one of
 #: them in a stage of its own right after the default suite (.ci/run, ``-m ci``), and the
 #: default suite (the README's ``python -m pytest``) stays within its ten minutes.
@@ -104,6 +104,8 @@ CI_STAGE = {
     "tests/test_store.py::test_sigkill_then_resume_equals_uninterrupted_run",
     "tests/test_worker_loss.py::test_all_workers_killed_stops_then_resumes",
     "tests/test_spark_metrics.py::test_threshold_curves_on_a_spark_dataframe_equal_in_memory",
+    "tests/test_mlflow_compare.py::test_evaluator_round_trip_gates_with_validate_evaluation_results",
+    "tests/test_mlflow_compare.py::test_compare_runs_on_real_genai_runs",
 }
 
 
