@@ -32,6 +32,17 @@ def add_slice_flags(p: argparse.ArgumentParser) -> None:
     )
 
 
+def slice_options(args: argparse.Namespace) -> dict[str, Any]:
+    """``compare_options`` of ``--slice``/``--slice-rope``/``--slice-gamma`` (none without)."""
+    if (args.slice or args.slice_rope) and not (args.predictions and args.slice):
+        raise UserError(
+            "--slice COL --slice-rope R read the slice column of a --predictions CSV (one test "
+            "set); give both with --predictions"
+        )
+    given = {"slices": args.slice, "slice_rope": args.slice_rope, "slice_gamma": args.slice_gamma}
+    return given if args.slice else {}
+
+
 def read_predictions(args: argparse.Namespace) -> tuple[Any, dict[str, Any], list[str]]:
     """The predictions table, the column options, and its model columns."""
     from bayescomp.cli._io import read_csv
@@ -98,9 +109,7 @@ def compare_all(
             threshold=args.threshold,
             draws=args.posterior_draws,
             random_state=args.seed,
-            slices=args.slice,
-            slice_rope=args.slice_rope,
-            slice_gamma=args.slice_gamma,
+            **slice_options(args),
             **columns,
         )
         for c in candidates
@@ -109,11 +118,7 @@ def compare_all(
 
 def run_predictions(args: argparse.Namespace) -> int:
     """``compare --predictions``: print (or write as JSON) one line per candidate."""
-    if (args.slice or args.slice_rope) and not (args.predictions and args.slice):
-        raise UserError(
-            "--slice COL --slice-rope R read the slice column of a --predictions CSV (one test "
-            "set); give both with --predictions"
-        )
+    slice_options(args)
     if args.inputs:
         raise UserError(
             "--predictions reads one CSV of item-level predictions; give no other INPUT"

@@ -265,17 +265,18 @@ class SliceGuarded(PosteriorBase):
             "slice_guardrail": self.slices.to_dict(),
         }
 
-    def plot(self, *, ax: Axes | None = None) -> Axes:
-        """The forest plot of the slices (the overall posterior: ``.overall.plot()``)."""
+    def plot_slices(self, *, ax: Axes | None = None) -> Axes:
+        """The forest plot of the slices (``plot()`` is the overall posterior's)."""
         return self.slices.plot(ax=ax, slice_gamma=self.slice_gamma)
 
     def figures(self) -> dict[str, Any]:
-        return self.overall.figures() | {"slices": self.plot().figure}
+        return self.overall.figures() | {"slices": self.plot_slices().figure}
 
     def _repr_html_(self) -> str:
-        from bayescomp.report.notebook import posterior_html
+        """The overall posterior's card with the sliced decision, then the slices' forest."""
+        from bayescomp.report.notebook import posterior_html, slices_html
 
-        return posterior_html(self)
+        return posterior_html(self) + slices_html(self)
 
     def __repr__(self) -> str:
         s = self.slices
