@@ -173,3 +173,32 @@ def test_small_bench_false_alarm_and_detection():
     j = bench.GAMMAS.index(0.5)
     assert null["blocked"][j] <= stats.binom.ppf(0.99, 40, 0.05)  # <= 6 of 40
     assert bad["named"][j] >= stats.binom.ppf(0.01, 40, 0.80)  # >= 26 of 40
+
+
+def test_select_promotes_the_next_challenger_that_holds_its_slices(degraded, tmp_path):
+    """The family rule blocks the challenger worse on south and promotes the one that holds
+    its slices; the steps, selection.json, the report and the notebook card show the slices."""
+    import bayescomp as bc
+
+    t = _table(south=-0.05)
+    t["c"] = t["b"].where(t["region"] != "south", t["a"])  # b's gains, without the south loss
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sel = bc.select(
+            t,
+            baseline="a",
+            metric="accuracy",
+            rope=0.01,
+            compare_options={"slices": "region", "slice_rope": 0.02, "random_state": 0},
+        )
+        report = sel.report(tmp_path / "rep")
+    steps = sel.steps.set_index("challenger")
+    assert sel.champion == "c"
+    assert steps.loc["b", "slice_blocked"] == "south" and steps.loc["c", "slice_blocked"] == ""
+    assert steps.loc["b", "p_no_slice_worse"] < 0.5 <= steps.loc["c", "p_no_slice_worse"]
+    assert "blocked by slice 'south'" in steps.loc["b", "reason"]
+    saved = json.loads((tmp_path / "rep" / "selection.json").read_text())
+    first = next(s for s in saved["steps"] if s["challenger"] == "b")
+    assert first["slice_guardrail"]["worst_slice"] == "south"
+    assert (tmp_path / "rep" / "step_01_slices.png").is_file() and report.is_file()
+    assert "blocked by slice" in degraded._repr_html_()
