@@ -202,3 +202,39 @@ def test_select_promotes_the_next_challenger_that_holds_its_slices(degraded, tmp
     assert first["slice_guardrail"]["worst_slice"] == "south"
     assert (tmp_path / "rep" / "step_01_slices.png").is_file() and report.is_file()
     assert "blocked by slice" in degraded._repr_html_()
+
+
+def test_cv_slices_from_the_one_fitter_match_per_split_accuracy():
+    """cross_validate_slices keeps every split's test predictions; slice_cv_test's per-slice
+    units are the per-split accuracy differences of each slice's test rows (checked against
+    scikit-learn's accuracy_score), with rho the test fraction."""
+    from sklearn.base import clone
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.metrics import accuracy_score
+    from sklearn.model_selection import RepeatedKFold
+    from sklearn.naive_bayes import GaussianNB
+    from sklearn.tree import DecisionTreeClassifier
+
+    from bayescomp.posterior.slices import slice_cv_test
+    from bayescomp.scores.slices import cross_validate_slices
+
+    X, y = load_breast_cancer(return_X_y=True)
+    size = np.digitize(X[:, 0], [12, 14, 17])  # mean radius band: four slices
+    cv = RepeatedKFold(n_splits=5, n_repeats=2, random_state=0)
+    models = {"tree": DecisionTreeClassifier(max_depth=2, random_state=0), "nb": GaussianNB()}
+    t = cross_validate_slices(models, X, y, size, cv=cv)
+    res = slice_cv_test(t, "tree", "nb", slice_rope=0.02, random_state=0)
+    f = res.per_slice.set_index("slice")
+    want = np.zeros((10, 4))  # per split and slice: nb's accuracy minus the tree's
+    for k, (train, test) in enumerate(cv.split(X)):
+        fitted = {m: clone(e).fit(X[train], y[train]).predict(X[test]) for m, e in models.items()}
+        for s in range(4):
+            m = size[test] == s
+            want[k, s] = accuracy_score(y[test][m], fitted["nb"][m]) - accuracy_score(
+                y[test][m], fitted["tree"][m]
+            )
+    observed = f.loc[["0", "1", "2", "3"], "observed_mean"].to_numpy()
+    np.testing.assert_allclose(observed, want.mean(axis=0), atol=1e-12)
+    assert res.rows == tuple(np.bincount(size).tolist())
+    assert float(res.idata.constant_data["rho"].values[0]) == pytest.approx(114 / 569, abs=1e-3)
+    assert np.isfinite(res.p_no_slice_worse)

@@ -311,6 +311,33 @@ def item_differences(
     return d if higher else -d
 
 
+def slice_cv_test(
+    table: pd.DataFrame,
+    baseline: str,
+    candidate: str,
+    *,
+    metric: str = "accuracy",
+    slice_rope: float,
+    random_state: Any = None,
+) -> SliceResult:
+    """The slice posterior of cross-validation scores: the per-split metric on each slice's
+    test rows (the table of :func:`bayescomp.scores.slices.cross_validate_slices`), paired
+    ``candidate - baseline`` (a split where a slice has no test rows is left out for it),
+    with rho the test fraction."""
+    wide = table.pivot(index=["split", "row"], columns="model", values="y_pred")
+    keys = table.drop_duplicates(["split", "row"]).set_index(["split", "row"]).loc[wide.index]
+    y = keys["y_true"].to_numpy()
+    d = item_differences(metric, y, wide[baseline].to_numpy(), wide[candidate].to_numpy(), {})
+    cells = keys.assign(d=d).groupby(["slice", "split"])["d"].mean()
+    diffs, _ = slice_differences(cells.to_numpy(), cells.index.get_level_values("slice"))
+    rows = keys.reset_index().groupby("slice")["row"].nunique()
+    names = {"baseline_name": baseline, "candidate_name": candidate, "metric": metric}
+    return slice_test(
+        diffs, float(keys["rho"].mean()), slice_rope=slice_rope, random_state=random_state,
+        rows={s: int(rows[s]) for s in diffs}, **names,
+    )  # fmt: skip
+
+
 def guard_slices(overall: Any, differences: Any, labels: Any, options: dict[str, Any]) -> Any:
     """``overall`` under the slice guardrail of ``options`` (``slice_rope``,
     ``slice_gamma``, ``cluster``): the per-row ``differences`` grouped by ``labels``."""
