@@ -242,15 +242,18 @@ class SliceGuarded(PosteriorBase):
         fields_ = base.to_dict() | {"p_no_slice_worse": p}
         fields_ |= {"inner": base.step_fields(), "inner_note": base.step_note()}
         fields_ = {k: v for k, v in fields_.items() if k in SlicedDecision.__dataclass_fields__}
-        if base.outcome == "promote" and p < self.slice_gamma:
+        if base.outcome == "promote" and (p < self.slice_gamma or not s.converged):
             worst = s.worst_slice
             pw = float(s.per_slice.set_index("slice").loc[worst, "p_worse"])
-            fields_["slice_blocked"] = worst
+            fields_["slice_blocked"] = worst if s.converged else "(not converged)"
             fields_["outcome"] = "inconclusive"
             fields_["reason"] = (
                 f"{base.reason}, but blocked by slice {worst!r}: P(no slice worse beyond "
                 f"±{float(s.rope):g}) = {p:.3f} < {self.slice_gamma:g} (P({worst!r} worse) = "
                 f"{pw:.3f})"
+                if s.converged
+                else f"{base.reason}, but the slices' posterior did not converge "
+                f"({s.convergence_problems}): no slice can be vouched for"
             )
         return SlicedDecision(**fields_)
 
@@ -348,12 +351,8 @@ def guard_slices(overall: Any, differences: Any, labels: Any, options: dict[str,
         max_val=1,
         include_boundaries="neither",
     )
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", BayescompWarning)
-        groups, rows = slice_differences(differences, labels, options.get("cluster"))
-    small = tuple(sorted(set(map(str, np.unique(np.asarray(labels, dtype=str)))) - set(groups)))
-    for w in caught:
-        warnings.warn(w.message, w.category, stacklevel=3)
+    groups, rows = slice_differences(differences, labels, options.get("cluster"))
+    small = tuple(sorted(set(map(str, np.unique(np.asarray(labels).astype(str)))) - set(groups)))
     names = {"baseline_name": overall.baseline_name, "candidate_name": overall.candidate_name}
     res = slice_test(
         groups,
