@@ -238,3 +238,12 @@ def test_cv_slices_from_the_one_fitter_match_per_split_accuracy():
     assert res.rows == tuple(np.bincount(size).tolist())
     assert float(res.idata.constant_data["rho"].values[0]) == pytest.approx(114 / 569, abs=1e-3)
     assert np.isfinite(res.p_no_slice_worse)
+
+
+def test_slice_results_keep_the_result_contract(degraded):
+    from test_contract import _check_contract
+
+    _check_contract(degraded, posterior=True)
+    _check_contract(degraded.slices, posterior=True)
+    row = degraded.summary(confidence_level=0.9).iloc[0]
+    assert row["decision"] == "inconclusive" and row["p_no_slice_worse"] < 0.5

@@ -232,8 +232,15 @@ class SliceGuarded(PosteriorBase):
     def probabilities(self) -> dict[str, Any]:
         return self.overall.probabilities()
 
-    def summary(self, *args: Any, **kwargs: Any) -> pd.DataFrame:
-        return self.overall.summary(*args, **kwargs)
+    def summary(self, confidence_level: float | None = None, gamma: float = 0.95) -> pd.DataFrame:
+        """The overall summary, its decision under the guardrail, and the guardrail's numbers."""
+        d = self.decision(gamma)
+        out = self.overall.summary(confidence_level=confidence_level, gamma=gamma)
+        return out.assign(decision=d.outcome, p_no_slice_worse=d.p_no_slice_worse)
+
+    def plot(self, *, ax: Axes | None = None) -> Axes:
+        """The overall posterior's plot (the slices': :meth:`plot_slices`)."""
+        return self.overall.plot(ax=ax)
 
     def decision(self, gamma: float = 0.95, on: str | None = None) -> SlicedDecision:
         base = self.overall.decision(gamma) if on is None else self.overall.decision(gamma, on)
