@@ -127,7 +127,13 @@ def how_decided(method: str | None, diag: dict[str, Any]) -> str:
 def _step(sel: Any, i: int, step: dict[str, Any], out: Path) -> dict[str, Any]:
     """Context of step ``i``: its row, two plots (also written as PNGs) and paired scores."""
     tag = f"step_{i:02d}"
-    ctx: dict[str, Any] = {"i": i, "tag": tag, "row": step, "posterior_png": None}
+    ctx: dict[str, Any] = {
+        "i": i,
+        "tag": tag,
+        "row": step,
+        "posterior_png": None,
+        "slices_png": None,
+    }
     ctx["how"] = how_decided(step.get("method"), step.get("diagnostics") or {})
     if sel.results[i - 1] is None:
         return ctx
