@@ -23,6 +23,7 @@ from bayescomp.cli._text import (
     rope_note,
 )
 from bayescomp.cli.main import UserError
+from bayescomp.cli.predictions import add_slice_flags, run_predictions
 from bayescomp.core.text import terminal_literal
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -86,6 +87,7 @@ def register(sub: Any) -> None:
         "reads a CSV with a y_true column and one column per model",
     )
     _add_outputs(p)
+    add_slice_flags(p)
     _parents.arrange_help(p)
     p.set_defaults(func=run, draws=2000, chains=4)
 
@@ -229,13 +231,7 @@ def _from_predictions(args: argparse.Namespace) -> tuple[Any, Any, list[str], st
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.predictions:
-        if args.inputs:
-            raise UserError(
-                "--predictions reads one CSV of item-level predictions; give no other INPUT"
-            )
-        from bayescomp.cli.predictions import run_predictions
-
+    if args.predictions or args.slice or args.slice_rope:  # one test set (or a slice flag)
         return run_predictions(args)
     if args.method != "auto" and _method(args, many=False)[1].input == "predictions":
         table, baseline, candidates, metric = _from_predictions(args)

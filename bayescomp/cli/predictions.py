@@ -18,6 +18,31 @@ from bayescomp.cli.main import UserError
 from bayescomp.core.text import terminal_literal
 
 
+def add_slice_flags(p: argparse.ArgumentParser) -> None:
+    """``--slice COL --slice-rope R --slice-gamma G``: the slice guardrail (docs/slices.md)."""
+    g = p.add_argument_group("slice guardrail (--predictions)")
+    g.add_argument("--slice", metavar="COL", help="column of each item's slice (region, segment)")
+    g.add_argument("--slice-rope", type=float, metavar="R", help="largest loss on one slice")
+    g.add_argument(
+        "--slice-gamma",
+        type=float,
+        default=0.5,
+        metavar="G",
+        help="required P(no slice worse beyond --slice-rope) (default %(default)s)",
+    )
+
+
+def slice_options(args: argparse.Namespace) -> dict[str, Any]:
+    """``compare_options`` of ``--slice``/``--slice-rope``/``--slice-gamma`` (none without)."""
+    if (args.slice or args.slice_rope) and not (args.predictions and args.slice):
+        raise UserError(
+            "--slice COL --slice-rope R read the slice column of a --predictions CSV (one test "
+            "set); give both with --predictions"
+        )
+    given = {"slices": args.slice, "slice_rope": args.slice_rope, "slice_gamma": args.slice_gamma}
+    return given if args.slice else {}
+
+
 def read_predictions(args: argparse.Namespace) -> tuple[Any, dict[str, Any], list[str]]:
     """The predictions table, the column options, and its model columns."""
     from bayescomp.cli._io import read_csv
@@ -34,13 +59,13 @@ def read_predictions(args: argparse.Namespace) -> tuple[Any, dict[str, Any], lis
         )
     y_true = None if str(args.y_true).lower() == "none" else args.y_true
     columns = {"y_true": y_true, "cluster": args.cluster, "item": args.item, "sample": args.sample}
-    for what, name in columns.items():
+    for what, name in (columns | {"slice": args.slice}).items():
         if name is not None and name not in table.columns:
             raise UserError(
                 f"--{what.replace('_', '-')} column {name!r} is not in "
                 f"{args.predictions}; columns are {[str(c) for c in table.columns]}"
             )
-    others = [str(c) for c in table.columns if c not in columns.values()]
+    others = [str(c) for c in table.columns if c not in [*columns.values(), args.slice]]
     if not args.baseline:
         raise UserError(f"name the --baseline (model columns: {others})")
     if args.baseline not in others:
@@ -48,7 +73,8 @@ def read_predictions(args: argparse.Namespace) -> tuple[Any, dict[str, Any], lis
             f"--baseline {args.baseline!r} is not a model column of "
             f"{args.predictions}; model columns: {others}"
         )
-    models = prediction_models(table, **columns, models=args.models, drop=args.drop)
+    drop = [*(args.drop or ()), *([args.slice] if args.slice else [])]
+    models = prediction_models(table, **columns, models=args.models, drop=drop)
     if len(models) < 2:
         raise UserError(
             f"{args.predictions} needs at least two model columns besides "
@@ -83,6 +109,7 @@ def compare_all(
             threshold=args.threshold,
             draws=args.posterior_draws,
             random_state=args.seed,
+            **slice_options(args),
             **columns,
         )
         for c in candidates
@@ -91,6 +118,11 @@ def compare_all(
 
 def run_predictions(args: argparse.Namespace) -> int:
     """``compare --predictions``: print (or write as JSON) one line per candidate."""
+    slice_options(args)
+    if args.inputs:
+        raise UserError(
+            "--predictions reads one CSV of item-level predictions; give no other INPUT"
+        )
     table, columns, models = read_predictions(args)
     candidates = args.candidate or [m for m in models if m != args.baseline]
     results = compare_all(args, table, columns, args.baseline, candidates)
@@ -132,6 +164,8 @@ def _companions(r: Any) -> str:
 
 def format_holdout(results: list[Any], decisions: list[Any]) -> str:
     """Fixed-width table of comparisons on one test set, then the design and the reasons."""
+    from bayescomp.posterior.slices import SliceGuarded
+
     r0 = results[0]
     design = f"   clusters: {r0.n_clusters}" if r0.n_clusters else ""
     if r0.n_rows != r0.n_items:
@@ -159,6 +193,12 @@ def format_holdout(results: list[Any], decisions: list[Any]) -> str:
             )
         if r.within_item_share is not None:
             extra.append(f"within-item share of the variance {r.within_item_share:.2f}")
+        if isinstance(r, SliceGuarded):
+            s = r.slices
+            extra.append(
+                f"slices: P(no slice worse beyond ±{s.rope:g}) = {s.p_no_slice_worse:.3f} "
+                f"(required {r.slice_gamma:g}); most likely worse: {s.worst_slice!r}"
+            )
         companions = _companions(r)
         if companions:
             extra.append(companions)

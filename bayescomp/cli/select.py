@@ -23,6 +23,7 @@ from typing import Any
 from bayescomp.cli import _parents
 from bayescomp.cli._backend import fit_options, on_backend
 from bayescomp.cli._text import DefaultsHelp, rope_note
+from bayescomp.cli.predictions import add_slice_flags, slice_options
 
 
 def register(subparsers: Any) -> None:
@@ -102,6 +103,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--method", default="auto", help=argparse.SUPPRESS)
     _add_outputs(p)
     _add_mlflow_flags(p)
+    add_slice_flags(p)
     _parents.arrange_help(p)
     p.set_defaults(func=run)
 
@@ -224,7 +226,7 @@ def run(args: argparse.Namespace) -> int:
     from bayescomp.scores.model_files import ModelFileError
     from bayescomp.studies.fitted import select_models
 
-    if args.predictions:
+    if args.predictions or args.slice or args.slice_rope:  # one test set (or a slice flag)
         sel = _select_predictions(args)
         sel.settings["data"] = {"predictions": args.predictions}
         report = sel.report(args.report) if args.report else None
@@ -330,10 +332,12 @@ def _select_predictions(args: argparse.Namespace) -> Any:
     from bayescomp.cli.predictions import read_predictions
     from bayescomp.studies.select import select
 
+    slicing = slice_options(args)
     if args.source:
         raise UserError("--predictions reads one CSV of item-level predictions; give no SOURCE")
     table, columns, models = read_predictions(args)
     options = dict(columns, threshold=args.threshold, random_state=args.seed)
+    options |= slicing  # the slice guardrail (docs/slices.md)
     if args.posterior_draws is not None:
         options["draws"] = args.posterior_draws
     return select(

@@ -128,7 +128,9 @@ def compare(
         :func:`bayescomp.sign_test` / :func:`bayescomp.signed_rank_test`
         (``prior_strength``, ``prior_place``, ``draws``), or to
         :func:`~bayescomp.posterior.multivariate.multivariate_ttest` (``prior``,
-        ``draws``, ``gains``, ``switching_cost``), or to a registered method.
+        ``draws``, ``gains``, ``switching_cost``), or to a registered method.  On a
+        predictions table, ``slices`` (a column), ``slice_rope`` and ``slice_gamma`` add the
+        slice guardrail (``docs/slices.md``).
 
     Returns
     -------
@@ -351,6 +353,7 @@ def _compare_predictions(
             "every model so that the predictions stay paired"
         )
     names = {"baseline_name": str(baseline), "candidate_name": str(candidate), "metric": metric}
+    slicing = {k: options.pop(k) for k in ("slices", "slice_rope", "slice_gamma") if k in options}
     options = row_columns(table, options)
     data = PairedPredictions(
         frame[TRUTH_COLUMN].to_numpy(),
@@ -360,7 +363,19 @@ def _compare_predictions(
         random_state=random_state,
         names=names,
     )
-    return spec.fit(data, **options)
+    res = spec.fit(data, **options)
+    if not slicing.get("slices"):
+        return res
+    from bayescomp.posterior.slices import guard_slices, item_differences
+
+    d = item_differences(metric or res.metric, data.y_true, data.baseline, data.candidate, options)
+    name = slicing.pop("slices")
+    if name not in table.columns:
+        raise ValueError(
+            f"slice column {name!r} is not in the table; columns: {list(table.columns)}"
+        )
+    labels = table[name].to_numpy()
+    return guard_slices(res, d, labels, options | slicing | {"random_state": random_state})
 
 
 def _one_dataset(

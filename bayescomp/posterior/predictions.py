@@ -15,6 +15,8 @@ from bayescomp.posterior.holdout import HoldoutResult, holdout_posterior
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
+    from bayescomp.posterior.slices import SliceGuarded
+
 #: column names read as the true labels of a predictions table
 Y_TRUE = "y_true"
 
@@ -136,7 +138,10 @@ def compare_predictions(
     threshold: float | None = None,
     draws: int = 4000,
     random_state: Any = None,
-) -> HoldoutResult:
+    slices: str | None = None,
+    slice_rope: float | None = None,
+    slice_gamma: float = 0.5,
+) -> HoldoutResult | SliceGuarded:
     """Posterior of ``candidate`` − ``baseline`` from a table of item-level predictions.
 
     Parameters
@@ -153,6 +158,10 @@ def compare_predictions(
         sample number within the item (checked for duplicates).
     metric, rope, higher_is_better, threshold, draws, random_state
         As in :func:`~bayescomp.posterior.holdout.holdout_posterior`.
+    slices, slice_rope, slice_gamma : optional
+        A slice column (region, segment, ...), the largest loss on one slice to accept and
+        the required P(no slice worse beyond it): the result is then a
+        :class:`~bayescomp.posterior.slices.SliceGuarded` (``docs/slices.md``).
 
     Returns
     -------
@@ -174,7 +183,7 @@ def compare_predictions(
         raise ValueError(
             f"predictions must be a pandas DataFrame; got {type(predictions).__name__}"
         )
-    roles = {y_true, cluster, item, sample}
+    roles = {y_true, cluster, item, sample, slices}
     models = [str(c) for c in predictions.columns if c not in roles]
     for name, what in ((baseline, "baseline"), (candidate, "candidate")):
         if str(name) not in models:
@@ -187,7 +196,10 @@ def compare_predictions(
     prediction_models(  # the two columns' kinds
         predictions, y_true=y_true, cluster=cluster, item=item, models=[baseline, candidate]
     )
-    return holdout_posterior(
+    if slices is not None and slice_rope is None:
+        raise ValueError("slices= needs slice_rope=, the largest loss on one slice to accept")
+    labels = _column(predictions, slices, "slices") if slices is not None else None
+    overall = holdout_posterior(
         _column(predictions, y_true, "y_true"),
         predictions[baseline].to_numpy(),
         predictions[candidate].to_numpy(),
@@ -201,4 +213,15 @@ def compare_predictions(
         baseline_name=str(baseline),
         candidate_name=str(candidate),
         random_state=random_state,
+    )
+    if labels is None:
+        return overall
+    from bayescomp.posterior.slices import guard_slices, item_differences
+
+    options = {"higher_is_better": higher_is_better, "threshold": threshold}
+    y = _column(predictions, y_true, "y_true")
+    d = item_differences(metric, y, predictions[baseline], predictions[candidate], options)
+    options = {"slice_rope": slice_rope, "slice_gamma": slice_gamma, "random_state": random_state}
+    return guard_slices(
+        overall, d, labels, options | {"cluster": _column(predictions, cluster, "cluster")}
     )

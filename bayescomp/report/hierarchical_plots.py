@@ -205,3 +205,25 @@ def plot_trace(res: Any, var_names: tuple[str, ...] = ("delta0", "std0", "nu")) 
         fontsize=10,
     )
     return axes
+
+
+@literal_text
+def plot_slices(res: Any, ax: Axes | None = None, slice_gamma: float = 0.5) -> Axes:
+    """Forest plot of a :class:`~bayescomp.posterior.slices.SliceResult`: each slice's shrunk
+    difference and 95 % HDI (labelled with its rows), the slice ROPE, and in red the flagged
+    slices, whose own P(worse beyond the slice ROPE) > 1 − ``slice_gamma`` blocks a promotion."""
+    ax = plot_forest(res, ax=ax)
+    f = res.per_slice.sort_values("mean").reset_index(drop=True)
+    ax.set_yticklabels([f"{s} ({n:,})" for s, n in zip(f["slice"], f["rows"], strict=True)])
+    bad = f.index[f["p_worse"] > 1 - slice_gamma].to_numpy()
+    if bad.size:
+        ax.hlines(
+            bad, f.loc[bad, "hdi_95_low"], f.loc[bad, "hdi_95_high"], colors="#d7301f", lw=2.6
+        )
+        ax.scatter(f.loc[bad, "mean"], bad, color="#d7301f", s=30, zorder=4, label="flagged slice")
+        ax.legend(fontsize=7, loc="lower right", frameon=False)
+    ax.set_ylabel("slice (rows)")
+    ax.set_title(
+        f"P(no slice worse beyond ±{float(res.rope):g}) = {res.p_no_slice_worse:.3f}", fontsize=9
+    )
+    return ax

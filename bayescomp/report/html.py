@@ -127,12 +127,23 @@ def how_decided(method: str | None, diag: dict[str, Any]) -> str:
 def _step(sel: Any, i: int, step: dict[str, Any], out: Path) -> dict[str, Any]:
     """Context of step ``i``: its row, two plots (also written as PNGs) and paired scores."""
     tag = f"step_{i:02d}"
-    ctx: dict[str, Any] = {"i": i, "tag": tag, "row": step, "posterior_png": None}
+    ctx: dict[str, Any] = {
+        "i": i,
+        "tag": tag,
+        "row": step,
+        "posterior_png": None,
+        "slices_png": None,
+    }
     ctx["how"] = how_decided(step.get("method"), step.get("diagnostics") or {})
     if sel.results[i - 1] is None:
         return ctx
     ctx["posterior_png"] = png_b64(sel.plot_step(i).figure, out / f"{tag}_posterior.png")
     ctx["scores_png"] = png_b64(sel.plot_scores(i).figure, out / f"{tag}_scores.png")
+    from bayescomp.posterior.slices import SliceGuarded
+
+    if isinstance(sel.results[i - 1], SliceGuarded):  # the slice guardrail's forest plot
+        fig = sel.results[i - 1].plot_slices().figure
+        ctx["slices_png"] = png_b64(fig, out / f"{tag}_slices.png")
     champ, chall = step["champion"], step["challenger"]
     ctx["paired"] = [
         {

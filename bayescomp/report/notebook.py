@@ -53,6 +53,12 @@ def posterior_html(res: Posterior, gamma: float = 0.95) -> str:
     )
 
 
+def slices_html(res: Any) -> str:
+    """The forest plot of a slice guardrail (:class:`~bayescomp.posterior.slices.SliceGuarded`)."""
+    png = png_b64(figure_of(res.plot_slices()), dpi=_DPI)
+    return f"<img alt='slices' src='data:image/png;base64,{png}'>"
+
+
 def result_html(result: Result, title: str | None = None, reason: str | None = None) -> str:
     """The notebook card of any other :class:`~bayescomp.core.protocols.Result` (an
     interval, curves, a ranking): the title, a one-line description, the summary, the plot."""

@@ -180,10 +180,10 @@ def joint_item_differences(
 
 
 def _models(
-    predictions: pd.DataFrame, models: Any, baseline: str, columns: dict[str, Any]
+    predictions: pd.DataFrame, models: Any, baseline: str, columns: dict[str, Any], drop: Any
 ) -> list[str]:
     names = prediction_models(
-        predictions, models=None if models is None else list(models), **columns
+        predictions, models=None if models is None else list(models), drop=drop, **columns
     )
     if baseline not in names or len(names) < 2:
         raise ValueError(f"a selection needs {baseline!r} and a challenger; models: {names}")
@@ -225,6 +225,7 @@ def _steps(
             draws=draws,
             random_state=np.random.default_rng(seed),
             **columns,
+            **how["slicing"],  # the slice guardrail (docs/slices.md)
         )
         done[champion, challenger] = res, res.decision(gamma)
         return done[champion, challenger]
@@ -265,7 +266,9 @@ def predictions_walk(
     options = dict(decide["options"])
     columns = {"y_true": "y_true", "cluster": None, "item": None, "sample": None}
     columns |= {k: options.pop(k) for k in COLUMNS if k in options}
-    names = _models(predictions, models, settings["baseline"], columns)
+    slicing = {k: options.pop(k) for k in ("slices", "slice_rope", "slice_gamma") if k in options}
+    drop = [slicing["slices"]] if slicing.get("slices") else None
+    names = _models(predictions, models, settings["baseline"], columns, drop)
     baseline = settings["baseline"]
     y = columns["y_true"]
     metric = metric if metric is not None else ("accuracy" if y is not None else None)
@@ -275,7 +278,7 @@ def predictions_walk(
     if options:
         raise TypeError(
             f"compare_options {sorted(options)} do not apply to a predictions table (it takes "
-            f"{sorted([*COLUMNS, 'threshold', 'draws', 'random_state'])})"
+            f"{sorted([*COLUMNS, 'threshold', 'draws', 'random_state', 'slices', 'slice_rope'])})"
         )
     seeds = {m: root.spawn(1)[0] for m in names if m != baseline}  # one stream a posterior
     joint_seed = root.spawn(1)[0]
@@ -283,7 +286,13 @@ def predictions_walk(
         predictions,
         baseline,
         columns,
-        dict(metric=metric, higher_is_better=higher_is_better, threshold=threshold, draws=draws),
+        dict(
+            metric=metric,
+            higher_is_better=higher_is_better,
+            threshold=threshold,
+            draws=draws,
+            slicing=slicing,
+        ),
         (name, hib),
         (root, seeds, joint_seed),
         decide,

@@ -104,6 +104,8 @@ class Selection:
         for i, row in enumerate(self.steps.to_dict("records")):
             rec = {k: jsonable(v) for k, v in row.items()}
             rec["method"], rec["diagnostics"] = step_method(self.results[i])
+            if "slice_blocked" in rec and self.results[i] is not None:  # the slices too
+                rec["slice_guardrail"] = self.results[i].to_dict().get("slice_guardrail")
             if include_scores:
                 rec["paired_scores"] = [
                     {k: jsonable(v) for k, v in r.items()}

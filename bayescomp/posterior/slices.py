@@ -1,0 +1,374 @@
+"""Slice guardrails (``docs/slices.md``): is the candidate worse on any slice of the data?
+
+The slices of one dataset (region, segment, language) are the groups of the hierarchical
+model (Corani et al. 2017): each slice's mean difference is partially pooled towards the
+others, so thirty slices are not thirty chances of a false alarm and a 20-row slice borrows
+strength from the rest.  :func:`slice_test` fits it with the slice ROPE as the model's ROPE;
+:class:`SliceGuarded` joins an overall posterior with it and blocks a promotion unless
+``P(no slice worse beyond the slice ROPE) >= slice_gamma``.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field, fields
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from bayescomp.core.checks import check_number
+from bayescomp.core.exceptions import BayescompWarning
+from bayescomp.core.jsonable import jsonable
+from bayescomp.core.rule import Decision
+from bayescomp.posterior.base import PosteriorBase
+from bayescomp.posterior.hierarchical import HierarchicalResult, hierarchical_test
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+    from matplotlib.axes import Axes
+
+__all__ = ["SLICE_GAMMA", "SliceGuarded", "SliceResult", "slice_differences", "slice_test"]
+
+#: default required P(no slice worse beyond the slice ROPE); see docs/slices.md for the bench
+SLICE_GAMMA = 0.5
+MAX_SLICES, MIN_MEDIAN_ROWS = 200, 5
+
+
+def check_slice_rope(slice_rope: Any) -> float:
+    """The slice ROPE: a number > 0 (a slice is *worse* when its difference is below −it)."""
+    return check_number(
+        slice_rope,
+        "slice_rope",
+        min_val=0,
+        include_boundaries="neither",
+        advice="pass the largest loss on one slice you would accept, e.g. slice_rope=0.02",
+    )
+
+
+def slice_differences(
+    differences: Any, labels: Any, cluster: Any = None
+) -> tuple[dict[str, np.ndarray], dict[str, int]]:
+    """Per-slice units of paired differences and each slice's number of rows.
+
+    ``differences`` holds one oriented difference per row (an item, or a split's score), and
+    ``labels`` each row's slice; with ``cluster`` the units are the per-cluster mean
+    differences within each slice.  NaN labels, more than 200 slices or a median slice of
+    fewer than 5 rows are errors; a one-unit slice is left out with a warning.
+
+    Examples
+    --------
+    >>> d, rows = slice_differences([1, 0, -1, 1, 0, 0], ["a", "a", "a", "b", "b", "b"])
+    >>> {k: v.tolist() for k, v in d.items()}, rows
+    ({'a': [1.0, 0.0, -1.0], 'b': [1.0, 0.0, 0.0]}, {'a': 3, 'b': 3})
+    """
+    import pandas as pd
+
+    d = np.asarray(differences, dtype=float)
+    lab = pd.Series(np.asarray(labels, dtype=object))
+    if lab.size != d.size:
+        raise ValueError(f"{lab.size} slice labels for {d.size} rows; give one label per row")
+    if lab.isna().any():
+        raise ValueError(
+            f"the slice column has {int(lab.isna().sum())} missing value(s) out of {lab.size} "
+            "rows; fill them (e.g. 'unknown') or drop those rows for every model"
+        )
+    lab = lab.astype(str)
+    rows = lab.value_counts(sort=False)
+    if len(rows) > MAX_SLICES or (len(rows) > 1 and rows.median() < MIN_MEDIAN_ROWS):
+        raise ValueError(
+            f"a slice column of {len(rows)} slices of ~{rows.median():g} row(s) each looks like "
+            "an id; pass a coarser column (at most 200 slices, a median slice of 5 rows or more)"
+        )
+    units = pd.DataFrame({"d": d, "s": lab.to_numpy()})
+    if cluster is not None:
+        units["c"] = np.asarray(cluster, dtype=object)
+        units = units.groupby(["s", "c"], sort=False)["d"].mean().reset_index()
+    groups = {str(s): g["d"].to_numpy() for s, g in units.groupby("s", sort=True)}
+    small = [s for s, g in groups.items() if g.size < 2]
+    if small:
+        warnings.warn(
+            f"slice(s) {small} have one unit only: too small to judge, left out of the "
+            "slice guardrail",
+            BayescompWarning,
+            stacklevel=2,
+        )
+    return {s: g for s, g in groups.items() if s not in small}, {
+        s: int(rows[s]) for s in groups if s not in small
+    }
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class SliceResult(HierarchicalResult):
+    """The hierarchical posterior with slices as its groups and the slice ROPE as its ROPE.
+
+    ``per_slice`` gives each slice's rows, shrunk difference, 95 % HDI and
+    ``p_worse`` = P(difference < −slice ROPE); :attr:`p_no_slice_worse` is the share of
+    joint draws in which no slice is worse beyond the slice ROPE.
+    """
+
+    rows: tuple[int, ...] = ()
+    left_out: tuple[str, ...] = ()
+
+    @cached_property
+    def _slice_draws(self) -> np.ndarray:
+        post = self.idata.posterior["delta"]
+        return post.values.reshape(-1, post.sizes["dataset"])
+
+    @property
+    def p_no_slice_worse(self) -> float:
+        """P(every slice's difference >= −slice ROPE), from the joint draws."""
+        return float((self._slice_draws >= -float(self.rope)).all(axis=1).mean())
+
+    @cached_property
+    def per_slice(self) -> pd.DataFrame:
+        """One row per slice: rows, mean, 95 % HDI and P(worse beyond the slice ROPE)."""
+        f = self.per_dataset.rename(columns={"dataset": "slice", "p_left": "p_worse"})
+        f.insert(1, "rows", list(self.rows) if self.rows else f["n"].tolist())
+        return f[["slice", "rows", "observed_mean", "mean", "hdi_95_low", "hdi_95_high", "p_worse"]]
+
+    @property
+    def worst_slice(self) -> str:
+        """The slice most likely worse beyond the slice ROPE."""
+        return str(self.per_slice.loc[self.per_slice["p_worse"].idxmax(), "slice"])
+
+    def to_dict(self) -> dict[str, Any]:
+        return jsonable(
+            super().to_dict()
+            | {
+                "slice_rope": float(self.rope),
+                "p_no_slice_worse": self.p_no_slice_worse,
+                "worst_slice": self.worst_slice,
+                "left_out": list(self.left_out),
+                "slices": self.per_slice.to_dict(orient="records"),
+            }
+        )
+
+    def plot(self, *, ax: Axes | None = None, slice_gamma: float = SLICE_GAMMA) -> Axes:
+        """Forest plot of the slices: size, shrunk difference and 95 % HDI, flagged slices."""
+        from bayescomp.report.hierarchical_plots import plot_slices
+
+        return plot_slices(self, ax=ax, slice_gamma=slice_gamma)
+
+
+def slice_test(
+    differences: dict[str, Any],
+    rho: float | dict[str, float],
+    *,
+    slice_rope: float,
+    rows: dict[str, int] | None = None,
+    left_out: tuple[str, ...] = (),
+    random_state: Any = None,
+    **options: Any,
+) -> SliceResult:
+    """Partially pooled per-slice differences: :func:`hierarchical_test` with slices as groups.
+
+    ``differences`` maps each slice to its units (per-split differences of the slice's
+    metric for CV scores, with ``rho`` the test fraction; per-item or per-cluster
+    differences on one test set, ``rho=0``); ``rows`` is each slice's number of rows.
+    ``options`` go to :func:`hierarchical_test` (``chains``, ``draws``, ``tune``, names).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> d = {f"s{i}": rng.normal(0.02, 0.05, 50) for i in range(6)}
+    >>> res = slice_test(d, 0.0, slice_rope=0.02, random_state=0)  # doctest: +SKIP
+    >>> res.p_no_slice_worse > 0.5  # doctest: +SKIP
+    True
+    """
+    rope = check_slice_rope(slice_rope)
+    options = {"draws": 1000, **options}
+    res = hierarchical_test(differences, rho, rope=rope, random_state=random_state, **options)
+    base = {f.name: getattr(res, f.name) for f in fields(res)}
+    sizes = tuple(int(rows[s]) for s in res.dataset_names) if rows else ()
+    return SliceResult(**base, rows=sizes, left_out=tuple(left_out))
+
+
+@dataclass(frozen=True)
+class SlicedDecision(Decision):
+    """The overall decision, blocked when a slice is likely worse beyond the slice ROPE."""
+
+    p_no_slice_worse: float = math.nan
+    slice_blocked: str = ""
+    inner: dict[str, Any] = field(default_factory=dict)
+    inner_note: str = ""
+
+    def to_dict(self) -> dict[str, object]:
+        out = super().to_dict()
+        del out["inner"], out["inner_note"]
+        return out | self.inner
+
+    def step_fields(self) -> dict[str, Any]:
+        return self.inner | {
+            "p_no_slice_worse": self.p_no_slice_worse,
+            "slice_blocked": self.slice_blocked,
+        }
+
+    def step_note(self) -> str:
+        return self.inner_note + (f" [slice: {self.slice_blocked}]" if self.slice_blocked else "")
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class SliceGuarded(PosteriorBase):
+    """An overall posterior under a slice guardrail: every attribute of ``overall``, and a
+    :meth:`decision` that promotes only when ``overall`` promotes *and*
+    ``P(no slice worse beyond the slice ROPE) >= slice_gamma``."""
+
+    overall: Any
+    slices: SliceResult
+    slice_gamma: float = SLICE_GAMMA
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name in ("overall", "slices"):
+            raise AttributeError(name)
+        return getattr(self.overall, name)
+
+    p_left = property(lambda self: self.overall.p_left)
+    p_rope = property(lambda self: self.overall.p_rope)
+    p_right = property(lambda self: self.overall.p_right)
+
+    def probabilities(self) -> dict[str, Any]:
+        return self.overall.probabilities()
+
+    def summary(self, confidence_level: float | None = None, gamma: float = 0.95) -> pd.DataFrame:
+        """The overall summary, its decision under the guardrail, and the guardrail's numbers."""
+        d = self.decision(gamma)
+        out = self.overall.summary(confidence_level=confidence_level, gamma=gamma)
+        return out.assign(decision=d.outcome, p_no_slice_worse=d.p_no_slice_worse)
+
+    def plot(self, *, ax: Axes | None = None) -> Axes:
+        """The overall posterior's plot (the slices': :meth:`plot_slices`)."""
+        return self.overall.plot(ax=ax)
+
+    def decision(self, gamma: float = 0.95, on: str | None = None) -> SlicedDecision:
+        base = self.overall.decision(gamma) if on is None else self.overall.decision(gamma, on)
+        s = self.slices
+        p = s.p_no_slice_worse
+        fields_ = base.to_dict() | {"p_no_slice_worse": p}
+        fields_ |= {"inner": base.step_fields(), "inner_note": base.step_note()}
+        fields_ = {k: v for k, v in fields_.items() if k in SlicedDecision.__dataclass_fields__}
+        if base.outcome == "promote" and (p < self.slice_gamma or not s.converged):
+            worst = s.worst_slice
+            pw = float(s.per_slice.set_index("slice").loc[worst, "p_worse"])
+            fields_["slice_blocked"] = worst if s.converged else "(not converged)"
+            fields_["outcome"] = "inconclusive"
+            fields_["reason"] = (
+                f"{base.reason}, but blocked by slice {worst!r}: P(no slice worse beyond "
+                f"±{float(s.rope):g}) = {p:.3f} < {self.slice_gamma:g} (P({worst!r} worse) = "
+                f"{pw:.3f})"
+                if s.converged
+                else f"{base.reason}, but the slices' posterior did not converge "
+                f"({s.convergence_problems}): no slice can be vouched for"
+            )
+        return SlicedDecision(**fields_)
+
+    def to_dict(self, **kwargs: Any) -> dict[str, Any]:
+        """The overall result's numbers, the decision under the slice guardrail, the slices."""
+        d = self.decision(kwargs.get("gamma", 0.95))
+        return self.overall.to_dict(**kwargs) | {
+            "decision": d.outcome,
+            "slice_blocked": d.slice_blocked or None,
+            "p_no_slice_worse": d.p_no_slice_worse,
+            "slice_gamma": self.slice_gamma,
+            "slice_guardrail": self.slices.to_dict(),
+        }
+
+    def plot_slices(self, *, ax: Axes | None = None) -> Axes:
+        """The forest plot of the slices (``plot()`` is the overall posterior's)."""
+        return self.slices.plot(ax=ax, slice_gamma=self.slice_gamma)
+
+    def figures(self) -> dict[str, Any]:
+        return self.overall.figures() | {"slices": self.plot_slices().figure}
+
+    def _repr_html_(self) -> str:
+        """The overall posterior's card with the sliced decision, then the slices' forest."""
+        from bayescomp.report.notebook import posterior_html, slices_html
+
+        return posterior_html(self) + slices_html(self)
+
+    def __repr__(self) -> str:
+        s = self.slices
+        return (
+            f"SliceGuarded({self.overall!r}; {s.n_datasets} slices, P(no slice worse beyond "
+            f"±{float(s.rope):g}) = {s.p_no_slice_worse:.3f}, most likely worse "
+            f"{s.worst_slice!r})"
+        )
+
+
+def item_differences(
+    metric: str | None, y: Any, baseline: Any, candidate: Any, options: dict[str, Any]
+) -> np.ndarray:
+    """Oriented per-row differences ``candidate - baseline`` of an item-wise metric
+    (``options``: ``higher_is_better``, ``threshold``); a metric that is not a mean of
+    items (roc_auc, f1) has no per-slice differences: an error says which metrics work."""
+    from bayescomp.posterior.holdout_data import ITEMWISE, item_scores, resolve
+
+    hib = options.get("higher_is_better")
+    name, higher = resolve(metric, y, hib, None)
+    if y is None:  # the model columns are per-item scores already
+        d = np.asarray(candidate, dtype=float) - np.asarray(baseline, dtype=float)
+        return d if higher else -d
+    if name not in ITEMWISE:
+        raise ValueError(
+            f"slices need a metric that is a mean of per-item scores ({sorted(ITEMWISE)}); "
+            f"{metric!r} is not: compare slices on one of those"
+        )
+    t = options.get("threshold")
+    y = np.asarray(y)
+    d = item_scores(name, y, candidate, t) - item_scores(name, y, baseline, t)
+    return d if higher else -d
+
+
+def slice_cv_test(
+    table: pd.DataFrame,
+    baseline: str,
+    candidate: str,
+    *,
+    metric: str = "accuracy",
+    slice_rope: float,
+    random_state: Any = None,
+) -> SliceResult:
+    """The slice posterior of cross-validation scores: the per-split metric on each slice's
+    test rows (the table of :func:`bayescomp.scores.slices.cross_validate_slices`), paired
+    ``candidate - baseline`` (a split where a slice has no test rows is left out for it),
+    with rho the test fraction."""
+    wide = table.pivot(index=["split", "row"], columns="model", values="y_pred")
+    keys = table.drop_duplicates(["split", "row"]).set_index(["split", "row"]).loc[wide.index]
+    y = keys["y_true"].to_numpy()
+    d = item_differences(metric, y, wide[baseline].to_numpy(), wide[candidate].to_numpy(), {})
+    cells = keys.assign(d=d).groupby(["slice", "split"])["d"].mean()
+    diffs, _ = slice_differences(cells.to_numpy(), cells.index.get_level_values("slice"))
+    rows = keys.reset_index().groupby("slice")["row"].nunique()
+    names = {"baseline_name": baseline, "candidate_name": candidate, "metric": metric}
+    return slice_test(
+        diffs, float(keys["rho"].mean()), slice_rope=slice_rope, random_state=random_state,
+        rows={s: int(rows[s]) for s in diffs}, **names,
+    )  # fmt: skip
+
+
+def guard_slices(overall: Any, differences: Any, labels: Any, options: dict[str, Any]) -> Any:
+    """``overall`` under the slice guardrail of ``options`` (``slice_rope``,
+    ``slice_gamma``, ``cluster``): the per-row ``differences`` grouped by ``labels``."""
+    gamma = check_number(
+        options.get("slice_gamma", SLICE_GAMMA),
+        "slice_gamma",
+        min_val=0,
+        max_val=1,
+        include_boundaries="neither",
+    )
+    groups, rows = slice_differences(differences, labels, options.get("cluster"))
+    small = tuple(sorted(set(map(str, np.unique(np.asarray(labels).astype(str)))) - set(groups)))
+    names = {"baseline_name": overall.baseline_name, "candidate_name": overall.candidate_name}
+    res = slice_test(
+        groups,
+        float(options.get("rho", 0.0)),
+        slice_rope=options["slice_rope"],
+        rows=rows,
+        left_out=small,
+        random_state=options.get("random_state"),
+        metric=overall.metric,
+        **names,
+    )
+    return SliceGuarded(overall, res, gamma)

@@ -1,0 +1,249 @@
+"""Slice guardrails (issue 32): per-slice partially pooled differences on one test set,
+the blocked promotion that names the slice, the CLI gate, bad input, and a small version of
+``bench/slice_guardrails.py``."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from cli_run import REPO, run_cli
+from scipy import stats
+
+from bayescomp.cli.main import main
+from bayescomp.posterior.predictions import compare_predictions
+from bayescomp.posterior.slices import SliceGuarded, slice_differences, slice_test
+
+REGIONS = ["north", "south", "east", "west", "centre", "coast", "hills", "lakes"]
+SIZES = [3000, 2000, 1500, 1000, 800, 600, 400, 200]
+
+
+def _table(south: float, seed: int = 1, good: float = 0.04, disc: float = 0.12) -> pd.DataFrame:
+    """Item-level predictions of ``a`` and ``b`` on eight regions: a share ``disc`` of the
+    items discordant, split so that b's accuracy is a's plus the region's difference."""
+    rng = np.random.default_rng(seed)
+    parts = []
+    for r, n in zip(REGIONS, SIZES, strict=True):
+        d = south if r == "south" else good
+        y, u, both = rng.integers(0, 2, n), rng.random(n), rng.random(n) < 0.8
+        only_b = u < (disc + d) / 2
+        only_a = ~only_b & (u < disc)
+        a_right = np.where(only_b, False, np.where(only_a, True, both))
+        b_right = np.where(only_b, True, np.where(only_a, False, both))
+        a, b = np.where(a_right, y, 1 - y), np.where(b_right, y, 1 - y)
+        parts.append(pd.DataFrame({"y_true": y, "a": a, "b": b, "region": r}))
+    return pd.concat(parts, ignore_index=True)
+
+
+def _compare(t: pd.DataFrame, **kw) -> SliceGuarded:
+    kw = {"metric": "accuracy", "rope": 0.01, "slices": "region", "slice_rope": 0.02} | kw
+    return compare_predictions(t, "a", "b", random_state=0, **kw)
+
+
+@pytest.fixture(scope="module")
+def degraded() -> SliceGuarded:
+    return _compare(_table(south=-0.05))
+
+
+def test_large_slices_match_their_own_means_and_normal_intervals():
+    """With 3,000 units per slice and slices far apart the pooling barely moves a slice: its
+    posterior mean is its observed mean and its 95 % HDI is mean ± 1.96 standard errors."""
+    rng = np.random.default_rng(3)
+    truth = np.linspace(-0.1, 0.1, 8)
+    d = {f"s{i}": rng.normal(m, 0.3, 3000) for i, m in enumerate(truth)}
+    res = slice_test(d, 0.0, slice_rope=0.02, random_state=0, rows={k: 3000 for k in d})
+    f = res.per_slice.set_index("slice")
+    mean = pd.Series({k: v.mean() for k, v in d.items()})
+    se = pd.Series({k: v.std(ddof=1) / np.sqrt(v.size) for k, v in d.items()})
+    assert (f["rows"] == 3000).all()
+    np.testing.assert_allclose(f["observed_mean"], mean[f.index], atol=1e-12)
+    np.testing.assert_allclose(f["mean"], mean[f.index], atol=0.25 * se.max())
+    width = (f["hdi_95_high"] - f["hdi_95_low"]) / (2 * stats.norm.ppf(0.975) * se[f.index])
+    np.testing.assert_allclose(width, 1.0, atol=0.12)
+    # P(worse beyond 0.02) of each slice: the normal tail beyond -0.02
+    p = pd.Series(stats.norm.cdf((-0.02 - mean) / se), index=mean.index)
+    np.testing.assert_allclose(f["p_worse"], p[f.index], atol=0.03)
+    # P(no slice worse): the slices are nearly independent here, so about the product
+    assert res.p_no_slice_worse == pytest.approx(np.prod(1 - p), abs=0.04)
+
+
+def test_a_degraded_region_blocks_the_promotion_and_is_named(degraded):
+    overall = degraded.overall.decision(0.95)
+    d = degraded.decision(0.95)
+    assert overall.outcome == "promote"  # better overall ...
+    assert d.outcome == "inconclusive" and d.slice_blocked == "south"  # ... but not on south
+    assert "south" in d.reason and d.p_no_slice_worse < 0.5
+    f = degraded.slices.per_slice.set_index("slice")
+    assert f.loc["south", "p_worse"] > 0.95 and f.drop("south")["p_worse"].max() < 0.2
+    # the joint probability is at most one minus the worst slice's own probability
+    assert d.p_no_slice_worse <= 1 - f["p_worse"].max() + 1e-12
+    out = json.loads(json.dumps(degraded.to_dict()))
+    assert out["decision"] == "inconclusive" and out["slice_blocked"] == "south"
+    assert {s["slice"] for s in out["slice_guardrail"]["slices"]} == set(REGIONS)
+    assert d.step_fields()["slice_blocked"] == "south"
+
+
+def test_slice_differences_units_and_clusters():
+    d = np.array([1.0, 0.0, -1.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0])
+    lab = np.array(["x"] * 5 + ["y"] * 5)
+    groups, rows = slice_differences(d, lab)
+    assert rows == {"x": 5, "y": 5} and groups["y"].tolist() == [1.0, 0.0, 0.0, 1.0, 1.0]
+    cl = np.array([0, 0, 1, 1, 1, 2, 2, 3, 3, 3])  # per-cluster mean differences in a slice
+    groups, _ = slice_differences(d, lab, cl)
+    assert groups["x"].tolist() == [0.5, 0.0] and groups["y"].tolist() == [0.5, 2 / 3]
+
+
+def test_bad_slice_input_is_said():
+    t = _table(south=0.04)
+    with pytest.raises(ValueError, match="missing value"):
+        _compare(t.assign(region=t["region"].where(t.index % 97 > 0)))
+    with pytest.raises(ValueError, match="not in the predictions table"):
+        _compare(t, slices="country")
+    with pytest.raises(ValueError, match="looks like an id"):
+        slice_differences(np.zeros(900), np.arange(900) // 2)
+    with pytest.raises(ValueError, match="looks like an id"):
+        slice_differences(np.zeros(2010), np.arange(2010) // 10)  # 201 slices
+    for bad in (0, -0.1, "0.02", True, float("nan")):
+        with pytest.raises(ValueError, match="slice_rope"):
+            slice_test({"a": [0.1, 0.2], "b": [0.0, 0.1]}, 0.0, slice_rope=bad)
+    with pytest.raises(ValueError, match="slice_rope"):
+        _compare(t, slice_rope=None)
+    with pytest.raises(ValueError, match="mean of per-item scores"):
+        compare_predictions(
+            t.assign(a=t["a"] * 0.5 + 0.2), "a", "b", metric="roc_auc",
+            slices="region", slice_rope=0.02,
+        )  # fmt: skip
+    with pytest.warns(UserWarning, match=r"\['tiny'\] have one unit only"):
+        groups, _ = slice_differences(np.ones(13), ["a"] * 6 + ["b"] * 6 + ["tiny"])
+    assert list(groups) == ["a", "b"]
+
+
+def test_cli_gate_names_the_degraded_region(tmp_path, capsys, monkeypatch):
+    """``compare --predictions ... --slice region --slice-rope 0.02 --json --fail-unless
+    promote`` exits 1 naming the degraded region, 0 when none is (in-process: the same
+    ``main`` the command runs; ``test_cli_gate_subprocess`` runs it as a user does)."""
+    monkeypatch.chdir(tmp_path)
+    args = ["--baseline", "a", "--candidate", "b", "--metric", "accuracy", "--rope", "0.01"]
+    args += ["--slice", "region", "--slice-rope", "0.02", "--json", "--fail-unless", "promote"]
+    for south, code in ((-0.05, 1), (0.04, 0)):
+        _table(south).to_csv("p.csv", index=False)
+        assert main(["compare", "--predictions", "p.csv", *args]) == code
+        out = json.loads(capsys.readouterr().out)
+        assert out["decision"] == ("inconclusive" if code else "promote")
+        assert out["slice_blocked"] == ("south" if code else None)
+        assert len(out["slice_guardrail"]["slices"]) == 8
+    assert main(["compare", "--predictions", "p.csv", *args[:8], "--slice", "country"]) == 2
+    err = capsys.readouterr().err
+    assert "country" in err and "region" in err
+    assert main(["compare", "--predictions", "p.csv", *args[:8], "--slice-rope", "0.02"]) == 2
+    assert "--slice" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_cli_gate_subprocess(tmp_path):
+    args = ["--baseline", "a", "--candidate", "b", "--metric", "accuracy", "--rope", "0.01"]
+    args += ["--slice", "region", "--slice-rope", "0.02", "--json", "--fail-unless", "promote"]
+    for south, code in ((-0.05, 1), (0.04, 0)):
+        _table(south).to_csv(tmp_path / "p.csv", index=False)
+        r = run_cli("compare", "--predictions", "p.csv", *args, cwd=tmp_path)
+        assert r.returncode == code, r.stderr
+        assert json.loads(r.stdout)["slice_blocked"] == ("south" if code else None)
+
+
+def _bench():
+    spec = importlib.util.spec_from_file_location("slice_bench", REPO / "bench/slice_guardrails.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.slow
+def test_small_bench_false_alarm_and_detection():
+    """40 runs of each bench cell on one test set: the false-alarm count stays below the
+    binomial upper bound of a 5 % rate, the detection count above that of an 80 % rate."""
+    bench = _bench()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        null = bench.cell("test", False, 40, 11)
+        bad = bench.cell("test", True, 40, 12)
+    j = bench.GAMMAS.index(0.5)
+    assert null["blocked"][j] <= stats.binom.ppf(0.99, 40, 0.05)  # <= 6 of 40
+    assert bad["named"][j] >= stats.binom.ppf(0.01, 40, 0.80)  # >= 26 of 40
+
+
+def test_select_promotes_the_next_challenger_that_holds_its_slices(degraded, tmp_path):
+    """The family rule blocks the challenger worse on south and promotes the one that holds
+    its slices; the steps, selection.json, the report and the notebook card show the slices."""
+    import bayescomp as bc
+
+    t = _table(south=-0.05)
+    t["c"] = t["b"].where(t["region"] != "south", t["a"])  # b's gains, without the south loss
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sel = bc.select(
+            t,
+            baseline="a",
+            metric="accuracy",
+            rope=0.01,
+            compare_options={"slices": "region", "slice_rope": 0.02, "random_state": 0},
+        )
+        report = sel.report(tmp_path / "rep")
+    steps = sel.steps.set_index("challenger")
+    assert sel.champion == "c"
+    assert steps.loc["b", "slice_blocked"] == "south" and steps.loc["c", "slice_blocked"] == ""
+    assert steps.loc["b", "p_no_slice_worse"] < 0.5 <= steps.loc["c", "p_no_slice_worse"]
+    assert "blocked by slice 'south'" in steps.loc["b", "reason"]
+    saved = json.loads((tmp_path / "rep" / "selection.json").read_text())
+    first = next(s for s in saved["steps"] if s["challenger"] == "b")
+    assert first["slice_guardrail"]["worst_slice"] == "south"
+    assert (tmp_path / "rep" / "step_01_slices.png").is_file() and report.is_file()
+    assert "blocked by slice" in degraded._repr_html_()
+
+
+def test_cv_slices_from_the_one_fitter_match_per_split_accuracy():
+    """cross_validate_slices keeps every split's test predictions; slice_cv_test's per-slice
+    units are the per-split accuracy differences of each slice's test rows (checked against
+    scikit-learn's accuracy_score), with rho the test fraction."""
+    from sklearn.base import clone
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.metrics import accuracy_score
+    from sklearn.model_selection import RepeatedKFold
+    from sklearn.naive_bayes import GaussianNB
+    from sklearn.tree import DecisionTreeClassifier
+
+    from bayescomp.posterior.slices import slice_cv_test
+    from bayescomp.scores.slices import cross_validate_slices
+
+    X, y = load_breast_cancer(return_X_y=True)
+    size = np.digitize(X[:, 0], [12, 14, 17])  # mean radius band: four slices
+    cv = RepeatedKFold(n_splits=5, n_repeats=2, random_state=0)
+    models = {"tree": DecisionTreeClassifier(max_depth=2, random_state=0), "nb": GaussianNB()}
+    t = cross_validate_slices(models, X, y, size, cv=cv)
+    res = slice_cv_test(t, "tree", "nb", slice_rope=0.02, random_state=0)
+    f = res.per_slice.set_index("slice")
+    want = np.zeros((10, 4))  # per split and slice: nb's accuracy minus the tree's
+    for k, (train, test) in enumerate(cv.split(X)):
+        fitted = {m: clone(e).fit(X[train], y[train]).predict(X[test]) for m, e in models.items()}
+        for s in range(4):
+            m = size[test] == s
+            want[k, s] = accuracy_score(y[test][m], fitted["nb"][m]) - accuracy_score(
+                y[test][m], fitted["tree"][m]
+            )
+    observed = f.loc[["0", "1", "2", "3"], "observed_mean"].to_numpy()
+    np.testing.assert_allclose(observed, want.mean(axis=0), atol=1e-12)
+    assert res.rows == tuple(np.bincount(size).tolist())
+    assert float(res.idata.constant_data["rho"].values[0]) == pytest.approx(114 / 569, abs=1e-3)
+    assert np.isfinite(res.p_no_slice_worse)
+
+
+def test_slice_results_keep_the_result_contract(degraded):
+    from test_contract import _check_contract
+
+    _check_contract(degraded, posterior=True)
+    _check_contract(degraded.slices, posterior=True)
+    row = degraded.summary(confidence_level=0.9).iloc[0]
+    assert row["decision"] == "inconclusive" and row["p_no_slice_worse"] < 0.5
