@@ -370,9 +370,9 @@ def test_allow_lists_name_existing_files():
 #: take CAPABILITY_LINES.  No change may exceed their sum.  Issue 33's MLflow half (the
 #: evaluator plugin, compare_runs and ``compare --mlflow-runs``) added 400; its other half
 #: (relative and standardized margins, the pytest plugin, the pull-request comment) 449;
-#: issue 32's slice guardrails 579.
+#: issue 32's slice guardrails 579, and the slices in the pull-request comment 16.
 CONSOLIDATED_LINES = 28_047
-CAPABILITY_LINES = 530 + 400 + 449 + 579
+CAPABILITY_LINES = 530 + 400 + 449 + 579 + 16
 MAX_PACKAGE_LINES = CONSOLIDATED_LINES + CAPABILITY_LINES
 #: the parameters of the two selection doors, and the exported names
 MAX_SELECT_PARAMETERS, MAX_SELECT_MODELS_PARAMETERS, MAX_EXPORTS = 12, 15, 60

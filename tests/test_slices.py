@@ -247,3 +247,22 @@ def test_slice_results_keep_the_result_contract(degraded):
     _check_contract(degraded.slices, posterior=True)
     row = degraded.summary(confidence_level=0.9).iloc[0]
     assert row["decision"] == "inconclusive" and row["p_no_slice_worse"] < 0.5
+
+
+def test_pull_request_comment_shows_the_slices(degraded):
+    """The PR comment (``--comment-file``) carries the guardrail: P(no slice worse) and the
+    slices most likely worse, with the posterior's own numbers, worst first."""
+    from bayescomp.integrations.github import comment
+
+    d = degraded.decision(0.95)
+    md = comment("b", [(degraded, d.outcome, d.reason)], 0.01, 0.95, None)
+    s = degraded.slices
+    assert f"P(no slice worse) = {s.p_no_slice_worse:.3f}, needed ≥ 0.5" in md
+    rows = [line for line in md.splitlines() if line.startswith("| ") and "|---" not in line]
+    slice_rows = rows[3:]  # after the candidates' header and row, and the slices' header
+    assert len(slice_rows) == 5 and slice_rows[0].startswith("| south | 2000 |")
+    f = s.per_slice.set_index("slice")
+    assert f"[{f.loc['south', 'hdi_95_low']:+.4g}, {f.loc['south', 'hdi_95_high']:+.4g}]" in md
+    assert f"| {f.loc['south', 'p_worse']:.3f} |" in slice_rows[0]
+    plain = comment("b", [(degraded.overall, "promote", "")], 0.01, 0.95, None)
+    assert "Slices of" not in plain

@@ -21,8 +21,24 @@ MARKER = "<!-- bayescomp -->"
 
 
 def slice_lines(results: list[Any]) -> list[str]:
-    """Markdown lines of the comparison per slice (issue 32 fills this; none yet)."""
-    return []
+    """Per candidate under a slice guardrail (``--slice``): P(no slice worse) and the slices
+    most likely worse, with their rows, posterior mean, 95 % interval and P(worse)."""
+    lines = []
+    for r in results:
+        s = getattr(r, "slices", None)
+        if s is None or not hasattr(s, "per_slice"):
+            continue
+        f = s.per_slice.sort_values("p_worse", ascending=False).head(5)
+        lines += ["", f"**Slices of `{r.candidate_name}`** (slice ROPE ±{float(s.rope):g}): "]
+        lines[-1] += f"P(no slice worse) = {s.p_no_slice_worse:.3f}, needed ≥ {r.slice_gamma:g}"
+        lines += ["", "| slice | rows | mean difference | 95% interval | P(worse) |"]
+        lines += ["|---|---:|---:|---|---:|"]
+        lines += [
+            f"| {str(x.slice).replace('|', '/')} | {x.rows} | {x.mean:+.4g} | "
+            f"[{x.hdi_95_low:+.4g}, {x.hdi_95_high:+.4g}] | {x.p_worse:.3f} |"
+            for x in f.itertuples()
+        ]
+    return lines
 
 
 def baseline_age(store: Any, baseline: str) -> str | None:

@@ -1,12 +1,6 @@
-"""``compare``: from a scores table (or paired predictions) to the right posterior.
-
-Every method is a function registered in :mod:`bayescomp.posterior.registry` under its
-name, declaring the input it takes: the per-dataset oriented differences and test
-fractions of a scores table (a :class:`Paired`), or one test set's paired predictions (a
-:class:`PairedPredictions`).  It returns a :class:`~bayescomp.core.protocols.Posterior`.
-The built-in methods are registered in :mod:`bayescomp.posterior.methods`, one module a
-kind of input; a new one lives in its own module there (``docs/architecture.md``, "A new
-test statistic").
+"""``compare``: from a scores table (or paired predictions) to the right posterior, through
+the methods registered in :mod:`bayescomp.posterior.registry` (built in:
+:mod:`bayescomp.posterior.methods`; ``docs/architecture.md``, "A new test statistic").
 """
 
 from __future__ import annotations
@@ -40,8 +34,7 @@ __all__ = ["REGISTRY", "Method", "Paired", "PairedPredictions", "compare", "regi
 
 
 def __getattr__(name: str) -> Any:
-    """``METHODS`` and ``ACROSS_DATASETS``: read from the registry when asked, so a method
-    registered later (a plugin) is listed too."""
+    """``METHODS`` and ``ACROSS_DATASETS``, read when asked (a plugin's method is listed)."""
     if name == "METHODS":
         return ("auto", *methods())
     if name == "ACROSS_DATASETS":
@@ -107,18 +100,14 @@ def compare(
         ``p_right`` is always "candidate better".
     method : str, default "auto"
         Any registered method (:func:`bayescomp.posterior.registry.methods`); built in:
-        ``"ttest"``: the Bayesian correlated t-test on one dataset.
-        ``"time_ordered"``: an AR(1) model of the per-window differences of a
-        time-ordered design (:func:`~bayescomp.posterior.time_ordered.time_ordered_test`).
-        ``"hierarchical"``: the hierarchical model across datasets (Corani et
-        al. 2017) on every dataset's paired differences.  ``"signed_rank"`` /
-        ``"sign"``: the Bayesian signed-rank / sign test on the per-dataset mean
-        differences.  ``"auto"`` is ``"ttest"`` for one dataset and
-        ``"hierarchical"`` for several; on one dataset whose splits are time-ordered
-        (the table's ``time_ordered`` column: every training row precedes every test
-        row, e.g. ``TimeSeriesSplit``) it is ``"time_ordered"``, and an equicorrelated
-        method asked for there warns (``TimeOrderedDesignWarning``).  A method registered
-        with ``input="predictions"`` reads ``scores`` as a predictions table.
+        ``"ttest"`` (the Bayesian correlated t-test on one dataset), ``"time_ordered"``
+        (an AR(1) model of a time-ordered design's per-window differences),
+        ``"hierarchical"`` (Corani et al. 2017, across datasets), ``"signed_rank"`` /
+        ``"sign"`` (on the per-dataset mean differences).  ``"auto"`` is ``"ttest"``
+        for one dataset and ``"hierarchical"`` for several, and ``"time_ordered"`` on
+        one dataset whose splits are time-ordered (``TimeSeriesSplit``; an equicorrelated
+        method asked for there warns).  A method registered with ``input="predictions"``
+        reads ``scores`` as a predictions table.
     random_state : int, Generator or None
         Seed of the MCMC sampler or of the Dirichlet draws (ignored by the
         closed-form t-test).
@@ -285,8 +274,7 @@ def _log_scores(scores: Scores, metric: str, models: list[str], goal: Any) -> Sc
 
 
 def is_time_ordered_scores(scores: Scores, datasets: list[str]) -> bool:
-    """Whether the scores of ``datasets`` come from a time-ordered design (their
-    ``time_ordered`` column, set by the paired cross-validation and by ``select``)."""
+    """Whether the scores of ``datasets`` come from a time-ordered design (``time_ordered``)."""
     f = scores._frame
     if "time_ordered" not in f.columns:
         return False
@@ -295,8 +283,7 @@ def is_time_ordered_scores(scores: Scores, datasets: list[str]) -> bool:
 
 
 def _time_order_method(scores: Scores, datasets: list[str], method: str) -> str:
-    """``auto`` on a time-ordered design is ``time_ordered``; an equicorrelated posterior
-    asked for on one is said, never used silently."""
+    """``auto`` on a time-ordered design is ``time_ordered``; an equicorrelated one warns."""
     import warnings
 
     from bayescomp.core.exceptions import TimeOrderedDesignWarning
