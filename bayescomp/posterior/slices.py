@@ -59,9 +59,9 @@ def slice_differences(
 
     Examples
     --------
-    >>> d, rows = slice_differences([1, 0, -1, 1, 0, 0], ["a", "a", "a", "b", "b", "b"])
+    >>> d, rows = slice_differences([1, 0, -1, 0, 1, 1, 0, 0, 0, 1], ["a"] * 5 + ["b"] * 5)
     >>> {k: v.tolist() for k, v in d.items()}, rows
-    ({'a': [1.0, 0.0, -1.0], 'b': [1.0, 0.0, 0.0]}, {'a': 3, 'b': 3})
+    ({'a': [1.0, 0.0, -1.0, 0.0, 1.0], 'b': [1.0, 0.0, 0.0, 0.0, 1.0]}, {'a': 5, 'b': 5})
     """
     import pandas as pd
 
