@@ -454,3 +454,33 @@ def test_cli_registry_candidates_and_gate(server, data, tmp_path, capsys):
         ["moved", "1", "2"],
         ["refused", "2", "2"],
     ]
+
+
+def test_pointing_mlflow_at_a_server_leaves_the_registry_following_tracking(tmp_path, monkeypatch):
+    """After bayescomp points MLflow's global URIs at a server and restores them, a registry
+    URI nobody set follows the tracking URI again (it was pinned to the server before: the
+    next server's ``register_model`` then created versions on the old one and got 500s),
+    and one a user set is kept."""
+    import mlflow
+
+    from bayescomp.integrations import mlflow as bridge
+
+    monkeypatch.delenv("MLFLOW_REGISTRY_URI", raising=False)
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    mlflow.set_registry_uri(None)
+    a, b, c = (f"sqlite:///{tmp_path / n}.db" for n in "abc")
+    mlflow.set_tracking_uri(a)
+    try:
+        with bridge._tracking(b):
+            assert mlflow.get_registry_uri() == b
+        assert mlflow.get_tracking_uri() == a and mlflow.get_registry_uri() == a
+        mlflow.set_tracking_uri(c)
+        assert mlflow.get_registry_uri() == c  # follows, not pinned to a or b
+        assert "MLFLOW_REGISTRY_URI" not in os.environ
+        mlflow.set_registry_uri(a)  # a user's own registry stays theirs
+        with bridge._tracking(b):
+            pass
+        assert mlflow.get_registry_uri() == a and mlflow.get_tracking_uri() == c
+    finally:
+        mlflow.set_registry_uri(None)
+        os.environ.pop("MLFLOW_REGISTRY_URI", None)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import tempfile
 import time
 from collections.abc import Iterable, Iterator, Mapping
@@ -49,14 +50,15 @@ def _tracking(uri: str | None) -> Iterator[None]:
     if uri is None:
         yield
         return
-    old_t, old_r = mlflow.get_tracking_uri(), mlflow.get_registry_uri()
+    old_t, old_r = mlflow.get_tracking_uri(), os.environ.get("MLFLOW_REGISTRY_URI")
     mlflow.set_tracking_uri(uri)
     mlflow.set_registry_uri(uri)
     try:
         yield
     finally:
         mlflow.set_tracking_uri(old_t)
-        mlflow.set_registry_uri(old_r)
+        os.environ.pop("MLFLOW_REGISTRY_URI", None)
+        mlflow.set_registry_uri(old_r)  # None: it follows the tracking URI again, not pinned
 
 
 def _text(v: Any) -> str:
@@ -74,8 +76,7 @@ def _finite(v: Any) -> float | None:
 
 # ----------------------------------------------------------------------------- model specs
 def _parse_models_uri(uri: str) -> tuple[str, str | None, str | None]:
-    """``models:/NAME/VERSION`` -> (NAME, VERSION, None); ``models:/NAME@alias`` -> (NAME,
-    None, alias)."""
+    """``models:/NAME/VERSION`` -> (NAME, VERSION, None); ``models:/NAME@a`` -> (NAME, None, a)."""
     if not uri.startswith("models:/"):
         raise ValueError(
             f"{uri!r} is not a registry model URI; write models:/NAME/VERSION or models:/NAME@alias"
@@ -276,8 +277,7 @@ class MlflowTracker:
         self._terminate(pid)
 
     def _terminate(self, run_id: str) -> None:
-        """Finish a run.  MLflow prints the run's link on stdout then; it goes to stderr
-        here, so stdout stays the command's own output (``--json``, ``--format markdown``)."""
+        """Finish a run; MLflow's printed link goes to stderr, so stdout stays the command's."""
         import sys
 
         with contextlib.redirect_stdout(sys.stderr):
