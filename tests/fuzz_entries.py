@@ -706,7 +706,7 @@ SCORE_KINDS: dict[str, tuple[Callable[[Any], Any], bool | None]] = {
 STRING_BOOLS = (["False", "True", "no", 0, 1], [R] * 5)
 
 
-def _issue23(found: dict[str, Entry]) -> dict[str, Entry]:
+def _audited_entries(found: dict[str, Entry]) -> dict[str, Entry]:
     """String booleans, complex/datetime/subnormal scores and loss-named scorer keys."""
     for name in ("correlated_ttest", "nadeau_bengio_ttest"):
         for arg in ("baseline", "candidate"):
@@ -831,7 +831,7 @@ def _this_round(found: dict[str, Entry]) -> dict[str, Entry]:
 
 def entries() -> dict[str, Entry]:
     if not _CACHE:
-        _CACHE.update(_issue28(_this_round(_issue23(_entries()))))
+        _CACHE.update(_audited_doors(_this_round(_audited_entries(_entries()))))
     return _CACHE
 
 
@@ -935,7 +935,7 @@ def _t_power(n: int, effect: float, sd: float, gamma: float = 0.95) -> float:
     return float(stats.nct.sf(stats.t.ppf(gamma, n - 1), n - 1, nc))
 
 
-def _issue28(found: dict[str, Entry]) -> dict[str, Entry]:
+def _audited_doors(found: dict[str, Entry]) -> dict[str, Entry]:
     """Issue 28's defects, now fixed: a label metric on predicted probabilities, predictions
     tables with a text column / duplicate names, misaligned Series, an item with two labels,
     per-item values without a direction, TimeSeriesSplit results, rank tests on ties at rope

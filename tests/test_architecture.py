@@ -361,26 +361,110 @@ def test_allow_lists_name_existing_files():
         assert (ROOT / key.split(":")[0]).is_file(), f"allow-list entry {key} names no file"
 
 
-#: the package's line budget: every ``bayescomp/**/*.py`` line counts, and both figures only
-#: go down.  Issue 29 asks for 24,000 after the consolidation and 26,000 with the round's
-#: capabilities; the consolidations so far reached CONSOLIDATED_LINES (the second one, the
-#: SQLite MemoryStore, HoldoutResult in holdout.py and shorter module docstrings, freed
-#: 352 lines, still far from 24,000), and the capabilities that landed on top of the first
-#: (the family test, the planner, the sampler's report and the lazy CLI: issues 30, 31, 34)
-#: take CAPABILITY_LINES.  No change may exceed their sum.  Issue 33's MLflow half (the
-#: evaluator plugin, compare_runs and ``compare --mlflow-runs``) added 400; its other half
-#: (relative and standardized margins, the pytest plugin, the pull-request comment) 449;
-#: issue 32's slice guardrails 579, and the slices in the pull-request comment 16.
-CONSOLIDATED_LINES = 28_047
-CAPABILITY_LINES = 530 + 400 + 449 + 579 + 16
-MAX_PACKAGE_LINES = CONSOLIDATED_LINES + CAPABILITY_LINES
+#: ceilings that only go down (the concept ratchets): AST statements of the package (the
+#: round's target is 12,800: statements, not lines, so formatting cannot meet it), result-type
+#: probes in consumer packages, metric-name literals outside the metric record, modules that
+#: write confusion-count formulas or emit Markdown, and ``# fmt: skip``.
+MAX_STATEMENTS = 13_552
+MAX_RESULT_PROBES = 1  # decision/family_walk.py's CorrelatedTTestResult: the joint's columns
+MAX_METRIC_LITERALS = 11
+MAX_CONFUSION_MODULES = 3
+MAX_MARKDOWN_MODULES = 1
+MAX_FMT_SKIP = 0
+CONSUMERS = ("cli", "report", "integrations", "decision", "studies")
 #: the parameters of the two selection doors, and the exported names
 MAX_SELECT_PARAMETERS, MAX_SELECT_MODELS_PARAMETERS, MAX_EXPORTS = 12, 15, 60
 
 
-def test_package_line_budget():
-    total = sum(len(p.read_text(encoding="utf-8").splitlines()) for p in PACKAGE.rglob("*.py"))
-    assert total <= MAX_PACKAGE_LINES, f"bayescomp/ has {total} lines (budget {MAX_PACKAGE_LINES})"
+def _trees() -> dict[str, ast.Module]:
+    return {_rel(p): ast.parse(p.read_text(encoding="utf-8")) for p in PACKAGE.rglob("*.py")}
+
+
+def result_probes(tree: ast.Module) -> list[int]:
+    """Lines of ``isinstance(x, SomeResult | ...Posterior | ...Guarded | ...)`` calls."""
+    import re
+
+    pattern = re.compile(r"(Result|Guarded|Posterior|Plan|Ranking)\b")
+    return [
+        n.lineno
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call)
+        and getattr(n.func, "id", "") == "isinstance"
+        and len(n.args) == 2
+        and pattern.search(ast.unparse(n.args[1]))
+    ]
+
+
+def metric_literals(tree: ast.Module, names: set[str]) -> list[int]:
+    """Lines of dicts, sets, tuples and lists (at any level) naming three or more metrics."""
+    out = []
+    for n in ast.walk(tree):
+        elts = n.keys if isinstance(n, ast.Dict) else getattr(n, "elts", None)
+        if isinstance(n, ast.Dict | ast.Set | ast.Tuple | ast.List) and elts:
+            hits = [k.value for k in elts if isinstance(k, ast.Constant) and k.value in names]
+            if len(hits) >= 3:
+                out.append(n.lineno)
+    return out
+
+
+def writes_confusion_formulas(tree: ast.Module) -> bool:
+    """A division over two or more of ``tp``, ``fp``, ``fn``, ``tn`` (names or attributes)."""
+    for n in ast.walk(tree):
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div):
+            words = {getattr(x, "id", getattr(x, "attr", "")).lower() for x in ast.walk(n)}
+            if len(words & {"tp", "fp", "fn", "tn"}) >= 2:
+                return True
+    return False
+
+
+def emits_markdown(tree: ast.Module) -> bool:
+    """A string literal that is Markdown structure: a table rule, a heading, ``<details>``."""
+    return any(
+        isinstance(n, ast.Constant)
+        and isinstance(n.value, str)
+        and ("|---" in n.value or n.value.startswith(("## ", "### ")) or "<details>" in n.value)
+        for n in ast.walk(tree)
+    )
+
+
+def test_concept_ratchets():
+    from bayescomp.core.metric import ALIASES, METRICS
+
+    trees = _trees()
+    names = {n for n, m in METRICS.items() if m.needs} | set(ALIASES)
+    statements = sum(isinstance(n, ast.stmt) for t in trees.values() for n in ast.walk(t))
+    probes = {
+        f"{path}:{line}"
+        for path, t in trees.items()
+        if path.split("/")[1] in CONSUMERS
+        for line in result_probes(t)
+    }
+    literals = {
+        f"{path}:{line}"
+        for path, t in trees.items()
+        if path != "bayescomp/core/metric.py"
+        for line in metric_literals(t, names)
+    }
+    confusion = sorted(p for p, t in trees.items() if writes_confusion_formulas(t))
+    markdown = sorted(p for p, t in trees.items() if emits_markdown(t))
+    skips = sum(p.read_text(encoding="utf-8").count("fmt: skip") for p in PACKAGE.rglob("*.py"))
+    assert statements <= MAX_STATEMENTS, f"{statements} AST statements (ceiling {MAX_STATEMENTS})"
+    assert len(probes) <= MAX_RESULT_PROBES, f"result-type probes: {sorted(probes)}"
+    assert len(literals) <= MAX_METRIC_LITERALS, f"ask core/metric.py: {sorted(literals)}"
+    assert len(confusion) <= MAX_CONFUSION_MODULES, f"confusion formulas in {confusion}"
+    assert len(markdown) <= MAX_MARKDOWN_MODULES, f"Markdown is written by {markdown}"
+    assert skips <= MAX_FMT_SKIP, f"{skips} '# fmt: skip'"
+
+
+def test_ratchet_detectors_catch_their_shapes():
+    tree = ast.parse(
+        "def f(r):\n    isinstance(r, SliceGuarded)\n    x = ('accuracy', 'f1', 'rmse')\n"
+        "    p = tp / (tp + fp)\n    return '| a |\\n|---|'"
+    )
+    assert result_probes(tree) == [2]
+    assert metric_literals(tree, {"accuracy", "f1", "rmse"}) == [3]
+    assert writes_confusion_formulas(tree) and emits_markdown(tree)
+    assert not writes_confusion_formulas(ast.parse("x = a / b"))
 
 
 def _classes() -> dict[str, tuple[list[str], set[str], str]]:

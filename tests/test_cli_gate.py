@@ -61,7 +61,7 @@ def test_markdown_format(scores_csv, capsys):
     assert main(_args(scores_csv, "--format", "markdown", "--fail-unless", "promote")) == 0
     md = capsys.readouterr().out
     lines = md.splitlines()
-    assert lines[0] == "## bayescomp selection: **promote forest**"
+    assert lines[:2] == ["<!-- bayescomp -->", "## bayescomp selection: **promote forest**"]
     table = [ln for ln in lines if ln.startswith("| ")]
     assert table[0].startswith("| step | champion | challenger | p_better")
     assert len(table) == 4  # header + three steps

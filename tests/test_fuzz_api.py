@@ -54,7 +54,7 @@ def test_ttest_is_invariant_to_rescaling_scores_and_rope(exponent, n, seed, rho,
     )
 
 
-def test_the_issue_example_tiny_scale_no_longer_says_certain():
+def test_a_tiny_scale_no_longer_says_certain():
     rng = np.random.default_rng(5)
     b = rng.normal(0.8, 0.02, 10)
     c = b + rng.normal(0.002, 0.01, 10)

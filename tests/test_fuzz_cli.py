@@ -232,6 +232,6 @@ def test_usage_errors_are_one_line(capsys):
 
 
 @pytest.mark.parametrize("name", list(FILE_CASES))
-def test_issue28_command_lines_refuse_clearly_or_answer_correctly(name, tmp_path):
+def test_audited_command_lines_refuse_clearly_or_answer_correctly(name, tmp_path):
     outcome, detail = run_file_case(name, tmp_path)
     assert outcome == ("clear error" if FILE_CASES[name][1] else "ok"), (name, detail)

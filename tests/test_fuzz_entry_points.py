@@ -86,7 +86,7 @@ ISSUE28 = [
 
 
 @pytest.mark.parametrize(("entry", "label", "refuse"), ISSUE28)
-def test_issue28_variants(entry, label, refuse):
+def test_audited_variants(entry, label, refuse):
     outcome, detail = run_entry(entry, label, refuse, seconds=60)
     allowed = {True: {"clear error"}, False: {"ok"}, None: {"ok", "clear error"}}[refuse]
     assert outcome in allowed, (entry, label, outcome, detail)

@@ -212,3 +212,70 @@ def test_report_renders_in_chromium_with_no_script_and_names_literal(report, tmp
     text = re.sub(r"\s+", " ", "".join(parser.chunks))
     for name in NAMES:  # shown literally (the browser folds a newline into a space)
         assert re.sub(r"\s+", " ", name) in text, name
+
+
+#: names that are Markdown or GitHub markup: each must stay inert text in a comment
+MARKDOWN_NAMES = [
+    "base",
+    "@octocat <!--",
+    "<details>",
+    "<!-- bayescomp -->",
+    "[x](https://example.com)",
+    "![i](https://example.com/i.png)",
+    "# heading",
+    "*em* __strong__",
+    "a `tick` b",
+    "p|i|p",
+    "two\nlines",
+    "#12 and www.example.com",
+    "L" * 10_000,
+]
+
+
+def _markdown_inline_kinds(text):
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark").enable("table")
+    kinds = []
+    for tok in md.parse(text):
+        kinds.append(tok.type)
+        kinds += [c.type for c in tok.children or []]
+    return kinds, md.parse(text)
+
+
+@pytest.mark.parametrize("command", ["select", "compare"])
+def test_markdown_comment_keeps_every_name_inert(tmp_path, command):
+    """The pull-request comment, parsed by markdown-it-py: no element a name could open (HTML,
+    link, image, heading, emphasis, code), one table row per model, one marker, no mention."""
+    rng = np.random.default_rng(5)
+    base = rng.normal(0.8, 0.02, 20)
+    rows = [
+        {"model": m, "split": s, "accuracy": base[s] + 0.002 * i + rng.normal(0, 0.01)}
+        | {"n_train": 90, "n_test": 10}
+        for i, m in enumerate(MARKDOWN_NAMES)
+        for s in range(20)  # more splits than challengers
+    ]
+    import bayescomp as bc
+
+    path = tmp_path / "s.csv"
+    bc.Scores.from_frame(pd.DataFrame(rows)).to_csv(path)
+    out = tmp_path / "c.md"
+    argv = [command, str(path), "--baseline", "base", "--metric", "accuracy", "--rope", "0.01"]
+    outcome, _, err = run_cli(
+        [*argv, "--comment-file", str(out), "--quiet"], False, seconds=300, names=MARKDOWN_NAMES
+    )
+    assert outcome == "ok", err
+    text = out.read_text()
+    kinds, tokens = _markdown_inline_kinds(text)
+    assert text.count("<!-- bayescomp -->") == 1 and text.startswith("<!-- bayescomp -->")
+    for kind in ("link_open", "image", "code_inline", "em_open"):
+        assert kind not in kinds, kind
+    html_tokens = [t.content.strip() for t in tokens if t.type in ("html_block", "html_inline")]
+    ours = {"<!-- bayescomp -->", "<details><summary>why</summary>", "</details>"}
+    assert set(html_tokens) <= ours, html_tokens
+    headings = [t for t in tokens if t.type == "heading_open"]
+    assert len(headings) == 1  # the comment's own title
+    table_rows = [t for t in tokens if t.type == "tr_open"]
+    assert len(table_rows) == len(MARKDOWN_NAMES)  # the header, a row per challenger
+    assert re.search(r"@\w", text) is None and re.search(r"#\d", text) is None
+    assert len(text) < 65_536  # GitHub's limit on a comment

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import bayescomp as bc
-from bayescomp.core.margins import Relative, Standardized, check_margin
+from bayescomp.core.margins import Relative, Standardized, as_margin
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 from relative_margin import agreement
@@ -129,7 +129,7 @@ def test_margins_refuse_predictions_and_several_metrics():
     preds = pd.DataFrame({"y_true": [0, 1] * 10, "a": [0, 1] * 10, "b": [1, 1] * 10})
     with pytest.raises(ValueError, match="scores table with one metric"):
         bc.compare(preds, "a", "b", rope="1%")
-    assert check_margin("2 %") == Relative(0.02) and check_margin(" 0.3sd") == Standardized(0.3)
+    assert as_margin("2 %") == Relative(0.02) and as_margin(" 0.3sd") == Standardized(0.3)
 
 
 def test_cli_rope_percent(tmp_path, capsys):

@@ -19,6 +19,7 @@ import bayescomp as bc
 from bayescomp.cli.main import main
 from bayescomp.core.regions import format_probability
 from bayescomp.integrations import github
+from bayescomp.report import markdown
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -113,11 +114,11 @@ def test_baseline_age_from_a_store(tmp_path):
     )
     con.commit()
     con.close()
-    age = github.baseline_age(tmp_path / "runs.sqlite", "lr")
+    age = markdown.baseline_age(tmp_path / "runs.sqlite", "lr")
     days = (pd.Timestamp.now(tz="UTC") - pd.Timestamp("2020-01-01", tz="UTC")).days
     assert age is not None and age.startswith(f"{days} d ")
-    assert github.baseline_age(tmp_path / "runs.sqlite", "gbm") is None  # no fit of it
-    assert github.baseline_age(None, "lr") is None
+    assert markdown.baseline_age(tmp_path / "runs.sqlite", "gbm") is None  # no fit of it
+    assert markdown.baseline_age(None, "lr") is None
 
 
 class FakeGitHub(BaseHTTPRequestHandler):

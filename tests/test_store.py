@@ -133,7 +133,7 @@ def test_changed_design_is_refused_before_any_fit(data, tmp_path, capsys):
     ]
     assert main(argv) == 0
     capsys.readouterr()
-    # another metric is fine (tests/test_issue14_newuser.py), other splits are not
+    # another metric is fine (tests/test_new_user_paths.py), other splits are not
     assert main([*argv, "--seed", "1"]) == 2
     assert "other splits" in capsys.readouterr().err
 

@@ -147,11 +147,10 @@ def emit(
     if (getattr(args, "comment_file", None) or markdown) and results is None:
         raise UserError("--format markdown and --comment-file show comparisons, not --guardrail")
     if results is not None and (getattr(args, "comment_file", None) or markdown):
-        from bayescomp.integrations.github import comment
+        from bayescomp.report.markdown import comparison_markdown
 
         rows = [(r, d.outcome, d.reason) for r, d in zip(results, decisions, strict=True)]
-        head = ", ".join(f"{r.candidate_name} **{o}**" for r, o, _ in rows)
-        md = comment(head, rows, args.rope, args.gamma, None)
+        md = comparison_markdown(rows, args.rope, args.gamma)
         if args.comment_file:
             Path(args.comment_file).write_text(md, encoding="utf-8")
         text = (lambda: md) if markdown else text
@@ -161,10 +160,6 @@ def emit(
         print()
     else:
         print(text())
-        if not markdown and not isinstance(getattr(args, "rope", 0.0), float | int):  # a margin
-            from bayescomp.cli._text import rope_note
-
-            print(rope_note(args.rope))
     return int(bool(args.fail_unless) and any(d.outcome != args.fail_unless for d in decisions))
 
 
@@ -172,3 +167,18 @@ def add_output_flags(p: Any, out: str, plot: str) -> None:
     """``--out`` (a CSV; ``out`` is its help) and ``--plot`` (a PNG; ``plot``)."""
     p.add_argument("--out", type=output_file("table.csv"), help=out)
     p.add_argument("--plot", type=output_file("plot.png"), metavar="FILE.png", help=plot)
+
+
+def json_record(r: Any, d: Any) -> dict[str, Any]:
+    """The result's record (:meth:`to_dict`) with the decision at the chosen gamma."""
+    from bayescomp.core.jsonable import jsonable
+
+    row = r.to_dict()
+    row.update(
+        decision=d.outcome,
+        reason=d.reason,
+        risk=d.risk,
+        expected_gain=d.expected_gain,
+        gamma=d.gamma,
+    )
+    return jsonable(row)

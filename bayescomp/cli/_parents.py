@@ -44,6 +44,12 @@ def deciding() -> argparse.ArgumentParser:
     p = _parent()
     p.add_argument("--rope", type=rope_arg, required=True, help=ROPE_HELP)
     p.add_argument(
+        "--force-rope",
+        action="store_true",
+        help="take a --rope that looks like a mistake (wider than half the metric's range, "
+        ">= 100%%, > 2sd) as given",
+    )
+    p.add_argument(
         "--gamma",
         type=float,
         default=0.95,

@@ -22,10 +22,10 @@ ROPE_HELP = (
 
 def rope_arg(text: str) -> Any:
     """``--rope``: a half-width, ``1%`` (relative) or ``0.1sd`` (standardized)."""
-    from bayescomp.core.margins import check_margin
+    from bayescomp.core.margins import parse_margin
 
     try:
-        return check_margin(text)
+        return parse_margin(text)  # checked by main() once --force-rope is known
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
@@ -38,9 +38,9 @@ def rope_note(rope: Any) -> str:
     >>> rope_note(0.01)[:40]
     'ROPE ±0.01 (--rope): differences within '
     """
-    if not isinstance(rope, float | int):  # a margin (bayescomp.core.margins)
-        log = "; the posterior is of the mean log ratio" if "%" in str(rope) else ""
-        return f"ROPE ±{rope} (--rope): differences within it are equivalent{log}."
+    if not isinstance(rope, float | int):  # a margin resolved per comparison
+        on = "log ratio" if "%" in str(rope) else "difference"
+        return f"ROPE ±{rope} (--rope): a {on} within it counts as practically equivalent."
     rope = float(rope)
     if rope == 0:
         return (
@@ -133,10 +133,17 @@ INTERVAL_COLUMNS = ["95% HDI", "P(left)", "P(rope)", "P(right)", "P(better)", "d
 
 
 def comparison_row(
-    r: Any, d: Any, score: str, mean: float, hdi: tuple[float, float], gamma: float | None = None
+    r: Any,
+    d: Any,
+    score: str,
+    mean: float,
+    hdi: tuple[float, float],
+    gamma: float | None = None,
+    rope: str | bool = False,
 ) -> list[str]:
     """One candidate's cells: its name, ``score``, the mean difference, the HDI, the four
-    probabilities (printed so as not to contradict ``gamma``) and the decision."""
+    probabilities (printed so as not to contradict ``gamma``), its ``rope`` when the
+    candidates' differ, and the decision."""
     from bayescomp.core.regions import format_probability
 
     probs = (r.p_left, r.p_rope, r.p_right, r.p_better)
@@ -146,6 +153,7 @@ def comparison_row(
         f"{mean:+.4f}",
         f"[{hdi[0]:+.4f}, {hdi[1]:+.4f}]",
         *(format_probability(p, gamma) for p in probs),
+        *([rope] if rope else []),
         d.outcome,
     ]
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from bayescomp.cli import _parents, mlflow_runs
 from bayescomp.cli._backend import fit_options, on_backend
-from bayescomp.cli._io import emit, output_file
+from bayescomp.cli._io import emit, json_record, output_file
 from bayescomp.cli._text import (
     INTERVAL_COLUMNS,
     DefaultsHelp,
@@ -321,13 +321,13 @@ def _run(
 
     def text() -> str:
         if method in ("ttest", "time_ordered"):
-            return format_table(results, decisions)
+            return format_table(results, decisions, args.rope)
         means = None  # per model, its mean over datasets of the per-dataset mean scores
         if spec.input == "scores":
             means = data.mean(results[0].metric).mean(axis=0).to_dict()
-        return format_across(results, decisions, method, means, scope=scope)
+        return format_across(results, decisions, method, means, scope=scope, rope=args.rope)
 
-    records = [_json_record(r, d) for r, d in zip(results, decisions, strict=True)]
+    records = [json_record(r, d) for r, d in zip(results, decisions, strict=True)]
     return emit(args, decisions, lambda: records, text, results)
 
 
@@ -412,21 +412,6 @@ def _guarded(
     return emit(args, decisions, lambda: rows, text)
 
 
-def _json_record(r: Posterior, d: Decision) -> dict[str, Any]:
-    """The result's record (:meth:`to_dict`) with the decision at the chosen gamma."""
-    from bayescomp.core.jsonable import jsonable
-
-    row = r.to_dict()
-    row.update(
-        decision=d.outcome,
-        reason=d.reason,
-        risk=d.risk,
-        expected_gain=d.expected_gain,
-        gamma=d.gamma,
-    )
-    return jsonable(row)
-
-
 def format_across(
     results: list[Posterior],
     decisions: list[Decision],
@@ -434,6 +419,7 @@ def format_across(
     means: dict[str, float] | None = None,
     *,
     scope: str = "",
+    rope: Any = None,
 ) -> str:
     """Table of a comparison by any method but the t-test: every kind of probability per
     candidate, then each decision with its reason, the models' mean scores (``means``)
@@ -442,7 +428,8 @@ def format_across(
 
     r0 = results[0]
     head = (
-        f"baseline: {r0.baseline_name}   metric: {r0.metric}   rope: ±{float(r0.rope):g}   "
+        f"baseline: {r0.baseline_name}   metric: {r0.metric}   rope: "
+        f"{', '.join(sorted({f'±{float(r.rope):.4g}' for r in results}))}   "
         f"{scope}   method: {method}"
     )
     rows = [
@@ -458,7 +445,7 @@ def format_across(
     ]
     lines = [
         head,
-        rope_note(r0.rope),
+        rope_note(r0.rope if rope is None else rope),
         "",
         *aligned(rows, ["candidate", "probabilities of", "P(left)", "P(rope)", "P(right)"]),
         "",
@@ -487,27 +474,33 @@ def _diagnostics(s: dict[str, Any]) -> list[str]:
     ]
 
 
-def format_table(results: list[Posterior], decisions: list[Decision]) -> str:
+def format_table(results: list[Posterior], decisions: list[Decision], margin: Any) -> str:
     """The t-test's table, one line per candidate (read from each summary), then the reasons."""
     rows, s0 = [], results[0].summary().iloc[0]
-    for r, d in zip(results, decisions, strict=True):
+    half = [f"±{float(r.rope):.4g}" for r in results]
+    each = len(set(half)) > 1  # a standardized margin's half-width differs by candidate
+    for r, d, h in zip(results, decisions, half, strict=True):
         s = r.summary().iloc[0]
         hdi = (s["hdi_95_low"], s["hdi_95_high"])
-        rows.append(comparison_row(r, d, _score(s["candidate_score"]), s["mean"], hdi))
+        rows.append(
+            comparison_row(r, d, _score(s["candidate_score"]), s["mean"], hdi, rope=each and h)
+        )
+    rope = "per candidate (column rope)" if each else f"±{float(s0['rope']):g}"
     head = (
         f"baseline: {s0['baseline']} (mean {s0['metric']}: {_score(s0['baseline_score'])})   "
-        f"metric: {s0['metric']}   rope: ±{float(s0['rope']):g}   "
+        f"metric: {s0['metric']}   rope: {rope}   "
         + (f"rho: {s0['rho']:.3g}" if "rho" in s0 else "time-ordered windows (AR(1) posterior)")
         + f"   splits: {s0['n']}"
     )
-    cols = ["candidate", f"mean {s0['metric']}", "mean diff", *INTERVAL_COLUMNS]
+    cols = ["candidate", f"mean {s0['metric']}", "mean diff", *INTERVAL_COLUMNS[:-1]]
+    cols += [*(["rope"] if each else []), "decision"]
     reasons = [f"  {r.candidate_name}: {d.reason}" for r, d in zip(results, decisions, strict=True)]
     legend = (
         f"P(left/rope/right): candidate worse beyond, within, better beyond the ROPE "
-        f"±{float(s0['rope']):g}; P(better): candidate better at all. Differences are "
+        f"{rope}; P(better): candidate better at all. Differences are "
         f"{'candidate − baseline' if results[0].higher_is_better else 'baseline − candidate (lower is better)'}."
     )
-    lines = [head, "", *aligned(rows, cols), "", legend, rope_note(results[0].rope), "", *reasons]
+    lines = [head, "", *aligned(rows, cols), "", legend, rope_note(margin), "", *reasons]
     return "\n".join(map(terminal_literal, lines))  # a name with a newline stays on its line
 
 

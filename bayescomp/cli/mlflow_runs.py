@@ -18,10 +18,13 @@ def parent() -> argparse.ArgumentParser:
     """``--mlflow-runs CAND BASE`` (with ``--rope``, ``--gamma``, ``--cluster`` of compare)."""
     p = argparse.ArgumentParser(add_help=False)
     p.add_argument(
-        "--mlflow-runs", nargs=2, action=_Runs, metavar=("CAND", "BASE"),
+        "--mlflow-runs",
+        nargs=2,
+        action=_Runs,
+        metavar=("CAND", "BASE"),
         help="two mlflow.genai.evaluate run IDs: every scorer on the paired rows, decided "
         "together; --cluster names a key of the rows' inputs",
-    )  # fmt: skip
+    )
     return p
 
 

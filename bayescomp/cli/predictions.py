@@ -164,8 +164,6 @@ def _companions(r: Any) -> str:
 
 def format_holdout(results: list[Any], decisions: list[Any]) -> str:
     """Fixed-width table of comparisons on one test set, then the design and the reasons."""
-    from bayescomp.posterior.slices import SliceGuarded
-
     r0 = results[0]
     design = f"   clusters: {r0.n_clusters}" if r0.n_clusters else ""
     if r0.n_rows != r0.n_items:
@@ -193,8 +191,8 @@ def format_holdout(results: list[Any], decisions: list[Any]) -> str:
             )
         if r.within_item_share is not None:
             extra.append(f"within-item share of the variance {r.within_item_share:.2f}")
-        if isinstance(r, SliceGuarded):
-            s = r.slices
+        s = r.guards().get("slices")
+        if s is not None:
             extra.append(
                 f"slices: P(no slice worse beyond ±{s.rope:g}) = {s.p_no_slice_worse:.3f} "
                 f"(required {r.slice_gamma:g}); most likely worse: {s.worst_slice!r}"

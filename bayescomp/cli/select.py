@@ -430,9 +430,9 @@ def _print(sel: Any, args: argparse.Namespace, csv_mode: bool, report: Any) -> N
 
     fmt = "json" if args.json else args.format
     if args.comment_file:
-        from bayescomp.integrations.github import selection_comment
+        from bayescomp.report.markdown import selection_markdown
 
-        Path(args.comment_file).write_text(selection_comment(sel, args.store), encoding="utf-8")
+        Path(args.comment_file).write_text(selection_markdown(sel, args.store), encoding="utf-8")
     skipped = skipped_models(sel)
     gate = (
         None
@@ -452,7 +452,7 @@ def _print(sel: Any, args: argparse.Namespace, csv_mode: bool, report: Any) -> N
     if fmt == "markdown":
         from bayescomp.report.markdown import selection_markdown
 
-        print(selection_markdown(sel))
+        print(selection_markdown(sel, args.store))
         if gate is not None:
             print(
                 f"CI gate `--fail-unless {gate['condition']}`: "

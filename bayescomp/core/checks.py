@@ -113,14 +113,6 @@ def check_rope(rope: Any) -> np.ndarray:
     return r
 
 
-def check_scalar_rope(rope: Any) -> float:
-    """:func:`check_rope` for a single half-width (the across-datasets tests, the ranking)."""
-    r = check_rope(rope)
-    if r.size != 1:
-        raise ValueError(f"rope must be a single half-width here, got shape {r.shape}")
-    return float(r.reshape(()))
-
-
 def check_number(
     value: Any,
     name: str,

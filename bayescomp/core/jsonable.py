@@ -22,6 +22,6 @@ def jsonable(value: Any) -> Any:
         return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [jsonable(v) for v in value]
-    from bayescomp.core.margins import Relative, Standardized
+    from bayescomp.core.margins import Margin
 
-    return str(value) if isinstance(value, Relative | Standardized) else value
+    return str(value) if isinstance(value, Margin) else value

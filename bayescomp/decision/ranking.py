@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bayescomp.core.checks import check_no_level, check_scalar_rope
+from bayescomp.core.checks import check_no_level
 from bayescomp.core.jsonable import jsonable
+from bayescomp.core.margins import Absolute, as_margin
 from bayescomp.core.orientation import resolve_direction
 from bayescomp.core.rule import decide_many
 from bayescomp.posterior import compare as comparison  # module: compare() looked up on use
@@ -214,7 +215,7 @@ def rank(
 
     scores = as_scores(scores)
     metric = scores._check_metric(metric)
-    rope = check_scalar_rope(rope)
+    rope = as_margin(rope, metric=metric, takes=(Absolute,), where="rank")
     hib = resolve_direction(metric, higher_is_better)
     sign = 1.0 if hib else -1.0
     if method not in METHODS:

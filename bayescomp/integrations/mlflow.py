@@ -500,10 +500,10 @@ class BayesianThreshold:
     greater_is_better: bool = True
 
     def __post_init__(self) -> None:
-        from bayescomp.core.checks import check_gamma, check_scalar_rope
+        from bayescomp.core import checks, margins
 
-        check_gamma(self.gamma)
-        check_scalar_rope(self.rope)
+        checks.check_gamma(self.gamma)
+        margins.as_margin(self.rope, takes=(margins.Absolute,), where="a validation threshold")
 
     def decide(self, scores: Any, candidate: str, baseline: str) -> Decision:
         """The decision of the correlated posterior of ``candidate - baseline``."""

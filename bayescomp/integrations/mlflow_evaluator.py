@@ -15,7 +15,8 @@ import numpy as np
 from mlflow.entities import Metric, RunTag
 from mlflow.models.evaluation import EvaluationResult, ModelEvaluator
 
-from bayescomp.core.checks import check_gamma, check_scalar_rope
+from bayescomp.core.checks import check_gamma
+from bayescomp.core.margins import Absolute, as_margin
 from bayescomp.core.metric import METRICS, metric_record
 
 REQUIRED, OPTIONAL = ("baseline", "rope", "metric"), ("gamma", "draws", "random_state")
@@ -46,7 +47,12 @@ def read_config(model_type: str, config: Mapping[str, Any] | None) -> dict[str, 
         what = f"a {other}'s metric" if other else "not a metric the evaluator knows"
         raise ValueError(f"metric {cfg['metric']!r} is {what}; a {model_type} takes one of {known}")
     gamma = check_gamma(cfg.get("gamma", 0.95))
-    return {**cfg, "metric": rec.name, "rope": check_scalar_rope(cfg["rope"]), "gamma": gamma}
+    return {
+        **cfg,
+        "metric": rec.name,
+        "rope": as_margin(cfg["rope"], metric=rec.name, takes=(Absolute,), where="the evaluator"),
+        "gamma": gamma,
+    }
 
 
 def predict(model: Any, X: Any, needs: str | None, who: str) -> np.ndarray:
@@ -76,9 +82,15 @@ class BayescompEvaluator(ModelEvaluator):
         return True
 
     def evaluate(  # type: ignore[override]  # extra_metrics, custom_artifacts, ... in kwargs
-        self, *, model_type: str, dataset: Any, run_id: str, evaluator_config: Any,
-        model: Any = None, **kwargs: Any,
-    ) -> EvaluationResult:  # fmt: skip
+        self,
+        *,
+        model_type: str,
+        dataset: Any,
+        run_id: str,
+        evaluator_config: Any,
+        model: Any = None,
+        **kwargs: Any,
+    ) -> EvaluationResult:
         import matplotlib.pyplot as plt
         import mlflow.pyfunc
         from mlflow.models.evaluation.artifacts import ImageEvaluationArtifact as Image
@@ -95,10 +107,13 @@ class BayescompEvaluator(ModelEvaluator):
         res = holdout_posterior(
             np.asarray(dataset.labels_data).ravel(),
             predict(mlflow.pyfunc.load_model(cfg["baseline"]), X, needs, "baseline"),
-            predict(model, X, needs, "candidate"), metric=cfg["metric"], rope=cfg["rope"],
-            draws=cfg.get("draws", 4000), baseline_name=cfg["baseline"],
+            predict(model, X, needs, "candidate"),
+            metric=cfg["metric"],
+            rope=cfg["rope"],
+            draws=cfg.get("draws", 4000),
+            baseline_name=cfg["baseline"],
             random_state=cfg.get("random_state", 0),
-        )  # fmt: skip
+        )
         decision, (low, high) = res.decision(cfg["gamma"]), res.interval(0.95)
         values = dict(p_better_beyond_rope=res.p_right, p_rope=res.p_rope, ci_low=low)
         values.update(p_worse_beyond_rope=res.p_left, ci_high=high, expected_gain=res.expected_gain)

@@ -14,6 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from bayescomp.core.margins import Absolute, as_margin
+
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
@@ -116,13 +118,24 @@ class RunComparison:
         rows = []
         for name, r in self.results.items():
             low, high = r.interval(0.95)
-            rows.append(dict(
-                scorer=name, n_paired=r.n_rows, n_clusters=r.n_clusters,
-                baseline_mean=r.baseline_score, candidate_mean=r.candidate_score,
-                diff=r.expected_gain, ci_low=low, ci_high=high, rope=r.rope,
-                p_worse_beyond_rope=r.p_left, p_rope=r.p_rope, p_better_beyond_rope=r.p_right,
-                decision=r.decision(self.scorer_gamma).outcome, design_effect=r.design_effect,
-            ))  # fmt: skip
+            rows.append(
+                dict(
+                    scorer=name,
+                    n_paired=r.n_rows,
+                    n_clusters=r.n_clusters,
+                    baseline_mean=r.baseline_score,
+                    candidate_mean=r.candidate_score,
+                    diff=r.expected_gain,
+                    ci_low=low,
+                    ci_high=high,
+                    rope=r.rope,
+                    p_worse_beyond_rope=r.p_left,
+                    p_rope=r.p_rope,
+                    p_better_beyond_rope=r.p_right,
+                    decision=r.decision(self.scorer_gamma).outcome,
+                    design_effect=r.design_effect,
+                )
+            )
         return pd.DataFrame(rows)
 
     def log(self) -> None:
@@ -140,9 +153,10 @@ class RunComparison:
         )
         metrics = [
             Metric(f"{head}/{row['scorer']}/{k}", float(v), now, 0)
-            for row in record["scorers"] for k, v in row.items()
+            for row in record["scorers"]
+            for k, v in row.items()
             if k not in ("scorer", "decision", "rope") and v is not None
-        ]  # fmt: skip
+        ]
         client, run = mlflow.MlflowClient(), self.candidate_run_id
         client.log_batch(run, metrics=metrics, tags=[RunTag(f"{head}/decision", self.outcome)])
         client.log_dict(run, {"baseline_run_id": self.baseline_run_id, **record}, f"{head}.json")
@@ -150,11 +164,17 @@ class RunComparison:
     def to_dict(self) -> dict[str, Any]:
         from bayescomp.core.jsonable import jsonable
 
-        return jsonable(dict(
-            decision=self.outcome, gamma=self.gamma, scorer_gamma=self.scorer_gamma,
-            scorers=self.summary().to_dict("records"), n_paired=len(self.pairs),
-            unpaired_baseline=self.unpaired_baseline, unpaired_candidate=self.unpaired_candidate,
-        ))  # fmt: skip
+        return jsonable(
+            dict(
+                decision=self.outcome,
+                gamma=self.gamma,
+                scorer_gamma=self.scorer_gamma,
+                scorers=self.summary().to_dict("records"),
+                n_paired=len(self.pairs),
+                unpaired_baseline=self.unpaired_baseline,
+                unpaired_candidate=self.unpaired_candidate,
+            )
+        )
 
 
 def _clusters(rows: list[EvalRow], cluster: str | Callable[[Any], Any] | None) -> list[Any]:
@@ -170,11 +190,15 @@ def _clusters(rows: list[EvalRow], cluster: str | Callable[[Any], Any] | None) -
 
 
 def compare_runs(
-    candidate_run_id: str, baseline_run_id: str, *,
-    scorers: Sequence[str] | Mapping[str, bool] | None = None, rope: float | Mapping[str, float],
-    cluster: str | Callable[[Any], Any] | None = None, gamma: float = 0.95,
+    candidate_run_id: str,
+    baseline_run_id: str,
+    *,
+    scorers: Sequence[str] | Mapping[str, bool] | None = None,
+    rope: float | Mapping[str, float],
+    cluster: str | Callable[[Any], Any] | None = None,
+    gamma: float = 0.95,
     log_results: bool = False,
-) -> RunComparison:  # fmt: skip
+) -> RunComparison:
     """Bayesian comparison of two ``mlflow.genai.evaluate`` runs, scorer by scorer.
 
     Parameters
@@ -202,7 +226,7 @@ def compare_runs(
     import numpy as np
     import pandas as pd
 
-    from bayescomp.core.checks import check_gamma, check_scalar_rope
+    from bayescomp.core.checks import check_gamma
     from bayescomp.posterior.holdout import holdout_posterior
 
     if candidate_run_id == baseline_run_id:
@@ -231,10 +255,17 @@ def compare_runs(
         keep = [i for i, (b, c, _) in enumerate(pairs) if name in b.values and name in c.values]
         b, c = (np.array([pairs[i][j].values[name] for i in keep]) for j in (0, 1))
         results[name] = holdout_posterior(
-            None, b, c, metric=None, higher_is_better=up, rope=check_scalar_rope(ropes[name]),
+            None,
+            b,
+            c,
+            metric=None,
+            higher_is_better=up,
+            rope=as_margin(ropes[name], takes=(Absolute,), where="compare_runs"),
             cluster=None if cluster is None else [cl[i] for i in keep],
-            baseline_name=baseline_run_id, candidate_name=candidate_run_id, random_state=0,
-        )  # fmt: skip
+            baseline_name=baseline_run_id,
+            candidate_name=candidate_run_id,
+            random_state=0,
+        )
     table = pd.DataFrame(
         [(b.trace_id, c.trace_id, on, k) for (b, c, on), k in zip(pairs, cl, strict=True)],
         columns=["baseline_trace_id", "candidate_trace_id", "paired_on", "cluster"],

@@ -33,13 +33,13 @@ def read_table(table: Any) -> Any:
 
 def describe(res: Any, gamma: float, rope: Any) -> str:
     """The posterior in three lines: the regions, the interval, the decision."""
-    from bayescomp.core.margins import rope_label
+    from bayescomp.core.margins import parse_margin
     from bayescomp.core.regions import format_probability as fp
 
     d, (lo, hi) = res.decision(gamma), res.hdi(0.95)
     return (
         f"{res.candidate_name} vs {res.baseline_name} on {res.metric} (ROPE "
-        f"{rope_label(rope, float(res.rope))}, gamma {gamma:g}):\n  P(better beyond ROPE) = "
+        f"{parse_margin(rope).label(float(res.rope))}, gamma {gamma:g}):\n  P(better beyond ROPE) = "
         f"{fp(d.p_right, gamma)}, P(ROPE) = {fp(d.p_rope, gamma)}, P(worse beyond ROPE) = "
         f"{fp(d.p_left, gamma)}\n  mean difference {float(res.expected_gain):+.4g}, 95% "
         f"interval [{lo:+.4g}, {hi:+.4g}]\n  decision: {d.outcome}: {d.reason}"
@@ -59,9 +59,15 @@ def _check(kind: str, table: Any, names: tuple, rope: Any, gamma: float, **kw: A
 
 
 def assert_better(
-    table: Any, *, baseline: str, candidate: str, rope: Any, metric: str | None = None,
-    gamma: float = 0.95, **compare_options: Any,
-) -> Any:  # fmt: skip
+    table: Any,
+    *,
+    baseline: str,
+    candidate: str,
+    rope: Any,
+    metric: str | None = None,
+    gamma: float = 0.95,
+    **compare_options: Any,
+) -> Any:
     """Pass when ``candidate`` is better beyond the ROPE (``P(better beyond ROPE) >=
     gamma``, the decision *promote*); fail when decided worse or equivalent; else
     inconclusive.  Returns the posterior.
@@ -79,9 +85,15 @@ def assert_better(
 
 
 def assert_not_worse(
-    table: Any, *, baseline: str, candidate: str, rope: Any, metric: str | None = None,
-    gamma: float = 0.95, **compare_options: Any,
-) -> Any:  # fmt: skip
+    table: Any,
+    *,
+    baseline: str,
+    candidate: str,
+    rope: Any,
+    metric: str | None = None,
+    gamma: float = 0.95,
+    **compare_options: Any,
+) -> Any:
     """Pass when ``candidate`` is not worse beyond the ROPE (``P(ROPE) + P(better beyond
     ROPE) >= gamma``, non-inferiority); fail when ``P(worse beyond ROPE) >= gamma``; else
     inconclusive.  Returns the posterior."""

@@ -123,7 +123,7 @@ def blb_metric(
         scikit-learn's.
     subset_exponent : float, default 0.7
         Subset size ``b = n**subset_exponent``, between 0.5 and 1 (Kleiner et
-        al. recommend 0.6–0.8); ``gamma`` is its deprecated name.
+        al. recommend 0.6–0.8).
     n_subsets : int, default 20
         Maximum number of subsets ``s``.
     n_resamples : int, default 100

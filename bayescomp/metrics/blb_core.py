@@ -41,7 +41,7 @@ class BLBInterval(MetricInterval):
     Attributes
     ----------
     subset_exponent : float
-        Subset size exponent, ``b = n**subset_exponent`` (``gamma`` is its deprecated name).
+        Subset size exponent, ``b = n**subset_exponent``.
     b : int
         Rows per subset.
     n_subsets : int

@@ -288,9 +288,15 @@ def spark_bootstrap(
             raise ValueError(f"roc_auc needs both classes in {label!r}; it holds only one")
     else:
         est, dist, n = poisson_bootstrap(
-            df, spec.name, label=label, score=score, pos_label=pos_label,
-            threshold=threshold, n_resamples=n_resamples, seed=seed,
-        )  # fmt: skip
+            df,
+            spec.name,
+            label=label,
+            score=score,
+            pos_label=pos_label,
+            threshold=threshold,
+            n_resamples=n_resamples,
+            seed=seed,
+        )
     if not np.all(np.isfinite(dist)):
         raise ValueError(
             f"metric {spec.name!r} was undefined on some resamples (no "

@@ -277,17 +277,38 @@ def spark_blb(
     try:
         results, history, converged = _rounds(
             lambda js: resample_subsets(
-                picked, spec, js, n=n, n_resamples=n_resamples, seeds=seeds, alpha=alpha,
-                adaptive=adaptive, tol=tol, threshold=threshold, pos_label=pos_label,
+                picked,
+                spec,
+                js,
+                n=n,
+                n_resamples=n_resamples,
+                seeds=seeds,
+                alpha=alpha,
+                adaptive=adaptive,
+                tol=tol,
+                threshold=threshold,
+                pos_label=pos_label,
             ),
-            n_subsets, adaptive, stopping, _parallelism(df),
-        )  # fmt: skip
+            n_subsets,
+            adaptive,
+            stopping,
+            _parallelism(df),
+        )
     finally:
         picked.unpersist()
     center = spark_center(
         estimate, df, spec, label=label, score=score, threshold=threshold, pos_label=pos_label
     )
     return assemble(
-        spec, results, history, center, converged, alpha=alpha,
-        confidence_level=float(confidence_level), method=method, n=n, exponent=exponent, b=b,
-    )  # fmt: skip
+        spec,
+        results,
+        history,
+        center,
+        converged,
+        alpha=alpha,
+        confidence_level=float(confidence_level),
+        method=method,
+        n=n,
+        exponent=exponent,
+        b=b,
+    )

@@ -63,6 +63,11 @@ class PosteriorBase:
         """The region probabilities of each kind the posterior reports (the first decides)."""
         return {"mu": RegionProbabilities.of((self.p_left, self.p_rope, self.p_right), "mu")}
 
+    def guards(self) -> dict[str, Any]:
+        """What the decision must hold besides this posterior's own rule, by kind (the slice
+        guardrail: ``{"slices": SliceResult}``); none here."""
+        return {}
+
     def diagnostics_summary(self) -> dict[str, Any]:
         """Nothing sampled, nothing to diagnose (overridden by sampled posteriors)."""
         return {}

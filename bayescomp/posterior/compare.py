@@ -11,10 +11,10 @@ from typing import Any
 
 import numpy as np
 
-from bayescomp.core.margins import Relative, Standardized, check_margin
+from bayescomp.core.margins import Absolute, Relative, Standardized, as_margin
 from bayescomp.core.orientation import resolve_direction
 from bayescomp.core.protocols import Posterior
-from bayescomp.posterior.differences import paired_differences
+from bayescomp.posterior.differences import differences_by_dataset, one_dataset_differences
 from bayescomp.posterior.predictions import is_predictions, row_columns
 from bayescomp.posterior.registry import (
     REGISTRY,
@@ -86,11 +86,13 @@ def compare(
         others are guardrails, and the result is a
         :class:`~bayescomp.posterior.multivariate.MultiMetricResult` (see
         ``docs/guardrails.md``); timing columns (``fit_time``, ``score_time``) may be named.
-    rope : float, dict, Relative, Standardized or str, default 0
-        Half-width of the region of practical equivalence, on the metric's scale; with
-        several metrics a dict ``{metric: half-width}`` (missing metrics get 0).  On a
-        scores table with one metric also a margin (:mod:`bayescomp.core.margins`):
-        ``"1%"`` (mean log ratio, ROPE ``±log(1.01)``) or ``"0.1sd"``.
+    rope : float, str, Absolute, Relative, Standardized or dict, default 0
+        The region of practical equivalence (:func:`bayescomp.core.margins.as_margin`): a
+        half-width on the metric's scale (``0.01``); on a scores table with one metric also
+        ``"1%"`` (mean log ratio, ROPE ``±log(1.01)``) or ``"0.1sd"``; with several metrics
+        a dict ``{metric: half-width}`` (missing metrics get 0).  A margin that cannot be
+        meant (wider than half the metric's range, ≥ 100 %, > 2 sd) is refused unless it
+        has ``force=True`` (``Absolute(2, force=True)``).
     dataset : str, optional
         Restrict to one dataset of a multi-dataset table.
     higher_is_better : bool, optional
@@ -140,10 +142,14 @@ def compare(
     'promote'
     """
     spec = None if method == "auto" else lookup(method)
-    rope = check_margin(rope)
-    margin = rope if isinstance(rope, Relative | Standardized) else None
-    if margin and (is_predictions(scores) or not isinstance(metric, str | None)):
-        raise ValueError(f"the margin {margin} needs a scores table with one metric")
+    if not isinstance(rope, dict):
+        one = isinstance(metric, str | None) and not is_predictions(scores)
+        rope = as_margin(
+            rope,
+            metric=metric if isinstance(metric, str) else None,
+            takes=(Absolute, Relative, Standardized) if one else (Absolute,),
+            where="a predictions table or several metrics",
+        )
     if spec is None and is_predictions(scores):  # y_true and a column per model: one test set
         spec = lookup("holdout")
     if spec is not None and spec.input == "predictions":
@@ -178,6 +184,7 @@ def compare(
 
         scores = with_timings(scores, [metric])
     metric = scores._check_metric(metric)
+    rope = as_margin(rope, metric=metric)
     if isinstance(higher_is_better, dict):
         raise ValueError(
             "higher_is_better={metric: bool} is for several metrics (metric=[...]); "
@@ -222,9 +229,15 @@ def compare(
 
 
 def _differences(
-    scores: Scores, names: tuple[Any, str], metric: str, datasets: list[str], sign: float,
-    goal: bool, method: str, rope: Any,
-) -> tuple[dict[str, np.ndarray], dict[str, float], Any]:  # fmt: skip
+    scores: Scores,
+    names: tuple[Any, str],
+    metric: str,
+    datasets: list[str],
+    sign: float,
+    goal: bool,
+    method: str,
+    rope: Any,
+) -> tuple[dict[str, np.ndarray], dict[str, float], float]:
     """The oriented differences ``method`` takes, their test fractions, and the ROPE: the one
     place a margin becomes a half-width (a relative one on the log scores)."""
     baseline, candidate = names
@@ -238,7 +251,7 @@ def _differences(
                 f"method={method!r} compares across datasets and needs at least 2; the scores "
                 f"cover {datasets}. On one dataset use the correlated t-test (method='ttest')"
             )
-        differences, rho = _differences_by_dataset(
+        differences, rho = differences_by_dataset(
             scores, baseline, candidate, metric, datasets, sign, goal
         )
     else:
@@ -248,12 +261,10 @@ def _differences(
                 "t-test compares on one dataset — pass dataset=NAME, or method='hierarchical' "
                 "(or 'signed_rank'/'sign') to compare across datasets"
             )
-        differences, rho = _one_dataset(
+        differences, rho = one_dataset_differences(
             scores, baseline, candidate, metric, datasets[0], sign, goal
         )
-    if isinstance(rope, Relative | Standardized):
-        rope = rope.half_width(differences)
-    return differences, rho, rope
+    return differences, rho, rope.half_width(differences)
 
 
 def _log_scores(scores: Scores, metric: str, models: list[str], goal: Any) -> Scores:
@@ -262,6 +273,11 @@ def _log_scores(scores: Scores, metric: str, models: list[str], goal: Any) -> Sc
 
     f, rows = scores._frame.copy(), scores._frame["model"].isin(models).to_numpy()
     values = np.r_[f.loc[rows, metric].to_numpy(dtype=float), goal]
+    if not np.all(np.isfinite(values)):
+        raise ValueError(
+            f"the {metric!r} scores of {models} have NaN or infinite values; fix or drop them "
+            "(a relative margin compares the log ratios of finite scores)"
+        )
     if not np.all(values > 0):
         raise ValueError(
             f"a relative margin compares log ratios, so the {metric!r} scores (and a goal) must "
@@ -363,76 +379,6 @@ def _compare_predictions(
         )
     labels = table[name].to_numpy()
     return guard_slices(res, d, labels, options | slicing | {"random_state": random_state})
-
-
-def _one_dataset(
-    scores: Scores,
-    baseline: str | float,
-    candidate: str,
-    metric: str,
-    dataset: str,
-    sign: float,
-    goal: bool,
-) -> tuple[dict[str, np.ndarray], dict[str, float]]:
-    """The oriented paired differences on one dataset, validated as the t-test needs."""
-    if goal:
-        goal_value = float(baseline)
-        if not np.isfinite(goal_value):
-            raise ValueError(f"the performance goal must be a finite number, got {goal_value}")
-        scores._check_model(candidate)
-        f = scores.to_frame()
-        f = f[(f["model"] == candidate) & (f["dataset"] == dataset)].sort_values("split")
-        if f.empty:
-            raise ValueError(
-                f"model {candidate!r} has no scores on dataset {dataset!r}; pass "
-                "dataset= to compare it where it was scored"
-            )
-        vals = f[metric].to_numpy(dtype=float)
-        if not np.all(np.isfinite(vals)):
-            raise ValueError(f"{metric!r} of {candidate!r} has NaN/inf scores; fix or drop them")
-        d = paired_differences(np.full(len(vals), goal_value), vals)
-        rho = scores.rho(dataset, model=candidate)
-    else:
-        paired = scores.paired(str(baseline), candidate, metric, dataset)
-        d = paired_differences(paired["baseline"].to_numpy(), paired["candidate"].to_numpy())
-        rho = paired.attrs["rho"]
-    return {dataset: d if sign > 0 else -d}, {dataset: rho}
-
-
-def _differences_by_dataset(
-    scores: Scores,
-    baseline: str | float,
-    candidate: str,
-    metric: str,
-    datasets: list[str],
-    sign: float,
-    goal: bool,
-) -> tuple[dict[str, np.ndarray], dict[str, float]]:
-    """Per-dataset oriented differences ``candidate - baseline`` and test fractions."""
-    differences: dict[str, np.ndarray] = {}
-    rho: dict[str, float] = {}
-    if goal:
-        scores._check_model(candidate)
-        f = scores.to_frame()
-        f = f[f["model"] == candidate]
-    for ds in datasets:
-        if goal:
-            g = f[f["dataset"] == ds]
-            if g.empty:
-                raise ValueError(f"model {candidate!r} has no scores on dataset {ds!r}")
-            vals = g[metric].to_numpy(dtype=float)
-            if not np.all(np.isfinite(vals)):
-                raise ValueError(
-                    f"{metric!r} of {candidate!r} on dataset {ds!r} has NaN/inf "
-                    "scores; fix or drop them"
-                )
-            differences[ds] = sign * (vals - float(baseline))
-            rho[ds] = scores.rho(ds, model=candidate)
-            continue
-        paired = scores.paired(str(baseline), candidate, metric, ds)
-        differences[ds] = sign * (paired["candidate"].to_numpy() - paired["baseline"].to_numpy())
-        rho[ds] = paired.attrs["rho"]
-    return differences, rho
 
 
 def _compare_metrics(

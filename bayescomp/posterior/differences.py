@@ -10,12 +10,15 @@ from ``s^2 / n`` to ``s^2 (1/n + rho / (1 - rho))``, ``rho`` the test fraction.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy import stats
 
 from bayescomp.core.checks import as_float_array
+
+if TYPE_CHECKING:  # pragma: no cover
+    from bayescomp.scores.table import Scores
 
 
 def paired_differences(baseline: Any, candidate: Any, axis: int = -1) -> np.ndarray:
@@ -221,3 +224,73 @@ def per_dataset_means(differences: Any) -> tuple[np.ndarray, tuple[str, ...] | N
     if not np.all(np.isfinite(z)):
         raise ValueError("per-dataset differences contain NaN or inf; fix or drop those datasets")
     return z, names
+
+
+def one_dataset_differences(
+    scores: Scores,
+    baseline: str | float,
+    candidate: str,
+    metric: str,
+    dataset: str,
+    sign: float,
+    goal: bool,
+) -> tuple[dict[str, np.ndarray], dict[str, float]]:
+    """The oriented paired differences on one dataset, validated as the t-test needs."""
+    if goal:
+        goal_value = float(baseline)
+        if not np.isfinite(goal_value):
+            raise ValueError(f"the performance goal must be a finite number, got {goal_value}")
+        scores._check_model(candidate)
+        f = scores.to_frame()
+        f = f[(f["model"] == candidate) & (f["dataset"] == dataset)].sort_values("split")
+        if f.empty:
+            raise ValueError(
+                f"model {candidate!r} has no scores on dataset {dataset!r}; pass "
+                "dataset= to compare it where it was scored"
+            )
+        vals = f[metric].to_numpy(dtype=float)
+        if not np.all(np.isfinite(vals)):
+            raise ValueError(f"{metric!r} of {candidate!r} has NaN/inf scores; fix or drop them")
+        d = paired_differences(np.full(len(vals), goal_value), vals)
+        rho = scores.rho(dataset, model=candidate)
+    else:
+        paired = scores.paired(str(baseline), candidate, metric, dataset)
+        d = paired_differences(paired["baseline"].to_numpy(), paired["candidate"].to_numpy())
+        rho = paired.attrs["rho"]
+    return {dataset: d if sign > 0 else -d}, {dataset: rho}
+
+
+def differences_by_dataset(
+    scores: Scores,
+    baseline: str | float,
+    candidate: str,
+    metric: str,
+    datasets: list[str],
+    sign: float,
+    goal: bool,
+) -> tuple[dict[str, np.ndarray], dict[str, float]]:
+    """Per-dataset oriented differences ``candidate - baseline`` and test fractions."""
+    differences: dict[str, np.ndarray] = {}
+    rho: dict[str, float] = {}
+    if goal:
+        scores._check_model(candidate)
+        f = scores.to_frame()
+        f = f[f["model"] == candidate]
+    for ds in datasets:
+        if goal:
+            g = f[f["dataset"] == ds]
+            if g.empty:
+                raise ValueError(f"model {candidate!r} has no scores on dataset {ds!r}")
+            vals = g[metric].to_numpy(dtype=float)
+            if not np.all(np.isfinite(vals)):
+                raise ValueError(
+                    f"{metric!r} of {candidate!r} on dataset {ds!r} has NaN/inf "
+                    "scores; fix or drop them"
+                )
+            differences[ds] = sign * (vals - float(baseline))
+            rho[ds] = scores.rho(ds, model=candidate)
+            continue
+        paired = scores.paired(str(baseline), candidate, metric, ds)
+        differences[ds] = sign * (paired["candidate"].to_numpy() - paired["baseline"].to_numpy())
+        rho[ds] = paired.attrs["rho"]
+    return differences, rho

@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bayescomp.core.checks import check_level, check_scalar_rope, rng_from
+from bayescomp.core.checks import check_level, rng_from
 from bayescomp.core.exceptions import BayescompWarning, FewClustersWarning, ZeroVarianceWarning
 from bayescomp.core.jsonable import jsonable
+from bayescomp.core.margins import Absolute, as_margin
 from bayescomp.core.orientation import difference_label
 from bayescomp.posterior import holdout_draws as hd
 from bayescomp.posterior.base import DrawsPosterior, shortest_interval
@@ -379,7 +380,7 @@ def holdout_posterior(
     ('dirichlet_multinomial', 'promote')
     """
     name, direction = resolve(metric, y_true, higher_is_better, (baseline, candidate))
-    rope = check_scalar_rope(rope)
+    rope = as_margin(rope, metric=name, takes=(Absolute,), where="one test set")
     draws = _check_draws(draws)
     if not (np.isfinite(prior) and prior >= 0):
         raise ValueError(f"prior must be a count >= 0 (1 is uniform); got {prior!r}")

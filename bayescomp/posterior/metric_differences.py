@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from bayescomp.core.checks import check_rope
+from bayescomp.core.margins import Absolute, as_margin
 from bayescomp.core.orientation import resolve_direction
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -28,7 +29,11 @@ def resolve_ropes(metrics: Sequence[str], rope: Any) -> list[float]:
                 f"rope names metric(s) {unknown} that are not compared; the "
                 f"metrics are {list(metrics)}"
             )
-        return [float(check_rope(rope.get(m, 0.0))) for m in metrics]
+        where = "a guardrail"
+        return [
+            float(as_margin(rope.get(m, 0.0), metric=m, takes=(Absolute,), where=where))
+            for m in metrics
+        ]
     arr = check_rope(rope)
     if arr.ndim == 0:
         if float(arr) != 0.0 and len(metrics) > 1:

@@ -436,8 +436,7 @@ def multivariate_ttest(
         ``"marginal"``: ``df = n - 1``, each marginal equals the univariate correlated
         t-test.  ``"jeffreys"``: ``df = n - p``.
     draws, random_state
-        Monte Carlo draws for the joint probability, and their seed (``n_samples`` is
-        the deprecated name of ``draws``).
+        Monte Carlo draws for the joint probability, and their seed.
     gains, switching_cost
         Optional cost-aware decision (:meth:`MultiMetricResult.utility`).
 

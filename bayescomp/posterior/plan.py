@@ -32,8 +32,8 @@ from bayescomp.core.checks import (
     check_gamma,
     check_number,
     check_rho,
-    check_scalar_rope,
 )
+from bayescomp.core.margins import Absolute, as_margin
 from bayescomp.posterior.compare import as_scores, compare
 from bayescomp.posterior.repetitions import RepetitionPlan, decisive_rates, plan_differences
 from bayescomp.posterior.ttest import CorrelatedTTestResult
@@ -208,7 +208,7 @@ def plan_test_set(
     855
     """
     gamma = check_gamma(gamma)
-    rope = check_scalar_rope(rope)
+    rope = as_margin(rope, takes=(Absolute,), where="plan_repetitions")
     if not 0 < power < 1:
         raise ValueError(f"power must be in (0, 1); got {power!r}")
     real = isinstance(difference, numbers.Real) and not isinstance(difference, bool)
@@ -283,7 +283,12 @@ def _pilot_differences(
     folds = round(1 / rho) if folds is None and rho > 0 else folds
     if not rho > 0:
         raise ValueError("rho must be > 0: with rho = 0 the splits are not a k-fold design")
-    return d, rho, int(folds), check_scalar_rope(0.0 if rope is None else rope)
+    return (
+        d,
+        rho,
+        int(folds),
+        as_margin(0.0 if rope is None else rope, takes=(Absolute,), where="plan_repetitions"),
+    )
 
 
 def plan_repetitions(

@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bayescomp.core.checks import check_level, check_number, check_scalar_rope, rng_from
+from bayescomp.core.checks import check_level, check_number, rng_from
 from bayescomp.core.jsonable import jsonable
+from bayescomp.core.margins import Absolute, as_margin
 from bayescomp.core.orientation import difference_label
 from bayescomp.core.regions import RegionProbabilities, argmax_shares
 from bayescomp.core.rule import Decision, decide
@@ -49,7 +50,7 @@ def _common(
     **labels: Any,
 ) -> dict[str, Any]:
     """Check the options; the fields of the result that both rank tests fill alike."""
-    rope_f = check_scalar_rope(rope)
+    rope_f = float(as_margin(rope, takes=(Absolute,), where="the rank tests"))
     positive = {"min_val": 0, "include_boundaries": "neither", "advice": "1 is the usual choice"}
     check_number(prior_strength, "prior_strength", **positive)
     if prior_place not in _PLACES:
@@ -317,7 +318,7 @@ def sign_test(
     prior_place : {"rope", "left", "right"}, default "rope"
         Region that receives the pseudo-observation.
     draws : int, default 50 000
-        Number of posterior draws (``n_samples`` is its deprecated name).
+        Number of posterior draws.
     random_state : int, Generator or None
         Seed for the draws.
 

@@ -232,6 +232,9 @@ class SliceGuarded(PosteriorBase):
     def probabilities(self) -> dict[str, Any]:
         return self.overall.probabilities()
 
+    def guards(self) -> dict[str, Any]:
+        return {"slices": self.slices}
+
     def summary(self, confidence_level: float | None = None, gamma: float = 0.95) -> pd.DataFrame:
         """The overall summary, its decision under the guardrail, and the guardrail's numbers."""
         d = self.decision(gamma)
@@ -343,9 +346,13 @@ def slice_cv_test(
     rows = keys.reset_index().groupby("slice")["row"].nunique()
     names = {"baseline_name": baseline, "candidate_name": candidate, "metric": metric}
     return slice_test(
-        diffs, float(keys["rho"].mean()), slice_rope=slice_rope, random_state=random_state,
-        rows={s: int(rows[s]) for s in diffs}, **names,
-    )  # fmt: skip
+        diffs,
+        float(keys["rho"].mean()),
+        slice_rope=slice_rope,
+        random_state=random_state,
+        rows={s: int(rows[s]) for s in diffs},
+        **names,
+    )
 
 
 def guard_slices(overall: Any, differences: Any, labels: Any, options: dict[str, Any]) -> Any:

@@ -139,9 +139,7 @@ def _step(sel: Any, i: int, step: dict[str, Any], out: Path) -> dict[str, Any]:
         return ctx
     ctx["posterior_png"] = png_b64(sel.plot_step(i).figure, out / f"{tag}_posterior.png")
     ctx["scores_png"] = png_b64(sel.plot_scores(i).figure, out / f"{tag}_scores.png")
-    from bayescomp.posterior.slices import SliceGuarded
-
-    if isinstance(sel.results[i - 1], SliceGuarded):  # the slice guardrail's forest plot
+    if "slices" in sel.results[i - 1].guards():  # the slice guardrail's forest plot
         fig = sel.results[i - 1].plot_slices().figure
         ctx["slices_png"] = png_b64(fig, out / f"{tag}_slices.png")
     champ, chall = step["champion"], step["challenger"]

@@ -1,64 +1,164 @@
-"""A selection as GitHub-flavoured Markdown, for CI job summaries (``$GITHUB_STEP_SUMMARY``)."""
+"""The one Markdown renderer: a comparison or a selection as the pull-request comment
+(``--comment-file``, ``--format markdown``, ``$GITHUB_STEP_SUMMARY``), every user's text
+through :func:`escape`.  ``integrations/github.py`` only sends it.
+"""
 
 from __future__ import annotations
 
+import html
+from pathlib import Path
 from typing import Any
 
-from bayescomp.core.regions import format_probability
+from bayescomp.core.margins import parse_margin
+from bayescomp.core.regions import format_probability as fp
 from bayescomp.decision.walk import STEP_COLUMNS
 
-
-def _cell(v: Any, spec: str = ".3f") -> str:
-    """One table cell: numbers formatted, text with ``|``, newlines and markup neutralised."""
-    if v is None or (isinstance(v, float) and v != v):
-        return "—"
-    if isinstance(v, float):
-        return format(v, spec)
-    text = str(v).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
-    for ch in "*_`[]<>":
-        text = text.replace(ch, "\\" + ch)
-    return text
+#: the hidden line that marks bayescomp's comment on a pull request (once, at the top)
+MARKER = "<!-- bayescomp -->"
+#: characters after which a zero-width space keeps GitHub from linking (mentions, issues)
+_UNLINK = "@#"
+#: the longest user's text a comment shows (GitHub refuses comments over 65,536 characters)
+MAX_TEXT = 200
 
 
-def selection_markdown(sel: Any) -> str:
-    """The recommendation, the steps table and every step's reason as Markdown.
+def escape(value: Any, limit: int = MAX_TEXT) -> str:
+    """A user's text (a model, slice, metric name, a reason naming them) as inert Markdown:
+    one line, HTML tags and comments as entities, every ASCII punctuation mark backslash-
+    escaped (no emphasis, link, image, heading, code or table cell boundary), no mention or
+    issue link, at most ``limit`` characters.
 
     Examples
     --------
-    >>> _cell("a|b*c"), _cell(0.12345), _cell(float("nan"))
-    ('a\\\\|b\\\\*c', '0.123', '—')
+    >>> escape("a|b*c"), escape("<!-- x -->"), escape("@octocat")
+    ('a\\\\|b\\\\*c', '&lt;\\\\!\\\\-\\\\- x \\\\-\\\\-&gt;', '@\\u200boctocat')
     """
+    text = " ".join(str(value).split())
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    out = []
+    for ch in text:
+        if ch in "<>&":
+            out.append(html.escape(ch))
+        elif ch in _UNLINK:
+            out.append(ch + "\u200b")
+        elif ch.isascii() and not ch.isalnum() and ch != " " and ch.isprintable():
+            out.append("\\" + ch)
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _cell(v: Any, spec: str = ".3f") -> str:
+    """One table cell: numbers formatted, text escaped, missing values as a dash."""
+    if v is None or (isinstance(v, float) and v != v):
+        return "—"
+    return format(v, spec) if isinstance(v, float) else escape(v)
+
+
+def _table(columns: list[str], rows: list[list[str]], align: str = "") -> list[str]:
+    rule = align or "|" + "---|" * len(columns)
+    return ["| " + " | ".join(columns) + " |", rule, *("| " + " | ".join(r) + " |" for r in rows)]
+
+
+def slice_lines(results: list[Any]) -> list[str]:
+    """Per candidate under a slice guardrail (``--slice``): P(no slice worse) and the slices
+    most likely worse, with their rows, posterior mean, 95 % interval and P(worse)."""
+    lines = []
+    for r in results:
+        s = r.guards().get("slices")
+        if s is None:
+            continue
+        f = s.per_slice.sort_values("p_worse", ascending=False).head(5)
+        lines += ["", f"**Slices of {escape(r.candidate_name)}** (slice ROPE ±{float(s.rope):g}): "]
+        lines[-1] += f"P(no slice worse) = {s.p_no_slice_worse:.3f}, needed ≥ {r.slice_gamma:g}"
+        cols = ["slice", "rows", "mean difference", "95% interval", "P(worse)"]
+        rows = [
+            [
+                escape(x.slice),
+                str(x.rows),
+                f"{x.mean:+.4g}",
+                f"[{x.hdi_95_low:+.4g}, {x.hdi_95_high:+.4g}]",
+                f"{x.p_worse:.3f}",
+            ]
+            for x in f.itertuples()
+        ]
+        lines += ["", *_table(cols, rows, "|---|---:|---:|---|---:|")]
+    return lines
+
+
+def baseline_age(store: Any, baseline: str) -> str | None:
+    """How old the baseline's newest stored fit is (``--store``), e.g. ``"3 d 4 h"``."""
+    if not store or not Path(store).is_file():
+        return None
+    from datetime import UTC, datetime
+
+    from bayescomp.studies.store import ResultStore
+
+    sql = "SELECT MAX(finished_at) AS t FROM fits WHERE model = ? AND error IS NULL"
+    with ResultStore(store) as st:
+        t = st.query(sql, (baseline,))["t"].iloc[0]
+    if t is None:
+        return None
+    age = datetime.now(UTC) - datetime.fromisoformat(t.replace("Z", "+00:00"))
+    return f"{age.days} d {age.seconds // 3600} h"
+
+
+def comparison_markdown(
+    rows: list[tuple[Any, str, str]], rope: Any, gamma: float, head: str | None = None
+) -> str:
+    """The comment of a comparison: a row per ``(posterior, decision, reason)``, each
+    candidate's ROPE, the reasons and the slices."""
+    if head is None:
+        head = ", ".join(f"{escape(r.candidate_name)} **{o}**" for r, o, _ in rows)
+    labels = [parse_margin(rope).label(float(r.rope)) for r, _, _ in rows]
+    each = len(set(labels)) > 1  # a margin resolved per candidate: a column of its own
+    cols = ["candidate", "decision", "P(better beyond ROPE)", "P(ROPE)", "P(worse beyond ROPE)"]
+    cols += ["mean difference", "95% interval", *(["ROPE"] if each else [])]
+    table = []
+    for (r, outcome, _), label in zip(rows, labels, strict=True):
+        lo, hi = r.hdi(0.95)
+        p = [fp(x, gamma) for x in (r.p_right, r.p_rope, r.p_left)]
+        gain, interval = f"{float(r.expected_gain):+.4g}", f"[{lo:+.4g}, {hi:+.4g}]"
+        row = [escape(r.candidate_name), f"**{escape(outcome)}**", *p, gain, interval]
+        table.append([*row, *([label] if each else [])])
+    lines = [MARKER, f"### bayescomp: {head}", ""]
+    lines += _table(cols, table, "|---|---|---:|---:|---:|---:|---|" + "---|" * each)
+    if rows:
+        rope_text = "ROPE per candidate (its column)" if each else f"ROPE {labels[0]}"
+        lines += ["", f"baseline {escape(rows[0][0].baseline_name)} · {rope_text} · γ = {gamma:g}"]
+    lines += ["", *(f"- {escape(r.candidate_name)}: {escape(why, 2000)}" for r, _, why in rows)]
+    return "\n".join([*lines, *slice_lines([r for r, _, _ in rows]), ""])
+
+
+def selection_markdown(sel: Any, store: Any = None) -> str:
+    """A selection's comment: the recommendation, the steps table, every step's reason, the
+    slices of its candidates and the age of the baseline's fits (``store``)."""
     rec = sel.recommendation
     head = "promote" if rec["action"] == "promote" else "keep"
+    label = parse_margin(sel.rope).label()
     lines = [
-        f"## bayescomp selection: **{head} {_cell(sel.champion)}**",
+        MARKER,
+        f"## bayescomp selection: **{head} {escape(sel.champion)}**",
         "",
-        f"{_cell(rec['text'])}",
+        escape(rec["text"], 2000),
         "",
-        f"metric `{sel.metric}` · ROPE ±{sel.rope:g} · γ = {sel.gamma:g} · rule "
-        f"{_cell(str(rec.get('rule', 'champion_challenger')))} · baseline {_cell(sel.baseline)}",
+        f"metric {escape(sel.metric)} · ROPE {label} · γ = {sel.gamma:g} · rule "
+        f"{escape(rec.get('rule', 'champion_challenger'))} · baseline {escape(sel.baseline)}",
         "",
     ]
     cols = STEP_COLUMNS[: STEP_COLUMNS.index("decision") + 1]
-    lines += ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    rows = []
     for r in sel.steps.to_dict("records"):
-        cells = [
-            str(int(r["step"])),
-            _cell(r["champion"]),
-            _cell(r["challenger"]),
-            *(
-                "—" if r[c] != r[c] else format_probability(r[c], sel.gamma)
-                for c in ("p_better", "p_left", "p_rope", "p_right", "risk")
-            ),
-            _cell(float(r["expected_gain"]), "+.4f"),
-            f"**{_cell(r['decision'])}**",
-        ]
-        lines.append("| " + " | ".join(cells) + " |")
-    if sel.steps.empty:
-        lines.append("| " + " | ".join(["—"] * len(cols)) + " |")
+        probs = ("—" if r[c] != r[c] else fp(r[c], sel.gamma) for c in cols[3:8])
+        gain = _cell(float(r["expected_gain"]), "+.4f")
+        row = [str(int(r["step"])), _cell(r["champion"]), _cell(r["challenger"]), *probs, gain]
+        rows.append([*row, f"**{_cell(r['decision'])}**"])
+    lines += _table(cols, rows or [["—"] * len(cols)])
     lines += ["", "<details><summary>why</summary>", ""]
     lines += [
-        f"- step {int(r['step'])}: {_cell(r['reason'])}" for r in sel.steps.to_dict("records")
+        f"- step {int(r['step'])}: {escape(r['reason'], 2000)}"
+        for r in sel.steps.to_dict("records")
     ]
-    lines += ["", "</details>", ""]
-    return "\n".join(lines)
+    lines += ["", "</details>", *slice_lines([r for r in sel.results if r is not None])]
+    age = baseline_age(store, sel.baseline)
+    return "\n".join([*lines, *([f"\nBaseline fits stored {age} ago."] if age else []), ""])

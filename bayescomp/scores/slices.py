@@ -56,9 +56,17 @@ def cross_validate_slices(
             "(e.g. 'unknown') or drop those rows"
         )
     fits = fit_paired(
-        models, X, y, cv=cv, groups=groups, n_jobs=n_jobs, progress=False, dataset=dataset,
-        cache=cache, predict=("test labels", test_labels),
-    )  # fmt: skip
+        models,
+        X,
+        y,
+        cv=cv,
+        groups=groups,
+        n_jobs=n_jobs,
+        progress=False,
+        dataset=dataset,
+        cache=cache,
+        predict=("test labels", test_labels),
+    )
     parts = []
     for model, k in fits.tasks:
         test = np.asarray(fits.splits[k]["test"])

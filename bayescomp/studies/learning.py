@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from bayescomp.core.checks import check_level, check_samples, check_scalar_rope
+from bayescomp.core.checks import check_level, check_samples
 from bayescomp.core.jsonable import jsonable
+from bayescomp.core.margins import Absolute, as_margin
 from bayescomp.core.orientation import metric_bounds
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -42,7 +43,7 @@ class LearningCurves:
     train_sizes : ndarray of int
     schedule : str
     confidence_level : float
-        Default credible level (``level`` is its deprecated name).
+        Default credible level.
     rope : float
     """
 
@@ -316,7 +317,7 @@ def learning_curves(
     groups : array_like, optional
         Passed to the outer splitter.
     confidence_level : float, default 0.95
-        Credible level of the bands (``level`` is its deprecated name).
+        Credible level of the bands.
     rope : float, default 0
         Region of practical equivalence for the differences.
     n_jobs, random_state, progress
@@ -364,7 +365,7 @@ def learning_curves(
             "scoring must be one scikit-learn scorer name (e.g. 'accuracy', 'roc_auc')"
         )
     check_level(confidence_level, "confidence_level")
-    rope = check_scalar_rope(rope)
+    rope = as_margin(rope, metric=scoring, takes=(Absolute,), where="learning_curves")
     if y is None:
         raise ValueError("learning curves need a target y: pass one target per row of X")
     check_samples(X, y, groups)

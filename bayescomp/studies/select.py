@@ -66,7 +66,7 @@ def select(
         (``y_true`` and one column per model, docs "One test set").
     baseline : str
         The model in production: the first champion.
-    rope : float, Relative, Standardized or str
+    rope : float, str or a margin (Absolute, Relative, Standardized)
         Half-width of the region of practical equivalence on the metric's scale, or a
         margin of :mod:`bayescomp.core.margins` (``"1%"``, ``"0.1sd"``) resolved by each
         step's :func:`bayescomp.compare`.
@@ -155,12 +155,11 @@ def checked_settings(
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Check the decision arguments once; return the selection's settings (what its
     identity and its record say) and the arguments of each step's compare."""
-    from bayescomp.core.checks import check_gamma, check_number, check_scalar_rope
-    from bayescomp.core.margins import Relative, Standardized, check_margin
+    from bayescomp.core.checks import check_gamma, check_number
+    from bayescomp.core.margins import as_margin
 
     gamma = check_gamma(gamma)
-    rope = check_margin(rope)  # a relative/standardized margin is resolved by each compare
-    rope = rope if isinstance(rope, Relative | Standardized) else check_scalar_rope(rope)
+    rope = as_margin(rope)  # resolved by each compare, per challenger
     if order not in ORDERS:
         raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
     check_number(max_repeats, "max_repeats", integer=True, min_val=0)

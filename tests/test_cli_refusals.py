@@ -1,4 +1,4 @@
-"""Issue 28 (command line and table input): wrong numbers, silent acceptances, crashes.
+"""The command line and table input: wrong numbers, silent acceptances, crashes.
 
 CLI cases run ``python -m bayescomp`` in a subprocess, as a user runs it, on tiny tables
 built in ``tmp_path``; each bad input must give one line on stderr naming the flag and

@@ -1,4 +1,4 @@
-"""Issue 28's fuzz table (bench/fuzz_table.py) found two more defects, fixed here:
+"""The fuzz table (bench/fuzz_table.py) found two more defects, fixed here:
 ``plan_test_set`` on a tiny difference raised OverflowError (a raw exception) or a scipy
 TypeError, and ``select`` on a predictions table dropped its keywords without a word
 (``threshold=0.5`` ignored, then the error asked for ``threshold=0.5``)."""

@@ -1,4 +1,4 @@
-"""Issue 28 on one test set: wrong numbers and silent acceptances of the predictions path
+"""One test set: wrong numbers and silent acceptances of the predictions path
 (``holdout_posterior``, ``compare`` on a predictions table, ``select --predictions``,
 ``plan_test_set``), each checked against an independent computation."""
 

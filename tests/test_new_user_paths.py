@@ -1,4 +1,4 @@
-"""What a new user trips over (issue 14): ties, means beside decisions, one ROPE rule,
+"""What a new user trips over: ties, means beside decisions, one ROPE rule,
 errors in the user's words, and a store that serves another metric without refitting."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""Issue 23: the audit's wrong numbers and silent acceptances, each checked once
+"""The audit's wrong numbers and silent acceptances, each checked once
 deterministically, plus the rank tests' symmetry as hypothesis properties.
 
-Run the big fuzz by hand: ``HYPOTHESIS_PROFILE=slow python -m pytest tests/test_issue23_audit.py``.
+Run the big fuzz by hand: ``HYPOTHESIS_PROFILE=slow python -m pytest tests/test_audit_numbers.py``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 28, item 23: ``--help`` with the essential flags first, the HTML report's layout
+"""``--help`` with the essential flags first, the HTML report's layout
 and what it was run on, and the tables of ``compare --predictions`` and ``rank``."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 28 (part c): numbers that were wrong, inputs accepted silently, slow paths.
+"""numbers that were wrong, inputs accepted silently, slow paths.
 
 Every test here failed on the code before its fix and checks a number against an
 independent computation (scipy, scikit-learn, baycomp, exact enumeration or numpy).
