@@ -11,8 +11,8 @@ import pytest
 from cli_run import run_cli
 
 import bayescomp as bc
+from bayescomp.posterior.compare import compare
 from bayescomp.posterior.holdout import holdout_posterior
-from bayescomp.posterior.predictions import compare_predictions
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -42,9 +42,7 @@ _run = run_cli
 
 
 def test_compare_predictions_equals_the_array_call(table):
-    res = compare_predictions(
-        table, "A", "B", metric="accuracy", rope=0.01, cluster="passage", random_state=3
-    )
+    res = compare(table, "A", "B", metric="accuracy", rope=0.01, cluster="passage", random_state=3)
     ref = holdout_posterior(
         table["y_true"],
         table["A"],
@@ -69,7 +67,7 @@ def test_compare_predictions_equals_the_array_call(table):
 )
 def test_predictions_table_errors_say_what_to_do(table, kwargs, match):
     with pytest.raises(ValueError, match=match):
-        compare_predictions(table, **kwargs)
+        compare(table, **kwargs)
 
 
 def test_cli_compare_predictions_json_equals_python(table, tmp_path):
@@ -95,9 +93,7 @@ def test_cli_compare_predictions_json_equals_python(table, tmp_path):
     )
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout)
-    ref = compare_predictions(
-        table, "A", "B", metric="accuracy", rope=0.01, cluster="passage", random_state=0
-    )
+    ref = compare(table, "A", "B", metric="accuracy", rope=0.01, cluster="passage", random_state=0)
     assert got["p_right"] == pytest.approx(ref.p_right, abs=1e-12)
     assert got["design_effect"] == pytest.approx(ref.design_effect, rel=1e-12)
     assert got["decision"] == ref.decision().outcome
@@ -158,7 +154,7 @@ def test_select_over_predictions_walks_champion_challenger(table):
     )
     assert sel.steps["challenger"].tolist() == ["B", "C"]
     for row, res in zip(sel.steps.to_dict("records"), sel.results, strict=True):
-        ref = compare_predictions(
+        ref = compare(
             table, row["champion"], row["challenger"], rope=0.01, cluster="passage", random_state=1
         )
         assert row["p_right"] == pytest.approx(ref.p_right, abs=0.03)  # two seeds
@@ -199,9 +195,7 @@ def test_bc_compare_reads_a_predictions_table(table):
     res = bc.compare(
         table, "A", "B", metric="accuracy", rope=0.01, cluster="passage", random_state=5
     )
-    ref = compare_predictions(
-        table, "A", "B", metric="accuracy", rope=0.01, cluster="passage", random_state=5
-    )
+    ref = compare(table, "A", "B", metric="accuracy", rope=0.01, cluster="passage", random_state=5)
     np.testing.assert_array_equal(res.draws, ref.draws)
     same = bc.compare(table, "A", "B", method="holdout", rope=0.01, random_state=5)
     assert same.method == "dirichlet_multinomial" and same.metric == "accuracy"

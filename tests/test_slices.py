@@ -15,7 +15,7 @@ from cli_run import REPO, run_cli
 from scipy import stats
 
 from bayescomp.cli.main import main
-from bayescomp.posterior.predictions import compare_predictions
+from bayescomp.posterior.compare import compare
 from bayescomp.posterior.slices import SliceGuarded, slice_differences, slice_test
 
 REGIONS = ["north", "south", "east", "west", "centre", "coast", "hills", "lakes"]
@@ -41,7 +41,7 @@ def _table(south: float, seed: int = 1, good: float = 0.04, disc: float = 0.12) 
 
 def _compare(t: pd.DataFrame, **kw) -> SliceGuarded:
     kw = {"metric": "accuracy", "rope": 0.01, "slices": "region", "slice_rope": 0.02} | kw
-    return compare_predictions(t, "a", "b", random_state=0, **kw)
+    return compare(t, "a", "b", random_state=0, **kw)
 
 
 @pytest.fixture(scope="module")
@@ -113,7 +113,7 @@ def test_bad_slice_input_is_said():
     with pytest.raises(ValueError, match="slice_rope"):
         _compare(t, slice_rope=None)
     with pytest.raises(ValueError, match="mean of per-item scores"):
-        compare_predictions(
+        compare(
             t.assign(a=t["a"] * 0.5 + 0.2), "a", "b", metric="roc_auc",
             slices="region", slice_rope=0.02,
         )  # fmt: skip

@@ -91,7 +91,7 @@ def compare_all(
     candidates: list[str],
 ) -> list[Any]:
     """One posterior per candidate against ``baseline``."""
-    from bayescomp.posterior.predictions import compare_predictions
+    from bayescomp.posterior.compare import compare
 
     metric = (
         args.metric
@@ -99,7 +99,7 @@ def compare_all(
         else ("accuracy" if columns["y_true"] is not None else None)
     )
     return [
-        compare_predictions(
+        compare(
             table,
             baseline,
             c,

@@ -15,7 +15,7 @@ from bayescomp.core.margins import Absolute, Relative, Standardized, as_margin
 from bayescomp.core.orientation import resolve_direction
 from bayescomp.core.protocols import Posterior
 from bayescomp.posterior.differences import differences_by_dataset, one_dataset_differences
-from bayescomp.posterior.predictions import is_predictions, row_columns
+from bayescomp.posterior.predictions import is_predictions, predictions_posterior
 from bayescomp.posterior.registry import (
     REGISTRY,
     TRUTH_COLUMN,
@@ -120,8 +120,10 @@ def compare(
         (``prior_strength``, ``prior_place``, ``draws``), or to
         :func:`~bayescomp.posterior.multivariate.multivariate_ttest` (``prior``,
         ``draws``, ``gains``, ``switching_cost``), or to a registered method.  On a
-        predictions table, ``slices`` (a column), ``slice_rope`` and ``slice_gamma`` add the
-        slice guardrail (``docs/slices.md``).
+        predictions table (``y_true`` and a column of predictions per model; ``y_true=None``
+        for per-item scores): ``cluster``, ``item``, ``sample`` (column names), ``threshold``,
+        ``draws``, ``prior``; ``slices`` (a column), ``slice_rope`` and ``slice_gamma`` add
+        the slice guardrail (``docs/slices.md``).
 
     Returns
     -------
@@ -143,19 +145,19 @@ def compare(
     """
     spec = None if method == "auto" else lookup(method)
     if not isinstance(rope, dict):
-        one = isinstance(metric, str | None) and not is_predictions(scores)
+        one = isinstance(metric, str | None) and not is_predictions(scores, None)
         rope = as_margin(
             rope,
             metric=metric if isinstance(metric, str) else None,
             takes=(Absolute, Relative, Standardized) if one else (Absolute,),
             where="a predictions table or several metrics",
         )
-    if spec is None and is_predictions(scores):  # y_true and a column per model: one test set
-        spec = lookup("holdout")
+    if spec is None and is_predictions(scores, options.get("y_true", TRUTH_COLUMN)):
+        spec = lookup("holdout")  # y_true and a column per model: one test set
     if spec is not None and spec.input == "predictions":
         if higher_is_better is not None:
             options = {**options, "higher_is_better": higher_is_better}
-        return _compare_predictions(
+        return predictions_posterior(
             scores,
             baseline,
             candidate,
@@ -319,66 +321,6 @@ def _time_order_method(scores: Scores, datasets: list[str], method: str) -> str:
             stacklevel=3,
         )
     return method
-
-
-def _compare_predictions(
-    table: Any,
-    baseline: Any,
-    candidate: str,
-    spec: Method,
-    *,
-    metric: Any,
-    rope: Any,
-    random_state: Any,
-    options: dict[str, Any],
-) -> Posterior:
-    """One test set's paired predictions: a table with ``y_true`` and a column per model."""
-    import pandas as pd
-
-    if not isinstance(table, pd.DataFrame):
-        raise ValueError(
-            f"this method compares paired predictions: pass a DataFrame with a "
-            f"{TRUTH_COLUMN!r} column and one column of predictions per model, "
-            f"not a {type(table).__name__}"
-        )
-    columns = [TRUTH_COLUMN, str(baseline), str(candidate)]
-    missing = [c for c in columns if c not in table.columns]
-    if missing:
-        raise ValueError(
-            f"the predictions table has no column {missing}; it needs "
-            f"{TRUTH_COLUMN!r} and one column per model (it has "
-            f"{[str(c) for c in table.columns]})"
-        )
-    frame = table[columns]
-    if frame.isna().to_numpy().any():
-        raise ValueError(
-            f"the columns {columns} have missing values; drop those items for "
-            "every model so that the predictions stay paired"
-        )
-    names = {"baseline_name": str(baseline), "candidate_name": str(candidate), "metric": metric}
-    slicing = {k: options.pop(k) for k in ("slices", "slice_rope", "slice_gamma") if k in options}
-    options = row_columns(table, options)
-    data = PairedPredictions(
-        frame[TRUTH_COLUMN].to_numpy(),
-        frame[columns[1]].to_numpy(),
-        frame[columns[2]].to_numpy(),
-        rope=rope,
-        random_state=random_state,
-        names=names,
-    )
-    res = spec.fit(data, **options)
-    if not slicing.get("slices"):
-        return res
-    from bayescomp.posterior.slices import guard_slices, item_differences
-
-    d = item_differences(metric or res.metric, data.y_true, data.baseline, data.candidate, options)
-    name = slicing.pop("slices")
-    if name not in table.columns:
-        raise ValueError(
-            f"slice column {name!r} is not in the table; columns: {list(table.columns)}"
-        )
-    labels = table[name].to_numpy()
-    return guard_slices(res, d, labels, options | slicing | {"random_state": random_state})
 
 
 def _compare_metrics(

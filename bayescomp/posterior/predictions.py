@@ -1,21 +1,18 @@
 """A table of item-level predictions: column ``y_true``, one column per model, and optional
 ``cluster`` and ``item``/``sample`` columns — the input of ``compare`` on one test set.
 
-:func:`compare_predictions` reads two model columns of such a table and hands them to
-:func:`~bayescomp.posterior.holdout.holdout_posterior`; :func:`prediction_models` lists the
-model columns (every column that is not ``y_true``, the cluster, item or sample column).
+:func:`predictions_posterior` is ``compare``'s path for such a table: two model columns,
+checked once, to the method (``holdout``) and the slice guardrail; :func:`prediction_models`
+lists the model columns (every column that is not ``y_true``, the cluster, item or sample).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from bayescomp.posterior.holdout import HoldoutResult, holdout_posterior
-
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-    from bayescomp.posterior.slices import SliceGuarded
 
 #: column names read as the true labels of a predictions table
 Y_TRUE = "y_true"
@@ -123,68 +120,40 @@ def row_columns(table: pd.DataFrame, options: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def compare_predictions(
-    predictions: pd.DataFrame,
-    baseline: str,
-    candidate: str,
+def predictions_posterior(
+    table: pd.DataFrame,
+    baseline: Any,
+    candidate: Any,
+    spec: Any,
     *,
-    metric: str | None = "accuracy",
-    rope: float = 0.0,
-    y_true: str | None = Y_TRUE,
-    cluster: str | None = None,
-    item: str | None = None,
-    sample: str | None = None,
-    higher_is_better: bool | None = None,
-    threshold: float | None = None,
-    draws: int = 4000,
-    random_state: Any = None,
-    slices: str | None = None,
-    slice_rope: float | None = None,
-    slice_gamma: float = 0.5,
-) -> HoldoutResult | SliceGuarded:
-    """Posterior of ``candidate`` − ``baseline`` from a table of item-level predictions.
+    metric: str | None,
+    rope: Any,
+    random_state: Any,
+    options: dict[str, Any],
+) -> Any:
+    """:func:`bayescomp.compare` on a predictions table: two model columns, checked, to the
+    method ``spec`` (``holdout`` by default), under the slice guardrail with ``slices=``.
 
-    Parameters
-    ----------
-    predictions : DataFrame
-        One row per item (or per sample of an item): column ``y_true``, one column of
-        predictions per model, optional cluster / item / sample columns.
-    baseline, candidate : str
-        Model columns.
-    y_true : str or None, default "y_true"
-        Label column; ``None`` when the model columns already hold per-item scores.
-    cluster, item, sample : str, optional
-        Column names: the cluster of each row; the item a repeated sample belongs to; the
-        sample number within the item (checked for duplicates).
-    metric, rope, higher_is_better, threshold, draws, random_state
-        As in :func:`~bayescomp.posterior.holdout.holdout_posterior`.
-    slices, slice_rope, slice_gamma : optional
-        A slice column (region, segment, ...), the largest loss on one slice to accept and
-        the required P(no slice worse beyond it): the result is then a
-        :class:`~bayescomp.posterior.slices.SliceGuarded` (``docs/slices.md``).
-
-    Returns
-    -------
-    HoldoutResult
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> t = pd.DataFrame({"y_true": [1, 0, 1, 1, 0, 1, 0, 0] * 25,
-    ...                   "old": [1, 0, 0, 1, 1, 1, 0, 1] * 25,
-    ...                   "new": [1, 0, 1, 1, 0, 1, 0, 1] * 25})
-    >>> res = compare_predictions(t, "old", "new", metric="accuracy", rope=0.02, random_state=0)
-    >>> res.decision().outcome, res.counts["only_candidate"]
-    ('promote', 50)
+    ``options``: ``y_true`` (the label column; None for per-item scores), ``cluster``,
+    ``item``, ``sample`` (column names), ``slices``, ``slice_rope``, ``slice_gamma``, and
+    the method's own (``threshold``, ``draws``, ``prior``, ``higher_is_better``).
     """
     import pandas as pd
 
-    if not isinstance(predictions, pd.DataFrame):
+    from bayescomp.posterior.registry import PairedPredictions
+
+    if not isinstance(table, pd.DataFrame):
         raise ValueError(
-            f"predictions must be a pandas DataFrame; got {type(predictions).__name__}"
+            f"a comparison of predictions takes a DataFrame with a {Y_TRUE!r} column and one "
+            f"column of predictions per model, not a {type(table).__name__}"
         )
-    roles = {y_true, cluster, item, sample, slices}
-    models = [str(c) for c in predictions.columns if c not in roles]
+    options = dict(options)
+    y_true = options.pop("y_true", Y_TRUE)
+    slicing = {k: options.pop(k) for k in ("slices", "slice_rope", "slice_gamma") if k in options}
+    slices = slicing.get("slices")
+    names = {k: options.get(k) for k in ("cluster", "item", "sample")}
+    roles = {y_true, slices, *(v for v in names.values() if isinstance(v, str))}
+    models = [str(c) for c in table.columns if c not in roles]
     for name, what in ((baseline, "baseline"), (candidate, "candidate")):
         if str(name) not in models:
             raise ValueError(
@@ -193,35 +162,38 @@ def compare_predictions(
             )
     if str(baseline) == str(candidate):
         raise ValueError(f"baseline and candidate are the same column {baseline!r}")
-    prediction_models(  # the two columns' kinds
-        predictions, y_true=y_true, cluster=cluster, item=item, models=[baseline, candidate]
-    )
-    if slices is not None and slice_rope is None:
+    cols = {k: v for k, v in names.items() if k != "sample" and isinstance(v, str)}
+    prediction_models(table, y_true=y_true, models=[str(baseline), str(candidate)], **cols)
+    if slices is not None and slicing.get("slice_rope") is None:
         raise ValueError("slices= needs slice_rope=, the largest loss on one slice to accept")
-    labels = _column(predictions, slices, "slices") if slices is not None else None
-    overall = holdout_posterior(
-        _column(predictions, y_true, "y_true"),
-        predictions[baseline].to_numpy(),
-        predictions[candidate].to_numpy(),
-        metric=metric,
-        rope=rope,
-        cluster=_column(predictions, cluster, "cluster"),
-        item=_item_ids(predictions, item, sample),
-        higher_is_better=higher_is_better,
-        threshold=threshold,
-        draws=draws,
-        baseline_name=str(baseline),
-        candidate_name=str(candidate),
-        random_state=random_state,
+    pair = table[[str(baseline), str(candidate)]]
+    y = _column(table, y_true, "y_true")
+    if pair.isna().to_numpy().any() or (y is not None and pd.isna(y).any()):
+        raise ValueError(
+            f"the columns {[y_true, str(baseline), str(candidate)]} have missing values; drop "
+            "those items for every model so that the predictions stay paired"
+        )
+    labels = {"baseline_name": str(baseline), "candidate_name": str(candidate)}
+    data = PairedPredictions(
+        y,
+        pair.iloc[:, 0].to_numpy(),
+        pair.iloc[:, 1].to_numpy(),
+        rope,
+        random_state,
+        labels | {"metric": metric},
     )
-    if labels is None:
+    overall = spec.fit(data, **row_columns(table, options))
+    if slices is None:
         return overall
     from bayescomp.posterior.slices import guard_slices, item_differences
 
-    options = {"higher_is_better": higher_is_better, "threshold": threshold}
-    y = _column(predictions, y_true, "y_true")
-    d = item_differences(metric, y, predictions[baseline], predictions[candidate], options)
-    options = {"slice_rope": slice_rope, "slice_gamma": slice_gamma, "random_state": random_state}
-    return guard_slices(
-        overall, d, labels, options | {"cluster": _column(predictions, cluster, "cluster")}
+    how = {k: options.get(k) for k in ("higher_is_better", "threshold")}
+    d = item_differences(metric or overall.metric, y, data.baseline, data.candidate, how)
+    cluster = (
+        _column(table, names["cluster"], "cluster")
+        if isinstance(names["cluster"], str)
+        else names["cluster"]
     )
+    guard = {"random_state": random_state, "cluster": cluster} | slicing
+    guard.pop("slices")
+    return guard_slices(overall, d, _column(table, slices, "slices"), guard)

@@ -26,8 +26,9 @@ import numpy as np
 
 from bayescomp.decision.family import JointDifferences, joint_differences
 from bayescomp.posterior import holdout_draws as hd
+from bayescomp.posterior.compare import compare as compare_posterior
 from bayescomp.posterior.holdout_data import ITEMWISE, Items, item_scores, prepare, resolve
-from bayescomp.posterior.predictions import compare_predictions, prediction_models
+from bayescomp.posterior.predictions import prediction_models
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -214,7 +215,7 @@ def _steps(
         if (champion, challenger) in done:
             return done[champion, challenger]
         seed = seeds[challenger] if champion == baseline else root.spawn(1)[0]
-        res = compare_predictions(
+        res = compare_posterior(
             predictions,
             champion,
             challenger,

@@ -27,7 +27,7 @@ def _holdout(data: PairedPredictions, **options: Any) -> Posterior:
     from bayescomp.posterior.holdout import holdout_posterior
 
     names = dict(data.names)
-    metric = names.pop("metric", None) or "accuracy"
+    metric = names.pop("metric", None) or ("accuracy" if data.y_true is not None else None)
     unknown = set(options) - {"cluster", "item", "threshold", "draws", "prior", "higher_is_better"}
     if unknown:
         raise ValueError(
