@@ -19,6 +19,7 @@ import numpy as np
 
 from bayescomp.core.checks import check_level
 from bayescomp.core.jsonable import jsonable
+from bayescomp.core.metric import count_metrics, metric_record, shown
 from bayescomp.metrics._metric import numeric_scores
 from bayescomp.metrics.spark import is_spark_frame
 
@@ -27,18 +28,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
     from bayescomp.core.protocols import FitStore
-
-CURVE_METRICS = (
-    "precision",
-    "recall",
-    "tpr",
-    "fpr",
-    "specificity",
-    "tnr",
-    "f1",
-    "accuracy",
-    "positive_rate",
-)
 
 
 @dataclass(frozen=True)
@@ -208,30 +197,7 @@ def _from_counts(
 ) -> np.ndarray:
     """Every metric at every threshold from the confusion counts (rows: metrics)."""
     fn, tn = n_pos - tp, n_neg - fp
-    n = n_pos + n_neg
-    nan = np.full(tp.shape, np.nan)
-
-    def ratio(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(b > 0, a / np.where(b > 0, b, 1), nan)
-
-    out = []
-    for m in metrics:
-        if m == "precision":
-            out.append(ratio(tp, tp + fp))
-        elif m in ("recall", "tpr"):
-            out.append(ratio(tp, tp + fn))
-        elif m == "fpr":
-            out.append(ratio(fp, fp + tn))
-        elif m in ("specificity", "tnr"):
-            out.append(ratio(tn, fp + tn))
-        elif m == "f1":
-            out.append(ratio(2 * tp, 2 * tp + fp + fn))
-        elif m == "accuracy":
-            out.append((tp + tn) / n)
-        elif m == "positive_rate":
-            out.append((tp + fp) / n)
-    return np.asarray(out)
+    return np.array([metric_record(m).from_counts(tp, fp, fn, tn) for m in metrics])
 
 
 def _spark_curves(
@@ -315,7 +281,7 @@ def threshold_curves(
     groups: Any = None,
     predictions: Any = None,
     thresholds: Any = None,
-    metrics: Sequence[str] = ("precision", "recall", "fpr"),
+    metrics: Sequence[str] | None = None,
     pos_label: Any = 1,
     response_method: str = "auto",
     quantiles: tuple[float, float] = (0.05, 0.95),
@@ -349,9 +315,10 @@ def threshold_curves(
     thresholds : array_like, optional
         Default ``np.linspace(0, 1, 101)`` for probabilities; must be given
         for other scores.  Probabilities refuse thresholds outside [0, 1].
-    metrics : sequence of str
-        Any of ``precision, recall (tpr), fpr, specificity (tnr), f1,
-        accuracy, positive_rate``.
+    metrics : sequence of str, optional
+        Any metric of the confusion counts (:func:`bayescomp.core.metric.count_metrics`:
+        ``precision``, ``recall``/``tpr``, ``fpr``, ``specificity``, ``f1``, ``accuracy``,
+        ``positive_rate``, ...); default recall, precision and fpr.
     pos_label : default 1
         The positive class; must be one of the labels of ``y_true`` (a
         ValueError otherwise, e.g. for string labels with the default 1).
@@ -397,10 +364,10 @@ def threshold_curves(
         raise ValueError(
             "pass either an estimator with X, y and cv, or stored predictions — exactly one"
         )
-    metrics = tuple(str(m).lower() for m in metrics)
-    unknown = [m for m in metrics if m not in CURVE_METRICS]
+    metrics = tuple(str(m).lower() for m in (shown("curves") if metrics is None else metrics))
+    unknown = [m for m in metrics if not getattr(metric_record(m), "counts", None)]
     if unknown or not metrics:
-        raise ValueError(f"unknown curve metric(s) {unknown}; choose from {CURVE_METRICS}")
+        raise ValueError(f"unknown curve metric(s) {unknown}; choose from {count_metrics()}")
     lo_q, hi_q = (float(q) for q in quantiles)
     if not 0 <= lo_q < hi_q <= 1:
         raise ValueError(f"quantiles must satisfy 0 <= low < high <= 1; got {quantiles}")

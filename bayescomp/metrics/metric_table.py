@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from bayescomp.core.checks import check_no_missing
-from bayescomp.core.metric import metric_record
+from bayescomp.core.metric import metric_record, shown
 from bayescomp.metrics._metric import MetricSpec, check_predictions, resolve_metric, safe_call
 from bayescomp.metrics.bootstrap import (
     DegenerateBootstrapWarning,
@@ -27,18 +27,6 @@ from bayescomp.metrics.bootstrap import (
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
-
-CLASSIFICATION_METRICS = (
-    "accuracy",
-    "error_rate",
-    "recall",
-    "specificity",
-    "precision",
-    "f1",
-    "fbeta",
-)
-SCORE_METRICS = ("roc_auc", "average_precision")
-REGRESSION_METRICS = ("r2", "mse", "rmse", "mae")
 
 
 def _infer_task(y_true: np.ndarray, y_pred: np.ndarray) -> str:
@@ -179,11 +167,11 @@ def _metric_names(
         if not names:
             raise ValueError("metrics is empty; name at least one metric")
         return names
-    names = list(REGRESSION_METRICS if task == "regression" else CLASSIFICATION_METRICS)
+    names = shown("values" if task == "regression" else "labels")
     if multiclass:
         names.remove("specificity")
     if y_score is not None and task == "classification" and not multiclass:
-        names.extend(SCORE_METRICS)
+        names.extend(shown("scores"))
     return names
 
 
@@ -202,7 +190,7 @@ def _resolve_specs(
     specs, preds, labels = [], [], []
     for name in names:
         key = name
-        if multiclass and name in ("precision", "recall", "f1", "fbeta", "jaccard"):
+        if multiclass and getattr(metric_record(name), "averaged", False):
             key = f"{name}_{average}"
         spec = resolve_metric(
             key,
@@ -313,11 +301,6 @@ def _add_intervals(
             frame.iloc[i, frame.columns.get_loc("note")] = "every resample gave the same value"
 
 
-#: metrics of a binary task computed from the four counts of each resample
-_COUNT_METRICS = ("recall", "specificity", "precision", "f1", "fbeta")
-_ERROR_METRICS = ("mse", "rmse", "mae", "r2")
-
-
 def count_rows(
     name: str, spec: MetricSpec, yt: np.ndarray, yp: np.ndarray, rows: np.ndarray, beta: float
 ) -> np.ndarray:
@@ -325,19 +308,13 @@ def count_rows(
     confusion counts (binary labels) or errors (regression) in one numpy pass, the formulas
     of scikit-learn (``zero_division=nan``, ``r2_score``'s ``force_finite``); any other
     metric through :meth:`MetricSpec.batch_rows` (one scikit-learn call per resample)."""
-    if name in _COUNT_METRICS and spec.pos_label is not None and yp.ndim == 1:
+    record = metric_record(name)
+    if record is not None and record.counts and spec.pos_label is not None and yp.ndim == 1:
         t, p = (yt == spec.pos_label)[rows], (yp == spec.pos_label)[rows]
         tp, fp = (t & p).sum(axis=1), (~t & p).sum(axis=1)
         fn, tn = (t & ~p).sum(axis=1), (~t & ~p).sum(axis=1)
-        b2 = beta**2 if name == "fbeta" else 1.0
-        num, den = {
-            "recall": (tp, tp + fn),
-            "specificity": (tn, tn + fp),
-            "precision": (tp, tp + fp),
-        }.get(name, ((1 + b2) * tp, (1 + b2) * tp + b2 * fn + fp))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(den > 0, num / np.maximum(den, 1), np.nan)
-    if name in _ERROR_METRICS and yp.ndim == 1 and yt.dtype.kind in "fiu":
+        return record.from_counts(tp, fp, fn, tn, beta if "beta" in record.options else None)
+    if record is not None and "values" in record.shown and yp.ndim == 1 and yt.dtype.kind in "fiu":
         err = (yp - yt)[rows]
         if name == "mae":
             return np.abs(err).mean(axis=1)

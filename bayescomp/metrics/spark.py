@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from bayescomp.core.metric import count_metrics, metric_record
+
 
 def is_spark_frame(obj: Any) -> bool:
     """True for a Spark (classic or Connect) DataFrame, without importing pyspark."""
@@ -122,7 +124,7 @@ def threshold_counts(
 def confusion_value(
     df: Any, name: str, *, label: str, score: str, pos_label: Any, threshold: float | None
 ) -> float | None:
-    """A :data:`CONFUSION_METRICS` metric on all rows, from exact counts summed in Spark.
+    """A metric of the confusion counts on all rows, from exact counts summed in Spark.
 
     ``score`` holds scores (turned into labels by ``threshold``) or predicted labels.
     Accuracy and error rate count equal labels (any number of classes); the others need
@@ -152,35 +154,7 @@ def confusion_value(
         acc = row["ok"] / row["n"]
         return float(acc if name == "accuracy" else 1.0 - acc)
     cells = (np.array([float(row[k] or 0)]) for k in ("tp", "fp", "fn", "tn"))
-    return float(_from_confusion(name, *cells)[0])
-
-
-#: metrics of :func:`poisson_bootstrap`, each a function of weighted confusion counts
-CONFUSION_METRICS = (
-    "accuracy",
-    "error_rate",
-    "precision",
-    "recall",
-    "specificity",
-    "f1",
-    "balanced_accuracy",
-)
-
-
-def _from_confusion(
-    name: str, tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, tn: np.ndarray
-) -> np.ndarray:
-    with np.errstate(invalid="ignore", divide="ignore"):
-        n = tp + fp + fn + tn
-        return {
-            "accuracy": lambda: (tp + tn) / n,
-            "error_rate": lambda: (fp + fn) / n,
-            "precision": lambda: tp / (tp + fp),
-            "recall": lambda: tp / (tp + fn),
-            "specificity": lambda: tn / (tn + fp),
-            "f1": lambda: 2 * tp / (2 * tp + fp + fn),
-            "balanced_accuracy": lambda: (tp / (tp + fn) + tn / (tn + fp)) / 2,
-        }[name]()
+    return float(metric_record(name).from_counts(*cells)[0])
 
 
 def poisson_bootstrap(
@@ -202,9 +176,9 @@ def poisson_bootstrap(
     driver adds up.  Weights come from a generator seeded by ``seed`` and the partition
     index, so a run is reproducible for a given partitioning.  Returns the full-data
     value, the resampled values and the number of rows."""
-    if metric not in CONFUSION_METRICS:
+    if metric not in count_metrics():
         raise ValueError(
-            f"on a Spark DataFrame bootstrap_metric computes roc_auc and {CONFUSION_METRICS} "
+            f"on a Spark DataFrame bootstrap_metric computes roc_auc and {count_metrics()} "
             f"in Spark (from weighted counts); got {metric!r}. For another metric use "
             "bc.blb_metric (any metric, in Spark) or the in-memory functions on its rows"
         )
@@ -248,7 +222,7 @@ def poisson_bootstrap(
     if total[0].sum() == 0:
         raise ValueError("the Spark DataFrame has no rows")
     tn, fp, fn, tp = (total[:, i] for i in range(4))
-    values = _from_confusion(metric, tp, fp, fn, tn)
+    values = metric_record(metric).from_counts(tp, fp, fn, tn)
     return float(values[0]), values[1:], int(total[0].sum())
 
 

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from bayescomp.core.metric import count_metrics
 from bayescomp.core.orientation import check_metric_value
 from bayescomp.metrics._metric import MetricSpec, check_predictions
 from bayescomp.metrics.blb_core import (
@@ -40,7 +41,7 @@ from bayescomp.metrics.blb_core import (
     subset_size,
     subset_task,
 )
-from bayescomp.metrics.spark import CONFUSION_METRICS, check_columns, confusion_value
+from bayescomp.metrics.spark import check_columns, confusion_value
 
 _RESULT_SCHEMA = (
     "subset long, center double, lo double, hi double, sd double, r long, "
@@ -228,14 +229,14 @@ def spark_center(
 
             score_checks(df, label=label, score=score, repetition=None, pos_label=pos_label)
             est = float(spark_auc(df, label=label, score=score, pos_label=pos_label)[0])
-        elif spec.name in CONFUSION_METRICS:
+        elif spec.name in count_metrics():
             est = confusion_value(
                 df, spec.name, label=label, score=score, pos_label=pos_label, threshold=threshold
             )
     if est is None and estimate == "full":
         raise ValueError(
             f"the full-data value of {spec.name!r} is computed in Spark only for roc_auc and "
-            f"{CONFUSION_METRICS}; pass estimate='subsets' or your own value"
+            f"{count_metrics()}; pass estimate='subsets' or your own value"
         )
     if est is not None and not np.isfinite(est):
         raise ValueError(f"metric {spec.name!r} is undefined on the full data")

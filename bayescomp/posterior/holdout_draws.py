@@ -39,6 +39,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from bayescomp.core.metric import metric_record
 from bayescomp.core.weighted_auc import auc_weighted
 
 #: above this many items a mean without clusters uses the blocked Bayesian bootstrap
@@ -132,15 +133,12 @@ def cluster_bootstrap_mean(
 
 
 def _counts_metric(name: str) -> Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
+    record = metric_record(name)
+
     def metric(pos: np.ndarray, pred: np.ndarray, w: np.ndarray) -> np.ndarray:
         hit = pred.astype(bool)
-        tp, fp, fn = w @ (hit & pos), w @ (hit & ~pos), w @ (~hit & pos)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            if name == "precision":
-                return tp / (tp + fp)
-            if name == "recall":
-                return tp / (tp + fn)
-            return 2 * tp / (2 * tp + fp + fn)
+        tp, fp, fn, tn = (w @ (hit & pos), w @ (hit & ~pos), w @ (~hit & pos), w @ (~hit & ~pos))
+        return record.from_counts(tp, fp, fn, tn)
 
     return metric
 

@@ -99,7 +99,7 @@ def plot_threshold_curves(
     ax = _axes(ax, (6.0, 5.4))
     color = color or "C0"
     if kind == "pr":
-        xname, yname, xlabel, ylabel = "recall", "precision", "recall", "precision"
+        xname, yname = xlabel, ylabel = "recall", "precision"
     elif kind == "roc":
         xname, yname, xlabel, ylabel = "fpr", "recall", "false positive rate", "true positive rate"
     else:
