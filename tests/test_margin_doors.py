@@ -128,3 +128,21 @@ def test_as_margin_parses_every_spelling_once():
     assert as_margin(as_margin("1%")) == Relative(0.01)
     with pytest.raises(ValueError, match="not a margin"):
         as_margin(True)
+
+
+def test_family_rule_tests_each_challenger_at_its_own_standardized_half_width():
+    """A standardized margin differs by challenger: the family test gets each one's own
+    (before, the widest: a steady gain of 8 of its own half-widths stayed uncertified)."""
+    rng = np.random.default_rng(3)
+    base = 0.8 + 0.01 * rng.standard_normal(20)
+    steady = base + 0.004 + 0.0005 * rng.standard_normal(20)
+    noisy = base + 0.05 * rng.standard_normal(20)
+    f = pd.DataFrame(
+        {"model": np.repeat(["b", "steady", "noisy"], 20), "split": np.tile(np.arange(20), 3)}
+        | {"n_train": 90, "n_test": 10, "accuracy": np.r_[base, steady, noisy]}
+    )
+    scores = bc.Scores.from_frame(f)
+    assert bc.compare(scores, "b", "steady", rope="0.1sd").decision().outcome == "promote"
+    assert float(bc.compare(scores, "b", "noisy", rope="0.1sd").rope) > 0.004  # the widest
+    sel = bc.select(scores, baseline="b", rope="0.1sd")
+    assert sel.champion == "steady" and sel.recommendation["action"] == "promote"

@@ -99,10 +99,16 @@ def _family_test(
 ) -> tuple[FamilyTest, np.ndarray]:
     """The family test over ``names`` (on the same splits) and their mean differences
     (oriented: positive is better)."""
-    # one ROPE for the family; a standardized margin's differ by challenger: the widest
-    rope = max(float(np.ravel(state[c].res.rope)[0]) for c in names)
+    # the rule's margin as each challenger's compare resolved it: one half-width, or (a
+    # standardized margin) one per challenger, tested exactly on differences / half-width
+    halves = np.array([float(np.ravel(state[c].res.rope)[0]) for c in names])
     posterior = joint(names) if joint is not None else _paired_joint(names, state)
-    return family_test(posterior, rope, gamma), np.ravel(posterior.mean)
+    means = np.ravel(posterior.mean)
+    if np.ptp(halves) == 0:
+        return family_test(posterior, float(halves[0]), gamma), means
+    w = 1.0 / halves
+    unit = JointDifferences(posterior.mean * w, posterior.shape * np.outer(w, w), posterior.df)
+    return family_test(unit, 1.0, gamma), means
 
 
 def family(
