@@ -62,6 +62,12 @@ class Decision:
     def __str__(self) -> str:
         return f"{self.outcome}: {self.reason}"
 
+    @property
+    def not_worse(self) -> bool:
+        """Non-inferiority: ``P(not worse beyond the ROPE) = p_rope + p_right >= gamma``
+        (``assert_not_worse``, a guard that must hold)."""
+        return bool(self.p_rope + self.p_right >= self.gamma)
+
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
 

@@ -51,7 +51,7 @@ def _check(kind: str, table: Any, names: tuple, rope: Any, gamma: float, **kw: A
 
     res = compare(read_table(table), *names, rope=rope, **{"random_state": 0, **kw})
     d = res.decision(gamma)
-    if d.outcome == "promote" or (kind == "assert_not_worse" and d.p_rope + d.p_right >= gamma):
+    if d.outcome == "promote" or (kind == "assert_not_worse" and d.not_worse):
         return res
     failed = d.outcome == "worse" or (kind == "assert_better" and d.outcome == "equivalent")
     text = f"{kind} failed: {describe(res, gamma, rope)}"
