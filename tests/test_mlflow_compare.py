@@ -390,3 +390,33 @@ def test_docs_mlflow_plugin_and_compare_runs_sections_run(tracking, tmp_path, mo
     s = res.summary().set_index("scorer")
     assert s.loc["cites_clause", "n_clusters"] == 12 and len(res.pairs) == 60
     assert s.loc["length", "diff"] > 5  # v2 is shorter: lower is better, oriented as a gain
+
+
+def test_logged_diff_is_the_observed_difference_of_the_means():
+    """``diff`` is candidate − baseline of the printed means (MLflow's key), the posterior
+    mean of the cluster bootstrap has its own name (4 clusters: the two differ)."""
+    import pandas as pd
+
+    from bayescomp.integrations.mlflow_runs import RunComparison
+    from bayescomp.posterior.holdout import holdout_posterior
+
+    base = np.array([1, 0, 1, 1, 0, 1, 1, 0, 1, 0, 1, 1, 0, 1, 1], dtype=float)
+    cand = np.array([1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1], dtype=float)
+    cluster = np.repeat([0, 1, 2, 3], [4, 4, 4, 3])
+    res = holdout_posterior(
+        None,
+        base,
+        cand,
+        metric=None,
+        higher_is_better=True,
+        rope=0.01,
+        cluster=cluster,
+        random_state=0,
+    )
+    comp = RunComparison("c" * 32, "b" * 32, {"correct": res}, 0.95, pd.DataFrame(), [], [])
+    row = comp.summary().iloc[0]
+    assert row["baseline_mean"] == pytest.approx(base.mean())
+    assert row["candidate_mean"] == pytest.approx(cand.mean())
+    assert row["diff"] == pytest.approx(cand.mean() - base.mean(), abs=1e-12)
+    assert row["posterior_mean"] == pytest.approx(float(res.expected_gain))
+    assert abs(row["posterior_mean"] - row["diff"]) > 1e-3  # a different number, named apart

@@ -112,7 +112,9 @@ class RunComparison:
         return "promote" if out and out <= {"promote", "equivalent"} else "inconclusive"
 
     def summary(self) -> pd.DataFrame:
-        """One row per scorer: means, gain, interval, the three probabilities, decision."""
+        """One row per scorer: the means and their observed difference ``diff`` (candidate −
+        baseline, as MLflow's ``compare_evaluations`` logs it), the posterior mean of the
+        oriented gain and its interval, the three probabilities, the decision."""
         import pandas as pd
 
         rows = []
@@ -125,7 +127,8 @@ class RunComparison:
                     n_clusters=r.n_clusters,
                     baseline_mean=r.baseline_score,
                     candidate_mean=r.candidate_score,
-                    diff=r.expected_gain,
+                    diff=r.candidate_score - r.baseline_score,  # as compare_evaluations
+                    posterior_mean=r.expected_gain,  # oriented: positive is better
                     ci_low=low,
                     ci_high=high,
                     rope=r.rope,
