@@ -214,3 +214,25 @@ def test_a_test_fraction_that_is_no_k_fold_design_is_refused_and_decision_still_
     res = bc.correlated_ttest(np.zeros(3), d, rho=4.896825882981393e-32, rope=0.0)
     dec = res.decision(0.95)
     assert dec.outcome == "inconclusive" and "collect more repetitions" in dec.reason
+
+
+def test_a_table_pilot_refuses_what_it_does_not_use_or_contradicts():
+    """rho= is the table's own test fraction (before: silently ignored, the same plan for 0,
+    0.5 and 1.0); folds= must be the pilot's own design (before: a 3-fold plan of a 10-fold
+    pilot)."""
+    rng = np.random.default_rng(0)
+    base = 0.8 + 0.01 * rng.standard_normal(20)
+    f = pd.DataFrame(
+        {"model": np.repeat(["a", "b"], 20), "split": np.tile(np.arange(20), 2)}
+        | {"fold": np.tile(np.arange(20) % 10, 2), "n_train": 90, "n_test": 10}
+        | {"accuracy": np.r_[base, base + 0.004 + 0.01 * rng.standard_normal(20)]}
+    )
+    scores = bc.Scores.from_frame(f)
+    plan = bc.plan_repetitions(scores, "a", "b", rope=0.01)
+    assert plan == bc.plan_repetitions(scores, "a", "b", rope=0.01, folds=10)
+    for bad, message in (
+        ({"rho": 0.5}, "rho= is for pilot differences"),
+        ({"folds": 3}, "10-fold"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            bc.plan_repetitions(scores, "a", "b", rope=0.01, **bad)

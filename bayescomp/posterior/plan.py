@@ -253,16 +253,29 @@ def _pilot_differences(
     pilot: Any, folds: Any, rho: Any, rope: Any, compare_args: dict[str, Any]
 ) -> tuple[np.ndarray, float, int, float]:
     """The pilot's oriented differences, rho, splits per repetition and rope."""
+    known = None  # the folds of a table pilot's design
     if isinstance(pilot, Scores) or hasattr(pilot, "columns"):  # a table (or a DataFrame)
         scores = as_scores(pilot)
         pilot = compare(scores, method="ttest", rope=rope or 0.0, **compare_args)
-        if folds is None and "fold" in scores.to_frame().columns:
+        if "fold" in scores.to_frame().columns:
             f = scores.to_frame()
-            folds = int(f.loc[f["model"] == compare_args["candidate"], "fold"].nunique())
+            known = int(f.loc[f["model"] == compare_args["candidate"], "fold"].nunique())
     if isinstance(pilot, CorrelatedTTestResult):
         if pilot.is_batch:
             raise ValueError("plan_repetitions plans one comparison; index the batch first")
+        if rho is not None:
+            raise ValueError(
+                f"rho= is for pilot differences; this pilot's rho is its own test fraction "
+                f"({float(pilot.rho):.3g}): drop rho="
+            )
         d, rho = pilot.differences, float(pilot.rho)
+        known = known or (round(1 / rho) if rho > 0 else None)
+        if folds is not None and known is not None and folds != known:
+            raise ValueError(
+                f"folds={folds!r} contradicts the pilot's {known}-fold design (rho = {rho:.3g}): "
+                "more repetitions repeat the pilot's design; drop folds="
+            )
+        folds = known if folds is None else folds
         rope = float(pilot.rope) if rope is None else rope
     else:
         d = as_float_array(pilot, "pilot")
