@@ -485,3 +485,48 @@ def test_select_help_shows_no_none_defaults(tmp_path):
     assert proc.returncode == 0
     assert "default: None" not in proc.stdout and "default None" not in proc.stdout
     assert "(default: given)" in proc.stdout  # a meaningful default is still shown
+
+
+def test_a_selection_without_a_challenger_is_refused_in_one_line(tmp_path):
+    """A scores table holding only the baseline (before: "keep base: no challenger was
+    better"), and a models folder whose only challenger fails to import (the import error)."""
+    import bayescomp as bc
+
+    f = pd.DataFrame({"model": "lr", "split": range(10), "accuracy": np.linspace(0.8, 0.82, 10)})
+    with pytest.raises(ValueError, match="no challenger"):
+        bc.select(bc.Scores.from_frame(f, test_fraction=0.1), baseline="lr", rope=0.01)
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "base.py").write_text(
+        "from sklearn.linear_model import LogisticRegression\nmodel = LogisticRegression()\n"
+    )
+    (tmp_path / "models" / "broken.py").write_text("import not_a_module_here\nmodel = None\n")
+    proc = run_cli(
+        "select",
+        "models",
+        "--dataset",
+        "breast_cancer",
+        "--baseline",
+        "base",
+        "--rope",
+        "0.01",
+        "--on-error",
+        "skip",
+        cwd=tmp_path,
+    )
+    err = one_error(proc, "no challenger")
+    assert "not_a_module_here" in err
+    f.assign(n_train=90, n_test=10).to_csv(tmp_path / "s.csv", index=False)
+    one_error(
+        run_cli("select", "s.csv", "--baseline", "lr", "--rope", "0.01", cwd=tmp_path),
+        "only the baseline 'lr'",
+        "no challenger",
+    )
+
+
+def test_data_with_two_columns_of_one_name_is_refused_naming_it(tmp_path):
+    """``a,a,c,y``: pandas would rename the second ``a`` to ``a.1`` and fit on it silently."""
+    (tmp_path / "d.csv").write_text(
+        "a,a,c,y\n" + "".join(f"{i},{i % 3},{i % 5},{i % 2}\n" for i in range(40))
+    )
+    with pytest.raises(ValueError, match="two columns named 'a'"):
+        read_table(tmp_path / "d.csv", target="y")

@@ -47,16 +47,8 @@ def read_predictions(args: argparse.Namespace) -> tuple[Any, dict[str, Any], lis
     """The predictions table, the column options, and its model columns."""
     from bayescomp.cli._io import read_csv
     from bayescomp.posterior.predictions import prediction_models
-    from bayescomp.scores.csvio import read_frame
 
-    table = read_csv(args.predictions)
-    header = read_frame(args.predictions, header=None, nrows=1).iloc[0].astype(str).tolist()
-    twice = sorted({c for c in header if header.count(c) > 1})
-    if twice:
-        raise UserError(
-            f"{args.predictions} has two columns named {twice[0]!r} (pandas would read the "
-            "second as a new column); rename one"
-        )
+    table = read_csv(args.predictions)  # two columns of one name refused (read_frame)
     y_true = None if str(args.y_true).lower() == "none" else args.y_true
     columns = {"y_true": y_true, "cluster": args.cluster, "item": args.item, "sample": args.sample}
     for what, name in (columns | {"slice": args.slice}).items():

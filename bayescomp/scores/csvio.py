@@ -87,6 +87,16 @@ def read_frame(path: str | Path, *, spreadsheet: bool = False, **kwargs: Any) ->
             f"{str(exc).splitlines()[0] if str(exc) else exc!r}); check the "
             "separator and that every row has the header's number of fields"
         ) from None
+    if kwargs.get("header", "infer") == "infer" and "names" not in kwargs:
+        sep = {k: kwargs[k] for k in ("sep", "delimiter") if k in kwargs}
+        header = pd.read_csv(path, encoding=encoding, header=None, nrows=1, dtype=str, **sep)
+        names = header.iloc[0].astype(str).tolist() if len(header) else []
+        twice = sorted({c for c in names if names.count(c) > 1})
+        if twice:
+            raise ValueError(
+                f"{path.name} has two columns named {twice[0]!r} (pandas would read the second "
+                f"as {twice[0]}.1); rename one"
+            )
     if spreadsheet:
         frame.columns = [from_spreadsheet(c) for c in frame.columns]
         for col in _text_columns(frame):

@@ -167,7 +167,11 @@ def fitted_models(
             f"the baseline {baseline!r} is not among the loaded models {list(specs)}{why}"
         )
     if len(specs) < 2:
-        raise ValueError(f"only the baseline {baseline!r} was loaded; there is no challenger")
+        why = "; ".join(f"{name!r}: {error}" for name, error in skipped.items())
+        raise ValueError(
+            f"only the baseline {baseline!r} was loaded; there is no challenger"
+            + (f" (not loaded: {why})" if why else "")
+        )
     return specs, skipped
 
 

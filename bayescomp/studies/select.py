@@ -379,6 +379,11 @@ def _table_models(models: Any, scores: Scores, baseline: str) -> list[str]:
         scores._check_model(m)
     if baseline not in names:
         raise ValueError(f"the baseline {baseline!r} is not among the models {names}")
+    if len(set(names)) < 2:
+        raise ValueError(
+            f"the table holds only the baseline {baseline!r}: there is no challenger to select "
+            "from; add the candidates' scores"
+        )
     return names
 
 
