@@ -420,3 +420,21 @@ def test_logged_diff_is_the_observed_difference_of_the_means():
     assert row["diff"] == pytest.approx(cand.mean() - base.mean(), abs=1e-12)
     assert row["posterior_mean"] == pytest.approx(float(res.expected_gain))
     assert abs(row["posterior_mean"] - row["diff"]) > 1e-3  # a different number, named apart
+
+
+def test_evaluator_says_what_is_wrong_in_one_line(tracking):
+    """An unknown ``models:/`` name lists what the registry holds, a ``runs:/`` URI that names
+    no model says so, a model that cannot predict on the features names them (before: MLflow's
+    and scikit-learn's own exceptions)."""
+    from bayescomp.integrations.mlflow_evaluator import load_baseline, predict
+
+    with pytest.raises(ValueError, match="not found in the registry") as info:
+        load_baseline("models:/no_such_model_here@champion")
+    assert "registry holds" in str(info.value) and "\n" not in str(info.value)
+    with pytest.raises(ValueError, match="could not be loaded"):
+        load_baseline("runs:/0123456789abcdef/model")
+    strong, _, Xte, _ = _fit_models()
+    with pytest.raises(ValueError, match="cannot predict on the evaluation dataset's features"):
+        predict(strong, Xte.drop(columns=Xte.columns[0]), "labels", "candidate")
+    with pytest.raises(ValueError, match="cannot predict"):
+        predict(strong, Xte.iloc[:0], "labels", "candidate")

@@ -55,20 +55,47 @@ def read_config(model_type: str, config: Mapping[str, Any] | None) -> dict[str, 
     }
 
 
+def load_baseline(uri: str) -> Any:
+    """The baseline model of ``evaluator_config["baseline"]``; a URI that names no model is
+    an error saying what the registry holds (a ``models:/`` URI) or what went wrong."""
+    import mlflow
+    import mlflow.pyfunc
+
+    try:
+        return mlflow.pyfunc.load_model(uri)
+    except Exception as exc:
+        if str(uri).startswith("models:/"):
+            from bayescomp.integrations.mlflow_hints import not_found
+
+            name = str(uri)[len("models:/") :].split("@")[0].split("/")[0]
+            raise ValueError(not_found(mlflow.MlflowClient(), uri, name, None, exc)) from None
+        first = (str(exc).splitlines() or [type(exc).__name__])[0][:200]
+        raise ValueError(
+            f"the baseline {uri!r} could not be loaded ({type(exc).__name__}: {first}); give "
+            "a models:/NAME@ALIAS, models:/NAME/VERSION or runs:/RUN_ID/PATH URI of a logged model"
+        ) from None
+
+
 def predict(model: Any, X: Any, needs: str | None, who: str) -> np.ndarray:
     """``model.predict``, or for a score metric class 1's ``predict_proba`` of the model's own
-    flavour (``get_raw_model()``: the estimator of an ``mlflow.sklearn`` model)."""
-    if needs != "scores":
-        return np.asarray(model.predict(X)).ravel()
+    flavour (``get_raw_model()``: the estimator of an ``mlflow.sklearn`` model); a model that
+    cannot predict on the dataset's features is an error naming it."""
     try:
+        if needs != "scores":
+            return np.asarray(model.predict(X)).ravel()
         proba = model.get_raw_model().predict_proba
     except Exception as exc:
-        raise ValueError(
-            f"the metric needs class probabilities, but the {who} model gives no "
-            f"predict_proba ({type(exc).__name__}: {exc}); log it with a flavour whose model "
-            "has predict_proba (mlflow.sklearn), or compare on a label metric (accuracy)"
-        ) from exc
-    p = np.asarray(proba(X))
+        if needs == "scores" and isinstance(exc, AttributeError):
+            raise ValueError(
+                f"the metric needs class probabilities, but the {who} model gives no "
+                f"predict_proba ({type(exc).__name__}: {exc}); log it with a flavour whose "
+                "model has predict_proba (mlflow.sklearn), or compare on a label metric"
+            ) from None
+        raise _cannot_predict(who, X, exc) from None
+    try:
+        p = np.asarray(proba(X))
+    except Exception as exc:
+        raise _cannot_predict(who, X, exc) from None
     if p.ndim != 2 or p.shape[1] != 2:
         raise ValueError(f"the {who} model's predict_proba gives {p.shape}: two classes only")
     return p[:, 1]
@@ -104,9 +131,13 @@ class BayescompEvaluator(ModelEvaluator):
                 "same labelled rows: pass the model and targets= to mlflow.models.evaluate"
             )
         X, needs = dataset.features_data, metric_record(cfg["metric"]).needs
+        if len(X) == 0:
+            raise ValueError(
+                "the evaluation dataset has no rows; give the labelled rows to compare on"
+            )
         res = holdout_posterior(
             np.asarray(dataset.labels_data).ravel(),
-            predict(mlflow.pyfunc.load_model(cfg["baseline"]), X, needs, "baseline"),
+            predict(load_baseline(cfg["baseline"]), X, needs, "baseline"),
             predict(model, X, needs, "candidate"),
             metric=cfg["metric"],
             rope=cfg["rope"],
@@ -130,3 +161,12 @@ class BayescompEvaluator(ModelEvaluator):
         plt.close(fig)
         uri = f"{client.get_run(run_id).info.artifact_uri}/bayescomp/posterior.png"
         return EvaluationResult(metrics, {"bayescomp_posterior": Image(uri)}, run_id=run_id)
+
+
+def _cannot_predict(who: str, X: Any, exc: BaseException) -> ValueError:
+    first = (str(exc).splitlines() or [type(exc).__name__])[0][:200]
+    cols = list(getattr(X, "columns", []))[:12]
+    return ValueError(
+        f"the {who} model cannot predict on the evaluation dataset's features {cols} "
+        f"({type(exc).__name__}: {first}); give the columns it was trained on"
+    )

@@ -120,6 +120,28 @@ def row_columns(table: pd.DataFrame, options: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def pop_slicing(options: dict[str, Any]) -> dict[str, Any]:
+    """The slice guardrail's options (``slices``, ``slice_rope``, ``slice_gamma``) taken out
+    of ``options`` and checked once: a column name, and its ROPE (an absolute margin)."""
+    from bayescomp.core.margins import Absolute, as_margin
+
+    out = {k: options.pop(k) for k in ("slices", "slice_rope", "slice_gamma") if k in options}
+    slices = out.get("slices")
+    if slices is None:
+        if set(out) - {"slice_gamma"}:
+            raise ValueError("slice_rope= goes with slices=, the column of the slices")
+        return {}
+    if not isinstance(slices, str):
+        raise ValueError(
+            f"slices= names one column of the predictions table (a string such as 'region'); "
+            f"got {type(slices).__name__} {slices!r}"
+        )
+    if out.get("slice_rope") is None:
+        raise ValueError("slices= needs slice_rope=, the largest loss on one slice to accept")
+    out["slice_rope"] = float(as_margin(out["slice_rope"], takes=(Absolute,), where="slice_rope"))
+    return out
+
+
 def predictions_posterior(
     table: pd.DataFrame,
     baseline: Any,
@@ -149,7 +171,7 @@ def predictions_posterior(
         )
     options = dict(options)
     y_true = options.pop("y_true", Y_TRUE)
-    slicing = {k: options.pop(k) for k in ("slices", "slice_rope", "slice_gamma") if k in options}
+    slicing = pop_slicing(options)
     slices = slicing.get("slices")
     names = {k: options.get(k) for k in ("cluster", "item", "sample")}
     roles = {y_true, slices, *(v for v in names.values() if isinstance(v, str))}
@@ -164,8 +186,6 @@ def predictions_posterior(
         raise ValueError(f"baseline and candidate are the same column {baseline!r}")
     cols = {k: v for k, v in names.items() if k != "sample" and isinstance(v, str)}
     prediction_models(table, y_true=y_true, models=[str(baseline), str(candidate)], **cols)
-    if slices is not None and slicing.get("slice_rope") is None:
-        raise ValueError("slices= needs slice_rope=, the largest loss on one slice to accept")
     pair = table[[str(baseline), str(candidate)]]
     y = _column(table, y_true, "y_true")
     if pair.isna().to_numpy().any() or (y is not None and pd.isna(y).any()):

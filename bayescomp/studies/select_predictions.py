@@ -28,7 +28,7 @@ from bayescomp.decision.family import JointDifferences, joint_differences
 from bayescomp.posterior import holdout_draws as hd
 from bayescomp.posterior.compare import compare as compare_posterior
 from bayescomp.posterior.holdout_data import ITEMWISE, Items, item_scores, prepare, resolve
-from bayescomp.posterior.predictions import prediction_models
+from bayescomp.posterior.predictions import pop_slicing, prediction_models
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -267,7 +267,7 @@ def predictions_walk(
     options = dict(decide["options"])
     columns = {"y_true": "y_true", "cluster": None, "item": None, "sample": None}
     columns |= {k: options.pop(k) for k in COLUMNS if k in options}
-    slicing = {k: options.pop(k) for k in ("slices", "slice_rope", "slice_gamma") if k in options}
+    slicing = pop_slicing(options)
     drop = [slicing["slices"]] if slicing.get("slices") else None
     names = _models(predictions, models, settings["baseline"], columns, drop)
     baseline = settings["baseline"]
