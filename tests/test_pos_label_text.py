@@ -175,3 +175,35 @@ def test_cli_interval_auc_follows_pos_label(fraud, tmp_path, capsys):
     assert cli.main(args) == 2
     err = capsys.readouterr().err
     assert "--pos-label" in err and "['fraud', 'ok']" in err
+
+
+def test_holdout_posterior_takes_text_labels_with_pos_label():
+    """Text labels on one test set: ``pos_label=`` gives the posterior of the 0/1 coding (the
+    refusal offers it), for a score metric and for a whole-set metric of labels."""
+    import bayescomp as bc
+
+    rng = np.random.default_rng(0)
+    y = rng.choice(["no", "yes"], 400)
+    s1, s2 = rng.random(400) + (y == "yes"), rng.random(400) + 1.3 * (y == "yes")
+    with pytest.raises(ValueError, match="pos_label="):
+        bc.holdout_posterior(y, s1, s2, metric="roc_auc", rope=0.01)
+    text = bc.holdout_posterior(
+        y, s1, s2, metric="roc_auc", rope=0.01, pos_label="yes", random_state=1
+    )
+    coded = bc.holdout_posterior(
+        (y == "yes").astype(int), s1, s2, metric="roc_auc", rope=0.01, random_state=1
+    )
+    np.testing.assert_array_equal(text.draws, coded.draws)
+    p1, p2 = np.where(s1 > 1, "yes", "no"), np.where(s2 > 1.1, "yes", "no")
+    f1 = bc.holdout_posterior(y, p1, p2, metric="f1", rope=0.01, pos_label="yes", random_state=1)
+    ref = bc.holdout_posterior(
+        (y == "yes").astype(int),
+        (p1 == "yes").astype(int),
+        (p2 == "yes").astype(int),
+        metric="f1",
+        rope=0.01,
+        random_state=1,
+    )
+    np.testing.assert_array_equal(f1.draws, ref.draws)
+    with pytest.raises(ValueError, match="not a label of y_true"):
+        bc.holdout_posterior(y, s1, s2, metric="roc_auc", pos_label="maybe")

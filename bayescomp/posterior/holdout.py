@@ -24,7 +24,7 @@ from bayescomp.core.margins import Absolute, as_margin
 from bayescomp.core.orientation import difference_label
 from bayescomp.posterior import holdout_draws as hd
 from bayescomp.posterior.base import DrawsPosterior, shortest_interval
-from bayescomp.posterior.holdout_data import Items, prepare, resolve
+from bayescomp.posterior.holdout_data import Items, positive_class, prepare, resolve
 from bayescomp.posterior.holdout_frequentist import cluster_robust_se, delong, mcnemar
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -326,6 +326,7 @@ def holdout_posterior(
     baseline_name: str = "baseline",
     candidate_name: str = "candidate",
     random_state: Any = None,
+    pos_label: Any = None,
 ) -> HoldoutResult:
     """Posterior of how much better ``candidate`` is than ``baseline`` on one test set.
 
@@ -363,6 +364,10 @@ def holdout_posterior(
         Dirichlet prior count of each of the four paired outcomes (binary scores only).
     baseline_name, candidate_name : str
     random_state : int, Generator or None
+    pos_label : optional
+        The positive class of text (or other non-0/1) labels, for a metric of a binary task
+        (``roc_auc``, ``log_loss``, ``brier``, ``f1``, ...): ``y_true`` (and the predicted
+        labels of ``f1``, ``precision``, ``recall``) are read as ``== pos_label``.
 
     Returns
     -------
@@ -381,6 +386,8 @@ def holdout_posterior(
     """
     name, direction = resolve(metric, y_true, higher_is_better, (baseline, candidate))
     rope = as_margin(rope, metric=name, takes=(Absolute,), where="one test set")
+    if pos_label is not None:
+        y_true, baseline, candidate = positive_class(name, pos_label, y_true, baseline, candidate)
     draws = _check_draws(draws)
     if not (np.isfinite(prior) and prior >= 0):
         raise ValueError(f"prior must be a count >= 0 (1 is uniform); got {prior!r}")

@@ -171,10 +171,27 @@ def _binary_labels(y: np.ndarray) -> np.ndarray:
     if not values <= {0, 1}:  # True == 1, False == 0
         raise ValueError(
             f"this metric needs binary y_true coded 0/1 (or True/False); got "
-            f"labels {sorted(map(str, values))[:5]} — encode the positive class "
-            "as 1"
+            f"labels {sorted(map(str, values))[:5]} — pass pos_label= (the positive class, "
+            "e.g. pos_label='yes') or encode it as 1"
         )
     return y.astype(bool)
+
+
+def positive_class(metric: str, pos_label: Any, y_true: Any, *predictions: Any) -> tuple:
+    """``y_true`` (and the predicted labels of a metric of labels that is no mean of items:
+    f1, precision, recall) as 1 for ``pos_label`` and 0 for every other class."""
+    from bayescomp.core.metric import metric_record
+
+    y = np.asarray(y_true)
+    if not np.any(y == pos_label):
+        raise ValueError(
+            f"pos_label={pos_label!r} is not a label of y_true (labels: "
+            f"{sorted(map(str, np.unique(y)))[:5]}); name the positive class"
+        )
+    record = metric_record(metric)
+    labels = record is not None and record.needs == "labels" and record.item is None
+    preds = [(np.asarray(p) == pos_label).astype(int) if labels else p for p in predictions]
+    return ((y == pos_label).astype(int), *preds)
 
 
 @dataclass(frozen=True)

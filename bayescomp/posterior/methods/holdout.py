@@ -28,11 +28,11 @@ def _holdout(data: PairedPredictions, **options: Any) -> Posterior:
 
     names = dict(data.names)
     metric = names.pop("metric", None) or ("accuracy" if data.y_true is not None else None)
-    unknown = set(options) - {"cluster", "item", "threshold", "draws", "prior", "higher_is_better"}
-    if unknown:
+    takes = {"cluster", "item", "threshold", "draws", "prior", "higher_is_better", "pos_label"}
+    if set(options) - takes:
         raise ValueError(
-            f"method='holdout' takes the options cluster, item, sample, threshold, "
-            f"draws, prior and higher_is_better; not {sorted(unknown)}"
+            f"method='holdout' takes the options cluster, item, sample, threshold, draws, "
+            f"prior, higher_is_better and pos_label; not {sorted(set(options) - takes)}"
         )
     return holdout_posterior(
         data.y_true,
