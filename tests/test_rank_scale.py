@@ -211,3 +211,32 @@ def test_strips_and_threads_agree_with_the_pairwise_test_on_every_pair(rope):
     np.testing.assert_allclose(
         mats["p_better"][jj, ii][far], np.asarray(res.p_worse)[far], rtol=1e-9
     )
+
+
+def test_rank_json_at_a_thousand_models_is_bounded(tmp_path, capsys):
+    """``rank --json`` at 1,000 models writes each model against the next (999 rows, not
+    999,000 pairs, ~300 MB), equal to the library's adjacent summary; ``--all-pairs`` on a
+    small table has every ordered pair."""
+    import json
+
+    from bayescomp.cli.main import main
+
+    rng = np.random.default_rng(0)
+    k, n = 1000, 10
+    f = pd.DataFrame(
+        {"model": np.repeat([f"m{i:04d}" for i in range(k)], n), "split": np.tile(np.arange(n), k)}
+        | {"n_train": 90, "n_test": 10}
+        | {"accuracy": (0.8 + 0.0001 * np.arange(k))[:, None].repeat(n, 1).ravel()}
+    )
+    f["accuracy"] += 0.01 * rng.standard_normal(len(f))
+    f.to_csv(tmp_path / "s.csv", index=False)
+    assert main(["rank", str(tmp_path / "s.csv"), "--method", "pairwise", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["pairs"] == "adjacent" and len(out["rows"]) == k - 1
+    ref = bc.rank(bc.Scores.read_csv(tmp_path / "s.csv"), "accuracy").summary(adjacent=True)
+    assert [r["model"] for r in out["rows"]] == ref["model"].tolist()
+    np.testing.assert_allclose([r["p_better"] for r in out["rows"]], ref["p_better"], rtol=1e-12)
+    small = f[f["model"].isin(["m0000", "m0001", "m0002"])]
+    small.to_csv(tmp_path / "t.csv", index=False)
+    assert main(["rank", str(tmp_path / "t.csv"), "--json", "--all-pairs"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["rows"]) == 6

@@ -25,6 +25,12 @@ from bayescomp.cli._text import DefaultsHelp
 METHODS = ("plackett_luce", "pairwise")
 
 
+#: more models than this: every output shows each model against the next one only (every
+#: ordered pair is k (k - 1) rows: a million, some 300 MB of JSON, at k = 1,000), unless
+#: --all-pairs
+MAX_ALL_PAIRS_SHOWN = 30
+
+
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "rank",
@@ -63,17 +69,18 @@ def register(subparsers: Any) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the sampler (default 0)")
     p.add_argument("--latex", metavar="FILE", help="write the ranking as a LaTeX table")
     p.add_argument(
+        "--all-pairs",
+        action="store_true",
+        help=f"pairwise with more than {MAX_ALL_PAIRS_SHOWN} models: every ordered pair in the "
+        "text, --json and --latex (default: each model against the next in the ranking)",
+    )
+    p.add_argument(
         "--plot",
         metavar="PNG",
         help="write the ranking's figure (Plackett-Luce: "
         "the critical-difference-style diagram; pairwise: P(row better) heatmap)",
     )
     p.set_defaults(func=run)
-
-
-#: more models than this: the text output shows each model against the next one only
-#: (every ordered pair is k (k - 1) rows: a million at k = 1,000); --json has every pair
-MAX_ALL_PAIRS_SHOWN = 30
 
 
 def _table(res: Any, method: str, gamma: float, adjacent: bool = False) -> Any:
@@ -106,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
     if method == "pairwise":
         kwargs["rope"] = args.rope
     res = rank(scores, **kwargs)
-    short = not (args.json or args.latex) and len(res.models) > MAX_ALL_PAIRS_SHOWN
+    short = not args.all_pairs and len(res.models) > MAX_ALL_PAIRS_SHOWN
     table = _table(res, method, args.gamma, adjacent=short and method == "pairwise")
     metric = res.metric or args.metric or "score"
     if args.latex:
@@ -125,6 +132,7 @@ def run(args: argparse.Namespace) -> int:
             "method": method,
             "metric": metric,
             **({"sampler": res.sampler} if method == "plackett_luce" else {}),
+            **({"pairs": "adjacent" if short else "all"} if method == "pairwise" else {}),
             "rows": json.loads(table.to_json(orient="records", double_precision=15)),
         }
         json.dump(out, sys.stdout, indent=2)
@@ -146,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
     if short and method == "pairwise":
         print(
             f"each model against the next one in the ranking ({len(table)} of "
-            f"{len(res.models) * (len(res.models) - 1)} ordered pairs; --json has every pair)\n"
+            f"{len(res.models) * (len(res.models) - 1)} ordered pairs; --all-pairs for every one)\n"
         )
     with pd.option_context(
         "display.width", 160, "display.max_columns", 20, "display.float_format", "{:.3f}".format
