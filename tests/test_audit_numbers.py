@@ -717,11 +717,11 @@ def test_rmse_alias_is_the_positive_loss_in_fits_and_on_the_command_line(
         )  # fmt: skip
         assert out.returncode == 0, out.stderr
         rec = json.loads(out.stdout)
-        row = rec["steps"][0] if command == "select" else rec
+        row = rec["steps"][0] if command == "select" else rec[0]  # --json: a record per candidate
         base = row["champion_score"] if command == "select" else row["baseline_score"]
         ref = cross_validate(Ridge(), X, y, cv=cv, scoring="neg_root_mean_squared_error")
         assert base == pytest.approx(-ref["test_score"].mean(), rel=1e-12)
-        assert rec["metric"] == "rmse"
+        assert (row if command == "compare" else rec)["metric"] == "rmse"
 
 
 def _cli_here(capsys, *args):

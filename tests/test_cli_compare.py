@@ -58,7 +58,7 @@ def model_run(tmp_path_factory):
 def test_compare_model_files_json_matches_scipy(model_run, capsys):
     argv, out = model_run
     assert main(argv) == 0
-    res = json.loads(capsys.readouterr().out)
+    res = json.loads(capsys.readouterr().out)[0]
     p_left, p_right, rho = _posterior_from_csv(
         out, "naive_bayes", "logistic_regression", "roc_auc", 0.005
     )
@@ -135,7 +135,7 @@ def test_compare_against_goal(model_run, capsys):
         )
         == 0
     )
-    res = json.loads(capsys.readouterr().out)
+    res = json.loads(capsys.readouterr().out)[0]
     # AUC of naive Bayes on breast cancer is ~0.98: certainly above a goal of 0.5
     assert res["p_right"] > 0.999 and res["baseline"] == "goal 0.5"
 
@@ -252,7 +252,7 @@ def test_compare_across_datasets_signed_rank_matches_published(shared_csv, capsy
         )
         == 0
     )
-    res = json.loads(capsys.readouterr().out)
+    res = json.loads(capsys.readouterr().out)[0]
     assert res["method"] == "signed_rank" and res["n_datasets"] == 53
     conv = res["probabilities"]["baycomp_convention"]
     assert conv["p_left"] == pytest.approx(0.0, abs=0.01)
@@ -286,7 +286,7 @@ def test_compare_across_datasets_hierarchical_with_plots(shared_csv, tmp_path, c
         ]
     )
     assert code == 0
-    res = json.loads(capsys.readouterr().out)
+    res = json.loads(capsys.readouterr().out)[0]
     assert res["method"] == "hierarchical" and set(res["diagnostics"]) >= {"max_r_hat", "converged"}
     # published (baycomp docs): nbc vs hnb hierarchical, baycomp convention P(hnb better)=0.998
     assert res["probabilities"]["baycomp_convention"]["p_right"] > 0.95

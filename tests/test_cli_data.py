@@ -231,7 +231,7 @@ def test_time_design_from_the_shell(work):
         cwd=work,
     )
     assert r.returncode == 0, r.stderr
-    rec = json.loads(r.stdout)
+    rec = json.loads(r.stdout)[0]
     assert rec["method"] == "time_ordered" and rec["n"] == 6 and -1 < rec["phi"] < 1
     r = bc(
         *SELECT_BASE,
@@ -282,7 +282,7 @@ def test_groups_with_time_from_the_shell(work):
         cwd=work,
     )
     assert r.returncode == 0, r.stderr
-    rec = json.loads(r.stdout)
+    rec = json.loads(r.stdout)[0]
     assert rec["method"] == "time_ordered" and rec["n"] == 5 and -1 < rec["phi"] < 1
     r = bc(
         *SELECT,

@@ -264,7 +264,7 @@ def test_a_plugin_method_on_predictions_appears_in_the_cli(tmp_path):
         env,
     )
     assert out.returncode == 0, out.stderr
-    rec = json.loads(out.stdout)
+    rec = json.loads(out.stdout)[0]
     exact = stats.beta.sf(0.5, only_b + 1, only_a + 1)  # P(theta_b > theta_a | no tie)
     assert abs(rec["p_right"] - exact) < 4 * np.sqrt(exact * (1 - exact) / 20_000) + 1e-9
     assert rec["decision"] == ("promote" if rec["p_right"] >= 0.95 else rec["decision"])

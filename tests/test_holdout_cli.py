@@ -92,7 +92,7 @@ def test_cli_compare_predictions_json_equals_python(table, tmp_path):
         cwd=tmp_path,
     )
     assert out.returncode == 0, out.stderr
-    got = json.loads(out.stdout)
+    got = json.loads(out.stdout)[0]
     ref = compare(table, "A", "B", metric="accuracy", rope=0.01, cluster="passage", random_state=0)
     assert got["p_right"] == pytest.approx(ref.p_right, abs=1e-12)
     assert got["design_effect"] == pytest.approx(ref.design_effect, rel=1e-12)

@@ -81,7 +81,7 @@ def test_numeric_model_names(tmp_path, capsys):
     assert main(["compare", str(path), "--baseline", "1", "--rope", "0", "--json"]) == 0
     import json
 
-    out = json.loads(capsys.readouterr().out)
+    out = json.loads(capsys.readouterr().out)[0]
     assert out["baseline"] == "1" and out["candidate"] == "2"
     assert out["mean"] == pytest.approx(bc.compare(scores, "1", "2").mean)
 

@@ -33,7 +33,7 @@ def test_predictions_table_names_the_posterior_mean(tmp_path, monkeypatch, capsy
     monkeypatch.chdir(tmp_path)
     args = ["compare", "--predictions", "p.csv", "--baseline", "old", "--metric", "accuracy"]
     args += ["--rope", "0.01"]
-    record = json.loads(run(capsys, *args, "--json"))
+    record = json.loads(run(capsys, *args, "--json"))[0]
     text = run(capsys, *args).splitlines()
     head = text[2].split()
     assert head[:4] == ["candidate", "accuracy", "posterior", "mean"] and "diff" not in head

@@ -132,7 +132,7 @@ def test_cli_gate_names_the_degraded_region(tmp_path, capsys, monkeypatch):
     for south, code in ((-0.05, 1), (0.04, 0)):
         _table(south).to_csv("p.csv", index=False)
         assert main(["compare", "--predictions", "p.csv", *args]) == code
-        out = json.loads(capsys.readouterr().out)
+        out = json.loads(capsys.readouterr().out)[0]
         assert out["decision"] == ("inconclusive" if code else "promote")
         assert out["slice_blocked"] == ("south" if code else None)
         assert len(out["slice_guardrail"]["slices"]) == 8

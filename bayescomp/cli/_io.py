@@ -156,7 +156,7 @@ def emit(
         text = (lambda: md) if markdown else text
     if args.json:
         out = jsonable(records())
-        json.dump(out if len(out) > 1 else out[0], sys.stdout, indent=2)
+        json.dump(out, sys.stdout, indent=2)  # one shape: a record per candidate
         print()
     else:
         print(text())

@@ -166,8 +166,8 @@ def predictions_posterior(
 
     if not isinstance(table, pd.DataFrame):
         raise ValueError(
-            f"a comparison of predictions takes a DataFrame with a {Y_TRUE!r} column and one "
-            f"column of predictions per model, not a {type(table).__name__}"
+            f"this method compares paired predictions: pass a DataFrame with a {Y_TRUE!r} "
+            f"column and one column of predictions per model, not a {type(table).__name__}"
         )
     options = dict(options)
     y_true = options.pop("y_true", Y_TRUE)
@@ -178,9 +178,11 @@ def predictions_posterior(
     models = [str(c) for c in table.columns if c not in roles]
     for name, what in ((baseline, "baseline"), (candidate, "candidate")):
         if str(name) not in models:
+            absent = str(name) not in map(str, table.columns)
             raise ValueError(
-                f"{what} {name!r} is not a model column of the predictions table; "
-                f"model columns: {models}"
+                f"{what} {name!r} is not a model column of the predictions table"
+                + (f" (it has no column {[str(name)]})" if absent else "")
+                + f"; model columns: {models}"
             )
     if str(baseline) == str(candidate):
         raise ValueError(f"baseline and candidate are the same column {baseline!r}")

@@ -88,7 +88,7 @@ def read_frame(path: str | Path, *, spreadsheet: bool = False, **kwargs: Any) ->
             "separator and that every row has the header's number of fields"
         ) from None
     if kwargs.get("header", "infer") == "infer" and "names" not in kwargs:
-        sep = {k: kwargs[k] for k in ("sep", "delimiter") if k in kwargs}
+        sep = {k: kwargs[k] for k in ("sep", "delimiter", "engine") if k in kwargs}
         header = pd.read_csv(path, encoding=encoding, header=None, nrows=1, dtype=str, **sep)
         names = header.iloc[0].astype(str).tolist() if len(header) else []
         twice = sorted({c for c in names if names.count(c) > 1})
