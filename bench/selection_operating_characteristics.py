@@ -30,11 +30,20 @@ E one at 3 alone; D4 one at 4 alone; N1 three at the edge among seven at -2 and 
 at the edge and one at 2 (null configurations other than A: the rate must hold there too).
 ``--curve`` prints the trade-off between B and C over the shares of the family test.
 
+At least as many challengers as splits (issue 41): one repetition of 10-fold CV (n = 10
+splits, ``--many-repeats``) with k = n and k = 5 n challengers, one look; the good
+challengers are ``MANY_GAIN`` ROPE widths better (one alone is promoted in about 70 % of the
+runs at n = 10): A every challenger at the edge, N1 three at the edge among the others at
+-2, B one good among nulls at 0, B' one good among others at -2, C three good among nulls
+at 0 (C >= B: more good challengers must not lower the power).  ``--only-many`` prints
+this table alone.
+
 Finished cells are kept in ``--checkpoint`` (a JSON file tied to this code): an
 interrupted run resumes.  Run by hand (about an hour on one idle core)::
 
     python bench/selection_operating_characteristics.py
     python bench/selection_operating_characteristics.py --runs 500 --looks 1 --curve
+    python bench/selection_operating_characteristics.py --only-many --many-runs 200
 """
 
 from __future__ import annotations
@@ -73,6 +82,22 @@ SCENARIOS = {
     "N1": [1.0] * 3 + [-2.0] * 7,
     "N2": [1.0, 1.0, 2.0],
 }
+#: k >= n (issue 41): repetitions of 10-fold CV (n = 10 splits), the challengers per split
+#: (k = n and k = 5 n) and the good challengers' gain in ROPE widths there
+MANY_REPEATS, MANY_KS, MANY_GAIN = 1, (1, 5), 4.0
+
+
+def many_scenarios(k, gain=MANY_GAIN):
+    """The scenarios of ``k`` challengers of the k >= n table (module docstring)."""
+    return {
+        "A": [1.0] * k,
+        "N1": [1.0] * 3 + [-2.0] * (k - 3),
+        "B": [gain] + [0.0] * (k - 1),
+        "B'": [gain] + [-2.0] * (k - 1),
+        "C": [gain] * 3 + [0.0] * (k - 3),
+    }
+
+
 #: the scenarios run with several looks (power and monotonicity)
 LOOK_SCENARIOS = ("B", "C", "D", "E", "D4")
 #: shares of ``1 - gamma`` of the single-test rules and of the trade-off curve
@@ -175,11 +200,12 @@ def rule_for(name):
     return run
 
 
-def cell(rule, gains, n_looks, mode, runs, seed):
-    """(false promotion, power) of one setting, in chunks of 250 runs."""
+def cell(rule, gains, n_looks, mode, runs, seed, repeats=REPEATS):
+    """(false promotion, power) of one setting, in chunks of 250 runs; ``repeats``
+    repetitions of 10-fold CV at the first look."""
     gains = np.asarray(gains, dtype=float) * ROPE
     right = np.r_[False, gains > ROPE * (1 + 1e-9)]  # models whose promotion is right
-    looks = [FOLDS * (REPEATS + j) for j in range(n_looks)]
+    looks = [FOLDS * (repeats + j) for j in range(n_looks)]
     rng = np.random.default_rng(seed)
     false = hit = 0
     for start in range(0, runs, 250):
@@ -200,6 +226,36 @@ def np_equivalent(gains, corr=0.5):
     delta = np.asarray(gains, dtype=float) - 1.0  # distance from the edge, in ROPE widths
     cov = np.full((delta.size,) * 2, corr) + (1 - corr) * np.eye(delta.size)
     return 1.0 + float(np.sqrt(delta @ np.linalg.solve(cov, delta)))
+
+
+def many_table(ck, args):
+    """The k >= n rows: false promotion (A, N1) and power (B, B', C) at k = n and 5 n."""
+    rep = args.many_repeats
+    n = FOLDS * rep
+    ks = [m * n for m in MANY_KS]
+    names = list(many_scenarios(3))
+    for mode in args.modes:
+        print(
+            f"## k >= n: {n} splits (10-fold CV × {rep}), scores {mode}, one "
+            f"look, good challengers {MANY_GAIN:g} × ROPE — % of runs\n"
+        )
+        head = [f"{name} k={k}" for k in ks for name in names]
+        print("| rule | runs × seeds | " + " | ".join(head) + " |")
+        print("|---|---|" + "---|" * len(head))
+        for rule in args.many_rules:
+            runs = args.many_runs if rule == "family" else args.compare_runs
+            seeds = args.seeds if rule == "family" else args.seeds[:1]
+            row = []
+            for k in ks:
+                for j, (name, g) in enumerate(many_scenarios(k).items()):
+                    i = 0 if name in ("A", "N1") else 1  # false promotion, else power
+                    vals = [
+                        ck.cell(rule, g, 1, mode, runs, s + 1000 * (j + 1) + k, rep)[i]
+                        for s in seeds
+                    ]
+                    row.append(" / ".join(f"{100 * v:.1f}" for v in vals))
+            print(f"| {rule} | {runs} × {len(seeds)} | " + " | ".join(row) + " |")
+        print()
 
 
 def _fingerprint():
@@ -262,15 +318,25 @@ def main():
     p.add_argument("--curve", action="store_true", help="the B/C trade-off over the shares")
     p.add_argument("--scenarios", nargs="+", default=list(SCENARIOS), choices=list(SCENARIOS))
     p.add_argument("--checkpoint", default="selection_operating_characteristics.json")
+    p.add_argument("--many-repeats", type=int, default=MANY_REPEATS, help="k >= n table: n / 10")
+    p.add_argument("--many-runs", type=int, default=1000, help="runs per family cell at k >= n")
+    p.add_argument(
+        "--many-rules", nargs="+", default=["family", "champion_challenger", "bonferroni"]
+    )
+    p.add_argument("--only-many", action="store_true", help="the k >= n table alone")
     args = p.parse_args()
     ck = Checkpoint(args.checkpoint)
     se = 100 * np.sqrt(0.05 * 0.95 / args.runs)
+    t0 = time.perf_counter()
+    if args.only_many:
+        many_table(ck, args)
+        print(f"({time.perf_counter() - t0:.0f} s)")
+        return
     print(
         f"10×10 CV (n = 100, rho = {RHO}), per-split sd {SD}, ROPE {ROPE}, gamma {GAMMA}; "
         f"seeds {args.seeds} (an entry per seed: 'a / b'); binomial se at 5 % with "
         f"{args.runs} runs: {se:.2f} points\n"
     )
-    t0 = time.perf_counter()
 
     def fmt(vals):
         return " / ".join(f"{100 * v:.1f}" for v in vals)
@@ -314,6 +380,7 @@ def main():
         f"promotes more often than one challenger {np_equivalent(SCENARIOS['D']):.2f}×ROPE "
         "better would alone (D4 is 4.0×ROPE alone)\n"
     )
+    many_table(ck, args)
     if args.curve:
         print("## trade-off: shares (selective, max-t, runner-up), shared scores, one look\n")
         print("| shares | A k=10 | B | B' | C | D | E |")

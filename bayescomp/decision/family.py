@@ -27,6 +27,11 @@ SCREEN = 1.5
 #: of it promoted 5.6 % at the edge (k = 3, independent scores, 8 000 runs), each test
 #: alone 5.0 %; the share keeps the measured rate at or below 5 %
 CALIBRATION_SHARE = 0.9
+#: below these degrees of freedom (two or three splits) the challengers' estimated
+#: correlation is degenerate (of rank 1 or 2, its entries near +-1) and the union calibrated
+#: on it promoted 7-21 % at the edge: the family test is then Bonferroni's over every
+#: challenger's correlated t-test, valid whatever their correlation
+MIN_DF = 3
 #: seeded draws of the least-favourable configuration that calibrate :func:`family_test`
 LFC_DRAWS = 4000
 LFC_SEED = 20261126
@@ -196,10 +201,18 @@ def _least_favourable(corr: np.ndarray, keep: np.ndarray, df: int, draws: int) -
     normal with correlation ``corr`` and their scatter matrix is Wishart with ``df``
     degrees of freedom (Bartlett's decomposition), independent of them — a shared
     chi-square for all of them (the multivariate t) makes the maximum lighter-tailed and
-    the calibration liberal."""
+    the calibration liberal.  Bartlett's decomposition needs ``df > k - 1``; with at least
+    as many challengers as splits the scatter matrix is singular and is drawn as what it
+    is, the sum of ``df`` outer products of normal vectors (:func:`_singular_scatter`)."""
     k = corr.shape[-1]
-    chol = np.linalg.cholesky(corr + 1e-10 * np.eye(k))
     rng = np.random.default_rng(LFC_SEED)
+    if df <= k - 1:
+        root = _low_rank_root(corr)
+        z = rng.standard_normal((draws, root.shape[-1]))
+        scatter = _singular_scatter(root, df, draws, rng)
+        t0 = np.einsum("...ir,dr->...di", root, z) / np.sqrt(scatter)
+        return np.where(keep[..., None, :], t0, -np.inf)
+    chol = np.linalg.cholesky(corr + 1e-10 * np.eye(k))
     z = rng.standard_normal((draws, k))
     bartlett = np.tril(rng.standard_normal((draws, k, k)), -1)
     rows = np.arange(k)
@@ -207,6 +220,28 @@ def _least_favourable(corr: np.ndarray, keep: np.ndarray, df: int, draws: int) -
     scatter = (np.einsum("...ij,djm->...dim", chol, bartlett) ** 2).sum(-1) / df
     t0 = np.einsum("...ij,dj->...di", chol, z) / np.sqrt(scatter)
     return np.where(keep[..., None, :], t0, -np.inf)
+
+
+def _low_rank_root(corr: np.ndarray) -> np.ndarray:
+    """``F`` ``(..., k, r)`` with ``F F' = corr`` for a positive semi-definite ``corr`` of
+    any rank (an estimate from fewer splits than challengers is singular): its
+    eigenvectors scaled by the roots of the eigenvalues, ``r`` the largest numerical rank
+    in the batch (the null directions add nothing)."""
+    lam, vec = np.linalg.eigh(corr)
+    lam = np.clip(lam, 0.0, None)
+    r = int((lam > 1e-12 * lam[..., -1:]).sum(-1).max(initial=1))
+    return vec[..., -r:] * np.sqrt(lam[..., None, -r:])
+
+
+def _singular_scatter(root: np.ndarray, df: int, draws: int, rng: Any) -> np.ndarray:
+    """The diagonal of ``draws`` scatter matrices ``(..., D, k)`` divided by ``df``: each
+    the sum of ``df`` outer products of normal vectors with covariance ``root root'``, the
+    Wishart law for any ``df >= 1``, also below the dimension (one draw of ``D`` vectors at
+    a time, for memory)."""
+    out = np.zeros((*root.shape[:-2], draws, root.shape[-2]))
+    for _ in range(df):
+        out += np.einsum("...ir,dr->...di", root, rng.standard_normal((draws, root.shape[-1]))) ** 2
+    return out / df
 
 
 def family_test(
@@ -230,7 +265,10 @@ def family_test(
     edge, with the correlation of ``joint`` (:func:`_least_favourable`) — so that it
     rejects there with probability ``1 - gamma``: ``p_family`` is the share of those
     draws whose smallest share-weighted p-value is at most the challenger's.  With one
-    plausible challenger it is the correlated t-test.  The operating characteristics are
+    plausible challenger it is the correlated t-test; with fewer than :data:`MIN_DF` degrees
+    of freedom, Bonferroni's test over the ``k`` correlated t-tests (and its bound).  Any
+    number of challengers is allowed, also more than splits (the draws' scatter matrix is
+    then singular: :func:`_least_favourable`).  The operating characteristics are
     in ``bench/selection_operating_characteristics.py`` (``docs/family.md``).
 
     Examples
@@ -280,6 +318,8 @@ def _family_test(
     p_right = np.where(point, (mean > rope).astype(float), special.stdtr(df, t))
     winner = np.argmax(mean, axis=-1)
     keep = (t > -SCREEN) | (np.arange(k) == winner[..., None])
+    if df < MIN_DF:
+        return _bonferroni(mean, se, point, p_right, winner, keep, rope, gamma, df)
 
     def weighted(p: Any, share: float) -> Any:  # a test without a share never rejects
         return np.asarray(p) / share if share > 0 else np.full(np.shape(p), np.inf)
@@ -319,6 +359,28 @@ def _family_test(
     # the simultaneous lower bound of every challenger's gain: Dunnett's max-t quantile
     c = np.where(several, np.quantile(max0, float(gamma), axis=-1), stats.t.isf(1 - gamma, df))
     lower_bound = np.where(point, mean, mean - c[..., None] * se)
+    return winner, promoted, certified, p_family, p_right, keep, lower_bound
+
+
+def _bonferroni(
+    mean: Any,
+    se: Any,
+    point: Any,
+    p_right: Any,
+    winner: Any,
+    keep: Any,
+    rope: float,
+    gamma: float,
+    df: int,
+) -> tuple[np.ndarray, ...]:
+    """:func:`_family_test`'s fields by Bonferroni's test over the ``k`` correlated t-tests
+    and its simultaneous bound (fewer than :data:`MIN_DF` degrees of freedom)."""
+    k = mean.shape[-1]
+    p_family = np.where(point, (mean <= rope).astype(float), np.minimum(1.0, k * (1.0 - p_right)))
+    certified = p_family <= 1.0 - float(gamma)
+    promoted = np.where(certified.any(-1), np.where(certified, mean, -np.inf).argmax(-1), -1)
+    c = stats.t.isf((1.0 - float(gamma)) / k, df)
+    lower_bound = np.where(point, mean, mean - c * se)
     return winner, promoted, certified, p_family, p_right, keep, lower_bound
 
 
