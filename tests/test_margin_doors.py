@@ -146,3 +146,6 @@ def test_family_rule_tests_each_challenger_at_its_own_standardized_half_width():
     assert float(bc.compare(scores, "b", "noisy", rope="0.1sd").rope) > 0.004  # the widest
     sel = bc.select(scores, baseline="b", rope="0.1sd")
     assert sel.champion == "steady" and sel.recommendation["action"] == "promote"
+    gain = float(np.mean(steady - base))
+    assert 0 < sel.recommendation["gain_lower"] < gain  # on the metric's scale
+    assert "rope" in str(sel).splitlines()[2]  # each step's half-width in the table

@@ -9,6 +9,7 @@ already worse beyond the ROPE with probability ``>= gamma`` out of ``pending``.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -108,7 +109,8 @@ def _family_test(
         return family_test(posterior, float(halves[0]), gamma), means
     w = 1.0 / halves
     unit = JointDifferences(posterior.mean * w, posterior.shape * np.outer(w, w), posterior.df)
-    return family_test(unit, 1.0, gamma), means
+    test = family_test(unit, 1.0, gamma)  # its bounds back on the metric's scale
+    return dataclasses.replace(test, lower_bound=test.lower_bound * halves), means
 
 
 def family(

@@ -209,6 +209,7 @@ def step_row(
         "p_right": d.p_right if d else nan,
         "risk": d.risk if d else nan,
         "expected_gain": d.expected_gain if d else nan,
+        "rope": float(np.ravel(res.rope)[0]) if res is not None else nan,  # its half-width
         "decision": d.outcome if d else "error",
         "reason": reason,
         "fits": fits,

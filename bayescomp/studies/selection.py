@@ -330,7 +330,11 @@ def format_steps(steps: pd.DataFrame, gamma: float | None = None) -> str:
         "looks",
         "fits",
     ]
+    if "rope" in steps.columns and steps["rope"].dropna().nunique() > 1:  # per challenger
+        cols.insert(cols.index("decision"), "rope")  # a standardized margin's half-width
     f = steps[[c for c in cols if c in steps.columns]].copy()
+    if "rope" in f.columns:
+        f["rope"] = f["rope"].map(lambda v: "—" if v != v else f"±{v:.3g}")
     if "p_joint" in f.columns:  # guardrails: P(better beyond the ROPE and all held)
         f["p_joint"] = f["p_joint"].map(lambda v: "—" if v != v else format_probability(v, gamma))
     for c in ("champion_score", "challenger_score"):
