@@ -225,3 +225,23 @@ def test_progress_bar_only_on_a_terminal(monkeypatch, capsys):
     bc.select_models(models, X, y, progress=True, **kw)
     text = "".join(fake.parts)
     assert "select" in text and "/12" in text and " split " in text  # one bar over 12 fits
+
+
+def test_a_predictions_selection_report_names_items_and_stays_small(tmp_path):
+    """6,000 items are "items", not "splits", and the report lists the first 200 (before:
+    every one, 1.9 MB); selection.json keeps them all."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    n = 6000
+    t = pd.DataFrame({"y_true": rng.integers(0, 2, n)})
+    for m, acc in (("a", 0.8), ("b", 0.83)):
+        t[m] = np.where(rng.random(n) < acc, t["y_true"], 1 - t["y_true"])
+    sel = bc.select(t, baseline="a", rope=0.01)
+    sel.report(tmp_path)
+    page = (tmp_path / "report.html").read_text()
+    assert "per-item paired scores (6000 items; the first 200 here" in page
+    assert len(page) < 600_000
+    steps = json.loads((tmp_path / "selection.json").read_text())["steps"]
+    assert len(steps[0]["paired_scores"]) == n

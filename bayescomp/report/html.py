@@ -124,6 +124,10 @@ def how_decided(method: str | None, diag: dict[str, Any]) -> str:
     )
 
 
+#: rows of a step's paired-scores table in the report (every one is in ``selection.json``)
+MAX_PAIRED_ROWS = 200
+
+
 def _step(sel: Any, i: int, step: dict[str, Any], out: Path) -> dict[str, Any]:
     """Context of step ``i``: its row, two plots (also written as PNGs) and paired scores."""
     tag = f"step_{i:02d}"
@@ -151,9 +155,13 @@ def _step(sel: Any, i: int, step: dict[str, Any], out: Path) -> dict[str, Any]:
             chall: r["challenger"],
             "difference": r["challenger"] - r["champion"],
         }
-        for r in step["paired_scores"]
+        for r in step["paired_scores"][:MAX_PAIRED_ROWS]
     ]
-    ctx["columns"] = ["dataset", "split", champ, chall, "difference"]
+    items = str(sel.settings.get("cv", "")).startswith("one test set")
+    ctx["unit"], ctx["n_paired"] = ("items" if items else "splits"), len(step["paired_scores"])
+    ctx["columns"] = ["dataset", "item" if items else "split", champ, chall, "difference"]
+    if items:
+        ctx["paired"] = [{**r, "item": r.pop("split")} for r in ctx["paired"]]
     tally = win_loss_tie(
         [r["champion"] for r in step["paired_scores"]],
         [r["challenger"] for r in step["paired_scores"]],
