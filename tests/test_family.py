@@ -367,3 +367,25 @@ def test_racing_skips_clear_losers_and_keeps_the_decisions(tmp_path):
     assert g.loc["dummy", "decision"] == "worse"
     assert fast.fits_total == full.fits_total - 2 * 5  # two repetitions of 5 splits saved
     assert full.fits_performed == 10 and full.fits_loaded == fast.fits_total
+
+
+def test_a_winner_among_practically_equal_challengers_says_they_are_tied():
+    """Two challengers 0.03 better, 0.001 apart (a tenth of the ROPE): the family rule
+    promotes one and says the other is practically tied with it; a clear winner says not."""
+    rng = np.random.default_rng(1)
+    base = 0.8 + 0.01 * rng.standard_normal(40)
+    noise = 0.002 * rng.standard_normal((2, 40))
+
+    def selection(second_gain):
+        f = pd.DataFrame(
+            {"model": np.repeat(["b", "x", "y"], 40), "split": np.tile(np.arange(40), 3)}
+            | {"n_train": 90, "n_test": 10}
+            | {"accuracy": np.r_[base, base + 0.03 + noise[0], base + second_gain + noise[1]]}
+        )
+        return bc.select(bc.Scores.from_frame(f), baseline="b", rope=0.01)
+
+    tied = selection(0.031)
+    assert tied.champion == "y" and tied.recommendation["practically_tied"] == ["x"]
+    assert "practically tied with x" in tied.recommendation["text"]
+    clear = selection(0.06)
+    assert clear.champion == "y" and "practically_tied" not in clear.recommendation

@@ -312,6 +312,14 @@ def family_note(
             f"{k} challenger(s)" + (f"; also better beyond the ROPE: {', '.join(up)}" if up else "")
         )
         row = steps.loc[steps["challenger"] == rec["champion"]].iloc[0]
+        gains = steps.set_index("challenger")["expected_gain"]
+        tied = [c for c in up if abs(gains[c] - row["expected_gain"]) <= rec["rope"]]
+        if tied:  # a winner among practically equal challengers is said to be one
+            rec["practically_tied"] = tied
+            rec["text"] += (
+                f"; practically tied with {', '.join(tied)} (expected gains within the ROPE "
+                f"of each other): either serves, {rec['champion']} has the larger expected gain"
+            )
         rec["gain_lower"] = float(row["gain_lower"])
         if rec["gain_lower"] > rec["rope"]:
             rec["text"] += (
