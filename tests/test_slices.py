@@ -266,3 +266,15 @@ def test_pull_request_comment_shows_the_slices(degraded):
     assert f"| {f.loc['south', 'p_worse']:.3f} |" in slice_rows[0]
     plain = comparison_markdown([(degraded.overall, "promote", "")], 0.01, 0.95)
     assert "Slices of" not in plain
+
+
+def test_no_slice_is_named_most_likely_worse_when_none_is_worse_in_any_draw():
+    from bayescomp.posterior.slices import SliceResult, worse_text
+
+    class Fake:  # the per-slice table is all a name needs
+        per_slice = pd.DataFrame({"slice": ["n", "s"], "p_worse": [0.0, 0.0]})
+
+    assert SliceResult.worst_slice.fget(Fake()) is None
+    assert worse_text(None) == "no slice worse in any draw"
+    Fake.per_slice = pd.DataFrame({"slice": ["n", "s"], "p_worse": [0.0, 0.2]})
+    assert SliceResult.worst_slice.fget(Fake()) == "s"

@@ -156,6 +156,8 @@ def _companions(r: Any) -> str:
 
 def format_holdout(results: list[Any], decisions: list[Any]) -> str:
     """Fixed-width table of comparisons on one test set, then the design and the reasons."""
+    from bayescomp.posterior.slices import worse_text
+
     r0 = results[0]
     design = f"   clusters: {r0.n_clusters}" if r0.n_clusters else ""
     if r0.n_rows != r0.n_items:
@@ -187,7 +189,7 @@ def format_holdout(results: list[Any], decisions: list[Any]) -> str:
         if s is not None:
             extra.append(
                 f"slices: P(no slice worse beyond ±{s.rope:g}) = {s.p_no_slice_worse:.3f} "
-                f"(required {r.slice_gamma:g}); most likely worse: {s.worst_slice!r}"
+                f"(required {r.slice_gamma:g}); {worse_text(s.worst_slice)}"
             )
         companions = _companions(r)
         if companions:

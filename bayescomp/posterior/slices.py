@@ -129,9 +129,11 @@ class SliceResult(HierarchicalResult):
         return f[["slice", "rows", "observed_mean", "mean", "hdi_95_low", "hdi_95_high", "p_worse"]]
 
     @property
-    def worst_slice(self) -> str:
-        """The slice most likely worse beyond the slice ROPE."""
-        return str(self.per_slice.loc[self.per_slice["p_worse"].idxmax(), "slice"])
+    def worst_slice(self) -> str | None:
+        """The slice most likely worse beyond the slice ROPE; None when no slice is worse
+        in any draw."""
+        f = self.per_slice
+        return None if not f["p_worse"].max() > 0 else str(f.loc[f["p_worse"].idxmax(), "slice"])
 
     def to_dict(self) -> dict[str, Any]:
         return jsonable(
@@ -210,6 +212,11 @@ class SlicedDecision(Decision):
         return self.inner_note + (f" [slice: {self.slice_blocked}]" if self.slice_blocked else "")
 
 
+def worse_text(worst: str | None) -> str:
+    """The slice most likely worse, or that none is worse in any draw."""
+    return "no slice worse in any draw" if worst is None else f"most likely worse {worst!r}"
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class SliceGuarded(PosteriorBase):
     """An overall posterior under a slice guardrail: every attribute of ``overall``, and a
@@ -254,7 +261,11 @@ class SliceGuarded(PosteriorBase):
         fields_ = {k: v for k, v in fields_.items() if k in SlicedDecision.__dataclass_fields__}
         if base.outcome == "promote" and (p < self.slice_gamma or not s.converged):
             worst = s.worst_slice
-            pw = float(s.per_slice.set_index("slice").loc[worst, "p_worse"])
+            pw = (
+                0.0
+                if worst is None
+                else float(s.per_slice.set_index("slice").loc[worst, "p_worse"])
+            )
             fields_["slice_blocked"] = worst if s.converged else "(not converged)"
             fields_["outcome"] = "inconclusive"
             fields_["reason"] = (
@@ -295,8 +306,7 @@ class SliceGuarded(PosteriorBase):
         s = self.slices
         return (
             f"SliceGuarded({self.overall!r}; {s.n_datasets} slices, P(no slice worse beyond "
-            f"±{float(s.rope):g}) = {s.p_no_slice_worse:.3f}, most likely worse "
-            f"{s.worst_slice!r})"
+            f"±{float(s.rope):g}) = {s.p_no_slice_worse:.3f}, {worse_text(s.worst_slice)})"
         )
 
 
