@@ -103,6 +103,11 @@ def classic() -> Iterator[None]:
 def connect(spark_session, tmp_path_factory):
     """A Spark Connect session on a server started here; stopped and killed at the end.
     (The classic session is created first: in connect mode its builder refuses.)"""
+    import pyspark
+
+    if not list((Path(pyspark.__file__).parent / "jars").glob("spark-connect_*.jar")):
+        pytest.skip(f"pyspark {pyspark.__version__} ships no Spark Connect server (4.0+ does)")
+    pytest.importorskip("grpc", reason="the Spark Connect client: pip install 'pyspark[connect]'")
     proc, url = start_connect_server(tmp_path_factory.mktemp("connect") / "server.log")
     from pyspark.sql.connect.session import SparkSession as ConnectSession
 

@@ -183,8 +183,8 @@ def test_poisson_bootstrap_roc_auc_in_spark(scored):
 
 # ------------------------------------------------------------------ BLB in Spark
 def test_blb_subsets_are_uniform_draws_without_replacement(spark_session):
-    """The distributed subset draw (hypergeometric split over partitions, then a uniform
-    choice inside each) is a uniform draw of b rows without replacement: every subset has
+    """The distributed subset draw (per subset, the b rows with the smallest hashed keys)
+    is a uniform draw of b rows without replacement: every subset has
     exactly b distinct rows, and each row's inclusion count over 300 subsets is
     Binomial(300, b/n) (chi-square test)."""
     from bayescomp.metrics.spark_blb import count_rows, pick_subsets
