@@ -142,8 +142,9 @@ def test_poisson_bootstrap_in_spark_matches_in_memory(spark_session):
 
 # ------------------------------------------------------------------ ROC AUC in Spark
 def test_weighted_auc_in_spark_equals_sklearn_with_ties_across_partitions(spark_session):
-    """The Spark aggregation: tie groups spread over several partitions give scikit-learn's
-    weighted AUC exactly, for every weight column."""
+    """The Spark aggregation: tie groups spread over several partitions, and three score
+    ranges combined on the driver, give scikit-learn's weighted AUC exactly, for every
+    weight column."""
     rng = np.random.default_rng(0)
     n = 3000
     s = np.round(rng.normal(size=n), 1)  # about 60 distinct values: many ties
@@ -153,6 +154,7 @@ def test_weighted_auc_in_spark_equals_sklearn_with_ties_across_partitions(spark_
         {"k": np.repeat(np.arange(4), n), "s": np.tile(s, 4), "p": np.tile(y, 4).astype(int)}
     )
     frame["w"] = w.T.ravel()
+    frame["b"] = (frame["s"] > -0.45).astype(int) + (frame["s"] > 0.35)  # three score ranges
     got = weighted_auc(spark_session.createDataFrame(frame).repartition(5))
     want = [roc_auc_score(y, s, sample_weight=w[:, k]) for k in range(4)]
     np.testing.assert_allclose(got, want, rtol=1e-12)

@@ -6,11 +6,13 @@ The AUC is the Mann–Whitney statistic with half credit for ties::
           / (sum of positive weights * sum of negative weights)
 
 :func:`weighted_auc` forms it with DataFrame operations only (so classic Spark and Spark
-Connect run the same plan): a ``groupBy(k, score)`` sums the positive and negative weight
-of each distinct score (ties are one group), a running sum over a window ordered by score
-gives the negative weight strictly below each group, and a ``groupBy(k)`` returns three
-integer sums per weight column ``k``: ``3 x columns`` numbers reach the driver, never the
-rows.  Weight column 0 is all ones (the full-data AUC); columns ``1..n_resamples`` are
+Connect run the same plan).  The scores are cut into ``RANGES`` ranges at approximate
+quantiles (equal scores share a range); a ``groupBy(k, range, score)`` sums the positive
+and negative weight of each distinct score (ties are one group), a running sum over a
+window ordered by score within each range gives the negative weight strictly below each
+group, and a ``groupBy(k, range)`` returns three integer sums per weight column ``k`` and
+range: ``3 x RANGES x columns`` numbers reach the driver, never the rows, and the driver
+adds the pairs across ranges.  Weight column 0 is all ones (the full-data AUC); columns ``1..n_resamples`` are
 Poisson(1) weights, one per bootstrap resample (:func:`spark_auc`).
 """
 
@@ -26,24 +28,30 @@ from bayescomp.metrics.spark import uniform
 #: P(K <= k) for K ~ Poisson(1), k = 0..17: a uniform draw lying above k of them is a draw
 #: of k (beyond 17 the tail is below a 53-bit uniform's resolution)
 POISSON_CDF = np.cumsum([math.exp(-1) / math.factorial(k) for k in range(18)])
+#: score ranges (cut at approximate quantiles) whose running sums run in parallel
+RANGES = 32
 
 
 def weighted_auc(rows: Any) -> np.ndarray:
-    """AUC per weight column from a DataFrame ``(k, s, p, w)``: column ``k``, score ``s``,
-    ``p`` 1 for a positive and 0 for a negative, integer weight ``w``.  Element ``k`` of the
-    result is column ``k``'s AUC (NaN where a column lacks a class)."""
+    """AUC per weight column from a DataFrame ``(k, b, s, p, w)``: column ``k``, score ``s``
+    in score range ``b`` (ranges numbered in ascending order of score), ``p`` 1 for a
+    positive and 0 for a negative, integer weight ``w``.  Element ``k`` of the result is
+    column ``k``'s AUC (NaN where a column lacks a class).
+
+    The running sums run per ``(k, b)`` in parallel; the driver adds each range's positive
+    weight times the negative weight of the ranges below it."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    groups = rows.groupBy("k", "s").agg(
+    groups = rows.groupBy("k", "b", "s").agg(
         F.sum(F.col("w") * F.col("p")).alias("pw"),
         F.sum(F.col("w") * (1 - F.col("p"))).alias("nw"),
     )
-    running = Window.partitionBy("k").orderBy("s").rowsBetween(Window.unboundedPreceding, -1)
+    running = Window.partitionBy("k", "b").orderBy("s").rowsBetween(Window.unboundedPreceding, -1)
     below = F.coalesce(F.sum("nw").over(running), F.lit(0))  # negative weight below s
     totals = (
         groups.withColumn("below", below)
-        .groupBy("k")
+        .groupBy("k", "b")
         .agg(
             F.sum("pw").alias("pos"),
             F.sum("nw").alias("neg"),
@@ -53,11 +61,13 @@ def weighted_auc(rows: Any) -> np.ndarray:
     )
     if not totals:
         raise ValueError("the Spark DataFrame has no rows")
-    out = np.full(max(int(r["k"]) for r in totals) + 1, np.nan)
-    for r in totals:
-        denominator = 2.0 * float(r["pos"]) * float(r["neg"])
-        out[int(r["k"])] = r["num2"] / denominator if denominator else np.nan
-    return out
+    k, b = (np.array([r[c] for r in totals], dtype=np.int64) for c in ("k", "b"))
+    pos, neg, num2 = (np.zeros((k.max() + 1, b.max() + 1), dtype=np.int64) for _ in range(3))
+    for r, i, j in zip(totals, k, b, strict=True):
+        pos[i, j], neg[i, j], num2[i, j] = r["pos"], r["neg"], r["num2"]
+    num2 = num2 + 2 * pos * (np.cumsum(neg, axis=1) - neg)  # negatives of lower ranges
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return num2.sum(axis=1) / (2.0 * pos.sum(axis=1).astype(float) * neg.sum(axis=1))
 
 
 def spark_auc(
@@ -75,11 +85,16 @@ def spark_auc(
         (F.col(label) == F.lit(pos_label)).cast("long").alias("p"),
         (F.col(score).cast("double") + F.lit(0.0)).alias("s"),  # -0.0 -> 0.0
     )
+    cuts = rows.agg(F.percentile_approx("s", [i / RANGES for i in range(1, RANGES)])).first()
+    rows = rows.withColumn(
+        "b",
+        sum(((F.col("s") > F.lit(c)).cast("int") for c in sorted(set(cuts[0] or []))), F.lit(0)),
+    )
     if not n_resamples:
-        return weighted_auc(rows.select(F.lit(0).alias("k"), "s", "p", F.lit(1).alias("w")))
+        return weighted_auc(rows.select(F.lit(0).alias("k"), "b", "s", "p", F.lit(1).alias("w")))
     k = F.explode(F.sequence(F.lit(0), F.lit(int(n_resamples)))).alias("k")
-    rows = rows.withColumn("rid", F.monotonically_increasing_id()).select("s", "p", "rid", k)
+    rows = rows.withColumn("rid", F.monotonically_increasing_id()).select("b", "s", "p", "rid", k)
     u = uniform(F.col("rid"), F.col("k"), F.lit(int(seed)))
     poisson = sum(((u >= F.lit(float(c))).cast("long") for c in POISSON_CDF), F.lit(0))
     w = F.when(F.col("k") == 0, F.lit(1)).otherwise(poisson)
-    return weighted_auc(rows.select("k", "s", "p", w.alias("w")))
+    return weighted_auc(rows.select("k", "b", "s", "p", w.alias("w")))
