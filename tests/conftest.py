@@ -104,6 +104,9 @@ CI_STAGE = {
     "tests/test_store.py::test_sigkill_then_resume_equals_uninterrupted_run",
     "tests/test_worker_loss.py::test_all_workers_killed_stops_then_resumes",
     "tests/test_spark_metrics.py::test_threshold_curves_on_a_spark_dataframe_equal_in_memory",
+    "tests/test_spark_connect.py::test_blb_metric_on_spark_connect_equals_numpy_within_monte_carlo_error",
+    "tests/test_spark_connect.py::test_bootstrap_metric_on_spark_connect_equals_classic_spark",
+    "tests/test_spark_connect.py::test_connect_server_dies_when_its_test_process_is_sigkilled",
     "tests/test_mlflow_compare.py::test_evaluator_round_trip_gates_with_validate_evaluation_results",
     "tests/test_mlflow_compare.py::test_compare_runs_on_real_genai_runs",
 }

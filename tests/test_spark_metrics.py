@@ -16,7 +16,7 @@ from scipy import stats
 from sklearn.metrics import roc_auc_score
 
 import bayescomp as bc
-from bayescomp.metrics.spark_auc import WeightedAUC, combine
+from bayescomp.metrics.spark_auc import weighted_auc
 
 pytestmark = pytest.mark.xdist_group("spark")
 COLS = {"label": "label", "score": "p"}
@@ -141,29 +141,23 @@ def test_poisson_bootstrap_in_spark_matches_in_memory(spark_session):
 
 
 # ------------------------------------------------------------------ ROC AUC in Spark
-def test_weighted_auc_stream_equals_sklearn_across_chunks_and_partitions():
-    """The per-partition kernel: tie groups cut by chunk and partition boundaries give
-    scikit-learn's weighted AUC exactly (every weight column)."""
+def test_weighted_auc_in_spark_equals_sklearn_with_ties_across_partitions(spark_session):
+    """The Spark aggregation: tie groups spread over several partitions, and three score
+    ranges combined on the driver, give scikit-learn's weighted AUC exactly, for every
+    weight column."""
     rng = np.random.default_rng(0)
     n = 3000
     s = np.round(rng.normal(size=n), 1)  # about 60 distinct values: many ties
     y = rng.integers(0, 2, n).astype(bool)
-    w = np.column_stack([np.ones(n), rng.poisson(1.0, (n, 3))])
-    order = np.lexsort((y, s))
-    s, y, w = s[order], y[order], w[order]
-    parts = []
-    for lo, hi in ((-np.inf, -0.45), (-0.45, 0.35), (0.35, np.inf)):  # a range partitioning
-        m = (s >= lo) & (s < hi)
-        acc = WeightedAUC(4)
-        for i in range(0, int(m.sum()), 37):  # chunks cut through tie groups
-            acc.add(s[m][i : i + 37], y[m][i : i + 37], w[m][i : i + 37])
-        parts.append((s[m][0], s[m][-1], *acc.close()))
+    w = np.column_stack([np.ones(n, dtype=int), rng.poisson(1.0, (n, 3))])
+    frame = pd.DataFrame(
+        {"k": np.repeat(np.arange(4), n), "s": np.tile(s, 4), "p": np.tile(y, 4).astype(int)}
+    )
+    frame["w"] = w.T.ravel()
+    frame["b"] = (frame["s"] > -0.45).astype(int) + (frame["s"] > 0.35)  # three score ranges
+    got = weighted_auc(spark_session.createDataFrame(frame).repartition(5))
     want = [roc_auc_score(y, s, sample_weight=w[:, k]) for k in range(4)]
-    np.testing.assert_allclose(combine(parts[::-1]), want, rtol=1e-12)
-    late = WeightedAUC(1)
-    late.add(np.array([1.0]), np.array([True]), np.ones((1, 1)))
-    with pytest.raises(ValueError, match="ascending"):
-        late.add(np.array([0.5]), np.array([False]), np.ones((1, 1)))
+    np.testing.assert_allclose(got, want, rtol=1e-12)
 
 
 def test_poisson_bootstrap_roc_auc_in_spark(scored):
@@ -191,22 +185,18 @@ def test_poisson_bootstrap_roc_auc_in_spark(scored):
 
 # ------------------------------------------------------------------ BLB in Spark
 def test_blb_subsets_are_uniform_draws_without_replacement(spark_session):
-    """The distributed subset draw (hypergeometric split over partitions, then a uniform
-    choice inside each) is a uniform draw of b rows without replacement: every subset has
+    """The distributed subset draw (per subset, the b rows with the smallest hashed keys)
+    is a uniform draw of b rows without replacement: every subset has
     exactly b distinct rows, and each row's inclusion count over 300 subsets is
     Binomial(300, b/n) (chi-square test)."""
-    from bayescomp.metrics.spark_blb import partition_sizes, pick_subsets
+    from bayescomp.metrics.spark_blb import count_rows, pick_subsets
 
     n, b, s = 300, 30, 300
     sdf = spark_session.createDataFrame(
         pd.DataFrame({"label": np.arange(n) % 2, "p": np.arange(n, dtype=float)})
     ).repartition(3)
-    sizes = partition_sizes(sdf, "label", "p")
-    assert sum(sizes.values()) == n and len(sizes) == 3
-    rng = np.random.default_rng(0)
-    counts = np.array([sizes[k] for k in sorted(sizes)])
-    alloc = np.stack([rng.multivariate_hypergeometric(counts, b) for _ in range(s)])
-    rows = pick_subsets(sdf, "label", "p", sizes, alloc, seed=1).toPandas()
+    assert count_rows(sdf, "label", "p") == n
+    rows = pick_subsets(sdf, "label", "p", n=n, b=b, n_subsets=s, seed=1).toPandas()
     per = rows.groupby("subset")["s"]
     assert (per.size() == b).all() and (per.nunique() == b).all()
     hits = np.bincount(rows["s"].astype(int), minlength=n)

@@ -121,14 +121,20 @@ def threshold_counts(
     return out
 
 
-def confusion_value(
-    df: Any, name: str, *, label: str, score: str, pos_label: Any, threshold: float | None
-) -> float | None:
-    """A metric of the confusion counts on all rows, from exact counts summed in Spark.
+def uniform(*cols: Any) -> Any:
+    """A uniform in [0, 1) from a 64-bit hash of ``cols`` (53 bits): a seeded draw that any
+    Spark (classic or Connect) computes the same way for the same inputs."""
+    from pyspark.sql import functions as F
 
-    ``score`` holds scores (turned into labels by ``threshold``) or predicted labels.
-    Accuracy and error rate count equal labels (any number of classes); the others need
-    two classes and return None otherwise (the caller falls back)."""
+    return F.xxhash64(*cols).bitwiseAND(F.lit(2**53 - 1)) / F.lit(float(2**53))
+
+
+def confusion_counts(
+    df: Any, *, label: str, score: str, pos_label: Any, threshold: float | None
+) -> dict[str, int]:
+    """``tp, fp, fn, tn``, ``ok`` (equal labels, any number of classes) and ``n`` of all rows,
+    summed in Spark.  ``score`` holds scores (turned into labels by ``threshold``) or
+    predicted labels."""
     from pyspark.sql import functions as F
 
     pos = F.col(label) == F.lit(pos_label)
@@ -138,23 +144,30 @@ def confusion_value(
     else:
         said = F.col(score) == F.lit(pos_label)
         correct = F.col(label) == F.col(score)
-    if name not in ("accuracy", "error_rate"):
-        labels = df.select(label).distinct().limit(3).collect()
-        if len(labels) > 2:
-            return None
+    cells = {"tp": pos & said, "fp": ~pos & said, "fn": pos & ~said, "tn": ~pos & ~said}
     row = df.agg(
-        F.sum((pos & said).cast("long")).alias("tp"),
-        F.sum((~pos & said).cast("long")).alias("fp"),
-        F.sum((pos & ~said).cast("long")).alias("fn"),
-        F.sum((~pos & ~said).cast("long")).alias("tn"),
+        *(F.sum(c.cast("long")).alias(k) for k, c in cells.items()),
         F.sum(correct.cast("long")).alias("ok"),
         F.count(F.lit(1)).alias("n"),
     ).collect()[0]
-    if name in ("accuracy", "error_rate"):
-        acc = row["ok"] / row["n"]
-        return float(acc if name == "accuracy" else 1.0 - acc)
-    cells = (np.array([float(row[k] or 0)]) for k in ("tp", "fp", "fn", "tn"))
-    return float(metric_record(name).from_counts(*cells)[0])
+    return {k: int(row[k] or 0) for k in (*cells, "ok", "n")}
+
+
+def confusion_value(
+    df: Any, name: str, *, label: str, score: str, pos_label: Any, threshold: float | None
+) -> float | None:
+    """A metric of the confusion counts on all rows, from exact counts summed in Spark.
+
+    Accuracy and error rate count equal labels (any number of classes); the others need
+    two classes and return None otherwise (the caller falls back)."""
+    record = metric_record(name)
+    multiclass = record.item in ("hit", "miss")  # accuracy, error rate: equal labels
+    if not multiclass and len(df.select(label).distinct().limit(3).collect()) > 2:
+        return None
+    c = confusion_counts(df, label=label, score=score, pos_label=pos_label, threshold=threshold)
+    if multiclass:  # as (tp + tn) / n and (fp + fn) / n with tp = ok, fp = n - ok
+        return float(record.from_counts(c["ok"], c["n"] - c["ok"], 0, 0))
+    return float(record.from_counts(c["tp"], c["fp"], c["fn"], c["tn"]))
 
 
 def poisson_bootstrap(
@@ -168,14 +181,15 @@ def poisson_bootstrap(
     n_resamples: int,
     seed: int,
 ) -> tuple[float, np.ndarray, int]:
-    """Poisson bootstrap of a confusion-count metric, computed in Spark.
+    """Poisson bootstrap of a confusion-count metric: the counts summed in Spark.
 
     Every row gets an independent Poisson(1) weight in every resample (the standard
-    distributed bootstrap: no global resampling step); each partition returns the
-    weighted ``tp, fp, fn, tn`` of every resample (``4 x n_resamples`` numbers), which the
-    driver adds up.  Weights come from a generator seeded by ``seed`` and the partition
-    index, so a run is reproducible for a given partitioning.  Returns the full-data
-    value, the resampled values and the number of rows."""
+    distributed bootstrap).  The metric needs only the weighted ``tp, fp, fn, tn``, and a
+    sum of ``m`` independent Poisson(1) weights is Poisson(``m``), independently for the
+    four disjoint cells: so the driver draws each resample's cells as Poisson(count) from
+    the four exact counts, the same distribution as drawing every row's weight, and the
+    same numbers for a given ``seed`` however the rows are partitioned.  Returns the
+    full-data value, the resampled values and the number of rows."""
     if metric not in count_metrics():
         raise ValueError(
             f"on a Spark DataFrame bootstrap_metric computes roc_auc and {count_metrics()} "
@@ -186,44 +200,20 @@ def poisson_bootstrap(
 
     check_columns(df, {"label": label, "score": score})
     s = F.col(score).cast("double")
-    pred = (
-        (s >= F.lit(float(threshold)))
-        if threshold is not None
-        else (F.col(score) == F.lit(pos_label))
-    )
-    pos = F.col(label) == F.lit(pos_label)
-    bad = df.agg(
-        F.sum(
-            (
-                F.col(score).isNull()
-                | F.col(label).isNull()
-                | (F.isnan(s) if threshold is not None else F.lit(False))
-            ).cast("long")
-        )
-    ).collect()[0][0]
+    nan = F.isnan(s) if threshold is not None else F.lit(False)
+    missing = F.col(score).isNull() | F.col(label).isNull() | nan
+    bad = df.agg(F.sum(missing.cast("long"))).collect()[0][0]
     if bad:
         raise ValueError(
             f"{bad} rows have a missing label or {score!r} (or a NaN score); drop or fix them first"
         )
-    rows = df.select(pos.cast("int").alias("p"), pred.cast("int").alias("q")).rdd
-    r = int(n_resamples)
-
-    def per_partition(index: int, it: Any) -> Any:
-        pq = np.array([(row[0], row[1]) for row in it], dtype=np.int8).reshape(-1, 2)
-        rng = np.random.default_rng([seed, index])
-        cell = pq[:, 0] * 2 + pq[:, 1]  # 3 tp, 2 fn, 1 fp, 0 tn
-        full = np.bincount(cell, minlength=4).astype(float)
-        out = np.zeros((r, 4))
-        for k in range(r):
-            out[k] = np.bincount(cell, weights=rng.poisson(1.0, cell.size), minlength=4)
-        yield np.concatenate([full[None, :], out])
-
-    total = rows.mapPartitionsWithIndex(per_partition).reduce(np.add)
-    if total[0].sum() == 0:
+    c = confusion_counts(df, label=label, score=score, pos_label=pos_label, threshold=threshold)
+    if c["n"] == 0:
         raise ValueError("the Spark DataFrame has no rows")
-    tn, fp, fn, tp = (total[:, i] for i in range(4))
-    values = metric_record(metric).from_counts(tp, fp, fn, tn)
-    return float(values[0]), values[1:], int(total[0].sum())
+    full = np.array([c[k] for k in ("tp", "fp", "fn", "tn")], dtype=float)
+    draws = np.random.default_rng(seed).poisson(full, size=(int(n_resamples), 4))
+    values = metric_record(metric).from_counts(*np.vstack([full, draws]).T)
+    return float(values[0]), values[1:], c["n"]
 
 
 def spark_bootstrap(

@@ -1,96 +1,73 @@
-"""ROC AUC of a Spark DataFrame, exactly and with per-row weights, computed in Spark.
+"""ROC AUC of a Spark DataFrame, exactly and with per-row weights, in Spark aggregations.
 
 The AUC is the Mann–Whitney statistic with half credit for ties::
 
     AUC = sum over positives i, negatives j of w_i w_j ([s_i > s_j] + [s_i = s_j] / 2)
           / (sum of positive weights * sum of negative weights)
 
-It needs every positive compared with every negative, so the rows are range-partitioned
-and sorted by score in Spark (``repartitionByRange``: equal scores land in one partition).
-Each partition then streams its sorted rows once (:class:`WeightedAUC`) and returns three
-vectors per weight column: its positive weight, its negative weight and its own numerator.
-The driver orders the partitions by score and adds to each numerator the partition's
-positive weight times the negative weight of every lower partition: ``3 x columns`` numbers
-per partition reach the driver, never the rows.
-
-Column 0 of the weights is all ones (the full-data AUC); further columns are Poisson(1)
-weights, one per bootstrap resample (:func:`spark_auc`).
+:func:`weighted_auc` forms it with DataFrame operations only (so classic Spark and Spark
+Connect run the same plan).  The scores are cut into ``RANGES`` ranges at approximate
+quantiles (equal scores share a range); a ``groupBy(k, range, score)`` sums the positive
+and negative weight of each distinct score (ties are one group), a running sum over a
+window ordered by score within each range gives the negative weight strictly below each
+group, and a ``groupBy(k, range)`` returns three integer sums per weight column ``k`` and
+range: ``3 x RANGES x columns`` numbers reach the driver, never the rows, and the driver
+adds the pairs across ranges.  Weight column 0 is all ones (the full-data AUC); columns ``1..n_resamples`` are
+Poisson(1) weights, one per bootstrap resample (:func:`spark_auc`).
 """
 
 from __future__ import annotations
 
-import itertools
+import math
 from typing import Any
 
 import numpy as np
 
+from bayescomp.metrics.spark import uniform
 
-class WeightedAUC:
-    """Streaming weighted-AUC numerator over scores given in ascending order, in chunks.
-
-    Rows of equal score form one group; a group may span chunks (it is kept pending until
-    a larger score arrives), so the result does not depend on where the chunks are cut.
-    Checked against ``sklearn.metrics.roc_auc_score(..., sample_weight=...)`` in the tests.
-    """
-
-    def __init__(self, columns: int) -> None:
-        self.neg = np.zeros(columns)  # negative weight of the finished groups
-        self.pos = np.zeros(columns)
-        self.num = np.zeros(columns)
-        self._pending: tuple[float, np.ndarray, np.ndarray] | None = None
-
-    def _finish(self, pw: np.ndarray, nw: np.ndarray) -> None:
-        """Close groups ``pw, nw`` (shape (groups, columns)), in ascending score order."""
-        below = self.neg + np.cumsum(nw, axis=0) - nw  # negatives strictly below each group
-        self.num += np.sum(pw * (below + 0.5 * nw), axis=0)
-        self.neg += nw.sum(axis=0)
-        self.pos += pw.sum(axis=0)
-
-    def add(self, score: np.ndarray, positive: np.ndarray, weights: np.ndarray) -> None:
-        """Add a chunk: ``score`` ascending (and not below earlier chunks), ``weights`` of
-        shape (rows, columns)."""
-        if score.size == 0:
-            return
-        if self._pending is not None and score[0] < self._pending[0]:
-            raise ValueError("WeightedAUC needs the scores in ascending order")
-        starts = np.flatnonzero(np.r_[True, score[1:] != score[:-1]])
-        pw = np.add.reduceat(weights * positive[:, None], starts, axis=0)
-        nw = np.add.reduceat(weights * ~positive[:, None], starts, axis=0)
-        if self._pending is not None:
-            s0, p0, n0 = self._pending
-            if score[0] == s0:
-                pw[0] += p0
-                nw[0] += n0
-            else:
-                self._finish(p0[None, :], n0[None, :])
-        self._finish(pw[:-1], nw[:-1])
-        self._pending = (float(score[-1]), pw[-1], nw[-1])
-
-    def close(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(positive weight, negative weight, numerator) of everything added."""
-        if self._pending is not None:
-            self._finish(self._pending[1][None, :], self._pending[2][None, :])
-            self._pending = None
-        return self.pos, self.neg, self.num
+#: P(K <= k) for K ~ Poisson(1), k = 0..17: a uniform draw lying above k of them is a draw
+#: of k (beyond 17 the tail is below a 53-bit uniform's resolution)
+POISSON_CDF = np.cumsum([math.exp(-1) / math.factorial(k) for k in range(18)])
+#: score ranges (cut at approximate quantiles) whose running sums run in parallel
+RANGES = 32
 
 
-def combine(parts: list[tuple[float, float, np.ndarray, np.ndarray, np.ndarray]]) -> np.ndarray:
-    """AUC per weight column from per-partition ``(min score, max score, pos, neg, num)``.
+def weighted_auc(rows: Any) -> np.ndarray:
+    """AUC per weight column from a DataFrame ``(k, b, s, p, w)``: column ``k``, score ``s``
+    in score range ``b`` (ranges numbered in ascending order of score), ``p`` 1 for a
+    positive and 0 for a negative, integer weight ``w``.  Element ``k`` of the result is
+    column ``k``'s AUC (NaN where a column lacks a class).
 
-    Partitions must cover disjoint score ranges (a range partitioning); this is checked."""
-    parts = sorted(parts, key=lambda p: p[0])
-    for a, b in itertools.pairwise(parts):
-        if not a[1] < b[0]:
-            raise RuntimeError(
-                "the score ranges of two Spark partitions overlap after repartitionByRange; "
-                "this should not happen — please report it with your Spark version"
-            )
-    pos = np.sum([p[2] for p in parts], axis=0)
-    neg_before = np.cumsum([np.zeros_like(pos)] + [p[3] for p in parts[:-1]], axis=0)
-    num = np.sum([p[4] + p[2] * nb for p, nb in zip(parts, neg_before, strict=True)], axis=0)
-    neg = np.sum([p[3] for p in parts], axis=0)
+    The running sums run per ``(k, b)`` in parallel; the driver adds each range's positive
+    weight times the negative weight of the ranges below it."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    groups = rows.groupBy("k", "b", "s").agg(
+        F.sum(F.col("w") * F.col("p")).alias("pw"),
+        F.sum(F.col("w") * (1 - F.col("p"))).alias("nw"),
+    )
+    running = Window.partitionBy("k", "b").orderBy("s").rowsBetween(Window.unboundedPreceding, -1)
+    below = F.coalesce(F.sum("nw").over(running), F.lit(0))  # negative weight below s
+    totals = (
+        groups.withColumn("below", below)
+        .groupBy("k", "b")
+        .agg(
+            F.sum("pw").alias("pos"),
+            F.sum("nw").alias("neg"),
+            F.sum(F.col("pw") * (2 * F.col("below") + F.col("nw"))).alias("num2"),
+        )
+        .collect()
+    )
+    if not totals:
+        raise ValueError("the Spark DataFrame has no rows")
+    k, b = (np.array([r[c] for r in totals], dtype=np.int64) for c in ("k", "b"))
+    pos, neg, num2 = (np.zeros((k.max() + 1, b.max() + 1), dtype=np.int64) for _ in range(3))
+    for r, i, j in zip(totals, k, b, strict=True):
+        pos[i, j], neg[i, j], num2[i, j] = r["pos"], r["neg"], r["num2"]
+    num2 = num2 + 2 * pos * (np.cumsum(neg, axis=1) - neg)  # negatives of lower ranges
     with np.errstate(invalid="ignore", divide="ignore"):
-        return num / (pos * neg)
+        return num2.sum(axis=1) / (2.0 * pos.sum(axis=1).astype(float) * neg.sum(axis=1))
 
 
 def spark_auc(
@@ -99,45 +76,25 @@ def spark_auc(
     """ROC AUC of a Spark DataFrame (element 0) and of ``n_resamples`` Poisson-bootstrap
     resamples (elements 1..), computed in Spark; NaN where a resample lacks a class.
 
-    Poisson weights come from a generator seeded by ``seed`` and the partition's position
-    in the sorted data, so a run is reproducible for the same data and Spark settings."""
-    import pandas as pd
-    from pyspark import TaskContext
+    Each row's weight in resample ``k`` is a Poisson(1) draw from a hash of ``seed``, ``k``
+    and the row's ``monotonically_increasing_id``: reproducible for the same data and
+    partitioning."""
     from pyspark.sql import functions as F
 
-    cols = 1 + int(n_resamples)
-    sorted_rows = (
-        df.select(
-            (F.col(label) == F.lit(pos_label)).cast("int").alias("p"),
-            (F.col(score).cast("double") + F.lit(0.0)).alias("s"),  # -0.0 -> 0.0
-        )
-        .repartitionByRange("s")
-        .sortWithinPartitions("s", "p")
+    rows = df.select(
+        (F.col(label) == F.lit(pos_label)).cast("long").alias("p"),
+        (F.col(score).cast("double") + F.lit(0.0)).alias("s"),  # -0.0 -> 0.0
     )
-
-    def per_partition(batches: Any) -> Any:
-        acc = WeightedAUC(cols)
-        rng = np.random.default_rng([seed, TaskContext.get().partitionId()])
-        lo = hi = None
-        for batch in batches:
-            s = batch["s"].to_numpy(dtype=float)
-            if s.size == 0:
-                continue
-            w = np.ones((s.size, cols))
-            w[:, 1:] = rng.poisson(1.0, (s.size, cols - 1))
-            acc.add(s, batch["p"].to_numpy() == 1, w)
-            lo = s[0] if lo is None else lo
-            hi = s[-1]
-        if lo is not None:
-            pos, neg, num = acc.close()
-            yield pd.DataFrame({"lo": [lo], "hi": [hi], "pos": [pos], "neg": [neg], "num": [num]})
-
-    schema = "lo double, hi double, pos array<double>, neg array<double>, num array<double>"
-    rows = sorted_rows.mapInPandas(per_partition, schema).collect()
-    parts = [
-        (r["lo"], r["hi"], np.asarray(r["pos"]), np.asarray(r["neg"]), np.asarray(r["num"]))
-        for r in rows
-    ]
-    if not parts:
-        raise ValueError("the Spark DataFrame has no rows")
-    return combine(parts)
+    cuts = rows.agg(F.percentile_approx("s", [i / RANGES for i in range(1, RANGES)])).first()
+    rows = rows.withColumn(
+        "b",
+        sum(((F.col("s") > F.lit(c)).cast("int") for c in sorted(set(cuts[0] or []))), F.lit(0)),
+    )
+    if not n_resamples:
+        return weighted_auc(rows.select(F.lit(0).alias("k"), "b", "s", "p", F.lit(1).alias("w")))
+    k = F.explode(F.sequence(F.lit(0), F.lit(int(n_resamples)))).alias("k")
+    rows = rows.withColumn("rid", F.monotonically_increasing_id()).select("b", "s", "p", "rid", k)
+    u = uniform(F.col("rid"), F.col("k"), F.lit(int(seed)))
+    poisson = sum(((u >= F.lit(float(c))).cast("long") for c in POISSON_CDF), F.lit(0))
+    w = F.when(F.col("k") == 0, F.lit(1)).otherwise(poisson)
+    return weighted_auc(rows.select("k", "b", "s", "p", w.alias("w")))

@@ -1,31 +1,33 @@
 """The bag of little bootstraps on a Spark DataFrame, run inside Spark.
 
 :func:`bayescomp.blb_metric` with a Spark DataFrame follows the in-memory algorithm
-(``metrics/blb.py``) step by step, with the rows never leaving Spark:
+(``metrics/blb.py``) step by step, with the rows never leaving Spark and only DataFrame
+operations (so classic Spark and Spark Connect run the same plans):
 
-1. one aggregation pass counts the rows of every partition (and refuses missing or NaN
-   values);
-2. the driver draws, for each of the ``s`` subsets, how many of its ``b`` rows come from
-   each partition (a multivariate hypergeometric draw over the partition sizes: together
-   with a uniform choice inside each partition this is exactly a uniform draw of ``b`` of
-   the ``n`` rows without replacement, as in memory);
-3. one ``mapInPandas`` pass picks those rows in every partition; a ``groupBy(subset)``
-   brings each subset's ``b`` rows to one Spark task, which runs the same per-subset
-   resampling as in memory (multinomial weights of total ``n`` over the ``b`` rows);
+1. one aggregation counts the rows (and refuses missing or NaN values);
+2. one pass draws the ``s`` subsets (:func:`pick_subsets`): every row gets, for each
+   subset, a uniform key hashed from the seed, the subset and the row's id, and a subset
+   is the ``b`` rows with the smallest keys (a window's ``row_number``): a uniform draw of
+   ``b`` of the ``n`` rows without replacement, as in memory, independently per subset;
+3. a ``groupBy(subset).applyInPandas`` brings each subset's ``b`` rows to one Spark task,
+   which runs the same per-subset resampling as in memory (multinomial weights of total
+   ``n`` over the ``b`` rows);
 4. the driver receives per subset its value, two quantiles, an SD and the ``r``
    resampled deviations, and applies the adaptive stopping over subsets in their order.
 
-The chosen rows (``s x b``) are picked in one pass and cached; they are resampled in
-rounds (one Spark job each, as many subsets as Spark runs at once) until the averaged
-interval width settles, so no more subsets are resampled than in memory.  The centre is
-the metric on all rows, computed in Spark for ROC AUC
-(:mod:`bayescomp.metrics.spark_auc`) and for the confusion-count metrics; for other
-metrics it is the mean of the subset values (widened by its standard error, with a
+The chosen rows (``s x b``) are drawn in one pass and cached where Spark caches (not on
+Databricks serverless, where each round draws the same rows again); they are resampled in
+rounds (one Spark job each) until the averaged interval width settles, so no more subsets
+are resampled than in memory.  The centre is the metric on all rows, computed in Spark for
+ROC AUC (:mod:`bayescomp.metrics.spark_auc`) and for the confusion-count metrics; for
+other metrics it is the mean of the subset values (widened by its standard error, with a
 warning) unless ``estimate=`` gives it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -41,96 +43,68 @@ from bayescomp.metrics.blb_core import (
     subset_size,
     subset_task,
 )
-from bayescomp.metrics.spark import check_columns, confusion_value
+from bayescomp.metrics.spark import check_columns, confusion_value, uniform
 
 _RESULT_SCHEMA = (
     "subset long, center double, lo double, hi double, sd double, r long, "
     "dev array<double>, error string"
 )
+#: standard deviations of margin in the candidate rate of :func:`pick_subsets`
+MARGIN = 8.0
 
 
-def partition_sizes(df: Any, label: str, score: str) -> dict[int, int]:
-    """Rows per Spark partition, in one pass that also refuses missing or NaN values (and a
-    missing column or an empty DataFrame).
-
-    The rows are counted by the same plan that :func:`pick_subsets` runs
-    (``select(label, score).mapInPandas``), so both passes see the same partitions."""
-    import pandas as pd
-    from pyspark import TaskContext
+def count_rows(df: Any, label: str, score: str) -> int:
+    """Rows of ``df``, in one pass that also refuses missing or NaN values (and a missing
+    column or an empty DataFrame)."""
+    from pyspark.sql import functions as F
 
     check_columns(df, {"label": label, "score": score})
 
-    def count(batches: Any) -> Any:
-        n = bad = 0
-        for batch in batches:
-            n += len(batch)
-            bad += int((batch["y"].isna() | batch["s"].isna()).sum())
-        yield pd.DataFrame({"pid": [TaskContext.get().partitionId()], "n": [n], "bad": [bad]})
+    def missing(name: str) -> Any:
+        floating = df.schema[name].dataType.typeName() in ("double", "float")
+        return F.col(name).isNull() | (F.isnan(name) if floating else F.lit(False))
 
-    rows = _rows(df, label, score).mapInPandas(count, "pid long, n long, bad long").collect()
-    n_bad = sum(int(r["bad"]) for r in rows)
-    if sum(int(r["n"]) for r in rows) == 0:
+    bad = (missing(label) | missing(score)).cast("long")
+    row = df.agg(F.count(F.lit(1)).alias("n"), F.sum(bad).alias("bad")).collect()[0]
+    if row["n"] == 0:
         raise ValueError("the Spark DataFrame has no rows")
-    if n_bad:
+    if row["bad"]:
         raise ValueError(
-            f"{n_bad} rows have a missing or NaN {label!r} or {score!r}; drop or fix "
+            f"{row['bad']} rows have a missing or NaN {label!r} or {score!r}; drop or fix "
             "them first (e.g. df.dropna(subset=[...]))"
         )
-    return {int(r["pid"]): int(r["n"]) for r in rows if r["n"]}
-
-
-def _rows(df: Any, label: str, score: str) -> Any:
-    return df.select(df[label].alias("y"), df[score].alias("s"))
+    return int(row["n"])
 
 
 def pick_subsets(
-    df: Any, label: str, score: str, sizes: dict[int, int], alloc: np.ndarray, seed: int
+    df: Any, label: str, score: str, *, n: int, b: int, n_subsets: int, seed: int
 ) -> Any:
-    """A DataFrame ``(subset, y, s)`` of the chosen rows: subset ``j`` takes
-    ``alloc[j, pid]`` rows of partition ``pid``, chosen uniformly without replacement."""
-    import pandas as pd
-    from pyspark import TaskContext
-    from pyspark.sql.types import LongType, StructField, StructType
+    """A DataFrame ``(subset, i, y, s)`` of ``n_subsets`` subsets of ``b`` rows each, each a
+    uniform draw without replacement (``i``: the row's place in its subset, 1..b).
 
-    pids = sorted(sizes)
+    Subset ``j`` holds the ``b`` rows with the smallest keys ``uniform(row id, j, seed)``.
+    Only rows whose key lies below a rate ``q`` (``MARGIN`` standard deviations above
+    ``b / n``) are candidates, so ``n_subsets x q x n`` rows reach the window, not
+    ``n_subsets x n``; a subset with fewer than ``b`` candidates (probability below
+    1e-12) is refused by :func:`resample_subsets`."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
 
-    def pick(batches: Any) -> Any:
-        pid = TaskContext.get().partitionId()
-        size = sizes.get(pid, 0)
-        rng = np.random.default_rng([seed, pid])
-        col = pids.index(pid) if pid in sizes else None
-        chosen = [
-            rng.choice(size, int(alloc[j, col]), replace=False) if col is not None else []
-            for j in range(alloc.shape[0])
-        ]
-        where = np.concatenate([np.asarray(c, dtype=np.int64) for c in chosen])
-        which = np.concatenate([np.full(len(c), j, dtype=np.int64) for j, c in enumerate(chosen)])
-        order = np.argsort(where, kind="stable")
-        where, which = where[order], which[order]
-        seen = 0
-        for batch in batches:
-            lo, hi = np.searchsorted(where, [seen, seen + len(batch)])
-            if hi > lo:
-                rows = batch.iloc[where[lo:hi] - seen]
-                yield pd.DataFrame(
-                    {"subset": which[lo:hi], "y": rows["y"].to_numpy(), "s": rows["s"].to_numpy()}
-                )
-            seen += len(batch)
-        if seen != size:
-            raise RuntimeError(
-                f"Spark partition {pid} held {seen} rows while counting found {size}: the "
-                "DataFrame is not deterministic between passes; df.cache() or checkpoint() "
-                "it first"
-            )
-
-    schema = StructType(
-        [
-            StructField("subset", LongType()),
-            StructField("y", df.schema[label].dataType),
-            StructField("s", df.schema[score].dataType),
-        ]
+    q = min(1.0, (b + MARGIN * np.sqrt(b) + MARGIN) / n)
+    subset = F.explode(F.sequence(F.lit(0), F.lit(int(n_subsets) - 1))).alias("subset")
+    rows = df.select(
+        df[label].alias("y"), df[score].alias("s"), F.monotonically_increasing_id().alias("rid")
     )
-    return _rows(df, label, score).mapInPandas(pick, schema)
+    keyed = rows.select("*", subset).withColumn(
+        "u", uniform(F.col("rid"), F.col("subset"), F.lit(int(seed)))
+    )
+    order = Window.partitionBy("subset").orderBy("u", "rid")
+    return (
+        keyed.filter(F.col("u") < F.lit(q))
+        .withColumn("i", F.row_number().over(order))
+        .filter(F.col("i") <= b)
+        .select("subset", "i", "y", "s")
+    )
 
 
 def resample_subsets(
@@ -139,6 +113,7 @@ def resample_subsets(
     subsets: range,
     *,
     n: int,
+    b: int,
     n_resamples: int,
     seeds: np.ndarray,
     alpha: float,
@@ -154,8 +129,14 @@ def resample_subsets(
 
     def one(frame: pd.DataFrame) -> pd.DataFrame:
         j = int(frame["subset"].iloc[0])
+        frame = frame.sort_values("i")  # the draw's order: the same weights for the same rows
         row: dict[str, Any] = {"subset": j, "error": None}
         try:
+            if len(frame) != b:
+                raise ValueError(
+                    f"{len(frame)} rows were drawn instead of {b} (a chance below 1e-12); "
+                    "run again with another random_state"
+                )
             t, p = check_predictions(
                 frame["y"].to_numpy(),
                 frame["s"].to_numpy(),
@@ -173,6 +154,8 @@ def resample_subsets(
     chosen = picked.filter(F.col("subset").isin(list(subsets)))
     rows = chosen.groupBy("subset").applyInPandas(one, _RESULT_SCHEMA).collect()
     rows = sorted(rows, key=lambda r: r["subset"])
+    if len(rows) != len(subsets):  # a subset without candidates (a chance below 1e-12)
+        raise ValueError(f"subsets {list(subsets)} were drawn as {len(rows)}; run again")
     for r in rows:
         if r["error"]:
             raise ValueError(f"subset {r['subset']}: {r['error']}")
@@ -180,22 +163,16 @@ def resample_subsets(
     return [{**{k: r[k] for k in keys}, "dev": np.asarray(r["dev"], dtype=float)} for r in rows]
 
 
-def _parallelism(df: Any) -> int:
-    """Subsets per round: Spark's default parallelism (2 when it cannot be read)."""
-    try:
-        return max(1, int(df.sparkSession.sparkContext.defaultParallelism))
-    except Exception:  # Spark Connect has no SparkContext
-        return 2
-
-
 def _rounds(
-    run: Any, n_subsets: int, adaptive: bool, stopping: tuple[float, int, int], per_round: int
+    run: Any, n_subsets: int, adaptive: bool, stopping: tuple[float, int, int]
 ) -> tuple[list[dict[str, Any]], list[float], bool]:
     """Resample subsets in rounds (one Spark job each) until ``n_subsets`` or, when
     ``adaptive``, until the width has settled; the rule is applied one subset at a time, in
-    order, as in memory.  Returns the results, the width history and whether it converged."""
+    order, as in memory.  A round holds as many subsets as the rule needs to first decide
+    (all of them when not adaptive).  Returns the results, the width history and whether it
+    converged."""
     tol, window, min_subsets = stopping
-    first = min(n_subsets, max(min_subsets, window + 1, per_round)) if adaptive else n_subsets
+    first = per_round = min(n_subsets, max(min_subsets, window + 1)) if adaptive else n_subsets
     results: list[dict[str, Any]] = []
     history: list[float] = []
     while len(results) < n_subsets:
@@ -206,6 +183,23 @@ def _rounds(
             if adaptive and settled(history, tol=tol, window=window, min_subsets=min_subsets):
                 return results, history, True
     return results, history, not adaptive
+
+
+@contextmanager
+def _cached(df: Any) -> Iterator[Any]:
+    """``df`` persisted for the block where Spark caches; as it is where it does not
+    (Databricks serverless refuses ``persist``: each use recomputes the same rows)."""
+    from pyspark.errors import PySparkException
+
+    try:
+        df = df.persist()
+    except PySparkException:
+        yield df
+        return
+    try:
+        yield df
+    finally:
+        df.unpersist()
 
 
 def spark_center(
@@ -264,39 +258,33 @@ def spark_blb(
 
     ``stopping`` is ``(tol, window, min_subsets)``."""
     label, score = columns.get("label", "y_true"), columns.get("score", "y_score")
-    sizes = partition_sizes(df, label, score)
-    n = sum(sizes.values())
+    n = count_rows(df, label, score)
     b = subset_size(n, exponent, stacklevel=3)
     rng = np.random.default_rng(random_state)
-    counts = np.array([sizes[p] for p in sorted(sizes)], dtype=np.int64)
-    alloc = np.stack([rng.multivariate_hypergeometric(counts, b) for _ in range(n_subsets)])
     seeds = rng.integers(2**63 - 1, size=n_subsets)
-    picked = pick_subsets(df, label, score, sizes, alloc, int(rng.integers(2**63 - 1)))
+    seed = int(rng.integers(2**63 - 1))
+    picked = pick_subsets(df, label, score, n=n, b=b, n_subsets=n_subsets, seed=seed)
     alpha = 1 - float(confidence_level)
-    tol = stopping[0]
-    picked = picked.persist()  # s x b rows, resampled in rounds until the width settles
-    try:
+    with _cached(picked) as picked:  # s x b rows, resampled in rounds until the width settles
         results, history, converged = _rounds(
             lambda js: resample_subsets(
                 picked,
                 spec,
                 js,
                 n=n,
+                b=b,
                 n_resamples=n_resamples,
                 seeds=seeds,
                 alpha=alpha,
                 adaptive=adaptive,
-                tol=tol,
+                tol=stopping[0],
                 threshold=threshold,
                 pos_label=pos_label,
             ),
             n_subsets,
             adaptive,
             stopping,
-            _parallelism(df),
         )
-    finally:
-        picked.unpersist()
     center = spark_center(
         estimate, df, spec, label=label, score=score, threshold=threshold, pos_label=pos_label
     )
