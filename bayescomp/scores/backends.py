@@ -153,4 +153,4 @@ def _spark(stack: ExitStack, scheduler: str | None, n_workers: int | None) -> st
         )
         stack.callback(active.stop)
     joblibspark.register_spark()
-    return f"spark ({active.sparkContext.master})"
+    return f"spark ({active.conf.get('spark.master')})"

@@ -64,7 +64,7 @@ _SPARK_LOST = (
     "Python worker exited",
     "ExecutorLostFailure",
     "crashed",
-    "SparkContext was shut down",
+    "was shut down",  # the context (Spark's own message)
     "EOFError",
 )
 #: seconds between two liveness checks while no result arrives
