@@ -530,3 +530,40 @@ def test_data_with_two_columns_of_one_name_is_refused_naming_it(tmp_path):
     )
     with pytest.raises(ValueError, match="two columns named 'a'"):
         read_table(tmp_path / "d.csv", target="y")
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--n-splits", "50"], "50-fold cross-validation of 60 rows: --n-splits 50 cannot be"),
+        (["--n-splits", "1"], "argument --n-splits: needs a whole number >= 2"),
+        (["--n-repeats", "0"], "argument --n-repeats: needs a whole number >= 1"),
+    ],
+)
+def test_design_errors_name_the_flag_and_the_design(tmp_path, flags, message):
+    """No empty prefix (before: "error: : Cannot have number of splits ...") and no bare
+    scikit-learn sentence without the flag (before: "Number of repetitions must be ...")."""
+    table().to_csv(tmp_path / "d.csv", index=False)
+    (tmp_path / "lr.py").write_text(
+        "from sklearn.linear_model import LogisticRegression\nmodel = LogisticRegression()\n"
+    )
+    (tmp_path / "nb.py").write_text(
+        "from sklearn.naive_bayes import GaussianNB\nmodel = GaussianNB()\n"
+    )
+    proc = run_cli(
+        "select",
+        "lr.py",
+        "nb.py",
+        "--data",
+        "d.csv",
+        "--target",
+        "y",
+        "--baseline",
+        "lr",
+        "--rope",
+        "0.01",
+        *flags,
+        cwd=tmp_path,
+    )
+    err = one_error(proc, message)
+    assert ": :" not in err

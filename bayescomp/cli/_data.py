@@ -161,8 +161,9 @@ def _check_folds(cv: Any, table: Any, args: argparse.Namespace) -> None:
                         f"{args.n_splits}) cannot score it; use fewer folds (--n-splits) or "
                         "other groups"
                     )
-    except ValueError as exc:
-        raise UserError(f"{design}: {exc}") from None
+    except ValueError as exc:  # scikit-learn's splitter: said for this design and table
+        what = design or f"{args.n_splits}-fold cross-validation"
+        raise UserError(f"{what} of {len(table.y)} rows: {exc}") from None
 
 
 def _design(table: Any, args: argparse.Namespace) -> Any:

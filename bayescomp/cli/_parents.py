@@ -9,6 +9,7 @@ number written twice).
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
 from bayescomp.cli._backend import add_backend_args
 from bayescomp.cli._data import DATA_GROUP, add_data_flags, add_guardrail_flag
@@ -26,10 +27,16 @@ def fitting() -> argparse.ArgumentParser:
     add_data_flags(p)
     g = p.add_argument_group("the cross-validation design")
     g.add_argument(
-        "--n-splits", type=int, default=10, help="folds per repetition (default %(default)s)"
+        "--n-splits",
+        type=counting(2),
+        default=10,
+        help="folds per repetition (default %(default)s)",
     )
     g.add_argument(
-        "--n-repeats", type=int, default=10, help="repetitions of the design (default %(default)s)"
+        "--n-repeats",
+        type=counting(1),
+        default=10,
+        help="repetitions of the design (default %(default)s)",
     )
     g.add_argument(
         "--seed", type=int, default=0, help="random_state of the splits (default %(default)s)"
@@ -37,6 +44,21 @@ def fitting() -> argparse.ArgumentParser:
     g.add_argument("--n-jobs", type=int, default=None, help="parallel fits (joblib)")
     add_backend_args(p)
     return p
+
+
+def counting(least: int) -> Callable[[str], int]:
+    """An argparse type: a whole number of at least ``least`` (said with the flag)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = least - 1
+        if value < least:
+            raise argparse.ArgumentTypeError(f"needs a whole number >= {least}, got {text!r}")
+        return value
+
+    return parse
 
 
 def deciding() -> argparse.ArgumentParser:
