@@ -162,8 +162,8 @@ def _check_folds(cv: Any, table: Any, args: argparse.Namespace) -> None:
                         "other groups"
                     )
     except ValueError as exc:  # scikit-learn's splitter: said for this design and table
-        what = design or f"{args.n_splits}-fold cross-validation"
-        raise UserError(f"{what} of {len(table.y)} rows: {exc}") from None
+        what = design or f"{args.n_splits}-fold cross-validation of {len(table.y)} rows"
+        raise UserError(f"{what}: {exc}") from None
 
 
 def _design(table: Any, args: argparse.Namespace) -> Any:
