@@ -484,3 +484,25 @@ def test_pointing_mlflow_at_a_server_leaves_the_registry_following_tracking(tmp_
     finally:
         mlflow.set_registry_uri(None)
         os.environ.pop("MLFLOW_REGISTRY_URI", None)
+
+
+def test_several_thresholds_hold_together_at_gamma():
+    """k thresholds are each decided at 1 − (1 − γ)/k (before: each at γ, so together they
+    held with probability below γ): a threshold whose P(better beyond its ROPE) is 0.96
+    passes alone at γ = 0.95 and fails beside a second one (needs 0.975)."""
+    from mlflow.models.evaluation.validation import ModelValidationFailedException
+
+    scores, diff = _paired_scores(0.02)
+    n, rho = len(diff), 0.1
+    post = stats.t(
+        n - 1, loc=diff.mean(), scale=np.sqrt(diff.var(ddof=1) * (1 / n + rho / (1 - rho)))
+    )
+    rope = float(post.isf(0.96))  # P(difference > rope) = 0.96, by the independent posterior
+    alone = validate(scores, "new", "prod", [BayesianThreshold("accuracy", rope=rope)])
+    assert alone["accuracy"].outcome == "promote" and alone["accuracy"].gamma == 0.95
+    two = bc.Scores.from_frame(scores.to_frame().assign(f1=lambda f: f["accuracy"]))
+    pair = [BayesianThreshold("accuracy", rope=rope), BayesianThreshold("f1", rope=0.0)]
+    with pytest.raises(ModelValidationFailedException, match="accuracy: inconclusive"):
+        validate(two, "new", "prod", pair)
+    with pytest.raises(ValueError, match="one threshold per metric"):
+        validate(scores, "new", "prod", [pair[0], BayesianThreshold("accuracy", rope=0.0)])

@@ -17,6 +17,7 @@ person must see before promoting a model.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
@@ -79,6 +80,31 @@ class Decision:
     def step_note(self) -> str:
         """What a selection step's reason adds to :attr:`reason` (guardrails, costs)."""
         return ""
+
+
+def split_gamma(gamma: float, k: int) -> float:
+    """The level each of ``k`` claims is decided at so that all of them hold together with
+    probability at least ``gamma``, whatever their dependence (Bonferroni): several scorers
+    of one comparison, several validation thresholds.
+
+    >>> round(split_gamma(0.95, 3), 6)
+    0.983333
+    """
+    return 1 - (1 - float(gamma)) / max(int(k), 1)
+
+
+def joint_outcome(outcomes: Iterable[str]) -> str:
+    """One outcome for several criteria each decided at :func:`split_gamma`: ``worse`` if
+    one is worse, ``equivalent`` if all are, ``promote`` if one promotes and the rest promote
+    or are equivalent, else ``inconclusive``.
+
+    >>> joint_outcome(["promote", "equivalent"]), joint_outcome(["promote", "inconclusive"])
+    ('promote', 'inconclusive')
+    """
+    out = set(outcomes)
+    if "worse" in out or out == {"equivalent"}:
+        return "worse" if "worse" in out else "equivalent"
+    return "promote" if out and out <= {"promote", "equivalent"} else "inconclusive"
 
 
 def decide_many(p_left: Any, p_rope: Any, p_right: Any, gamma: float = 0.95) -> np.ndarray:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bayescomp.core.rule import split_gamma
 from bayescomp.integrations.mlflow_hints import not_found
 from bayescomp.integrations.mlflow_runs import RunComparison, compare_runs  # noqa: F401
 
@@ -505,19 +506,13 @@ class BayesianThreshold:
         checks.check_gamma(self.gamma)
         margins.as_margin(self.rope, takes=(margins.Absolute,), where="a validation threshold")
 
-    def decide(self, scores: Any, candidate: str, baseline: str) -> Decision:
-        """The decision of the correlated posterior of ``candidate - baseline``."""
+    def decide(self, scores: Any, candidate: str, baseline: str, k: int = 1) -> Decision:
+        """The decision of the correlated posterior of ``candidate - baseline``, at
+        ``split_gamma(gamma, k)`` when it is one of ``k`` thresholds checked together."""
         from bayescomp.posterior.compare import compare
 
-        res = compare(
-            scores,
-            baseline,
-            candidate,
-            metric=self.metric,
-            rope=self.rope,
-            higher_is_better=self.greater_is_better,
-        )
-        return res.decision(self.gamma)
+        how = {"metric": self.metric, "rope": self.rope, "higher_is_better": self.greater_is_better}
+        return compare(scores, baseline, candidate, **how).decision(split_gamma(self.gamma, k))
 
 
 def validate(
@@ -527,7 +522,9 @@ def validate(
     thresholds: Mapping[str, BayesianThreshold] | Iterable[BayesianThreshold],
 ) -> dict[str, Decision]:
     """Check ``candidate`` against ``baseline`` on every threshold, as
-    ``mlflow.validate_evaluation_results`` does, but from the posterior.
+    ``mlflow.validate_evaluation_results`` does, but from the posterior: each of the k
+    thresholds at ``1 - (1 - gamma) / k`` (:func:`bayescomp.core.rule.split_gamma`), so that
+    they all hold together with probability at least ``gamma``.
 
     Parameters
     ----------
@@ -552,9 +549,9 @@ def validate(
     if isinstance(scores, str | Path):
         scores = Scores.read_csv(scores)
     items = list(thresholds.values() if isinstance(thresholds, Mapping) else thresholds)
-    if not items:
-        raise ValueError("pass at least one BayesianThreshold")
-    out = {t.metric: t.decide(scores, candidate, baseline) for t in items}
+    if not items or len({t.metric for t in items}) < len(items):
+        raise ValueError("pass at least one BayesianThreshold, and one threshold per metric")
+    out = {t.metric: t.decide(scores, candidate, baseline, len(items)) for t in items}
     failed = [f"{m}: {d.outcome} — {d.reason}" for m, d in out.items() if d.outcome != "promote"]
     if failed:
         raise ModelValidationFailedException(

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from bayescomp.core.margins import Absolute, as_margin
+from bayescomp.core.rule import joint_outcome, split_gamma
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -99,17 +100,14 @@ class RunComparison:
 
     @property
     def scorer_gamma(self) -> float:
-        return 1 - (1 - self.gamma) / max(len(self.results), 1)
+        return split_gamma(self.gamma, len(self.results))
 
     @property
     def outcome(self) -> str:
-        """``worse`` if a scorer is worse beyond the ROPE, ``promote`` if one is better and the
-        rest better or equivalent, ``equivalent`` if all are, else ``inconclusive``; each at
-        ``scorer_gamma``, so all the claims hold together with probability at least ``gamma``."""
-        out = {r.decision(self.scorer_gamma).outcome for r in self.results.values()}
-        if "worse" in out or out == {"equivalent"}:
-            return "worse" if "worse" in out else "equivalent"
-        return "promote" if out and out <= {"promote", "equivalent"} else "inconclusive"
+        """The scorers' joint outcome (:func:`bayescomp.core.rule.joint_outcome`), each
+        decided at ``scorer_gamma``: all the claims hold together with probability at least
+        ``gamma``."""
+        return joint_outcome(r.decision(self.scorer_gamma).outcome for r in self.results.values())
 
     def summary(self) -> pd.DataFrame:
         """One row per scorer: the means and their observed difference ``diff`` (candidate −
