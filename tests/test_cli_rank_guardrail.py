@@ -199,7 +199,7 @@ def test_compare_guardrail_joint_probability(work):
         cwd=work,
     )
     assert r.returncode == 0, r.stderr
-    rec = json.loads(r.stdout)
+    rec = json.loads(r.stdout)[0]  # --json: a record per candidate
     ref = bc.compare(
         bc.Scores.read_csv(work / "scores.csv"),
         "logreg",

@@ -236,7 +236,8 @@ def test_select_with_guardrails(scores):
     from bayescomp.decision.walk import SCORE_COLUMNS, STEP_COLUMNS
 
     # without guardrails: the plain steps table (with the two mean-score columns), no extras
-    assert plain.steps.columns.tolist() == STEP_COLUMNS[:3] + SCORE_COLUMNS + STEP_COLUMNS[3:]
+    expected = STEP_COLUMNS[:3] + SCORE_COLUMNS + STEP_COLUMNS[3:] + ["rope"]  # its half-width
+    assert plain.steps.columns.tolist() == expected
     assert plain.steps["decision"].tolist() == ["promote", "promote"]
     sel = bc.select(
         scores,

@@ -96,6 +96,8 @@ def in_flags(message: str, flags: dict[str, str]) -> str:
     'threshold=0.5 is outside the scores'
     >>> in_flags("test_fraction must lie in (0, 1), got 2.0", flags)
     '--test-fraction must lie in (0, 1), got 2.0'
+    >>> in_flags("name it with metric= (CLI: --metric)", flags)
+    'name it with --metric'
     """
     import re
 
@@ -118,6 +120,7 @@ def in_flags(message: str, flags: dict[str, str]) -> str:
             return m.group(0)
         return flags[name] + (f" {value}" if value else "")
 
+    message = re.sub(r" \(CLI: --[a-z-]+\)", "", message)  # the command says its own flags
     message = re.sub(r"(?<![\w.-])([a-z][a-z0-9_]*)=([^\s,;)]*)", swap, message)
     # "test_fraction must lie in (0, 1)": an argument named as the subject of a sentence
     return re.sub(

@@ -366,7 +366,7 @@ def _refuse_multiclass(spec: MetricSpec, labels: np.ndarray) -> None:
     raise ValueError(
         f"metric {spec.name!r} compares two classes, but y_true holds {labels.size} classes "
         f"{labels.tolist()[:10]}; to score one class against the rest make y_true binary "
-        f"(y_true == that class) and name it with pos_label=, or use {many}"
+        f"(y_true == that class) and name it with pos_label= (CLI: --pos-label), or use {many}"
     )
 
 
