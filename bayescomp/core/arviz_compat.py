@@ -157,9 +157,10 @@ def diagnostics_summary(idata: Any, var_names: Sequence[str]) -> Any:
 
     The same numbers as ``az.summary(idata, var_names, kind="diagnostics")`` of the
     installed ArviZ, computed for all scalars at once by
-    :func:`bayescomp.core.mcmc_diagnostics.diagnostics_arrays` (ArviZ goes one scalar at
-    a time through xarray: most of a warm fit's time).  Columns ``r_hat, ess_bulk,
-    ess_tail, mcse_mean, mcse_sd``; rows labelled ``delta0`` or ``delta[<coord>]`` (and
+    :func:`bayescomp.core.mcmc_diagnostics.diagnostics_arrays` (ArviZ's own ``rhat``,
+    ``ess`` and ``mcse`` take 1.9-3.6x its CPU time on the package's fits:
+    ``bench/diagnostics_speed.py``).  Columns ``r_hat, ess_bulk, ess_tail, mcse_mean,
+    mcse_sd``; rows labelled ``delta0`` or ``delta[<coord>]`` (and
     ``w[a, b]`` for a 2-D variable) under either ArviZ.
     """
     import pandas as pd

@@ -25,6 +25,15 @@ each on a fresh task, at most ``retries`` times.  While no result arrives the di
 asks the cluster (Dask, Ray) how many workers are alive; none for ``worker_timeout``
 seconds stops the call with one :class:`~bayescomp.core.exceptions.WorkersLostError`
 that says how many fits finished and how to resume.
+
+Why not joblib's backends alone (issue 39; ``bench/joblib_worker_loss.py``: plain
+``joblib.Parallel`` on a local cluster of 2 worker processes, joblib 1.6): a task Dask gave
+up on leaves joblib's streaming Dask call waiting with 6-7 of 8 results and 2 live workers
+(60 s on, no error); with every worker gone it waits with no error; ``ray.util.joblib``
+refuses ``return_as="generator_unordered"`` (as joblibspark does) and a pool worker killed
+once fails its list call at once with ``ActorDiedError``, returning none of its 8 results.
+The futures path, the worker watch and batches with resubmission answer exactly these
+(each tested in ``tests/test_worker_loss.py``); the rest is joblib's.
 """
 
 from __future__ import annotations
