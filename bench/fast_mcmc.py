@@ -25,7 +25,8 @@ Problems (4 chains x 1000 draws after 1000 tuning steps, seeded):
 
 * hierarchical: nbc vs aode on the 54 datasets of the shared baycomp data;
 * Plackett–Luce: 5 models x 53 datasets of the same data, and 20 models x 100 synthetic
-  datasets (warm fit only for the latter, in the same process).
+  datasets (warm fit only for the latter, in the same process); the default ``auto`` (the
+  Gibbs sampler) is timed beside the two NUTS paths.
 """
 
 from __future__ import annotations
@@ -140,6 +141,8 @@ def main() -> None:
     todo = [k for g, ks in kinds.items() if args.only in (None, g) for k in ks]
     # (label, sampler, source tree, disk cache): the current path first, then the new one
     paths = [("nutpie", "nutpie", REPO, None), ("fast", "fast", REPO, None)]
+    # the Plackett–Luce default is the Gibbs sampler (issue 42): "auto" is timed too
+    extra = {"pl5": [("auto", "auto", REPO, None)], "pl20": [("auto", "auto", REPO, None)]}
     if args.vs:
         caches = [tempfile.mkdtemp(prefix="bayescomp-bench-") for _ in range(2)]
         paths = [("before", "fast", args.vs, caches[0]), ("after", "fast", REPO, caches[1])]
@@ -150,7 +153,7 @@ def main() -> None:
     runs: dict[tuple[str, str], list[dict]] = {}
     for rep in range(args.reps):
         for kind in todo:
-            for label, sampler, repo, cache in paths:  # interleaved
+            for label, sampler, repo, cache in paths + extra.get(kind, []):  # interleaved
                 e = {**os.environ, "PYTHONPATH": str(repo)}
                 if cache or args.cold_disk:
                     e["BAYESCOMP_CACHE_DIR"] = cache or tempfile.mkdtemp(prefix="bayescomp-bench-")
@@ -177,12 +180,16 @@ def main() -> None:
             f"{m['warm_fit_cpu']:9.2f} {m['process_cold_cpu']:8.2f}"
         )
     for kind in todo:
-        a, b = (med[kind, label] for label, *_ in paths)
-        print(
-            f"{kind:13s} speed-up: first fit x{a['first_fit'] / b['first_fit']:.1f}, "
-            f"warm x{a['warm_fit'] / b['warm_fit']:.1f}, "
-            f"process x{a['process_cold'] / b['process_cold']:.1f}"
-        )
+        (first, _, _, _), *others = paths + extra.get(kind, [])
+        a = med[kind, first]
+        for label, *_ in others:
+            b = med[kind, label]
+            print(
+                f"{kind:13s} {label} vs {first}: first fit x{a['first_fit'] / b['first_fit']:.1f}, "
+                f"warm x{a['warm_fit'] / b['warm_fit']:.1f} (CPU "
+                f"x{a['warm_fit_cpu'] / b['warm_fit_cpu']:.1f}), "
+                f"process x{a['process_cold'] / b['process_cold']:.1f}"
+            )
     if args.json:
         args.json.write_text(json.dumps({f"{k}/{s}": v for (k, s), v in runs.items()}, indent=1))
 

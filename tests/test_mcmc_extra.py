@@ -171,10 +171,10 @@ def test_rank_names_the_sampler(tmp_path, capsys):
     argv = ["rank", str(tmp_path / "s.csv"), "--metric", "accuracy", "--draws", "300"]
     assert main([*argv, "--json"]) == 0
     record = json.loads(capsys.readouterr().out)
-    assert record["method"] == "plackett_luce" and record["sampler"] == "fast"
+    assert record["method"] == "plackett_luce" and record["sampler"] == "gibbs"
     assert main(argv) == 0
     first = capsys.readouterr().out.splitlines()[0]
-    assert first.startswith("ranking of 3 models on accuracy (plackett_luce, sampler fast, ")
+    assert first.startswith("ranking of 3 models on accuracy (plackett_luce, sampler gibbs, ")
 
 
 @pytest.mark.parametrize(

@@ -1,8 +1,11 @@
-"""Sampling the Plackett–Luce model: one NUTS fit for all ``k`` models, seeded and checked.
+"""Sampling the Plackett–Luce model: one MCMC fit for all ``k`` models, seeded and checked.
 
-The sampler choice (nutpie when installed, else PyMC's NUTS; numpyro on request) and
-the convergence rule (R-hat, bulk ESS, divergences) are the hierarchical model's own,
-imported from :mod:`bayescomp.posterior.hierarchical`.
+``sampler="auto"`` is the data-augmented Gibbs sampler of
+:mod:`~bayescomp.posterior.plackett_luce.gibbs` on every install (numpy; numba, when
+installed, only makes it faster: the same draws).  The NUTS samplers on request (``"fast"``,
+``"nutpie"``, ``"pymc"``, ``"numpyro"``) and the convergence rule (R-hat, bulk ESS,
+divergences) are the hierarchical model's own, imported from
+:mod:`bayescomp.posterior.hierarchical`.
 """
 
 from __future__ import annotations
@@ -20,6 +23,15 @@ from bayescomp.posterior.plackett_luce.model import Rankings, get_model, ranking
 from bayescomp.posterior.plackett_luce.result import PlackettLuceResult, expected_rank
 
 __all__ = ["plackett_luce"]
+
+_SAMPLERS = ("auto", "gibbs", "fast", "nutpie", "pymc", "numpyro")
+
+
+def _resolve(sampler: str) -> str:
+    """``"gibbs"`` for ``"auto"`` and ``"gibbs"`` (on every install); NUTS backends by name."""
+    if sampler not in _SAMPLERS:
+        raise ValueError(f"sampler must be one of {_SAMPLERS}; got {sampler!r}")
+    return "gibbs" if sampler in ("auto", "gibbs") else resolve_sampler(sampler)
 
 
 def _check_options(
@@ -40,7 +52,12 @@ def _check_options(
 
 
 def _sample(rankings: Rankings, concentration: float, backend: str, **run: Any) -> Any:
-    """Raw draws of the worths from the cached model with ``rankings``' data swapped in."""
+    """Raw draws of the worths: the Gibbs sampler, or NUTS on the cached model with
+    ``rankings``' data swapped in."""
+    if backend == "gibbs":
+        from bayescomp.posterior.plackett_luce.gibbs import sample_gibbs
+
+        return sample_gibbs(rankings, float(concentration), **run)
 
     def fast(**kw: Any) -> Any:  # no PyMC, no PyTensor: the model's density written by hand
         from bayescomp.posterior.plackett_luce.fast import sample_fast
@@ -111,12 +128,15 @@ def plackett_luce(
         Seed of the sampler; the same seed gives the same draws.
     chains, draws, tune : int
         MCMC chains, kept draws per chain and tuning steps per chain.
-    sampler : {"auto", "fast", "nutpie", "pymc", "numpyro"}
-        As for :func:`~bayescomp.posterior.hierarchical.hierarchical_test`: ``"auto"``
-        uses ``"fast"`` (the hand-written log density on nutpie, no PyMC) when nutpie
-        0.16.x and numba are installed, else nutpie or PyMC's NUTS on the PyMC model.
+    sampler : {"auto", "gibbs", "fast", "nutpie", "pymc", "numpyro"}
+        ``"auto"`` = ``"gibbs"``: the data-augmented Gibbs sampler of Caron & Doucet (2012)
+        on every install (no PyMC; numba, when installed, makes it faster with the same
+        draws); ``tune`` is its burn-in and every 2nd sweep is kept.  The NUTS samplers of
+        :func:`~bayescomp.posterior.hierarchical.hierarchical_test` on request: ``"fast"``
+        (the hand-written log density on nutpie), ``"nutpie"``, ``"pymc"``, ``"numpyro"``
+        (the PyMC model).  All sample the same posterior.
     target_accept : float
-        NUTS target acceptance rate.
+        NUTS target acceptance rate (no effect on the Gibbs sampler).
     progressbar : bool
         Show the sampler's progress bar.
 
@@ -132,7 +152,8 @@ def plackett_luce(
     orders consistent with it (the exact marginal likelihood; at most 5040 orders per
     dataset); a dataset on which every model ties contributes 1 and is left out (named
     in ``result.all_tied``).  A ``ConvergenceWarning`` is raised when the fit fails
-    the convergence checks, and the result then makes no claim.
+    the convergence checks (R-hat, bulk ESS; divergences only exist for NUTS), and the
+    result then makes no claim.
 
     Examples
     --------
@@ -146,7 +167,7 @@ def plackett_luce(
     """
     _check_options(chains, draws, tune, target_accept, concentration)
     higher_is_better = check_bool(higher_is_better, "higher_is_better")
-    backend = resolve_sampler(sampler)
+    backend = _resolve(sampler)
     oriented = scores if higher_is_better else -_numeric(scores)
     rankings = rankings_from_scores(_numeric(oriented), tie_tol=float(tie_tol))
     seed = seed_from(random_state)
