@@ -148,7 +148,7 @@ def predictions_posterior(
     candidate: Any,
     spec: Any,
     *,
-    metric: str | None,
+    metric: Any,
     rope: Any,
     random_state: Any,
     options: dict[str, Any],
