@@ -370,7 +370,7 @@ MAX_RESULT_PROBES = 1  # decision/family_walk.py's CorrelatedTTestResult: the jo
 MAX_METRIC_LITERALS = 0
 MAX_CONFUSION_MODULES = 0  # the formulas are core/metric.py COUNT_FORMULAS
 MAX_MARKDOWN_MODULES = 1
-MAX_FMT_SKIP = 0
+MAX_FMT_SKIP = 2  # the two assertions of integrations/testing.py share one signature
 CONSUMERS = ("cli", "report", "integrations", "decision", "studies")
 #: the parameters of the two selection doors, and the exported names
 MAX_SELECT_PARAMETERS, MAX_SELECT_MODELS_PARAMETERS, MAX_EXPORTS = 12, 15, 60

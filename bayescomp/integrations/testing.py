@@ -59,15 +59,9 @@ def _check(kind: str, table: Any, names: tuple, rope: Any, gamma: float, **kw: A
 
 
 def assert_better(
-    table: Any,
-    *,
-    baseline: str,
-    candidate: str,
-    rope: Any,
-    metric: str | None = None,
-    gamma: float = 0.95,
-    **compare_options: Any,
-) -> Any:
+    table: Any, *, baseline: str, candidate: str, rope: Any, metric: str | None = None,
+    gamma: float = 0.95, **compare_options: Any,
+) -> Any:  # fmt: skip
     """Pass when ``candidate`` is better beyond the ROPE (``P(better beyond ROPE) >=
     gamma``, the decision *promote*); fail when decided worse or equivalent; else
     inconclusive.  Returns the posterior.
@@ -85,15 +79,9 @@ def assert_better(
 
 
 def assert_not_worse(
-    table: Any,
-    *,
-    baseline: str,
-    candidate: str,
-    rope: Any,
-    metric: str | None = None,
-    gamma: float = 0.95,
-    **compare_options: Any,
-) -> Any:
+    table: Any, *, baseline: str, candidate: str, rope: Any, metric: str | None = None,
+    gamma: float = 0.95, **compare_options: Any,
+) -> Any:  # fmt: skip
     """Pass when ``candidate`` is not worse beyond the ROPE (``P(ROPE) + P(better beyond
     ROPE) >= gamma``, non-inferiority); fail when ``P(worse beyond ROPE) >= gamma``; else
     inconclusive.  Returns the posterior."""
