@@ -829,9 +829,128 @@ def _this_round(found: dict[str, Entry]) -> dict[str, Entry]:
     return found
 
 
+def _many(k: int, n: int) -> pd.DataFrame:
+    """``k`` challengers and a baseline on ``n`` splits (k >= n: the family rule's edge)."""
+    rng = _rng(11)
+    base = 0.8 + 0.01 * rng.standard_normal(n)
+    gains = np.r_[0.0, np.linspace(0.02, -0.02, k)]  # the first challenger the best
+    return pd.DataFrame(
+        {
+            "model": np.repeat([f"m{i}" for i in range(k + 1)], n),
+            "split": np.tile(np.arange(n), k + 1),
+        }
+        | {"n_train": 90, "n_test": 10}
+        | {"accuracy": (base + gains[:, None] + 0.005 * rng.standard_normal((k + 1, n))).ravel()}
+    )
+
+
+def _new_surfaces(found: dict[str, Entry]) -> dict[str, Entry]:
+    """This round's surfaces: margins at every door, the slice guardrail's options, the
+    planner's table pilot, the family rule with at least as many challengers as splits, the
+    pytest assertions and the pull-request comment of hostile names."""
+    bc = _bc()
+    truth = np.tile([0, 1], 200)
+    preds = pd.DataFrame(
+        {"y_true": truth, "region": np.repeat(list("nsew"), 100)}
+        | {
+            m: np.where(_rng(i).random(400) < acc, truth, 1 - truth)
+            for i, (m, acc) in enumerate((("a", 0.8), ("b", 0.85)))
+        }
+    )
+    margins = (
+        ["200%", "1e3%", "5sd", True, 2, "1%", "0.1sd", "x%", -0.1],
+        [R] * 5 + [False, False, R, R],
+    )
+    found["compare"].scalars["rope"] = margins
+    found["compare[predictions]"] = Entry(
+        lambda kw: bc.compare(**kw),
+        lambda: {
+            "scores": preds,
+            "baseline": "a",
+            "candidate": "b",
+            "rope": 0.01,
+            "random_state": 0,
+        },
+        {},
+        {"rope": (["1%", "0.1sd", 2, True], [R] * 4), "cluster": (["nope"], [R])},
+        variants={
+            "slices without slice_rope": (lambda kw: {**kw, "slices": "region"}, R),
+            "slices a list": (lambda kw: {**kw, "slices": ["region"], "slice_rope": 0.02}, R),
+            "slice_rope alone": (lambda kw: {**kw, "slice_rope": 0.02}, R),
+            "slice_rope True": (lambda kw: {**kw, "slices": "region", "slice_rope": True}, R),
+        },
+    )
+    pilot = _many(1, 20).assign(fold=lambda f: f["split"] % 10)
+    found["plan_repetitions[table]"] = Entry(
+        lambda kw: bc.plan_repetitions(**kw),
+        lambda: {
+            "pilot": bc.Scores.from_frame(pilot),
+            "baseline": "m0",
+            "candidate": "m1",
+            "rope": 0.01,
+        },
+        {},
+        {
+            "rho": ([0.5, 1.0], [R, R]),
+            "folds": ([3, 10], [R, False]),
+            "rope": (["1%", "0.1sd"], [R, R]),
+        },
+    )
+    found["select[k >= splits]"] = Entry(
+        lambda kw: bc.select(kw["table"], **{k: v for k, v in kw.items() if k != "table"}),
+        lambda: {"table": bc.Scores.from_frame(_many(10, 10)), "baseline": "m0", "rope": 0.01},
+        {},
+        {"rope": (["0.1sd", "1%"], [False, False])},
+        variants={
+            "30 on 30": (lambda kw: {**kw, "table": bc.Scores.from_frame(_many(30, 30))}, False),
+            "50 on 10": (lambda kw: {**kw, "table": bc.Scores.from_frame(_many(50, 10))}, False),
+        },
+    )
+    from bayescomp.integrations.testing import assert_better
+
+    found["assert_better"] = Entry(
+        lambda kw: assert_better(**kw),
+        lambda: {
+            "table": bc.Scores.from_frame(_many(1, 20)),
+            "baseline": "m0",
+            "candidate": "m1",
+            "rope": 0.0,
+        },
+        {},
+        {"rope": (["200%", True, "x"], [R, R, R]), "candidate": (["zzz"], [R])},
+    )
+    hostile = ["@octocat <!--", "<details>", "[x](https://e.com)", "a`b|c", "two\nlines"]
+    frame = _many(len(hostile), 20)
+    frame["model"] = frame["model"].map(
+        dict(zip([f"m{i}" for i in range(1, 6)], hostile, strict=True)) | {"m0": "base"}
+    )
+
+    def comment(kw: dict) -> Any:
+        from bayescomp.report.markdown import comparison_markdown
+
+        s = bc.Scores.from_frame(kw["table"])
+        rows = [
+            (r, r.decision(0.95).outcome, r.decision(0.95).reason)
+            for r in (bc.compare(s, "base", h, rope=kw["rope"]) for h in hostile)
+        ]
+        text = comparison_markdown(rows, kw["rope"], 0.95)
+        bad = [h for h in ("<!--", "<details>", "](", "@o") if h in text.split("\n", 1)[1]]
+        if bad:
+            raise AssertionError(f"markup left live in the comment: {bad}")
+        return 0.0
+
+    found["pull-request comment"] = Entry(
+        comment,
+        lambda: {"table": frame, "rope": 0.01},
+        {},
+        {"rope": (["1%", "0.1sd"], [False, False])},
+    )
+    return found
+
+
 def entries() -> dict[str, Entry]:
     if not _CACHE:
-        _CACHE.update(_audited_doors(_this_round(_audited_entries(_entries()))))
+        _CACHE.update(_new_surfaces(_audited_doors(_this_round(_audited_entries(_entries())))))
     return _CACHE
 
 
