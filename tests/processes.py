@@ -21,17 +21,25 @@ from pathlib import Path
 
 PR_SET_PDEATHSIG = 1
 _LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None
-#: ``python -c WATCH pgid pytest_pid``: wait while its parent (pytest) and the group live, then kill it
+#: ``python -c WATCH pytest_pid pgid`` (or ``pytest_pid pid...`` with ``-``): wait while its
+#: parent (pytest) and the group (the pids) live, then kill them
 WATCH = """
 import os, signal, sys, time
-group, parent = int(sys.argv[1]), int(sys.argv[2])
-while os.getppid() == parent:
-    try:
-        os.killpg(group, 0)
-    except ProcessLookupError:
-        sys.exit()
+parent, ids = int(sys.argv[1]), [int(i) for i in sys.argv[2:]]
+kill = os.killpg if ids[0] > 0 else os.kill
+ids = ids if ids[0] > 0 else ids[1:]
+while os.getppid() == parent and ids:
+    for i in list(ids):
+        try:
+            kill(i, 0)
+        except ProcessLookupError:
+            ids.remove(i)
     time.sleep(0.2)
-os.killpg(group, signal.SIGKILL)
+for i in ids:
+    try:
+        kill(i, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 """
 
 
@@ -53,16 +61,25 @@ def spawn(cmd: Sequence[str], **popen) -> subprocess.Popen:
     The kernel's parent-death signal follows the *thread* that forked: call this from the
     thread that runs the tests (a fixture), not from a short-lived helper thread.
     """
-    me = os.getpid()
-    proc = subprocess.Popen(cmd, start_new_session=True, preexec_fn=_arm(me), **popen)
-    proc.watchdog = subprocess.Popen(  # type: ignore[attr-defined]
-        [sys.executable, "-I", "-S", "-c", WATCH, str(proc.pid), str(me)],
+    proc = subprocess.Popen(cmd, start_new_session=True, preexec_fn=_arm(os.getpid()), **popen)
+    proc.watchdog = _watch([proc.pid])  # type: ignore[attr-defined]
+    return proc
+
+
+def _watch(ids: list[int]) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-I", "-S", "-c", WATCH, str(os.getpid()), *map(str, ids)],
         start_new_session=True,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    return proc
+
+
+def guard(pids: set[int]) -> subprocess.Popen:
+    """Kill ``pids`` when this process dies: for processes a library started (Ray's node),
+    which no ``preexec_fn`` of ours reaches.  Returns the watchdog (it ends with them)."""
+    return _watch([-1, *sorted(pids)])
 
 
 def stop(proc: subprocess.Popen, timeout: float = 30) -> None:

@@ -23,7 +23,7 @@ import joblib
 import numpy as np
 import pandas as pd
 import pytest
-from processes import spawn
+from processes import descendants, guard, spawn
 from sklearn.datasets import load_breast_cancer
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import RepeatedStratifiedKFold
@@ -63,6 +63,8 @@ def ray_cluster():
     from bayescomp.scores.backends import start_local_ray
 
     start_local_ray(2)  # retried where the node dies while starting (a loaded CI machine)
+    # a pytest killed with SIGKILL took only some of Ray's processes with it (issue 41, 9)
+    guard(descendants(os.getpid()))
     register_ray()
     yield ray.get_runtime_context().gcs_address
     ray.shutdown()
