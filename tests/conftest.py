@@ -109,6 +109,8 @@ CI_STAGE = {
     "tests/test_spark_connect.py::test_connect_server_dies_when_its_test_process_is_sigkilled",
     "tests/test_mlflow_compare.py::test_evaluator_round_trip_gates_with_validate_evaluation_results",
     "tests/test_mlflow_compare.py::test_compare_runs_on_real_genai_runs",
+    "tests/test_processes.py::test_mlflow_server_dies_with_a_killed_pytest",
+    "tests/test_docs_examples.py::test_docs_page_examples_run[mlflow.md]",
 }
 
 

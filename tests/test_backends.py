@@ -23,6 +23,7 @@ import joblib
 import numpy as np
 import pandas as pd
 import pytest
+from processes import descendants, guard, spawn
 from sklearn.datasets import load_breast_cancer
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import RepeatedStratifiedKFold
@@ -62,6 +63,8 @@ def ray_cluster():
     from bayescomp.scores.backends import start_local_ray
 
     start_local_ray(2)  # retried where the node dies while starting (a loaded CI machine)
+    # a pytest killed with SIGKILL took only some of Ray's processes with it (issue 41, 9)
+    guard(descendants(os.getpid()))
     register_ray()
     yield ray.get_runtime_context().gcs_address
     ray.shutdown()
@@ -214,8 +217,9 @@ def _driver(
         cmd += ["--scheduler", address]
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     log = open(out.with_suffix(".log"), "a")  # noqa: SIM115 - closed with the process
-    # its own session: the kill takes the driver and its local workers (loky) together
-    return subprocess.Popen(cmd, env=env, stdout=log, stderr=log, start_new_session=True, **popen)
+    # its own group (the kill takes the driver and its local workers, loky, together), which
+    # dies with this test process
+    return spawn(cmd, env=env, stdout=log, stderr=log, **popen)
 
 
 def _log(out: Path) -> str:

@@ -1,74 +1,42 @@
-"""Every ```python block of docs/*.md runs on a fresh install, from built-in data only.
+"""Every ```python block of docs/*.md runs on a fresh install of the extras the page names.
 
-The blocks of one page run in order in one namespace (a page is one session), inside an
-empty temporary folder, so an example cannot lean on files of the repository (``models/``,
-``../shared/data``) or on names it never defines.  A block that imports an optional
-package which is not installed (e.g. dask for the cluster example, or pyspark where there
-is no Java to run it) is skipped, and only that block.  Every page runs in the default
-suite: an example of a page once marked slow broke unnoticed.
+The blocks of one page run in order in one namespace (a page is one session), in a fresh
+interpreter inside an empty temporary folder, so an example cannot lean on files of the
+repository (``models/``, ``../shared/data``) or on names it never defines.  That
+interpreter sees only what ``pip install "bayescomp[EXTRA]"`` installs for the extras the
+page names (every other installed package is made unimportable), so an example that needs
+an extra it does not name fails as it does for a reader.  A block that itself imports a
+package outside those extras (or pyspark where there is no Java to run it) is skipped,
+and only that block.  Every page runs in the default suite, except the cluster page: an
+example of a page once marked slow broke unnoticed.  mlflow.md runs against the session's
+real ``mlflow server`` (tests/test_mlflow.py), in place of its placeholder address.
 """
 
 from __future__ import annotations
 
-import ast
-import importlib.util
+import contextlib
 import os
 import re
-import shutil
-import textwrap
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from docs_pages import PLACEHOLDER_URI, check_promises, missing_modules, python_blocks  # noqa: F401
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
+with contextlib.suppress(pytest.skip.Exception):  # no MLflow here: mlflow.md skips
+    from test_mlflow import server  # noqa: F401 - the session's real mlflow server
+
+REPO = Path(__file__).resolve().parents[1]
+DOCS = REPO / "docs"
 #: pages whose examples start Dask, Ray and Spark clusters (about two minutes): run with -m slow
 SLOW: set[str] = {"scaling_out.md"}
-# pages whose examples talk to a tracking server at a placeholder address: their flow runs
-# against a real `mlflow server` in tests/test_mlflow.py and docs/scripts/mlflow_screenshots.py
-NEEDS_SERVER = {"mlflow.md"}
 # cli.md has its own test below: its python blocks, then every command it shows
 PAGES = sorted(
     p
     for p in DOCS.glob("*.md")
-    if "```python" in p.read_text(encoding="utf-8")
-    and p.name != "cli.md"
-    and p.name not in NEEDS_SERVER
+    if "```python" in p.read_text(encoding="utf-8") and p.name != "cli.md"
 )
-
-
-def python_blocks(text: str) -> list[str]:
-    """The ```python blocks of a markdown page, dedented (a block may sit in a list item)."""
-    return [
-        textwrap.dedent(b)
-        for b in re.findall(r"^[ \t]*```python\n(.*?)^[ \t]*```", text, re.S | re.M)
-    ]
-
-
-def missing_modules(code: str) -> list[str]:
-    """Top-level packages the block imports that are not installed."""
-    roots = set()
-    for node in ast.walk(ast.parse(code)):
-        if isinstance(node, ast.Import):
-            roots |= {a.name.split(".")[0] for a in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            roots.add(node.module.split(".")[0])
-    missing = {r for r in roots if importlib.util.find_spec(r) is None}
-    if "pyspark" in roots and shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
-        missing.add("pyspark")  # installed, but Spark cannot start without a JRE
-    return sorted(missing)
-
-
-#: ``print(expression)  # 'text'``: the example promises that the expression is that string
-PROMISE = re.compile(r"^print\((?P<expr>.+)\)\s+#\s+(?P<value>'[^']*')\s*$", re.M)
-
-
-def check_promises(code: str, namespace: dict, where: str) -> int:
-    """Evaluate every promised ``print`` of a block after it ran; the number checked."""
-    found = PROMISE.finditer(code)
-    for m in found:
-        got = eval(m["expr"], namespace)  # the docs' own example code
-        assert got == ast.literal_eval(m["value"]), f"{where}: {m['expr']} is {got!r}"
-    return len(PROMISE.findall(code))
 
 
 def test_promises_are_found_and_checked():
@@ -84,26 +52,98 @@ def test_the_extractor_finds_indented_blocks_and_their_imports():
     assert missing_modules("import nopkg_xyz\nfrom os import path") == ["nopkg_xyz"]
 
 
-@pytest.mark.parametrize(
-    "page",
-    [pytest.param(p, id=p.name, marks=[pytest.mark.slow] if p.name in SLOW else []) for p in PAGES],
-)
-def test_docs_page_examples_run(page, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)  # no repository files: what a fresh install sees
-    namespace: dict = {"__name__": "__docs__"}
-    ran = 0
-    for i, code in enumerate(python_blocks(page.read_text(encoding="utf-8"))):
-        if missing_modules(code):
+def page_extras(text: str) -> set[str]:
+    """The extras a page names (``bayescomp[mlflow]``, ``'bayescomp[dask,ray]'``)."""
+    return {e for group in re.findall(r"bayescomp\[([\w,-]+)\]", text) for e in group.split(",")}
+
+
+def installed_with(extras: set[str]) -> set[str]:
+    """The distributions ``pip install "bayescomp[extras]"`` installs (bayescomp included),
+    from the installed packages' metadata: their requirements followed to the end."""
+    from importlib import metadata
+
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    todo = [("bayescomp", frozenset(extras))]
+    seen: set[tuple[str, frozenset[str]]] = set()
+    while todo:
+        name, wanted = todo.pop()
+        if (name, wanted) in seen:
             continue
+        seen.add((name, wanted))
         try:
-            exec(compile(code, f"{page.name}, python block {i + 1}", "exec"), namespace)
-        except Exception as exc:  # name the page and block in the failure
-            raise AssertionError(
-                f"{page.name}, python block {i + 1} failed: {type(exc).__name__}: {exc}"
-            ) from exc
-        check_promises(code, namespace, f"{page.name}, python block {i + 1}")
-        ran += 1
-    assert ran >= 1
+            requires = metadata.distribution(name).requires or []
+        except metadata.PackageNotFoundError:
+            continue
+        for line in requires:
+            req = Requirement(line)
+            envs = [{"extra": e} for e in wanted] or [{"extra": ""}]
+            if req.marker is None or any(req.marker.evaluate(env) for env in envs):
+                todo.append((canonicalize_name(req.name), frozenset(req.extras)))
+    return {name for name, _ in seen}
+
+
+def outside(extras: set[str]) -> list[str]:
+    """The importable top-level modules that only packages outside ``extras`` provide."""
+    from importlib import metadata
+
+    from packaging.utils import canonicalize_name
+
+    kept = installed_with(extras)
+    return sorted(
+        module
+        for module, dists in metadata.packages_distributions().items()
+        if module.isidentifier() and not {canonicalize_name(d) for d in dists} & kept
+    )
+
+
+#: a fresh interpreter: packages outside the page's extras unimportable, then the page
+RUNNER = """
+import sys
+from pathlib import Path
+from docs_pages import block, run_page
+block(set(sys.argv[2].split(",")) - set(sys.modules))  # what the runner imported stays
+print("ran", run_page(Path(sys.argv[1])))
+"""
+
+
+def test_a_page_sees_only_the_packages_of_its_extras():
+    assert page_extras("pip install 'bayescomp[mcmc]' or bayescomp[dask,ray]") == {
+        "mcmc",
+        "dask",
+        "ray",
+    }
+    base, mlflow = installed_with(set()), installed_with({"mlflow"})
+    assert {"bayescomp", "numpy", "scikit-learn"} <= base and "pymc" not in base
+    assert "mlflow-skinny" in mlflow - base
+    assert "pymc" in outside(set()) and "pymc" not in outside({"mcmc"})
+
+
+def _page_param(p: Path):
+    marks = [pytest.mark.slow] if p.name in SLOW else []
+    if p.name == "mlflow.md":
+        marks.append(pytest.mark.xdist_group("mlflow"))  # the session's one server
+    return pytest.param(p, id=p.name, marks=marks)
+
+
+@pytest.mark.parametrize("page", [_page_param(p) for p in PAGES])
+def test_docs_page_examples_run(page, tmp_path, request):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(REPO / "tests")])}
+    if page.name == "mlflow.md":
+        pytest.importorskip("mlflow")
+        env["BAYESCOMP_DOCS_TRACKING_URI"] = request.getfixturevalue("server")
+    blocked = ",".join(outside(page_extras(page.read_text(encoding="utf-8"))))
+    proc = subprocess.run(
+        [sys.executable, "-c", RUNNER, str(page), blocked],
+        cwd=tmp_path,  # no repository files: what a fresh install sees
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert int(proc.stdout.split()[-1]) >= 1, proc.stdout[-2000:]
 
 
 def fenced_blocks(text: str) -> list[tuple[str, str]]:

@@ -8,13 +8,13 @@ import importlib
 import inspect
 import re
 import shutil
-import subprocess
 from html.parser import HTMLParser
 
 import numpy as np
 import pandas as pd
 import pytest
 from fuzz_cases import run_cli
+from processes import run
 
 import bayescomp.report
 
@@ -201,7 +201,7 @@ def test_report_renders_in_chromium_with_no_script_and_names_literal(report, tmp
         "--dump-dom",
         path.resolve().as_uri(),
     ]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    proc = run(cmd, timeout=120)  # the browser and its helpers die with this test
     dom = proc.stdout
     assert "<body" in dom, proc.stderr[-2000:]
     parser = _Text()

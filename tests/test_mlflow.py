@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.stats
+from processes import spawn, stop
 from scipy import stats
 from sklearn.model_selection import RepeatedStratifiedKFold
 
@@ -54,7 +55,7 @@ def server(tmp_path_factory):
     root = tmp_path_factory.mktemp("mlflow_server")
     port = _free_port()
     log = open(root / "server.log", "w")  # noqa: SIM115 - closed after the server stops
-    proc = subprocess.Popen(
+    proc = spawn(  # dies with this process, its workers too (issue 41, item 9)
         [
             sys.executable,
             "-m",
@@ -73,7 +74,6 @@ def server(tmp_path_factory):
         ],
         stdout=log,
         stderr=subprocess.STDOUT,
-        start_new_session=True,
     )
     uri = f"http://127.0.0.1:{port}"
     try:
@@ -90,11 +90,7 @@ def server(tmp_path_factory):
             pytest.fail("mlflow server did not answer /health within 120 s")
         yield uri
     finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:  # pragma: no cover
-            os.killpg(proc.pid, signal.SIGKILL)
+        stop(proc)
         log.close()
 
 

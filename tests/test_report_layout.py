@@ -8,6 +8,7 @@ import re
 
 import numpy as np
 import pandas as pd
+import processes
 import pytest
 
 from bayescomp.cli.main import main
@@ -158,7 +159,6 @@ document.body.setAttribute('data-geometry', JSON.stringify({scroll: d.scrollWidt
 @pytest.mark.parametrize("width", [1280, 1400, 800])
 def test_report_is_no_wider_than_the_window(report, tmp_path, width):
     import html
-    import subprocess
 
     binary = _browser()
     if binary is None:
@@ -168,7 +168,7 @@ def test_report_is_no_wider_than_the_window(report, tmp_path, width):
     cmd = [binary, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
     cmd += [f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=3000"]
     cmd += [f"--window-size={width},900", "--dump-dom", page.resolve().as_uri()]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    proc = processes.run(cmd, timeout=120)  # the browser and its helpers die with this test
     found = re.search(r'data-geometry="([^"]+)"', proc.stdout)
     assert found, proc.stderr[-2000:]
     geometry = json.loads(html.unescape(found.group(1)))

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from processes import alive, descendants
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -45,31 +46,6 @@ bc.cross_validate_paired({"a": Slow(), "b": Slow()}, X, y, cv=5, scoring="accura
 """
 
 
-def _descendants(pid: int) -> set[int]:
-    out: set[int] = set()
-    todo = [pid]
-    while todo:
-        p = todo.pop()
-        for task in Path(f"/proc/{p}/task").glob("*"):
-            try:
-                kids = (task / "children").read_text().split()
-            except OSError:
-                continue
-            for k in map(int, kids):
-                if k not in out:
-                    out.add(k)
-                    todo.append(k)
-    return out
-
-
-def _alive(pid: int) -> bool:
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return False
-    return "\nState:\tZ" not in status  # a zombie has exited
-
-
 def test_workers_exit_when_the_parent_is_killed(tmp_path):
     proc = subprocess.Popen(
         [sys.executable, "-c", SCRIPT],
@@ -85,18 +61,18 @@ def test_workers_exit_when_the_parent_is_killed(tmp_path):
         while time.monotonic() < deadline and len(list(tmp_path.glob("fitting-*"))) < 2:
             time.sleep(0.2)
         assert len(list(tmp_path.glob("fitting-*"))) >= 2, "the workers never started a fit"
-        workers = _descendants(proc.pid)  # loky's workers and resource trackers
+        workers = descendants(proc.pid)  # loky's workers and resource trackers
         assert len(workers) >= 2
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
         deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and any(_alive(w) for w in workers):
+        while time.monotonic() < deadline and any(alive(w) for w in workers):
             time.sleep(0.2)
-        left = sorted(w for w in workers if _alive(w))
+        left = sorted(w for w in workers if alive(w))
         assert not left, f"processes still alive 30 s after the parent's SIGKILL: {left}"
     finally:
         if proc.poll() is None:
             proc.kill()
-        for w in _descendants(proc.pid):
+        for w in descendants(proc.pid):
             with __import__("contextlib").suppress(OSError):
                 os.kill(w, signal.SIGKILL)

@@ -21,7 +21,7 @@ from bayescomp.core.text import terminal_literal
 def add_slice_flags(p: argparse.ArgumentParser) -> None:
     """``--slice COL --slice-rope R --slice-gamma G``: the slice guardrail (docs/slices.md)."""
     g = p.add_argument_group("slice guardrail (--predictions)")
-    g.add_argument("--slice", metavar="COL", help="column of each item's slice (region, segment)")
+    g.add_argument("--slice", metavar="COL", help="each item's slice column; needs bayescomp[mcmc]")
     g.add_argument("--slice-rope", type=float, metavar="R", help="largest loss on one slice")
     g.add_argument(
         "--slice-gamma",
