@@ -446,7 +446,7 @@ def _entries() -> dict[str, Entry]:
                 "gamma": ([0.4, 1.5, NAN, 0.0, "x"], [R] * 5),
                 "baseline": (["zzz", None], [R, R]),
                 "metric": (["nope"], [R]),
-                "method": (["bogus"], [R]),
+                "compare_options": ([{"method": "bogus"}], [R]),
                 "order": (["bogus"], [R]),
                 "scores": ([None, 5], [R, R]),
             },
@@ -499,7 +499,7 @@ def _entries() -> dict[str, Entry]:
             },
             {"y_true": LABEL_MUTATIONS, "y_pred_or_score": ARRAY_MUTATIONS},
             {
-                "gamma": ([0.0, -1.0, 1.5, NAN, "x"], [R] * 5),
+                "subset_exponent": ([0.0, -1.0, 1.5, NAN, "x"], [R] * 5),
                 "n_subsets": (COUNT, [R] * 5),
                 "n_resamples": (COUNT, [R] * 5),
                 "confidence_level": (LEVEL, [R] * 6),
