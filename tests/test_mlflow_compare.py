@@ -331,7 +331,7 @@ def test_compare_runs_on_real_genai_runs(genai_runs, tracking, tmp_path):
     cli = [*("compare", "--mlflow-runs", genai_runs["same"], base), *("--rope", "0.05")]
     done = run_cli(*cli, "--cluster", "passage", "--json", cwd=tmp_path, env=env)
     assert done.returncode == 0, done.stderr
-    got = json.loads(done.stdout)
+    got = json.loads(done.stdout)[0]  # --json: a record per comparison
     assert got["decision"] == "promote" and got["n_paired"] == 48
     assert got["scorers"][1]["diff"] == pytest.approx(s.loc["grade", "diff"])
     failing = run_cli(*cli, "--fail-unless", "worse", cwd=tmp_path, env=env)
