@@ -1,302 +1,480 @@
-"""How honest is the correlated t-test on real learners? Coverage, width and variance ratio.
+"""How honest are the posteriors of CV scores on real learners? Coverage, power, variance ratio.
 
 Every posterior of the package is checked against simulations from its own model; this
-bench checks the correlated t-test where the correlation between folds is whatever the
+bench checks them where the correlation between folds, repetitions and rows is whatever the
 learners make it.  A *problem* is a population (``sklearn.datasets.make_classification``
-with a fixed seed: a pool of rows to draw data sets from, and a held-out population that
-defines the truth), a pair of learners and a data-set size ``n``.  For each of ``--datasets``
-data sets of ``n`` rows drawn from the pool, both learners are compared by repeated
-stratified ``k``-fold cross-validation (``--folds`` × ``--repeats``, a new seed per data
-set), on accuracy and ROC AUC, and each interval the package offers for CV scores gives a
-95 % interval of the difference (candidate − baseline):
+with a fixed seed: a pool of rows to draw data sets from and a held-out population of
+``HELD_OUT`` rows that defines the truth) and a pair of learners (baseline, candidate); a
+*cell* is a problem at a data-set size ``n``.  For each data set of ``n`` rows drawn from
+the pool, both learners are compared by 10 × 10 repeated stratified cross-validation (a new
+seed per data set) on accuracy and ROC AUC.
 
-``ttest``
-    :func:`bayescomp.correlated_ttest` at ρ = n_test / n (the default of ``compare``);
-``ttest_rho0``
-    the same with ρ = 0 (no correction: an ordinary paired t over the splits);
-``row_variance``
-    (accuracy only) the package's formula with ``s²`` replaced by the per-row variance of
-    the out-of-fold differences ``e_ri`` (each row ``i`` is predicted once per repetition
-    ``r``), averaged over the repetitions and scaled to a split's test set:
-    ``s² = k · mean_r var_i(e_ri) / n``;
-``row_mean_variance``
-    (accuracy only) the same with the variance of the rows' differences averaged over the
-    repetitions first, ``s² = k · var_i(mean_r e_ri) / n``: the disagreements of two
-    near-identical models that cancel across repetitions cancel here too.
+The expensive part (the fits) and the cheap part (the posteriors) are apart:
 
-Two truths per data set: the **CV estimand** — the mean difference of the two learners
-trained on ``n (k − 1) / k`` rows, over training sets drawn from the pool (``--truth``
-of them, scored on the held-out population) — and the **deployed** estimand — the
-difference of the two models trained on the whole data set, scored on the held-out
-population.  Printed per problem, metric and interval: coverage of each truth, mean width,
-the variance ratio (variance over data sets of the CV mean difference / the mean posterior
-variance; 1 is calibrated, above 1 over-confident) and the share of data sets decided
-(promote, worse or equivalent at γ = 0.95, ROPE ±0.01).
+``run``
+    fits and keeps, per data set, what every candidate posterior needs: the per-split
+    differences, the per-row out-of-fold differences summarised as variances (accuracy: the
+    per-row differences ``e_ri``; ROC AUC: each row's DeLong placement difference within its
+    test fold), the deployed truth; and per cell the CV truth in chunks.  Every record is a
+    line of ``--checkpoint`` (JSON lines, keyed by a fingerprint of the fitting code and
+    scikit-learn's version), written as soon as it is done: ``--minutes`` bounds a slice,
+    the next slice resumes where it stopped.  The grid runs its cheap cells first.
+``report``
+    reads the records and prints, per cell, metric and variance: coverage of the CV estimand
+    and of the deployed model, the variance ratio (variance over data sets of the CV mean
+    difference / the mean posterior variance: 1 is calibrated, above 1 over-confident) with
+    a 90 % bootstrap interval, the share decided at γ = 0.95 with ROPE ±0.01, and false
+    promotion at the ROPE edge (every difference shifted so that the truth is +ROPE: the
+    share of data sets promoted).
 
-Finished cells are kept in ``--checkpoint`` (a JSON file keyed by a fingerprint of this
-code and scikit-learn's version): an interrupted run resumes where it stopped.
+The truths: the **CV estimand** is the mean difference of the two learners trained on
+``n (k − 1) / k`` rows, over training sets drawn from the pool (``TRUTH_DRAWS`` of them),
+scored on the held-out population; the **deployed** difference is that of the two models
+trained on the whole data set.
 
-Run at a modest scale (about 10 minutes on one idle core)::
+Variances (each gives a Student-t posterior ``t(J − 1, mean, σ)`` with
+``σ² = s² (1 / J + ρ / (1 − ρ))``, Nadeau–Bengio's correction, ρ = n_test / n):
 
-    nice -n 10 python bench/real_learner_calibration.py --datasets 40 --repeats 5
+``split``
+    ``s²`` the sample variance of the ``J`` per-split differences (today's default);
+``row``
+    ``s²`` from each row's difference averaged over the repetitions:
+    accuracy ``k · var_i(mean_r e_ri) / n``; AUC the DeLong variance of a test fold,
+    ``var_pos(mean_r ΔV_i) / m₁ + var_neg(mean_r ΔV_j) / m₀`` (m = a fold's class counts);
+``row_split``
+    the per-row ``s²`` plus the training-set part that averaging over the repetitions does
+    not remove: the split variance less its row-sampling part (a fold's rows, averaged over
+    the splits), floored at 0.
+
+Run in slices of under 10 minutes (one core; the grid is a few CPU-hours)::
+
+    OMP_NUM_THREADS=1 nice -n 10 python bench/real_learner_calibration.py run --minutes 9
+    python bench/real_learner_calibration.py status
+    python bench/real_learner_calibration.py report
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
+import ast
+import hashlib
+import inspect
 import json
-import sys
+import textwrap
 import time
+from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
 from scipy import stats
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-
-import bayescomp as bc  # noqa: E402
-
 GAMMA, ROPE, LEVEL = 0.95, 0.01, 0.95
-POOL, HELD_OUT = 100_000, 20_000
+POOL, HELD_OUT = 100_000, 100_000
+FOLDS, REPEATS, TRUTH_DRAWS, TRUTH_CHUNK = 10, 10, 100, 25
+CHECKPOINT = REPO / "bench" / "data" / "real_learner_calibration.jsonl"
+SEED = 2026
+
+POPULATIONS = {
+    # few informative features, little noise
+    "easy": dict(n_features=10, n_informative=4, class_sep=1.2, flip_y=0.02),
+    # 20 % of the labels flipped at random
+    "noisy": dict(n_features=20, n_informative=6, n_redundant=0, class_sep=0.8, flip_y=0.2),
+    # many features, few of them informative
+    "wide": dict(n_features=200, n_informative=10, n_redundant=0, class_sep=1.0, flip_y=0.03),
+}
+
+# (kind, baseline, candidate): "near" are the promotions teams make every day (a tuned
+# hyper-parameter, more boosting iterations, another seed of an unstable learner);
+# "different" are learners of another family, stable and unstable.
+PAIRS = {
+    "knn k=15/17": "near",
+    "logreg C=0.5/C=1": "near",
+    "boost 60/100": "near",
+    "forest seed 0/1": "near",
+    "nb/logreg": "different",
+    "lda/qda": "different",
+    "tree/knn": "different",
+}
+
+PROBLEMS = [  # (population, pair)
+    ("easy", "knn k=15/17"),
+    ("easy", "logreg C=0.5/C=1"),
+    ("easy", "nb/logreg"),
+    ("easy", "tree/knn"),
+    ("noisy", "boost 60/100"),
+    ("noisy", "forest seed 0/1"),
+    ("noisy", "lda/qda"),
+    ("wide", "logreg C=0.5/C=1"),
+    ("wide", "nb/logreg"),
+]
+NS = (200, 1000, 5000)
 
 
-def learners() -> dict[str, tuple[object, object]]:
-    """The learner pairs (baseline, candidate), by name."""
+def datasets_in(problem: tuple[str, str], n: int) -> int:
+    """Data sets per cell: 40; 100 at n = 1,000 (the planner's check needs ≥ 100), and 60
+    for the near-equal pairs at n = 5,000."""
+    if n == 1000:
+        return 100
+    return 60 if n >= 1000 and PAIRS[problem[1]] == "near" else 40
+
+
+def _pair_probabilities(pair: str, X, y, X_test) -> tuple[np.ndarray, np.ndarray]:
+    """P(class 1) of the baseline and the candidate, trained on ``(X, y)``, on ``X_test``."""
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis as LDA
+    from sklearn.discriminant_analysis import QuadraticDiscriminantAnalysis as QDA
+    from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
     from sklearn.linear_model import LogisticRegression
     from sklearn.naive_bayes import GaussianNB
     from sklearn.neighbors import KNeighborsClassifier
     from sklearn.tree import DecisionTreeClassifier
 
-    return {
-        "nb/logreg": (GaussianNB(), LogisticRegression(max_iter=2000)),
-        "logreg/tree": (
-            LogisticRegression(max_iter=2000),
-            DecisionTreeClassifier(min_samples_leaf=5, random_state=0),
-        ),
-        "tree/knn": (
-            DecisionTreeClassifier(min_samples_leaf=5, random_state=0),
-            KNeighborsClassifier(15),
-        ),
-        "logreg C=0.5/C=1": (
-            LogisticRegression(C=0.5, max_iter=2000),
-            LogisticRegression(C=1.0, max_iter=2000),
-        ),
-    }
+    def both(a, b):
+        return a.fit(X, y).predict_proba(X_test)[:, 1], b.fit(X, y).predict_proba(X_test)[:, 1]
+
+    if pair == "boost 60/100":  # the first 60 iterations of a 100-iteration fit
+        m = HistGradientBoostingClassifier(max_iter=100, early_stopping=False, random_state=0)
+        staged = list(m.fit(X, y).staged_predict_proba(X_test))
+        return staged[59][:, 1], staged[99][:, 1]
+    forest = dict(n_estimators=10, min_samples_leaf=3, max_features="sqrt")
+    return both(
+        *{
+            "knn k=15/17": (KNeighborsClassifier(15), KNeighborsClassifier(17)),
+            "logreg C=0.5/C=1": (
+                LogisticRegression(C=0.5, max_iter=2000),
+                LogisticRegression(C=1.0, max_iter=2000),
+            ),
+            "forest seed 0/1": (
+                RandomForestClassifier(random_state=0, **forest),
+                RandomForestClassifier(random_state=1, **forest),
+            ),
+            "nb/logreg": (GaussianNB(), LogisticRegression(max_iter=2000)),
+            "lda/qda": (LDA(), QDA(reg_param=0.01)),
+            "tree/knn": (
+                DecisionTreeClassifier(min_samples_leaf=5, random_state=0),
+                KNeighborsClassifier(15),
+            ),
+        }[pair]
+    )
 
 
-def population(problem: str) -> tuple[np.ndarray, np.ndarray]:
+_POPULATION_CACHE: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def population(name: str) -> tuple[np.ndarray, np.ndarray]:
     """A fixed population: ``POOL`` rows to draw data sets from, then ``HELD_OUT`` rows."""
     from sklearn.datasets import make_classification
 
-    settings = {
-        "easy": dict(n_features=10, n_informative=4, class_sep=1.2, flip_y=0.02),
-        "hard": dict(n_features=20, n_informative=6, class_sep=0.6, flip_y=0.1),
-    }[problem]
-    return make_classification(n_samples=POOL + HELD_OUT, random_state=0, **settings)
+    if name not in _POPULATION_CACHE:
+        _POPULATION_CACHE[name] = make_classification(
+            n_samples=POOL + HELD_OUT, random_state=0, **POPULATIONS[name]
+        )
+    return _POPULATION_CACHE[name]
 
 
-def _scores(model, X, y):
-    """Accuracy and ROC AUC of a fitted model on ``(X, y)``, and its per-row correctness."""
-    from sklearn.metrics import roc_auc_score
-
-    p = model.predict_proba(X)[:, 1]
-    correct = ((p > 0.5) == y).astype(float)
-    return correct.mean(), roc_auc_score(y, p), correct
-
-
-def _fit(model, X, y):
-    from sklearn.base import clone
-
-    return clone(model).fit(X, y)
-
-
-def cv_truth(pair: str, problem: str, n: int, folds: int, draws: int, seed: int) -> list[float]:
-    """The CV estimand: mean (accuracy, AUC) difference of the pair trained on
-    ``n (folds − 1) / folds`` rows drawn from the pool, on the held-out population."""
-    X, y = population(problem)
-    base, cand = learners()[pair]
-    rng = np.random.default_rng(seed)
-    size = n - n // folds
-    out = []
-    for _ in range(draws):
-        rows = rng.choice(POOL, size, replace=False)
-        b = _scores(_fit(base, X[rows], y[rows]), X[POOL:], y[POOL:])
-        c = _scores(_fit(cand, X[rows], y[rows]), X[POOL:], y[POOL:])
-        out.append([c[0] - b[0], c[1] - b[1]])
-    return np.mean(out, axis=0).tolist()
-
-
-def one_dataset(pair: str, problem: str, n: int, folds: int, repeats: int, seed: int) -> dict:
-    """One data set: per-split differences, per-row variance and the deployed truth."""
-    from sklearn.model_selection import RepeatedStratifiedKFold
-
-    X, y = population(problem)
-    base, cand = learners()[pair]
-    rng = np.random.default_rng(seed)
-    rows = rng.choice(POOL, n, replace=False)
-    Xd, yd = X[rows], y[rows]
-    cv = RepeatedStratifiedKFold(n_splits=folds, n_repeats=repeats, random_state=seed)
-    acc, auc, n_test = [], [], []
-    row_diff = np.zeros((repeats, n))
-    for j, (tr, te) in enumerate(cv.split(Xd, yd)):
-        b = _scores(_fit(base, Xd[tr], yd[tr]), Xd[te], yd[te])
-        c = _scores(_fit(cand, Xd[tr], yd[tr]), Xd[te], yd[te])
-        acc.append([b[0], c[0]])
-        auc.append([b[1], c[1]])
-        n_test.append(te.size)
-        row_diff[j // folds, te] = c[2] - b[2]
-    b = _scores(_fit(base, Xd, yd), X[POOL:], y[POOL:])
-    c = _scores(_fit(cand, Xd, yd), X[POOL:], y[POOL:])
-    return {
-        "accuracy": np.array(acc).T.tolist(),
-        "roc_auc": np.array(auc).T.tolist(),
-        "rho": float(np.mean(n_test) / n),
-        "row_var": float(np.mean(row_diff.var(axis=1, ddof=1))),
-        "row_mean_var": float(row_diff.mean(axis=0).var(ddof=1)),
-        "deployed": [c[0] - b[0], c[1] - b[1]],
-    }
-
-
-def intervals(data: dict, metric: str, folds: int) -> dict[str, tuple[float, float, float]]:
-    """(mean, posterior variance, decided?) of each interval of one data set's scores."""
-    base, cand = (np.asarray(x) for x in data[metric])
-    out = {}
-    for name, rho in (("ttest", data["rho"]), ("ttest_rho0", 0.0)):
-        res = bc.correlated_ttest(base, cand, rho=rho, rope=ROPE)
-        out[name] = (res.mean, res.scale, res.df, res.decision(GAMMA).outcome)
-    if metric == "accuracy":  # the package's formula with a per-row variance as s²
-        res = bc.correlated_ttest(base, cand, rho=data["rho"], rope=ROPE)
-        for name, key in (("row_variance", "row_var"), ("row_mean_variance", "row_mean_var")):
-            s2 = folds * data[key] / data["n"]
-            scale = float(np.sqrt(s2 * (1 / res.n + res.rho / (1 - res.rho))))
-            one = dataclasses.replace(res, scale=scale)
-            out[name] = (one.mean, one.scale, one.df, one.decision(GAMMA).outcome)
+def _placements(score: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Each row's DeLong placement in one test set: a positive's share of negatives scored
+    below it, a negative's share of positives scored above it (ties count a half); the mean
+    over either class is the ROC AUC."""
+    ranks = stats.rankdata(score)
+    pos = y == 1
+    out = np.empty(score.size)
+    m1, m0 = pos.sum(), (~pos).sum()
+    out[pos] = (ranks[pos] - stats.rankdata(score[pos])) / m0
+    out[~pos] = 1 - (ranks[~pos] - stats.rankdata(score[~pos])) / m1
     return out
 
 
-def cell(
-    pair: str,
-    problem: str,
-    n: int,
-    folds: int,
-    repeats: int,
-    datasets: int,
-    truth_draws: int,
-    seed: int,
+def _held_out_difference(pair: str, X, y, rows) -> list[float]:
+    """(accuracy, AUC) difference candidate − baseline, trained on ``rows`` of the pool,
+    scored on the held-out population."""
+    from sklearn.metrics import roc_auc_score
+
+    pb, pc = _pair_probabilities(pair, X[rows], y[rows], X[POOL:])
+    yt = y[POOL:]
+    acc = np.mean((pc > 0.5) == yt) - np.mean((pb > 0.5) == yt)
+    return [float(acc), float(roc_auc_score(yt, pc) - roc_auc_score(yt, pb))]
+
+
+def one_dataset(
+    population_name: str, pair: str, n: int, index: int, folds: int = FOLDS, repeats: int = REPEATS
 ) -> dict:
-    """Every statistic of one problem (pair, population, n) for every metric and interval."""
-    truth = cv_truth(pair, problem, n, folds, truth_draws, seed)
-    runs = [one_dataset(pair, problem, n, folds, repeats, seed + 1 + i) for i in range(datasets)]
-    q = stats.t.ppf(0.5 + LEVEL / 2, folds * repeats - 1)
-    result = {}
-    for m, metric in enumerate(("accuracy", "roc_auc")):
-        per = [intervals({**r, "n": n}, metric, folds) for r in runs]
-        means = np.array([p["ttest"][0] for p in per])
-        deployed = np.array([r["deployed"][m] for r in runs])
-        for name in per[0]:
-            mean = np.array([p[name][0] for p in per])
-            scale = np.array([p[name][1] for p in per])
-            df = per[0][name][2]
-            var = scale**2 * df / (df - 2)
-            lo, hi = mean - q * scale, mean + q * scale
-            result[f"{metric}|{name}"] = {
-                "cover_cv": float(np.mean((lo <= truth[m]) & (truth[m] <= hi))),
-                "cover_deployed": float(np.mean((lo <= deployed) & (deployed <= hi))),
-                "width": float(np.mean(hi - lo)),
-                "var_ratio": float(np.var(means, ddof=1) / np.mean(var)),
-                "decided": float(np.mean([p[name][3] != "inconclusive" for p in per])),
-                "equivalent": float(np.mean([p[name][3] == "equivalent" for p in per])),
-                "truth_cv": truth[m],
-            }
-    return result
+    """One data set: per-split differences, per-row variances and the deployed truth."""
+    from sklearn.metrics import roc_auc_score
+    from sklearn.model_selection import RepeatedStratifiedKFold
+
+    X, y = population(population_name)
+    seed = SEED + 7919 * index + n
+    rows = np.random.default_rng(seed).choice(POOL, n, replace=False)
+    Xd, yd = X[rows], y[rows]
+    cv = RepeatedStratifiedKFold(n_splits=folds, n_repeats=repeats, random_state=seed)
+    acc, auc, n_test = [], [], []
+    e = np.zeros((repeats, n))  # per-row accuracy differences, one row per repetition
+    v = np.zeros((repeats, n))  # per-row placement differences
+    for j, (tr, te) in enumerate(cv.split(Xd, yd)):
+        pb, pc = _pair_probabilities(pair, Xd[tr], yd[tr], Xd[te])
+        cb, cc = (pb > 0.5) == yd[te], (pc > 0.5) == yd[te]
+        acc.append(cc.mean() - cb.mean())
+        auc.append(roc_auc_score(yd[te], pc) - roc_auc_score(yd[te], pb))
+        n_test.append(te.size)
+        e[j // folds, te] = cc.astype(float) - cb
+        v[j // folds, te] = _placements(pc, yd[te]) - _placements(pb, yd[te])
+    pos = yd == 1
+    cum = np.cumsum(e, axis=0) / np.arange(1, repeats + 1)[:, None]
+    vcum = np.cumsum(v, axis=0) / np.arange(1, repeats + 1)[:, None]
+    return {
+        "folds": folds,
+        "acc": np.round(acc, 8).tolist(),
+        "auc": np.round(auc, 8).tolist(),
+        "n_test": n_test,
+        "n_pos": int(pos.sum()),
+        # var_i of the rows' differences averaged over the first R repetitions, R = 1..10
+        "acc_row_cum": cum.var(axis=1, ddof=1).tolist(),
+        "acc_row_each": e.var(axis=1, ddof=1).tolist(),
+        "auc_pos_cum": vcum[:, pos].var(axis=1, ddof=1).tolist(),
+        "auc_neg_cum": vcum[:, ~pos].var(axis=1, ddof=1).tolist(),
+        "auc_pos_each": v[:, pos].var(axis=1, ddof=1).tolist(),
+        "auc_neg_each": v[:, ~pos].var(axis=1, ddof=1).tolist(),
+        "deployed": _held_out_difference(pair, X, y, rows),
+    }
 
 
-def _fingerprint() -> str:
-    """The code the cells depend on and scikit-learn's version: a checkpoint of other code
-    is not reused."""
-    import hashlib
-    import inspect
+def truth_chunk(
+    population_name: str,
+    pair: str,
+    n: int,
+    chunk: int,
+    folds: int = FOLDS,
+    draws: int = TRUTH_CHUNK,
+) -> dict:
+    """``draws`` draws of the CV estimand: training sets of ``n (k − 1) / k`` rows."""
+    X, y = population(population_name)
+    rng = np.random.default_rng([SEED, n, chunk, 1])
+    size = n - n // folds
+    return {
+        "draws": [
+            _held_out_difference(pair, X, y, rng.choice(POOL, size, replace=False))
+            for _ in range(draws)
+        ]
+    }
 
+
+def _code(func) -> str:
+    """A function's syntax tree without its docstring: comments, layout and docs may change."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        first = body[0] if isinstance(body, list) and body else None
+        docstring = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+        if docstring and isinstance(first.value.value, str):  # type: ignore[union-attr]
+            node.body = body[1:]  # type: ignore[attr-defined]
+    return ast.dump(tree)
+
+
+def fingerprint() -> str:
+    """The fitting code and scikit-learn's version: records of other code are not reused."""
     import sklearn
 
-    funcs = (learners, population, _scores, cv_truth, one_dataset, intervals, cell)
-    parts = [inspect.getsource(f) for f in funcs] + [sklearn.__version__]
+    funcs = (_pair_probabilities, population, _placements, _held_out_difference)
+    parts = [_code(f) for f in (*funcs, one_dataset, truth_chunk)]
+    parts += [repr((POPULATIONS, POOL, HELD_OUT, FOLDS, REPEATS, SEED)), sklearn.__version__]
     return hashlib.sha256("".join(parts).encode()).hexdigest()[:16]
 
 
-class Checkpoint:
-    """Finished cells in a JSON file, written after every cell: an interrupted run resumes."""
+def grid() -> list[tuple[str, str, str, int, int]]:
+    """Every unit of work, cheapest first: (kind, population, pair, n, index)."""
+    work = []
+    for n in NS:
+        for problem in PROBLEMS:
+            work += [("truth", *problem, n, c) for c in range(TRUTH_DRAWS // TRUTH_CHUNK)]
+            work += [("data", *problem, n, i) for i in range(datasets_in(problem, n))]
+    return work
 
-    def __init__(self, path: str | None) -> None:
-        self.path = Path(path) if path else None
-        self.key = _fingerprint()
-        self.cells: dict[str, dict] = {}
-        if self.path and self.path.exists():
-            saved = json.loads(self.path.read_text())
-            if saved.get("code") == self.key:
-                self.cells = saved["cells"]
 
-    def cell(self, *args) -> dict:
-        name = json.dumps(args)
-        if name not in self.cells:
-            self.cells[name] = cell(*args)
-            if self.path:
-                tmp = self.path.with_suffix(".tmp")
-                tmp.write_text(json.dumps({"code": self.key, "cells": self.cells}))
-                tmp.replace(self.path)
-        return self.cells[name]
+def load(path: Path) -> dict[tuple, dict]:
+    """The records of this code's fingerprint, by unit of work."""
+    key, out = fingerprint(), {}
+    if path.exists():
+        for line in path.read_text().splitlines():
+            rec = json.loads(line)
+            if rec["code"] == key:
+                out[tuple(rec["unit"])] = rec
+    return out
+
+
+def run(path: Path, minutes: float) -> int:
+    """Work through the grid until done or ``minutes`` have passed; the units left."""
+    done, key = load(path), fingerprint()
+    todo = [u for u in grid() if u not in done]
+    t0 = time.monotonic()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for unit in todo:
+        if time.monotonic() - t0 > 60 * minutes:
+            break
+        c0, w0 = time.process_time(), time.monotonic()
+        kind, pop, pair, n, i = unit
+        body = (one_dataset if kind == "data" else truth_chunk)(pop, pair, n, i)
+        rec = {"code": key, "unit": list(unit), **body}
+        rec["cpu_s"] = round(time.process_time() - c0, 3)
+        rec["wall_s"] = round(time.monotonic() - w0, 3)
+        with path.open("a") as f:
+            f.write(json.dumps(rec) + "\n")
+        done[unit] = rec
+    left = sum(u not in done for u in grid())
+    print(f"{len(done)} units done, {left} left ({time.monotonic() - t0:.0f} s this slice)")
+    return left
+
+
+# ----------------------------------------------------------------- the posteriors (cheap)
+
+
+def variances(rec: dict, metric: str, n: int, repeats: int | None = None) -> dict[str, float]:
+    """``s²`` (the variance of one split's difference) of each candidate variance, from the
+    first ``repeats`` repetitions of one data set (all of them by default)."""
+    k = rec["folds"]
+    repeats = repeats or len(rec[metric]) // k
+    d = np.asarray(rec[metric][: k * repeats])
+    r = repeats - 1
+    if metric == "acc":
+        row = k * rec["acc_row_cum"][r] / n
+        each = k * np.mean(rec["acc_row_each"][:repeats]) / n
+    else:
+        m1 = rec["n_pos"] / k
+        m0 = (n - rec["n_pos"]) / k
+        row = rec["auc_pos_cum"][r] / m1 + rec["auc_neg_cum"][r] / m0
+        each = (
+            np.mean(rec["auc_pos_each"][:repeats]) / m1
+            + np.mean(rec["auc_neg_each"][:repeats]) / m0
+        )
+    split = float(d.var(ddof=1))
+    # the split variance less its row-sampling part (`each`: one test fold's rows) is the
+    # training-set part, which averaging over repetitions does not remove
+    return {"split": split, "row": float(row), "row_split": float(row + max(split - each, 0.0))}
+
+
+def posterior(rec: dict, metric: str, n: int, how: str, repeats: int | None = None):
+    """(mean, scale, df) of the Student-t posterior of one data set under variance ``how``."""
+    k = rec["folds"]
+    repeats = repeats or len(rec[metric]) // k
+    d = np.asarray(rec[metric][: k * repeats])
+    rho = float(np.mean(rec["n_test"][: k * repeats])) / n
+    s2 = variances(rec, metric, n, repeats)[how]
+    return float(d.mean()), float(np.sqrt(s2 * (1 / d.size + rho / (1 - rho)))), d.size - 1
+
+
+def outcome(mean: float, scale: float, df: int) -> str:
+    """The package's decision at γ and ROPE on a t posterior."""
+    t = stats.t(df, mean, scale)
+    left, right = t.cdf(-ROPE), t.sf(ROPE)
+    if right >= GAMMA:
+        return "promote"
+    if left >= GAMMA:
+        return "worse"
+    if 1 - left - right >= GAMMA:
+        return "equivalent"
+    return "inconclusive"
+
+
+def cell_table(records: dict[tuple, dict]) -> list[dict]:
+    """Every statistic of every finished cell, metric and variance."""
+    cells: dict[tuple, dict] = defaultdict(lambda: {"data": [], "truth": []})
+    for (kind, pop, pair, n, _), rec in records.items():
+        cells[(pop, pair, n)][kind].append(rec)
+    rows = []
+    rng = np.random.default_rng(0)
+    for (pop, pair, n), got in cells.items():
+        if not got["data"] or not got["truth"]:
+            continue
+        draws = np.array([d for rec in got["truth"] for d in rec["draws"]])
+        for m, metric in enumerate(("acc", "auc")):
+            truth = draws[:, m].mean()
+            deployed = np.array([r["deployed"][m] for r in got["data"]])
+            for how in ("split", "row", "row_split"):
+                post = np.array([posterior(r, metric, n, how) for r in got["data"]])
+                mean, scale, df = post[:, 0], post[:, 1], int(post[0, 2])
+                q = stats.t.ppf(0.5 + LEVEL / 2, df)
+                var = scale**2 * df / (df - 2)
+                lo, hi = mean - q * scale, mean + q * scale
+                boot = rng.integers(0, len(mean), (2000, len(mean)))
+                ratios = np.var(mean[boot], axis=1, ddof=1) / var[boot].mean(axis=1)
+                shift = ROPE - truth  # the truth moved to the ROPE's edge
+                rows.append(
+                    {
+                        "population": pop,
+                        "pair": pair,
+                        "kind": PAIRS[pair],
+                        "n": n,
+                        "metric": "accuracy" if metric == "acc" else "roc_auc",
+                        "variance": how,
+                        "datasets": len(mean),
+                        "truth_cv": truth,
+                        "truth_se": draws[:, m].std(ddof=1) / np.sqrt(len(draws)),
+                        "cover_cv": float(np.mean((lo <= truth) & (truth <= hi))),
+                        "cover_deployed": float(np.mean((lo <= deployed) & (deployed <= hi))),
+                        "width": float(np.mean(hi - lo)),
+                        "var_ratio": float(np.var(mean, ddof=1) / var.mean()),
+                        "var_ratio_90": np.quantile(ratios, [0.05, 0.95]).tolist(),
+                        "decided": float(np.mean([outcome(*p) != "inconclusive" for p in post])),
+                        "false_promotion": float(
+                            np.mean([outcome(a + shift, s, df) == "promote" for a, s, _ in post])
+                        ),
+                        "cpu_s": float(np.mean([r["cpu_s"] for r in got["data"]])),
+                    }
+                )
+    return rows
+
+
+def report(path: Path) -> None:
+    rows = cell_table(load(path))
+    print(
+        "| population | pair | n | metric | variance | data sets | cover CV | cover deployed "
+        "| var ratio [90 %] | decided | false promotion | CPU s / data set |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in sorted(rows, key=lambda r: (r["population"], r["pair"], r["n"], r["metric"])):
+        lo, hi = r["var_ratio_90"]
+        print(
+            f"| {r['population']} | {r['pair']} | {r['n']} | {r['metric']} | {r['variance']} "
+            f"| {r['datasets']} | {100 * r['cover_cv']:.0f} % | {100 * r['cover_deployed']:.0f} % "
+            f"| {r['var_ratio']:.2f} [{lo:.2f}, {hi:.2f}] | {100 * r['decided']:.0f} % "
+            f"| {100 * r['false_promotion']:.1f} % | {r['cpu_s']:.1f} |"
+        )
+
+
+def status(path: Path) -> None:
+    done = load(path)
+    work = grid()
+    cpu = defaultdict(list)
+    for (kind, pop, pair, n, _), rec in done.items():
+        cpu[(kind, pop, pair, n)].append(rec["cpu_s"])
+    spent = sum(sum(v) for v in cpu.values())
+    # the cost of what is left: each unit at its cell's mean so far (or the mean of its n)
+    by_n = defaultdict(list)
+    for (kind, _, _, n), v in cpu.items():
+        by_n[(kind, n)] += v
+    left = 0.0
+    for u in work:
+        if u not in done:
+            known = cpu.get(u[:4]) or by_n.get((u[0], u[3])) or [30.0]
+            left += float(np.mean(known))
+    print(
+        f"{len(done)} of {len(work)} units done, {spent / 3600:.2f} CPU h spent, "
+        f"about {left / 3600:.2f} CPU h left"
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--pairs", nargs="+", default=["nb/logreg", "logreg/tree", "logreg C=0.5/C=1"])
-    p.add_argument("--problems", nargs="+", default=["easy", "hard"])
-    p.add_argument("--ns", type=int, nargs="+", default=[200, 1000])
-    p.add_argument("--folds", type=int, default=10)
-    p.add_argument("--repeats", type=int, default=10)
-    p.add_argument("--datasets", type=int, default=100)
-    p.add_argument("--truth", type=int, default=100, help="training sets behind the CV truth")
-    p.add_argument("--seed", type=int, default=2026)
-    p.add_argument("--checkpoint", default="real_learner_calibration.json")
+    p.add_argument("action", choices=["run", "status", "report"])
+    p.add_argument("--minutes", type=float, default=9.0, help="a slice's budget")
+    p.add_argument("--checkpoint", type=Path, default=CHECKPOINT)
     args = p.parse_args(argv)
-    ck = Checkpoint(args.checkpoint)
-    se = 100 * np.sqrt(0.05 * 0.95 / args.datasets)
-    print(
-        f"{args.folds} folds × {args.repeats} repetitions, {args.datasets} data sets per problem "
-        f"(binomial se of a 95 % coverage: {se:.1f} points), CV truth from {args.truth} "
-        f"training sets; ROPE ±{ROPE}, γ = {GAMMA}; seed {args.seed}\n"
-    )
-    print(
-        "| problem | pair | n | metric | interval | cover CV | cover deployed | mean width "
-        "| var ratio | decided | equivalent |"
-    )
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
-    t0 = time.perf_counter()
-    for problem in args.problems:
-        for pair in args.pairs:
-            for n in args.ns:
-                res = ck.cell(
-                    pair,
-                    problem,
-                    n,
-                    args.folds,
-                    args.repeats,
-                    args.datasets,
-                    args.truth,
-                    args.seed,
-                )
-                for key, r in res.items():
-                    metric, name = key.split("|")
-                    print(
-                        f"| {problem} | {pair} | {n} | {metric} | {name} | "
-                        f"{100 * r['cover_cv']:.0f} % | {100 * r['cover_deployed']:.0f} % | "
-                        f"{r['width']:.4f} | {r['var_ratio']:.2f} | {100 * r['decided']:.0f} % | "
-                        f"{100 * r['equivalent']:.0f} % |",
-                        flush=True,
-                    )
-    print(f"\n({time.perf_counter() - t0:.0f} s)")
+    if args.action == "run":
+        run(args.checkpoint, args.minutes)
+    elif args.action == "status":
+        status(args.checkpoint)
+    else:
+        report(args.checkpoint)
 
 
 if __name__ == "__main__":

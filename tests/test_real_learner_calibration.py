@@ -9,50 +9,67 @@ from pathlib import Path
 import numpy as np
 import pytest
 from scipy import stats
+from sklearn.metrics import roc_auc_score
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 import real_learner_calibration as bench
 
+import bayescomp as bc
 
-def test_intervals_are_the_correlated_ttest_written_out():
-    """The bench's ``ttest`` is Nadeau–Bengio's t at rho = n_test / n (scipy, by hand) and
-    ``row_variance`` the same formula with s² = k · (per-row variance) / n."""
-    data = bench.one_dataset("nb/logreg", "easy", 100, 5, 2, seed=3)
-    base, cand = (np.asarray(x) for x in data["accuracy"])
-    d = cand - base
-    assert data["rho"] == pytest.approx(0.2)
-    got = bench.intervals({**data, "n": 100}, "accuracy", 5)
-    scale = np.sqrt(d.var(ddof=1) * (1 / 10 + 0.2 / 0.8))
-    assert got["ttest"][0] == pytest.approx(d.mean()) and got["ttest"][1] == pytest.approx(scale)
-    assert got["ttest_rho0"][1] == pytest.approx(d.std(ddof=1) / np.sqrt(10))
-    row = np.sqrt(5 * data["row_var"] / 100 * (1 / 10 + 0.2 / 0.8))
-    assert got["row_variance"][1] == pytest.approx(row)
-    assert data["row_mean_var"] <= data["row_var"] + 1e-12  # averaging first cancels
-    row = np.sqrt(5 * data["row_mean_var"] / 100 * (1 / 10 + 0.2 / 0.8))
-    assert got["row_mean_variance"][1] == pytest.approx(row)
-    # each row is predicted once per repetition: the per-split accuracy differences are the
-    # means of the per-row differences, so their overall mean is the rows' mean difference
-    assert 0 <= data["row_var"] <= 1
-    assert "row_variance" not in bench.intervals({**data, "n": 100}, "roc_auc", 5)
+
+def test_placements_average_to_the_roc_auc_of_each_class():
+    """DeLong's placements (ties count a half): their mean over the positives, and over the
+    negatives, is scikit-learn's ROC AUC."""
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 2, 60)
+    score = np.round(rng.normal(y * 0.7, 1.0), 1)  # rounded: ties
+    v = bench._placements(score, y)
+    auc = roc_auc_score(y, score)
+    assert v[y == 1].mean() == pytest.approx(auc) and v[y == 0].mean() == pytest.approx(auc)
+
+
+def test_split_variance_is_the_packages_correlated_ttest():
+    """The bench's ``split`` posterior is :func:`bayescomp.correlated_ttest` at
+    rho = n_test / n; with one repetition the per-row variance of a split's rows and of
+    their averages over repetitions are one number, so ``row_split`` is the larger of the
+    split and the row variance."""
+    n = 120
+    rec = bench.one_dataset("easy", "nb/logreg", n, 0, folds=3, repeats=2)
+    assert rec["folds"] == 3 and len(rec["acc"]) == 6 and sum(rec["n_test"]) == 2 * n
+    d = np.asarray(rec["acc"])
+    res = bc.correlated_ttest(np.zeros(6), d, rho=1 / 3)
+    mean, scale, df = bench.posterior(rec, "acc", n, "split")
+    assert (mean, scale, df) == (pytest.approx(res.mean), pytest.approx(res.scale), 5)
+    assert scale == pytest.approx(np.sqrt(d.var(ddof=1) * (1 / 6 + 0.5)))
+    for metric in ("acc", "auc"):
+        one = bench.variances(rec, metric, n, repeats=1)
+        assert one["row_split"] == pytest.approx(max(one["split"], one["row"]))
+        both = bench.variances(rec, metric, n)
+        assert both["row"] <= both["row_split"]
+    # averaging a row's differences over repetitions first can only cancel
+    assert rec["acc_row_cum"][1] <= max(rec["acc_row_each"]) + 1e-12
 
 
 @pytest.mark.slow
-def test_correlated_ttest_covers_the_cv_estimand_on_real_learners(tmp_path):
-    """20 data sets of 200 rows, naive Bayes vs logistic regression, 10 × 2 CV: the
-    corrected interval covers the CV truth about 95 % of the time (binomial tolerance: at
-    least 0.95 − 3 se), the uncorrected one (rho = 0) clearly less often."""
-    ck = bench.Checkpoint(str(tmp_path / "ck.json"))
-    res = ck.cell("nb/logreg", "hard", 200, 10, 2, 20, 20, 7)
+def test_split_and_row_split_variances_cover_the_cv_estimand_on_real_learners():
+    """20 data sets of 200 rows, naive Bayes vs logistic regression, 10 × 2 CV, the CV
+    truth from 20 training sets: the split and row-plus-training variances cover it about
+    95 % of the time (binomial tolerance: at least 0.95 − 3 se)."""
+    records = {
+        ("truth", "easy", "nb/logreg", 200, 0): bench.truth_chunk(
+            "easy", "nb/logreg", 200, 0, draws=20
+        )
+    }
+    for i in range(20):
+        rec = bench.one_dataset("easy", "nb/logreg", 200, i, repeats=2)
+        records[("data", "easy", "nb/logreg", 200, i)] = {**rec, "cpu_s": 0.0}
+    rows = bench.cell_table(records)
+    assert {r["variance"] for r in rows} == {"split", "row", "row_split"}
     se = np.sqrt(0.05 * 0.95 / 20)
-    for metric in ("accuracy", "roc_auc"):
-        corrected, naive = res[f"{metric}|ttest"], res[f"{metric}|ttest_rho0"]
-        assert corrected["cover_cv"] >= 0.95 - 3 * se
-        assert naive["width"] < corrected["width"]
-        assert naive["cover_cv"] <= corrected["cover_cv"]
-        # the variance ratio of 20 data sets: an F-like spread around the truth
-        lo, hi = stats.chi2.ppf([0.001, 0.999], 19) / 19
-        assert lo / 2 < corrected["var_ratio"] < hi * 2
-    # resumable: the checkpoint answers the same cell without recomputing it
-    again = bench.Checkpoint(str(tmp_path / "ck.json"))
-    assert again.cells and again.cell("nb/logreg", "hard", 200, 10, 2, 20, 20, 7) == res
+    lo, hi = stats.chi2.ppf([0.001, 0.999], 19) / 19
+    for r in rows:
+        assert r["datasets"] == 20
+        if r["variance"] != "row":
+            assert r["cover_cv"] >= 0.95 - 3 * se, r
+            assert lo / 2 < r["var_ratio"] < hi * 2, r
