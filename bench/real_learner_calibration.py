@@ -424,8 +424,48 @@ def cell_table(records: dict[tuple, dict]) -> list[dict]:
     return rows
 
 
+def planner_table(records: dict[tuple, dict], pilot: int = 2) -> list[dict]:
+    """Does the planner keep its word?  Per cell of at least 100 data sets: the decisive
+    rate a 10 × ``pilot`` pilot (the data set's first ``pilot`` repetitions) predicts for the
+    full 10 × 10 design (:func:`bayescomp.posterior.repetitions.decisive_rates`, averaged
+    over the data sets), beside the share the full design decided."""
+    from bayescomp.posterior.repetitions import decisive_rates
+
+    cells: dict[tuple, list] = defaultdict(list)
+    for (kind, pop, pair, n, _), rec in records.items():
+        if kind == "data":
+            cells[(pop, pair, n)].append(rec)
+    rows = []
+    for (pop, pair, n), recs in cells.items():
+        if len(recs) < 100:
+            continue
+        k = recs[0]["folds"]
+        for metric in ("acc", "auc"):
+            pilots = np.array([r[metric][: k * pilot] for r in recs])
+            rho = float(np.mean(recs[0]["n_test"])) / n
+            up, down, eq = decisive_rates(pilots, rho, ROPE, GAMMA, [len(recs[0][metric])])
+            predicted = up[:, 0] + down[:, 0] + eq[:, 0]
+            realised = [outcome(*posterior(r, metric, n, "split")) != "inconclusive" for r in recs]
+            rows.append(
+                {
+                    "population": pop,
+                    "pair": pair,
+                    "n": n,
+                    "metric": metric,
+                    "datasets": len(recs),
+                    "predicted": float(predicted.mean()),
+                    "realised": float(np.mean(realised)),
+                    # the se of the difference: the realised share's binomial se
+                    "se": float(np.std(np.asarray(realised, float) - predicted, ddof=1))
+                    / np.sqrt(len(recs)),
+                }
+            )
+    return rows
+
+
 def report(path: Path) -> None:
-    rows = cell_table(load(path))
+    records = load(path)
+    rows = cell_table(records)
     print(
         "| population | pair | n | metric | variance | data sets | cover CV | cover deployed "
         "| var ratio [90 %] | decided | false promotion | CPU s / data set |"
@@ -439,6 +479,16 @@ def report(path: Path) -> None:
             f"| {r['var_ratio']:.2f} [{lo:.2f}, {hi:.2f}] | {100 * r['decided']:.0f} % "
             f"| {100 * r['false_promotion']:.1f} % | {r['cpu_s']:.1f} |"
         )
+    plans = planner_table(records)
+    if plans:
+        print("\n| population | pair | n | metric | data sets | predicted | realised | se |")
+        print("|---|---|---|---|---|---|---|---|")
+        for r in plans:
+            print(
+                f"| {r['population']} | {r['pair']} | {r['n']} | {r['metric']} | {r['datasets']} "
+                f"| {100 * r['predicted']:.1f} % | {100 * r['realised']:.1f} % "
+                f"| {100 * r['se']:.1f} |"
+            )
 
 
 def status(path: Path) -> None:
