@@ -452,3 +452,9 @@ def test_shared_data_agrees_with_pairwise_rank_on_every_pair(baycomp_scores, bay
         if ph >= 0.95:  # wherever the hierarchical model is sure, the ranking agrees in sign
             assert pl.loc[a, b] > 0.5, (a, b, ph, pl.loc[a, b])
     assert math.isclose(pl.loc["aode", "nbc"], 1.0, abs_tol=0.01)
+
+
+def test_the_retired_nuts_fast_path_is_refused_naming_the_samplers():
+    table = pd.DataFrame(np.random.default_rng(0).normal(size=(4, 3)), columns=list("abc"))
+    with pytest.raises(ValueError, match=r"sampler must be one of \('auto', 'gibbs', 'nutpie'"):
+        plackett_luce(table, sampler="fast")

@@ -2,9 +2,9 @@
 
 ``sampler="auto"`` is the data-augmented Gibbs sampler of
 :mod:`~bayescomp.posterior.plackett_luce.gibbs` on every install (numpy; numba, when
-installed, only makes it faster: the same draws).  The NUTS samplers on request (``"fast"``,
-``"nutpie"``, ``"pymc"``, ``"numpyro"``) and the convergence rule (R-hat, bulk ESS,
-divergences) are the hierarchical model's own, imported from
+installed, only makes it faster: the same draws).  NUTS on the PyMC model on request
+(``"nutpie"``, ``"pymc"``, ``"numpyro"``: the cross-check) and the convergence rule (R-hat,
+bulk ESS, divergences) are the hierarchical model's own, imported from
 :mod:`bayescomp.posterior.hierarchical`.
 """
 
@@ -24,7 +24,7 @@ from bayescomp.posterior.plackett_luce.result import PlackettLuceResult, expecte
 
 __all__ = ["plackett_luce"]
 
-_SAMPLERS = ("auto", "gibbs", "fast", "nutpie", "pymc", "numpyro")
+_SAMPLERS = ("auto", "gibbs", "nutpie", "pymc", "numpyro")
 
 
 def _resolve(sampler: str) -> str:
@@ -52,22 +52,18 @@ def _check_options(
 
 
 def _sample(rankings: Rankings, concentration: float, backend: str, **run: Any) -> Any:
-    """Raw draws of the worths: the Gibbs sampler, or NUTS on the cached model with
+    """Raw draws of the worths: the Gibbs sampler, or NUTS on the cached PyMC model with
     ``rankings``' data swapped in."""
     if backend == "gibbs":
         from bayescomp.posterior.plackett_luce.gibbs import sample_gibbs
 
         return sample_gibbs(rankings, float(concentration), **run)
 
-    def fast(**kw: Any) -> Any:  # no PyMC, no PyTensor: the model's density written by hand
-        from bayescomp.posterior.plackett_luce.fast import sample_fast
-
-        return sample_fast(rankings, float(concentration), **kw)
-
     def data() -> dict[str, Any]:
         return {**rankings.data(), "concentration": np.full(rankings.k, float(concentration))}
 
-    return sample_model(fast, partial(get_model, rankings), data, backend, **run)
+    # no hand-written density: ``fast`` is never called (``_resolve`` never returns it)
+    return sample_model(None, partial(get_model, rankings), data, backend, **run)
 
 
 def _to_idata(raw: Any, rankings: Rankings, attrs: dict[str, Any]) -> Any:
@@ -128,13 +124,12 @@ def plackett_luce(
         Seed of the sampler; the same seed gives the same draws.
     chains, draws, tune : int
         MCMC chains, kept draws per chain and tuning steps per chain.
-    sampler : {"auto", "gibbs", "fast", "nutpie", "pymc", "numpyro"}
+    sampler : {"auto", "gibbs", "nutpie", "pymc", "numpyro"}
         ``"auto"`` = ``"gibbs"``: the data-augmented Gibbs sampler of Caron & Doucet (2012)
         on every install (no PyMC; numba, when installed, makes it faster with the same
-        draws); ``tune`` is its burn-in and every 2nd sweep is kept.  The NUTS samplers of
-        :func:`~bayescomp.posterior.hierarchical.hierarchical_test` on request: ``"fast"``
-        (the hand-written log density on nutpie), ``"nutpie"``, ``"pymc"``, ``"numpyro"``
-        (the PyMC model).  All sample the same posterior.
+        draws); ``tune`` is its burn-in and every sweep is kept.  NUTS on the PyMC model
+        on request (the cross-check): ``"nutpie"``, ``"pymc"``, ``"numpyro"``.  All
+        sample the same posterior.
     target_accept : float
         NUTS target acceptance rate (no effect on the Gibbs sampler).
     progressbar : bool
