@@ -25,8 +25,8 @@ Problems (4 chains x 1000 draws after 1000 tuning steps, seeded):
 
 * hierarchical: nbc vs aode on the 54 datasets of the shared baycomp data;
 * Plackett–Luce: 5 models x 53 datasets of the same data, and 20 models x 100 synthetic
-  datasets (warm fit only for the latter, in the same process); the default ``auto`` (the
-  Gibbs sampler) is timed beside the two NUTS paths.
+  datasets (warm fit only for the latter, in the same process); its own path is the default
+  ``auto`` (the Gibbs sampler), timed against nutpie on the PyMC model.
 """
 
 from __future__ import annotations
@@ -139,21 +139,24 @@ def main() -> None:
         sys.exit(f"data file not found: {args.data}")
     kinds = {"hierarchical": ["hierarchical"], "plackett_luce": ["pl5", "pl20"]}
     todo = [k for g, ks in kinds.items() if args.only in (None, g) for k in ks]
-    # (label, sampler, source tree, disk cache): the current path first, then the new one
-    paths = [("nutpie", "nutpie", REPO, None), ("fast", "fast", REPO, None)]
-    # the Plackett–Luce default is the Gibbs sampler (issue 42): "auto" is timed too
-    extra = {"pl5": [("auto", "auto", REPO, None)], "pl20": [("auto", "auto", REPO, None)]}
+    # (label, sampler, source tree, disk cache): nutpie on PyMC first, then the model's own
+    # path (the Plackett–Luce ranking's is its Gibbs sampler, "auto")
+    own = {"hierarchical": "fast", "pl5": "auto", "pl20": "auto"}
+    paths = {k: [("nutpie", "nutpie", REPO, None), (own[k], own[k], REPO, None)] for k in todo}
     if args.vs:
         caches = [tempfile.mkdtemp(prefix="bayescomp-bench-") for _ in range(2)]
-        paths = [("before", "fast", args.vs, caches[0]), ("after", "fast", REPO, caches[1])]
+        paths = {
+            k: [("before", own[k], args.vs, caches[0]), ("after", own[k], REPO, caches[1])]
+            for k in todo
+        }
         for kind in todo:  # compile each tree's code into its own cache: not counted
-            for _, sampler, repo, cache in paths:
+            for _, sampler, repo, cache in paths[kind]:
                 env = {**os.environ, "PYTHONPATH": str(repo), "BAYESCOMP_CACHE_DIR": cache}
                 run_child(kind, sampler, args.data, env, repo)
     runs: dict[tuple[str, str], list[dict]] = {}
     for rep in range(args.reps):
         for kind in todo:
-            for label, sampler, repo, cache in paths + extra.get(kind, []):  # interleaved
+            for label, sampler, repo, cache in paths[kind]:  # interleaved
                 e = {**os.environ, "PYTHONPATH": str(repo)}
                 if cache or args.cold_disk:
                     e["BAYESCOMP_CACHE_DIR"] = cache or tempfile.mkdtemp(prefix="bayescomp-bench-")
@@ -180,7 +183,7 @@ def main() -> None:
             f"{m['warm_fit_cpu']:9.2f} {m['process_cold_cpu']:8.2f}"
         )
     for kind in todo:
-        (first, _, _, _), *others = paths + extra.get(kind, [])
+        (first, _, _, _), *others = paths[kind]
         a = med[kind, first]
         for label, *_ in others:
             b = med[kind, label]

@@ -594,6 +594,42 @@ FILE_CASES: dict[str, tuple[Any, bool]] = {
 }
 
 
+def _ranked(folder: Path, name: str, k: int = 3, nan: bool = False) -> str:
+    """A scores CSV of ``k`` models on three datasets (4 splits), optionally one NaN score."""
+    rng = np.random.default_rng(5)
+    f = pd.DataFrame(
+        {
+            "dataset": np.repeat(["d1", "d2", "d3"], 4 * k),
+            "model": np.tile(np.repeat([f"m{i}" for i in range(k)], 4), 3),
+            "split": np.tile(np.arange(4), 3 * k),
+            "accuracy": rng.uniform(0.6, 0.9, 12 * k),
+        }
+        | {"n_train": 90, "n_test": 10}
+    )
+    if nan:
+        f.loc[7, "accuracy"] = np.nan
+    return _write(folder, f, name)
+
+
+#: the Plackett–Luce ranking's bad inputs on the command line
+FILE_CASES.update(
+    {
+        "rank --comment-file (a ranking has no comment)": (
+            lambda f: (["rank", _ranked(f, "r.csv"), "--comment-file", str(f / "c.md")], None),
+            True,
+        ),
+        "rank plackett_luce on a NaN score": (
+            lambda f: (["rank", _ranked(f, "n.csv", nan=True), "--metric", "accuracy"], None),
+            True,
+        ),
+        "rank plackett_luce on 2,001 models": (
+            lambda f: (["rank", _ranked(f, "k.csv", k=2001), "--metric", "accuracy"], None),
+            True,
+        ),
+    }
+)
+
+
 def run_file_case(name: str, folder: Path, seconds: float = 120) -> tuple[str, str]:
     """Run issue 28's command ``name`` on its files in ``folder``; (outcome, detail)."""
     build, refuse = FILE_CASES[name]

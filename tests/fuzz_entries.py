@@ -948,9 +948,38 @@ def _new_surfaces(found: dict[str, Entry]) -> dict[str, Entry]:
     return found
 
 
+def _ranking_edges(found: dict[str, Entry]) -> dict[str, Entry]:
+    """The Plackett–Luce ranking's bad inputs: a NaN score (refused, as compare refuses it)
+    and more models than one fit ranks (refused naming the limit)."""
+    bc = _bc()
+
+    def pl(frame: Callable[[], pd.DataFrame]) -> Callable[[dict], dict]:
+        return lambda kw: {
+            **kw,
+            "scores": bc.Scores.from_frame(frame()),
+            "rope": 0.0,
+            "method": "plackett_luce",
+        }
+
+    def nan() -> pd.DataFrame:
+        return _long(datasets=("d1", "d2", "d3")).assign(
+            accuracy=lambda f: f["accuracy"].where(f.index != 5)
+        )
+
+    def many() -> pd.DataFrame:
+        f = _long(models=[f"m{i}" for i in range(2001)], n=2, datasets=("d1", "d2"))
+        return f.assign(accuracy=_rng(3).uniform(0.6, 0.9, len(f)))
+
+    found["rank"].variants.update(
+        {"plackett_luce, a NaN score": (pl(nan), R), "plackett_luce, 2,001 models": (pl(many), R)}
+    )
+    return found
+
+
 def entries() -> dict[str, Entry]:
     if not _CACHE:
-        _CACHE.update(_new_surfaces(_audited_doors(_this_round(_audited_entries(_entries())))))
+        found = _new_surfaces(_audited_doors(_this_round(_audited_entries(_entries()))))
+        _CACHE.update(_ranking_edges(found))
     return _CACHE
 
 

@@ -135,6 +135,21 @@ def test_rank_refuses_rope_with_plackett_luce(work):
     assert "--rope" in r.stderr
 
 
+def test_rank_refuses_comment_file_and_writes_nothing(work):
+    r = bcli("rank", "scores.csv", "--comment-file", "c.md", cwd=work)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+    assert "--comment-file" in r.stderr and not (work / "c.md").exists()
+
+
+def test_rank_plackett_luce_refuses_a_nan_score_in_one_line(tmp_path):
+    f = scores_frame(datasets=3)
+    f.loc[(f["dataset"] == "d1") & (f["model"] == "knn") & (f["split"] == 4), "accuracy"] = np.nan
+    f.to_csv(tmp_path / "nan.csv", index=False)
+    r = bcli("rank", "nan.csv", "--metric", "accuracy", cwd=tmp_path)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert "'accuracy' of 'knn' on dataset 'd1' is NaN/inf on split(s) 4" in r.stderr
+
+
 def test_select_guardrail_joint_probability(work):
     r = bcli(
         "select",

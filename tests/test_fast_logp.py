@@ -4,14 +4,13 @@ The PyMC models are the definition; the numba kernels handed to nutpie
 (``bayescomp/posterior/*/_kernels.py``) must give the same log density and gradient in
 PyMC's unconstrained space (same transforms and Jacobians) to 1e-8 relative, at random
 points and at the boundaries of the uniform priors, for both parameterisations, several
-dataset counts, varying ``n_i`` and ``rho_i`` and, for Plackett–Luce, tied rankings.  A
-change to either model without the other fails here.
+dataset counts, varying ``n_i`` and ``rho_i``.  A change to either model without the other
+fails here.
 """
 
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 
 pytest.importorskip("pymc")
@@ -20,11 +19,6 @@ pytest.importorskip("platformdirs")
 
 from bayescomp.posterior.hierarchical import fast as hfast
 from bayescomp.posterior.hierarchical.model import _build_model, prepare_datasets
-from bayescomp.posterior.plackett_luce import fast as plfast
-from bayescomp.posterior.plackett_luce.model import (
-    build_model,
-    rankings_from_scores,
-)
 
 RTOL = 1e-8
 _ORDER = ("delta0", "std0", "gamma_alpha", "gamma_beta", "nu_minus_one")
@@ -97,38 +91,5 @@ def test_hierarchical_logp_and_gradient_equal_pymc(parameterization, q):
         expected = float(logp(point))
         assert np.isfinite(value)
         assert value == pytest.approx(expected, rel=RTOL)
-        ref = dlogp(point)
-        _close(grad, ref, np.abs(ref).max())
-
-
-def _pl_table(k, n, seed, ties):
-    rng = np.random.default_rng(seed)
-    vals = rng.integers(0, k + 1, size=(n, k)).astype(float) if ties else rng.normal(size=(n, k))
-    return pd.DataFrame(vals, columns=[f"m{i}" for i in range(k)])
-
-
-@pytest.mark.parametrize(
-    ("k", "n", "ties", "conc"),
-    [(2, 6, False, 1.0), (3, 12, True, 1.0), (5, 20, True, 0.7), (8, 40, False, 2.5)],
-)
-def test_plackett_luce_logp_and_gradient_equal_pymc(k, n, ties, conc):
-    import pymc as pm
-
-    rankings = rankings_from_scores(_pl_table(k, n, seed=k, ties=ties))
-    assert rankings.has_ties == ties
-    model = build_model(k)
-    with model:
-        pm.set_data({**rankings.data(), "concentration": np.full(k, conc)})
-    logp, dlogp, names = _pymc_functions(model, ["worth"])
-    kern = plfast.kernels()
-    packed = plfast.pack_data(rankings, conc)
-    rng = np.random.default_rng(k)
-    points = [rng.normal(0.0, 1.5, k - 1) for _ in range(25)]
-    points += [np.full(k - 1, 8.0), np.r_[-8.0, np.zeros(k - 2)]]  # near the simplex's edges
-    for x in points:
-        grad = np.zeros(k - 1)
-        value = kern.logp_grad(x, packed, grad)
-        point = {names[0]: x}
-        assert value == pytest.approx(float(logp(point)), rel=RTOL)
         ref = dlogp(point)
         _close(grad, ref, np.abs(ref).max())

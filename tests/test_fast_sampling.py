@@ -100,27 +100,6 @@ def test_result_layout_is_unchanged(fast_fit):
     assert fast_fit.idata.posterior.attrs["sampler"] == "fast"
 
 
-@pytest.mark.slow  # ~110 s: .ci/run runs it on the PyMC 6 stack
-@pytest.mark.stack
-def test_plackett_luce_fast_agrees_with_pymc_model():
-    import pandas as pd
-
-    from bayescomp.posterior.plackett_luce import plackett_luce
-
-    rng = np.random.default_rng(2)
-    worth = np.array([0.5, 0.3, 0.15, 0.05])
-    table = pd.DataFrame(
-        np.log(worth) + rng.gumbel(size=(40, 4)), columns=["a", "b", "c", "d"]
-    ).round(1)  # rounding makes ties
-    fast = plackett_luce(table, random_state=1, chains=2, draws=800, sampler="fast")
-    ref = plackett_luce(table, random_state=1, chains=2, draws=800, sampler="nutpie")
-    assert fast.sampler == "fast" and fast.converged and fast.tied
-    w_fast = fast.idata.posterior["worth"].values.reshape(-1, 4).mean(axis=0)
-    w_ref = ref.idata.posterior["worth"].values.reshape(-1, 4).mean(axis=0)
-    np.testing.assert_allclose(w_fast, w_ref, atol=0.02)
-    assert fast.order == ref.order
-
-
 _CHILD = """
 import json, sys, warnings
 warnings.simplefilter("ignore")

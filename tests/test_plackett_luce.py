@@ -452,3 +452,102 @@ def test_shared_data_agrees_with_pairwise_rank_on_every_pair(baycomp_scores, bay
         if ph >= 0.95:  # wherever the hierarchical model is sure, the ranking agrees in sign
             assert pl.loc[a, b] > 0.5, (a, b, ph, pl.loc[a, b])
     assert math.isclose(pl.loc["aode", "nbc"], 1.0, abs_tol=0.01)
+
+
+def test_the_retired_nuts_fast_path_is_refused_naming_the_samplers():
+    table = pd.DataFrame(np.random.default_rng(0).normal(size=(4, 3)), columns=list("abc"))
+    with pytest.raises(ValueError, match=r"sampler must be one of \('auto', 'gibbs', 'nutpie'"):
+        plackett_luce(table, sampler="fast")
+
+
+def test_loglik_is_finite_when_the_last_worth_underflows_or_the_worths_overflow():
+    r = rankings_from_scores(pd.DataFrame({"a": [3.0, 2.0], "b": [2.0, 3.0], "c": [1.0, 1.0]}))
+    # c last on both (a > b > c, b > a > c) with no worth: P = 0.5 / 1 * 0.5 / 0.5 * 1
+    np.testing.assert_allclose(plackett_luce_loglik(np.array([0.5, 0.5, 0.0]), r), np.log(0.5))
+    w = np.array([0.5, 0.3, 0.2])
+    np.testing.assert_allclose(plackett_luce_loglik(w * 1e307, r), plackett_luce_loglik(w, r))
+    want = [np.log(_pl_probability(w, [0, 1, 2])), np.log(_pl_probability(w, [1, 0, 2]))]
+    np.testing.assert_allclose(plackett_luce_loglik(w * 1e307, r), want, rtol=1e-12)
+
+
+def test_expected_rank_of_a_worth_that_underflowed_is_last():
+    np.testing.assert_allclose(expected_rank(np.array([[0.5, 0.5, 0.0]])), [[1.5, 1.5, 3.0]])
+
+
+def test_expected_ranks_and_p_beats_are_computed_in_bounded_blocks():
+    """300 models x 400 draws: the (draws, k, k) array (288 MB per temporary) is never formed;
+    the values equal the pairwise formulas evaluated draw by draw."""
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    w = rng.dirichlet(np.ones(300), size=400)
+    tracemalloc.start()
+    er = expected_rank(w.reshape(2, 200, 300))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 120e6, peak
+    for d in (0, 199, 399):
+        row = w[d]
+        want = 1.0 + (row[None, :] / (row[:, None] + row[None, :])).sum(axis=1) - 0.5
+        np.testing.assert_allclose(er.reshape(-1, 300)[d], want, rtol=1e-12)
+    table = pd.DataFrame(rng.normal(size=(3, 300)), columns=[f"m{i}" for i in range(300)])
+    res = _hand_result(w, table)
+    tracemalloc.start()
+    p = res.p_beats.to_numpy()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 120e6, peak
+    assert p[3, 7] == pytest.approx(float(np.mean(w[:, 3] > w[:, 7])))
+    assert np.isnan(np.diag(p)).all()
+
+
+def test_more_models_than_one_fit_ranks_is_refused_in_one_line():
+    from bayescomp.posterior.plackett_luce.sampling import MAX_MODELS
+
+    table = pd.DataFrame(np.random.default_rng(0).normal(size=(2, MAX_MODELS + 1)))
+    with pytest.raises(ValueError, match=r"at most 2,000 models, got 2,001") as exc:
+        plackett_luce(table, random_state=0)
+    assert "\n" not in str(exc.value)
+
+
+def test_rank_refuses_a_nan_score_as_compare_does():
+    rng = np.random.default_rng(0)
+    f = pd.DataFrame(
+        {
+            "dataset": np.repeat(["d1", "d2", "d3"], 12),
+            "model": np.tile(np.repeat(["a", "b", "c"], 4), 3),
+            "split": np.tile(np.arange(4), 9),
+            "accuracy": rng.uniform(0.7, 0.9, 36),
+            "n_train": 90,
+            "n_test": 10,
+        }
+    )
+    f.loc[(f["dataset"] == "d2") & (f["model"] == "b") & (f["split"] == 3), "accuracy"] = np.nan
+    s = bc.Scores.from_frame(f)
+    with pytest.raises(ValueError, match=r"'accuracy' of 'b' on dataset 'd2' is NaN/inf on split"):
+        bc.rank(s, "accuracy", method="plackett_luce", random_state=0)
+    with pytest.raises(ValueError, match=r"'accuracy' of 'b' on dataset 'd2' is NaN/inf on split"):
+        bc.compare(s, "a", "b", metric="accuracy")
+
+
+def test_rank_ranks_finite_scores_near_the_largest_float():
+    """Means over splits of scores near 1.8e308 overflowed to inf, which read as "missing"."""
+    rng = np.random.default_rng(0)
+    level = {"a": 1.0e308, "b": 1.2e308, "c": 1.4e308}
+    f = pd.DataFrame(
+        [
+            {"dataset": d, "model": m, "split": s, "n_train": 90, "n_test": 10}
+            | {"gain": level[m] + 1e306 * rng.standard_normal()}
+            for d in ("d1", "d2", "d3")
+            for m in level
+            for s in range(4)
+        ]
+    )
+    res = bc.rank(
+        bc.Scores.from_frame(f),
+        "gain",
+        method="plackett_luce",
+        higher_is_better=True,
+        random_state=0,
+    )
+    assert res.mean_ranks.tolist() == [3.0, 2.0, 1.0]  # c first on every dataset

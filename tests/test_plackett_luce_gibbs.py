@@ -10,12 +10,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from bayescomp.core.exceptions import ConvergenceWarning
 from bayescomp.posterior.plackett_luce import gibbs, plackett_luce, rankings_from_scores
 
 REPO = Path(__file__).resolve().parents[1]
@@ -54,13 +56,9 @@ def test_draws_do_not_depend_on_row_order_chain_count_or_all_tied_rows():
     assert np.array_equal(two.posterior["worth"].values, ref[:2])
 
 
-@pytest.mark.parametrize("a", [1.0, 0.5, 3.0])
-def test_gibbs_matches_the_posterior_computed_by_quadrature(a):
-    """k = 3 with ties: means and P(best) within 4 Monte-Carlo standard errors of the
-    posterior integrated on a 400 x 400 grid of the simplex."""
-    rng = np.random.default_rng(int(10 * a))
-    r = rankings_from_scores(pd.DataFrame(rng.integers(0, 3, size=(15, 3)).astype(float)))
-    assert r.has_ties
+def _quadrature(r, a: float) -> tuple[np.ndarray, np.ndarray]:
+    """Posterior mean of the worths and P(best) of three models, integrated on a 400 x 400
+    grid of the simplex."""
     g = (np.arange(400) + 0.5) / 400
     u, v = np.meshgrid(g, g, indexing="ij")
     w = np.stack([u, (1 - u) * v, (1 - u) * (1 - v)], -1).reshape(-1, 3)
@@ -71,15 +69,61 @@ def test_gibbs_matches_the_posterior_computed_by_quadrature(a):
     lp = ll + (a - 1) * np.log(w).sum(1) + np.log(1 - u).ravel()
     p = np.exp(lp - lp.max())
     p /= p.sum()
-    exact_mean, exact_best = p @ w, np.bincount(w.argmax(1), weights=p, minlength=3)
-    res = gibbs.sample_gibbs(r, a, seed=5, chains=4, draws=3000, tune=300)
-    d = res.posterior["worth"].values.reshape(-1, 3)
-    ess = 0.4 * len(d)  # a floor: the bulk ESS of these runs is 0.5-0.9 per kept draw
+    return p @ w, np.bincount(w.argmax(1), weights=p, minlength=3)
+
+
+def _assert_agrees(d: np.ndarray, exact_mean, exact_best, ess: float) -> None:
+    """Means and P(best) of draws ``d`` within 4 Monte-Carlo standard errors."""
     se_mean = d.std(0) / np.sqrt(ess)
     best = np.bincount(d.argmax(1), minlength=3) / len(d)
     se_best = np.sqrt(exact_best * (1 - exact_best) / ess) + 1e-3
     assert np.all(np.abs(d.mean(0) - exact_mean) < 4 * se_mean), (d.mean(0), exact_mean)
     assert np.all(np.abs(best - exact_best) < 4 * se_best), (best, exact_best)
+
+
+@pytest.mark.parametrize("a", [1.0, 0.5, 3.0, 1e-3])
+def test_gibbs_matches_the_posterior_computed_by_quadrature(a):
+    """k = 3 with ties: means and P(best) within 4 Monte-Carlo standard errors of the
+    posterior by quadrature.  At ``a = 1e-3`` the scale ``S ~ Gamma(3a)`` underflows to 0 in
+    about a tenth of the sweeps (every draw was NaN before the sweeps left it out of the
+    worths' scale)."""
+    rng = np.random.default_rng(int(10 * a))
+    r = rankings_from_scores(pd.DataFrame(rng.integers(0, 3, size=(15, 3)).astype(float)))
+    assert r.has_ties
+    res = gibbs.sample_gibbs(r, a, seed=5, chains=4, draws=3000, tune=300)
+    d = res.posterior["worth"].values.reshape(-1, 3)
+    # a floor: the bulk ESS of these runs is 0.5-0.9 per kept draw
+    _assert_agrees(d, *_quadrature(r, a), ess=0.4 * len(d))
+
+
+def test_scale_underflows_at_a_tiny_concentration():
+    """The premise of the ``a = 1e-3`` case: ``Gamma(0.003)`` is 0 in a float64 often."""
+    s = np.random.default_rng(0).standard_gamma(3e-3, size=20_000)
+    assert 0.05 < (s == 0).mean() < 0.3
+
+
+def test_a_model_that_wins_every_dataset_converges_at_the_defaults():
+    """30 datasets all won by model 0 (the others random): at the defaults the chains run on
+    (thinning more) until the convergence check holds, so the best model is named; the
+    posterior agrees with quadrature."""
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame(np.c_[np.full(30, 9.0), rng.normal(size=(30, 2))], columns=list("abc"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        res = plackett_luce(table, random_state=0)
+    assert res.converged and res.idata.posterior.attrs["thin"] > 1
+    assert res.best().model == "a"
+    ess = float(res.diagnostics["ess_bulk"].min())
+    _assert_agrees(res.worth_draws, *_quadrature(rankings_from_scores(table), 1.0), ess=ess)
+
+
+def test_non_convergence_advice_fits_the_gibbs_sampler():
+    table = pd.DataFrame(np.random.default_rng(1).normal(size=(6, 3)), columns=list("abc"))
+    with pytest.warns(ConvergenceWarning) as rec:
+        res = plackett_luce(table, random_state=0, chains=2, draws=20, tune=20)
+    assert res.idata.posterior.attrs["thin"] == gibbs.MAX_THIN
+    text = str(rec[0].message)
+    assert "target_accept" not in text and "increase draws" in text and "16x" in text
 
 
 @pytest.mark.slow  # compiles the PyMC model

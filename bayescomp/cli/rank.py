@@ -98,6 +98,11 @@ def run(args: argparse.Namespace) -> int:
     from bayescomp.decision.ranking import rank
     from bayescomp.scores.table import Scores
 
+    if args.comment_file:
+        raise UserError(
+            "--comment-file writes the pull-request comment of a decision (compare, select); "
+            "a ranking decides nothing to comment on: drop --comment-file, or use --json or --latex"
+        )
     scores = Scores.read_csv(args.scores, test_fraction=args.test_fraction)
     many = args.dataset is None and len(scores.datasets) > 1
     method = args.method or ("plackett_luce" if many else "pairwise")

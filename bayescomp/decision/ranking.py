@@ -415,6 +415,8 @@ def _plackett_luce(
     scores: Scores, metric: str, rope: float, hib: bool, random_state: Any, options: dict[str, Any]
 ) -> PlackettLuceResult:
     """One Plackett–Luce fit of each dataset's ranking by mean score over its splits."""
+    import pandas as pd
+
     from bayescomp.posterior.plackett_luce import plackett_luce  # PyMC: imported on use
 
     if rope != 0:
@@ -428,10 +430,24 @@ def _plackett_luce(
             f"method='plackett_luce' ranks models across datasets and needs at least 2; the "
             f"scores cover {scores.datasets}. On one dataset use method='pairwise'"
         )
+    from bayescomp.scores.cells import split_ranges
+
     f = scores.to_frame()
-    table = f.pivot_table(
-        index="dataset", columns="model", values=metric, aggfunc="mean", dropna=False, sort=False
-    )
+    vals = f[metric].to_numpy(dtype=float)
+    bad = ~np.isfinite(vals)
+    if bad.any():  # as compare: a failed fit is refused, never averaged away
+        d, m = f["dataset"][bad].iloc[0], f["model"][bad].iloc[0]
+        splits = f["split"][bad & (f["dataset"] == d) & (f["model"] == m)].tolist()
+        raise ValueError(
+            f"{metric!r} of {m!r} on dataset {d!r} is NaN/inf on split(s) "
+            f"{split_ranges(sorted(splits))} (a failed fit?); fix the model or drop those splits "
+            "for every model"
+        )
+    # the mean over splits as the sum of each split's share: no overflow near the largest
+    # float (a sum of x / n never exceeds max |x|)
+    keys = [f["dataset"], f["model"]]
+    share = vals / f.groupby(keys, sort=False)[metric].transform("size").to_numpy()
+    table = pd.Series(share, index=f.index).groupby(keys, sort=False).sum().unstack()
     missing = [
         (d, m)
         for d in scores.datasets

@@ -1,8 +1,8 @@
 """The on-disk cache of the fast samplers' compiled code (numba), in the user's cache directory.
 
-The hand-written log densities of the hierarchical and Plackett–Luce models
-(:mod:`~bayescomp.posterior.hierarchical.fast`, :mod:`~bayescomp.posterior.plackett_luce.fast`)
-are compiled by numba with ``cache=True`` into ``<user cache dir>/bayescomp/jit/<key>``
+The hand-written log density of the hierarchical model
+(:mod:`~bayescomp.posterior.hierarchical.fast`) and the Plackett–Luce Gibbs sweeps
+(:mod:`~bayescomp.posterior.plackett_luce._gibbs_kernel`) are compiled by numba with ``cache=True`` into ``<user cache dir>/bayescomp/jit/<key>``
 (``platformdirs.user_cache_dir``; ``BAYESCOMP_CACHE_DIR`` overrides it), where ``<key>``
 names the bayescomp, numba and Python versions: a new version compiles afresh and never
 reads another's files.

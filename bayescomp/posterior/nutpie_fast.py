@@ -2,7 +2,7 @@
 
 nutpie samples a PyMC model through two C functions — ``logp(dim, x, grad, logp,
 user_data)`` and ``expand(dim, n_out, x, out, user_data)`` — that its PyMC path gets
-from PyTensor.  The fast samplers of the hierarchical and Plackett–Luce models write
+from PyTensor.  The hierarchical model's fast sampler writes
 those two functions by hand (numba ``cfunc`` with ``cache=True``) and hand them to
 nutpie here, through the same private constructors its PyMC path uses
 (``nutpie._lib.LogpFunc``, ``ExpandFunc``, ``PyVariable``, ``PyMcModel`` and

@@ -1,5 +1,5 @@
-"""The C signatures nutpie calls a model's compiled callbacks with (shared by the fast
-samplers' numba kernels: ``hierarchical/_kernels.py`` and ``plackett_luce/_kernels.py``).
+"""The C signatures nutpie calls a model's compiled callbacks with (of the
+hierarchical model's numba kernels, ``hierarchical/_kernels.py``).
 
 ``logp(dim, x, grad, logp_out, user_data) -> status`` and
 ``expand(dim, n_expanded, x, expanded, user_data) -> status``.

@@ -94,12 +94,12 @@ def sweeps(w, exp_s, exp_t, unif, gam, scale, strict, cand, valid, inner, counts
     for c in range(n_chains):
         for b in range(n_sweeps):
             for i in range(k):
-                lam[i] = w[c, i] * scale[c, b]  # a fresh scale S ~ Gamma(k a, 1)
+                lam[i] = w[c, i]  # on the scale of w: S enters the rate below
                 rate[i] = 0.0
                 r_t[i] = 0.0
             _strict(lam, exp_s, c, b, strict, rate)
             for i in range(k):
-                rate[i] = 1.0 + rate[i]
+                rate[i] = scale[c, b] + rate[i]  # a fresh scale S ~ Gamma(k a, 1)
             if cand.shape[0]:
                 _tied(lam, exp_t, unif, c, b, cand, inner, counts, r_t)
                 for i in range(k):

@@ -12,8 +12,14 @@ Bayesian inference for generalized Bradley–Terry models", J. Comput. Graph. St
   lam[o_p] + ... + lam[o_k]`` (strict datasets: the first ``k - 1`` places; tied ones: all
   ``k``, the full exponential race, so every Gamma shape below is fixed by the data);
 * given the latents, ``lam_i ~ Gamma(a + c_i, 1 + R_i)`` (``c_i`` places chosen at,
-  ``R_i = sum_{d, p <= place_d(i)} Z_dp``), then the scale ``sum(lam)``, independent of ``w``
-  a posteriori with law ``Gamma(k a, 1)``, drawn afresh.
+  ``R_i = sum_{d, p <= place_d(i)} Z_dp``), then the scale ``S = sum(lam)``, independent of
+  ``w`` a posteriori with law ``Gamma(k a, 1)``, drawn afresh.
+
+The sweeps never form ``lam = S w``: the latents are drawn on the scale of ``w`` (``Z_dp S``,
+whose sums are ``r_i = S R_i``) and ``w`` is the normalised ``G_i / (S + r_i)`` (``G_i ~
+Gamma(a + c_i, 1)``), the same draw as ``G_i / (1 + R_i)`` normalised.  A scale that
+underflows to 0 (``Gamma(k a)`` with ``k a`` near 0: a small ``concentration``) then changes
+nothing instead of making every worth ``0 / 0``.
 
 Every random number comes from numpy ``Generator``s, one per chain
 (``SeedSequence(seed).spawn(chains)``), drawn in blocks of :data:`BLOCK` sweeps.  The sweeps
@@ -27,6 +33,7 @@ nothing either.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
@@ -36,13 +43,16 @@ import numpy as np
 if TYPE_CHECKING:  # pragma: no cover
     from bayescomp.posterior.plackett_luce.model import Rankings
 
-__all__ = ["BLOCK", "THIN", "kernel", "prepare", "sample_gibbs"]
+__all__ = ["BLOCK", "MAX_THIN", "THIN", "kernel", "prepare", "sample_gibbs"]
 
 #: sweeps whose random numbers are drawn in one call per chain and kind
 BLOCK = 128
 #: sweeps per kept draw (every sweep: the coverage test's band holds unchanged; the bulk
 #: ESS per draw is lower than NUTS', the ESS per CPU second 10-50x higher)
 THIN = 1
+#: the most sweeps per kept draw the chains are run to when the convergence check asks for
+#: more (:func:`sample_gibbs`'s ``enough``): 16 times the requested sweeps at most
+MAX_THIN = 16
 
 
 @dataclass(frozen=True)
@@ -142,12 +152,11 @@ def _sweeps_numpy(w, exp_s, exp_t, unif, gam, scale, strict, cand, valid, inner,
     place[np.arange(n_s)[:, None], strict] = np.arange(k)[None, :]
     q, ds = np.minimum(place, k - 2), np.arange(n_s)[:, None]
     for b in range(exp_s.shape[1]):
-        lam = w * scale[:, b, None]
-        tails = np.cumsum(lam[:, strict][..., ::-1], axis=-1)[..., ::-1]
+        tails = np.cumsum(w[:, strict][..., ::-1], axis=-1)[..., ::-1]
         cz = np.cumsum(exp_s[:, b] / tails[..., : k - 1], axis=-1)
-        rate = 1.0 + (np.cumsum(cz[:, ds, q], axis=1)[:, -1] if n_s else 0.0)
+        rate = scale[:, b, None] + (np.cumsum(cz[:, ds, q], axis=1)[:, -1] if n_s else 0.0)
         if cand.shape[0]:
-            tied = _tied_numpy(lam, exp_t[:, b], unif[:, b], cand, inner, counts)
+            tied = _tied_numpy(w, exp_t[:, b], unif[:, b], cand, inner, counts)
             rate = rate + np.cumsum(tied, axis=1)[:, -1]
         lam = gam[:, b] / rate
         w = lam / np.cumsum(lam, axis=-1)[:, -1:]
@@ -182,15 +191,19 @@ def sample_gibbs(
     tune: int,
     thin: int = THIN,
     engine: str = "auto",
+    enough: Callable[[np.ndarray], bool] | None = None,
     **_nuts: Any,
 ) -> Any:
     """Draws of the worths, read as the NUTS samplers' (``posterior["worth"].values``,
-    ``(chains, draws, k)``; ``sample_stats["diverging"].values``, all False).
+    ``(chains, draws, k)``; ``sample_stats["diverging"].values``, all False; ``thin``, the
+    sweeps per kept draw).
 
     ``tune`` sweeps are discarded (burn-in: nothing is adapted), then every ``thin``-th
-    sweep is kept.  ``engine``: ``"numba"``, ``"numpy"`` or ``"auto"`` (numba when
-    installed); the draws are the same.  The NUTS settings (``target_accept``, ``cores``,
-    ``progressbar``) are accepted and have no effect.
+    sweep is kept.  ``enough(worth)``, when given, judges the kept draws: while it says no
+    and ``thin < MAX_THIN``, the chains run on as long again and every second kept draw is
+    dropped (``draws`` per chain still, ``thin`` doubled).  ``engine``: ``"numba"``,
+    ``"numpy"`` or ``"auto"`` (numba when installed); the draws are the same.  The NUTS
+    settings (``target_accept``, ``cores``, ``progressbar``) are accepted and have no effect.
     """
     prep = prepare(rankings)
     a = float(concentration)
@@ -201,20 +214,32 @@ def sample_gibbs(
         sweeps = _sweeps_numpy
     seeds = np.random.SeedSequence(int(seed)).spawn(int(chains))
     rngs = [np.random.default_rng(s) for s in seeds]
-    w = np.stack([_initial_worths(prep.k, rng) for rng in rngs])
-    out = np.empty((len(rngs), draws, prep.k))
+    state = [np.stack([_initial_worths(prep.k, rng) for rng in rngs])]
     block = np.empty((len(rngs), BLOCK, prep.k))
-    total, done = tune + draws * thin, 0
-    while done < total:
-        n = min(BLOCK, total - done)
-        rand = tuple(np.ascontiguousarray(x[:, :n]) for x in _draw_block(rngs, prep, a))
-        w = sweeps(w, *rand, prep.strict, prep.cand, prep.valid, prep.inner, prep.counts, block)
-        idx = np.arange(done, done + n)
-        keep = (idx >= tune) & ((idx - tune) % thin == 0)
-        out[:, (idx[keep] - tune) // thin] = block[:, :n][:, keep]
-        done += n
+
+    def run(skip: int, step: int) -> np.ndarray:
+        """``skip`` sweeps, then ``draws`` kept, one every ``step`` sweeps."""
+        out = np.empty((len(rngs), draws, prep.k))
+        total, done = skip + draws * step, 0
+        while done < total:
+            n = min(BLOCK, total - done)
+            rand = tuple(np.ascontiguousarray(x[:, :n]) for x in _draw_block(rngs, prep, a))
+            state[0] = sweeps(
+                state[0], *rand, prep.strict, prep.cand, prep.valid, prep.inner, prep.counts, block
+            )
+            idx = np.arange(done, done + n)
+            keep = (idx >= skip) & ((idx - skip) % step == 0)
+            out[:, (idx[keep] - skip) // step] = block[:, :n][:, keep]
+            done += n
+        return out
+
+    out = run(tune, thin)
+    while enough is not None and thin < MAX_THIN and not enough(out):
+        out = np.concatenate([out, run(0, thin)], axis=1)[:, 1::2]
+        thin *= 2
     diverging = np.zeros((len(rngs), draws), dtype=bool)
     return SimpleNamespace(
         posterior={"worth": SimpleNamespace(values=out)},
         sample_stats={"diverging": SimpleNamespace(values=diverging)},
+        thin=thin,
     )

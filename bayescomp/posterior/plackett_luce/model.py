@@ -180,10 +180,11 @@ def rankings_from_scores(scores: Any, *, tie_tol: float = 1e-12) -> Rankings:
 
 # ----------------------------------------------------------------- likelihood
 def _ordering_loglik(worth: Any, orderings: Any, xp: Any = np) -> Any:
-    """``log P(o | w)`` of every strict ordering (rows of ``orderings``)."""
+    """``log P(o | w)`` of every strict ordering (rows of ``orderings``); the last place's
+    factor is 1 (not ``w / w``: finite where that worth underflows to 0)."""
     w = worth[orderings]
     tails = xp.cumsum(w[:, ::-1], axis=1)[:, ::-1]
-    return (xp.log(w) - xp.log(tails)).sum(axis=1)
+    return (xp.log(w[:, :-1]) - xp.log(tails[:, :-1])).sum(axis=1)
 
 
 def plackett_luce_loglik(worth: Any, rankings: Rankings) -> np.ndarray:
@@ -192,7 +193,8 @@ def plackett_luce_loglik(worth: Any, rankings: Rankings) -> np.ndarray:
     Parameters
     ----------
     worth : array_like, shape (k,)
-        Positive worths (they need not sum to 1: the likelihood is scale-free).
+        Positive worths (they need not sum to 1: the likelihood is scale-free, and is
+        computed with the largest worth scaled to 1).
     rankings : Rankings
         From :func:`rankings_from_scores`.
 
@@ -215,7 +217,8 @@ def plackett_luce_loglik(worth: Any, rankings: Rankings) -> np.ndarray:
     """
     from scipy.special import logsumexp
 
-    ll = _ordering_loglik(np.asarray(worth, dtype=float), rankings.orderings)
+    w = np.asarray(worth, dtype=float)
+    ll = _ordering_loglik(w / w.max(), rankings.orderings)  # scale-free: no overflow
     padded = np.where(rankings.valid, ll[rankings.index], -np.inf)
     return logsumexp(padded, axis=1)
 

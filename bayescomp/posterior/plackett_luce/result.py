@@ -43,8 +43,21 @@ class Best(NamedTuple):
     reason: str
 
 
+#: elements of the ``(draws, k, k)`` blocks the pairwise quantities are computed in (32 MB):
+#: the whole ``(chains, draws, k, k)`` array is never formed (30 GB at k = 1,000)
+CHUNK = 1 << 22
+
+
+def _chunks(rows: np.ndarray) -> list[slice]:
+    """Slices of ``rows`` (``(n, k)``) whose ``(rows, k, k)`` blocks hold at most CHUNK."""
+    step = max(1, CHUNK // rows.shape[1] ** 2)
+    return [slice(s, s + step) for s in range(0, len(rows), step)]
+
+
 def expected_rank(worth: np.ndarray) -> np.ndarray:
-    """Expected rank (1 = best) of each model on a new dataset, for every row of worths.
+    """Expected rank (1 = best) of each model on a new dataset, for every row of worths
+    (``1 + sum_{j != i} w_j / (w_i + w_j)``; a worth that underflowed to 0 ranks behind
+    every positive one).
 
     Examples
     --------
@@ -54,8 +67,16 @@ def expected_rank(worth: np.ndarray) -> np.ndarray:
     1.661
     """
     w = np.asarray(worth, dtype=float)
-    ahead = w[..., None, :] / (w[..., :, None] + w[..., None, :])  # [i, j]: P(j before i)
-    return 1.0 + ahead.sum(axis=-1) - 0.5  # drop j = i (contributes 1/2)
+    rows = w.reshape(-1, w.shape[-1])
+    out = np.empty_like(rows)
+    diag = np.arange(rows.shape[1])
+    for s in _chunks(rows):
+        c = rows[s]
+        with np.errstate(invalid="ignore"):  # 0 / 0 on the diagonal of a 0 worth
+            ahead = c[:, None, :] / (c[:, :, None] + c[:, None, :])  # [i, j]: P(j before i)
+        ahead[:, diag, diag] = 0.0
+        out[s] = 1.0 + ahead.sum(axis=-1)
+    return out.reshape(w.shape)
 
 
 def _latex(text: str) -> str:
@@ -133,7 +154,10 @@ class PlackettLuceResult(MCMCChecks):
         import pandas as pd
 
         w = self.worth_draws
-        p = (w[:, :, None] > w[:, None, :]).mean(axis=0)
+        wins = np.zeros((w.shape[1], w.shape[1]))
+        for s in _chunks(w):
+            wins += (w[s, :, None] > w[s, None, :]).sum(axis=0)
+        p = wins / len(w)
         np.fill_diagonal(p, np.nan)
         return pd.DataFrame(
             p,

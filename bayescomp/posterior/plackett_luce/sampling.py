@@ -2,9 +2,9 @@
 
 ``sampler="auto"`` is the data-augmented Gibbs sampler of
 :mod:`~bayescomp.posterior.plackett_luce.gibbs` on every install (numpy; numba, when
-installed, only makes it faster: the same draws).  The NUTS samplers on request (``"fast"``,
-``"nutpie"``, ``"pymc"``, ``"numpyro"``) and the convergence rule (R-hat, bulk ESS,
-divergences) are the hierarchical model's own, imported from
+installed, only makes it faster: the same draws).  NUTS on the PyMC model on request
+(``"nutpie"``, ``"pymc"``, ``"numpyro"``: the cross-check) and the convergence rule (R-hat,
+bulk ESS, divergences) are the hierarchical model's own, imported from
 :mod:`bayescomp.posterior.hierarchical`.
 """
 
@@ -24,7 +24,10 @@ from bayescomp.posterior.plackett_luce.result import PlackettLuceResult, expecte
 
 __all__ = ["plackett_luce"]
 
-_SAMPLERS = ("auto", "gibbs", "fast", "nutpie", "pymc", "numpyro")
+_SAMPLERS = ("auto", "gibbs", "nutpie", "pymc", "numpyro")
+#: the most models one fit ranks: every draw's expected ranks cost k^2 (1,000 models x 3
+#: datasets: 13 s and 0.9 GB peak for the whole ``bayescomp rank``; 10,000 would take ~100x)
+MAX_MODELS = 2000
 
 
 def _resolve(sampler: str) -> str:
@@ -52,22 +55,27 @@ def _check_options(
 
 
 def _sample(rankings: Rankings, concentration: float, backend: str, **run: Any) -> Any:
-    """Raw draws of the worths: the Gibbs sampler, or NUTS on the cached model with
+    """Raw draws of the worths: the Gibbs sampler, or NUTS on the cached PyMC model with
     ``rankings``' data swapped in."""
-    if backend == "gibbs":
+    if backend == "gibbs":  # sweeps are cheap: run on (thinning more) until the check holds
         from bayescomp.posterior.plackett_luce.gibbs import sample_gibbs
 
-        return sample_gibbs(rankings, float(concentration), **run)
-
-    def fast(**kw: Any) -> Any:  # no PyMC, no PyTensor: the model's density written by hand
-        from bayescomp.posterior.plackett_luce.fast import sample_fast
-
-        return sample_fast(rankings, float(concentration), **kw)
+        return sample_gibbs(rankings, float(concentration), enough=_converged, **run)
 
     def data() -> dict[str, Any]:
         return {**rankings.data(), "concentration": np.full(rankings.k, float(concentration))}
 
-    return sample_model(fast, partial(get_model, rankings), data, backend, **run)
+    # no hand-written density: ``fast`` is never called (``_resolve`` never returns it)
+    return sample_model(None, partial(get_model, rankings), data, backend, **run)
+
+
+def _converged(worth: np.ndarray) -> bool:
+    """The result's convergence check (:class:`PlackettLuceResult`'s), on draws of the worths."""
+    from bayescomp.core.arviz_compat import from_dict
+    from bayescomp.posterior.hierarchical.diagnostics import check_convergence, diagnostics_table
+
+    idata = from_dict({"posterior": {"worth": worth}}, dims={"worth": ["model"]})
+    return check_convergence(diagnostics_table(idata, var_names=("worth",)), 0)[0]
 
 
 def _to_idata(raw: Any, rankings: Rankings, attrs: dict[str, Any]) -> Any:
@@ -128,15 +136,16 @@ def plackett_luce(
         Seed of the sampler; the same seed gives the same draws.
     chains, draws, tune : int
         MCMC chains, kept draws per chain and tuning steps per chain.
-    sampler : {"auto", "gibbs", "fast", "nutpie", "pymc", "numpyro"}
+    sampler : {"auto", "gibbs", "nutpie", "pymc", "numpyro"}
         ``"auto"`` = ``"gibbs"``: the data-augmented Gibbs sampler of Caron & Doucet (2012)
         on every install (no PyMC; numba, when installed, makes it faster with the same
-        draws); ``tune`` is its burn-in and every 2nd sweep is kept.  The NUTS samplers of
-        :func:`~bayescomp.posterior.hierarchical.hierarchical_test` on request: ``"fast"``
-        (the hand-written log density on nutpie), ``"nutpie"``, ``"pymc"``, ``"numpyro"``
-        (the PyMC model).  All sample the same posterior.
+        draws); ``tune`` is its burn-in and every sweep is kept.  NUTS on the PyMC model
+        on request (the cross-check): ``"nutpie"``, ``"pymc"``, ``"numpyro"``.  All
+        sample the same posterior.
     target_accept : float
-        NUTS target acceptance rate (no effect on the Gibbs sampler).
+        NUTS target acceptance rate (no effect on the Gibbs sampler: while its draws fail
+        the convergence check it runs on, thinning twice as much each time, up to 16
+        sweeps per kept draw; ``idata.posterior.attrs["thin"]`` says how many).
     progressbar : bool
         Show the sampler's progress bar.
 
@@ -168,6 +177,13 @@ def plackett_luce(
     _check_options(chains, draws, tune, target_accept, concentration)
     higher_is_better = check_bool(higher_is_better, "higher_is_better")
     backend = _resolve(sampler)
+    k = _numeric(scores).shape[1]
+    if k > MAX_MODELS:
+        raise ValueError(
+            f"a Plackett–Luce ranking takes at most {MAX_MODELS:,} models, got {k:,} (each "
+            "draw's expected ranks cost k^2); rank a subset of the models, or use "
+            "method='pairwise'"
+        )
     oriented = scores if higher_is_better else -_numeric(scores)
     rankings = rankings_from_scores(_numeric(oriented), tie_tol=float(tie_tol))
     seed = seed_from(random_state)
@@ -198,12 +214,18 @@ def plackett_luce(
         "random_state": rs,
         "concentration": float(concentration),
         "higher_is_better": int(bool(higher_is_better)),
+        **({"thin": int(raw.thin)} if backend == "gibbs" else {}),
     }
     res = PlackettLuceResult(idata=_to_idata(raw, rankings, attrs), **settings)
     if not res.converged:
+        advice = (
+            f"the Gibbs chains already ran {raw.thin}x the requested sweeps: increase draws"
+            if backend == "gibbs"
+            else "increase draws/tune or target_accept"
+        )
         warnings.warn(
             f"Plackett–Luce model did not converge ({res.convergence_problems}); no model is "
-            "named best and no pair is resolved — increase draws/tune or target_accept",
+            f"named best and no pair is resolved — {advice}",
             exceptions.ConvergenceWarning,  # scikit-learn imported only to warn
             stacklevel=2,
         )
