@@ -122,10 +122,12 @@ def logp_grad(x, data, grad):
             delta = v
         lp += lt
         g_nu += gn
-        # sigma_i = s(y) hi: log(sigma_i) = log(hi) - softplus(-y), s(y) = exp(-softplus(-y))
+        # sigma_i = s(y) hi: log(sigma_i) = log(hi) - softplus(-y); s(y) and softplus(-y)
+        # from one exponential, exp(-|y|)
         y = x[5 + q + i]
-        sp = softplus(-y)
-        sl = math.exp(-sp)
+        e = math.exp(-abs(y))
+        sp = max(-y, 0.0) + math.log1p(e)
+        sl = 1.0 / (1.0 + e) if y >= 0.0 else e / (1.0 + e)
         sig = sl * data[5]
         lp += -y - 2.0 * sp
         var_a = sig * sig * (1.0 - rho[i])
