@@ -93,3 +93,50 @@ def test_hierarchical_logp_and_gradient_equal_pymc(parameterization, q):
         assert value == pytest.approx(expected, rel=RTOL)
         ref = dlogp(point)
         _close(grad, ref, np.abs(ref).max())
+
+
+def _call_logp_cfunc(cfunc, x, packed):
+    """``(status, logp)`` of the compiled callback as nutpie calls it (through its C address)."""
+    import ctypes
+
+    dbl = ctypes.POINTER(ctypes.c_double)
+    proto = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_uint64, dbl, dbl, dbl, ctypes.c_void_p)
+    grad, logp = np.zeros(x.size), np.zeros(1)
+    args = (np.ascontiguousarray(x), grad, logp)
+    status = proto(cfunc.address)(
+        x.size, *(a.ctypes.data_as(dbl) for a in args), packed.ctypes.data
+    )
+    return int(status), float(logp[0])
+
+
+@pytest.mark.parametrize("parameterization", ["centered", "noncentered"])
+@pytest.mark.parametrize("where", ["std0", "nu_minus_one", "sigma"])
+def test_hierarchical_logp_reports_an_underflowed_parameter_as_a_failure(parameterization, where):
+    """A parameter whose transform underflows to 0 (``y = -800``: ``std0``, ``nu - 1`` or a
+    ``sigma_i``) gives PyMC's density no finite value (a division by zero): the callback must
+    tell nutpie so (a non-zero status), not report a log density of 0 as a success."""
+    import pymc as pm
+
+    q = 3
+    prep = _hier_data(q, seed=7)
+    data = prep.standardised()
+    model = _build_model(q, parameterization)
+    with model:
+        pm.set_data(data)
+    v = "delta_z" if parameterization == "noncentered" else "delta"
+    logp, _, names = _pymc_functions(model, [*_ORDER, v, "sigma"])
+    packed = hfast.pack_data(data, parameterization)
+    x = np.random.default_rng(3).normal(0.0, 0.5, hfast.unconstrained_size(q))
+    cfunc = hfast.kernels().logp_cfunc
+    assert _call_logp_cfunc(cfunc, x, packed) == (
+        0,
+        pytest.approx(float(logp(_split(x, names, [0, 0, 0, 0, 0, q, q]))), rel=RTOL),
+    )
+    x[{"std0": 1, "nu_minus_one": 4, "sigma": 5 + q}[where]] = -800.0
+    with np.errstate(all="ignore"):
+        reference = float(logp(_split(x, names, [0, 0, 0, 0, 0, q, q])))
+    status, value = _call_logp_cfunc(cfunc, x, packed)
+    if np.isfinite(reference):  # std0 -> 0 is harmless where it only scales delta_z
+        assert (status, value) == (0, pytest.approx(reference, rel=RTOL))
+    else:
+        assert status != 0

@@ -246,6 +246,7 @@ def test_published_nbc_vs_hnb(nbc_hnb):
 
 def test_result_interface(nbc_hnb):
     res, _ = nbc_hnb
+    assert "diagnostics" not in res.__dict__  # the fit's check read delta0, std0 and nu only
     # 2 x 500 draws: the strict checks may or may not pass, but the chains must be close
     assert res.converged == (res.convergence_problems == "")
     assert res.diagnostics["r_hat"].max() < 1.05
@@ -383,6 +384,37 @@ def test_not_converged_means_inconclusive_with_reason(nbc_hnb):
     d = res.decision(0.95)
     assert d.outcome == "inconclusive"
     assert "bulk ESS" in d.reason and "< 100" in d.reason
+
+
+def test_convergence_is_decided_by_the_quantities_the_probabilities_read():
+    """R-hat and bulk ESS of delta0, std0 and nu decide convergence; a per-dataset quantity
+    whose chains disagree shows in the full table, computed only when asked for."""
+    import arviz as az
+
+    from bayescomp.core.arviz_compat import from_dict
+
+    rng = np.random.default_rng(0)
+    post = {v: rng.normal(size=(4, 500)) for v in ("delta0", "std0", "nu")}
+    post |= {v: rng.uniform(1, 2, size=(4, 500)) for v in ("gamma_alpha", "gamma_beta")}
+    post |= {v: rng.normal(size=(4, 500, 3)) for v in ("delta", "sigma")}
+    post["sigma"][..., 1] += np.arange(4)[:, None]  # its chains 1 sd apart: R-hat near 2
+    idata = from_dict(
+        {"posterior": post, "sample_stats": {"diverging": np.zeros((4, 500), dtype=bool)}},
+        coords={"dataset": ["a", "b", "c"]},
+        dims={"delta": ["dataset"], "sigma": ["dataset"]},
+    )
+    res = HierarchicalResult(idata=idata, rope=0.0)
+    assert res.converged and res.convergence_problems == ""
+    gate = res.convergence_diagnostics
+    assert list(gate.index) == ["delta0", "std0", "nu"] and "diagnostics" not in res.__dict__
+    assert gate.loc["delta0", "r_hat"] == pytest.approx(float(az.rhat(post["delta0"])), rel=1e-12)
+    assert res.diagnostics_summary()["max_r_hat"] == pytest.approx(gate["r_hat"].max())
+    full = res.diagnostics  # the whole table, on demand: the same numbers for the same rows
+    assert full.loc["sigma[b]", "r_hat"] == pytest.approx(
+        float(az.rhat(post["sigma"][..., 1])), rel=1e-12
+    )
+    assert full.loc["sigma[b]", "r_hat"] > 1.5
+    np.testing.assert_array_equal(full.loc[list(gate.index)].to_numpy(), gate.to_numpy())
 
 
 def test_netcdf_round_trip(nbc_hnb, tmp_path):

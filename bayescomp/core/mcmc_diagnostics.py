@@ -3,7 +3,7 @@
 The definitions of Vehtari et al. (2021), exactly as ArviZ's ``az.summary(...,
 kind="diagnostics")`` computes them (checked in ``tests/test_mcmc_diagnostics.py``), but
 every column of a ``(chain, draw, k)`` array at once instead of one scalar at a time.
-Numpy and ``scipy.special`` only.
+Numpy and scipy (``special``, ``fft``) only.
 
 Kept beside ArviZ because it is measurably faster on the package's own fits
 (``python bench/diagnostics_speed.py``: the same draws, interleaved, medians of 7-9 reps of
@@ -21,22 +21,6 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["diagnostics_arrays", "ess", "rhat_rank"]
-
-
-def _fast_len(n: int) -> int:
-    """The smallest 2-3-5-smooth integer >= ``n`` (an FFT length as fast as ``n``'s)."""
-    best = 1 << max(int(n - 1).bit_length(), 0)
-    p5 = 1
-    while p5 < best:
-        p35 = p5
-        while p35 < best:
-            m = p35
-            while m < n:
-                m *= 2
-            best = min(best, m)
-            p35 *= 3
-        p5 *= 5
-    return best
 
 
 def _split(x: np.ndarray) -> np.ndarray:
@@ -93,9 +77,11 @@ def ess(x: np.ndarray) -> np.ndarray:
     >>> bool(3000 < ess(rng.normal(size=(4, 1000, 1)))[0] < 5000)
     True
     """
+    from scipy.fft import next_fast_len  # 2-3-5-smooth for a real transform, as ArviZ's
+
     x = np.asarray(x, dtype=float)
     c, n, k = x.shape
-    m = _fast_len(2 * n)
+    m = next_fast_len(2 * n, real=True)
     xc = np.ascontiguousarray(np.moveaxis(x - x.mean(axis=1, keepdims=True), 1, 2))
     f = np.fft.rfft(xc, n=m, axis=2)
     f *= np.conjugate(f)

@@ -17,6 +17,12 @@ The unconstrained vector is ``[delta0, std0, gamma_alpha, gamma_beta, nu_minus_o
 v_1..v_q, sigma_1..sigma_q]`` (``v`` = ``delta`` or ``delta_z``).  The data vector is
 ``[length, q, noncentered, delta_hi, std0_hi, sigma_hi, c, n(q), mean(q), ss(q), rho(q)]``,
 where ``c`` is the likelihood's part that depends on the data alone (``fast.data_constant``).
+
+Every kernel divides as numpy does (``error_model="numpy"``): where a parameter's transform
+underflows to 0 (``std0``, ``nu - 1`` or a ``sigma_i`` at ``y`` near -800) the density is
+not finite and :func:`logp_cfunc` says so to nutpie; numba's default would raise
+``ZeroDivisionError``, which a C callback cannot raise, and report a log density of 0 as a
+success.
 """
 
 from __future__ import annotations
@@ -31,12 +37,12 @@ from bayescomp.posterior.nutpie_signatures import EXPAND_SIG, LOGP_SIG
 HEADER = 7
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def softplus(x):
     return max(x, 0.0) + math.log1p(math.exp(-abs(x)))
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def digamma(x):
     """psi(x) for x > 0: recurrence to x >= 6, then the asymptotic series (error < 1e-14)."""
     acc = 0.0
@@ -48,7 +54,7 @@ def digamma(x):
     return acc + math.log(x) - 0.5 / x - tail
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def interval(y, a, b):
     """Value, d value / dy, Uniform logp + log-Jacobian and its derivative, as PyMC."""
     s = 1.0 / (1.0 + math.exp(-y))
@@ -56,7 +62,7 @@ def interval(y, a, b):
     return x, (b - a) * s * (1.0 - s), -y - 2.0 * softplus(-y), 1.0 - 2.0 * s
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def t_constants(nu):
     """The terms of the Student-t log density, and of its derivative in nu, that depend on nu
     only: computed once per gradient, not once per dataset."""
@@ -65,7 +71,7 @@ def t_constants(nu):
     return lp, dnu
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def student_t(x, nu, mu, s, log_s, const):
     """Student-t log density and its derivatives in x, mu, s and nu (``log_s``: log(s);
     ``const``: the :func:`t_constants` of ``nu``)."""
@@ -79,7 +85,7 @@ def student_t(x, nu, mu, s, log_s, const):
     return lp, dx, -dx, ds, dnu
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def logp_grad(x, data, grad):
     """Log density at the unconstrained point ``x``; its gradient is written into ``grad``."""
     q = int(data[1])
@@ -116,10 +122,12 @@ def logp_grad(x, data, grad):
             delta = v
         lp += lt
         g_nu += gn
-        # sigma_i = s(y) hi: log(sigma_i) = log(hi) - softplus(-y), s(y) = exp(-softplus(-y))
+        # sigma_i = s(y) hi: log(sigma_i) = log(hi) - softplus(-y); s(y) and softplus(-y)
+        # from one exponential, exp(-|y|)
         y = x[5 + q + i]
-        sp = softplus(-y)
-        sl = math.exp(-sp)
+        e = math.exp(-abs(y))
+        sp = max(-y, 0.0) + math.log1p(e)
+        sl = 1.0 / (1.0 + e) if y >= 0.0 else e / (1.0 + e)
         sig = sl * data[5]
         lp += -y - 2.0 * sp
         var_a = sig * sig * (1.0 - rho[i])
@@ -143,7 +151,7 @@ def logp_grad(x, data, grad):
     return lp
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def expand(x, data, out):
     """Constrained draws: delta0, std0, gamma_alpha, gamma_beta, nu_minus_one, nu, delta,
     sigma (and delta_z when non-centred)."""
@@ -165,7 +173,7 @@ def expand(x, data, out):
     return 0
 
 
-@numba.cfunc(LOGP_SIG, cache=True)
+@numba.cfunc(LOGP_SIG, cache=True, error_model="numpy")
 def logp_cfunc(dim, x_, out_, logp_, data_):  # pragma: no cover - run by nutpie
     size = int(numba.carray(data_, (1,), np.float64)[0])
     data = numba.carray(data_, (size,), np.float64)
@@ -183,7 +191,7 @@ def logp_cfunc(dim, x_, out_, logp_, data_):  # pragma: no cover - run by nutpie
     return 0
 
 
-@numba.cfunc(EXPAND_SIG, cache=True)
+@numba.cfunc(EXPAND_SIG, cache=True, error_model="numpy")
 def expand_cfunc(dim, n_out, x_, out_, data_):  # pragma: no cover - run by nutpie
     size = int(numba.carray(data_, (1,), np.float64)[0])
     data = numba.carray(data_, (size,), np.float64)

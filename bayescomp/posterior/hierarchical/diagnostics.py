@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -11,6 +11,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "ESS_BULK_FLOOR",
     "ESS_BULK_MIN",
+    "GATED_VARS",
     "R_HAT_MAX",
     "MCMCChecks",
     "check_convergence",
@@ -64,8 +65,12 @@ def retry_note(done: Any, nxt: Any) -> str:
     )
 
 
-#: parameters whose diagnostics decide convergence (all sampled quantities)
+#: the parameters of the full diagnostics table (all sampled quantities)
 DIAG_VARS = ("delta0", "std0", "nu", "gamma_alpha", "gamma_beta", "delta", "sigma")
+#: the parameters whose R-hat and bulk ESS decide a hierarchical fit's convergence: those its
+#: probabilities read (``delta0``: p_left, p_rope, p_right and the decision; ``std0`` and
+#: ``nu`` with it: the next-dataset probabilities and baycomp's convention)
+GATED_VARS = ("delta0", "std0", "nu")
 
 _COLUMNS = ["r_hat", "ess_bulk", "ess_tail", "mcse_mean", "mcse_sd"]
 
@@ -134,19 +139,30 @@ class MCMCChecks:
     idata: Any
     diagnostics: pd.DataFrame
     ess_min: int = ESS_BULK_MIN
+    #: the variables whose R-hat and bulk ESS decide convergence; ``None``: every row of
+    #: :attr:`diagnostics`
+    gated_vars: ClassVar[tuple[str, ...] | None] = None
 
     @property
     def divergences(self) -> int:
         return int(self.idata.sample_stats["diverging"].values.sum())
 
     @cached_property
+    def convergence_diagnostics(self) -> pd.DataFrame:
+        """The rows of :attr:`diagnostics` that the convergence check reads: those of
+        :attr:`gated_vars`, computed alone (the same numbers as in the whole table, which is
+        not computed until asked for), or the whole table."""
+        gated = self.gated_vars
+        return self.diagnostics if gated is None else diagnostics_table(self.idata, gated)
+
+    @cached_property
     def _convergence(self) -> tuple[bool, str]:
-        return check_convergence(self.diagnostics, self.divergences, int(self.ess_min))
+        return check_convergence(self.convergence_diagnostics, self.divergences, int(self.ess_min))
 
     @property
     def converged(self) -> bool:
-        """R-hat <= 1.01, bulk ESS >= :attr:`ess_min` (400 unless set) for every parameter,
-        and no divergent transition."""
+        """R-hat <= 1.01 and bulk ESS >= :attr:`ess_min` (400 unless set) for every parameter
+        of :attr:`gated_vars` (every parameter when ``None``), and no divergent transition."""
         return self._convergence[0]
 
     @property

@@ -89,13 +89,14 @@ def from_draws(raw: Any, prep: Prepared, **settings: Any) -> HierarchicalResult:
 
 def relabel(res: HierarchicalResult, **settings: Any) -> HierarchicalResult:
     """``res`` with ``settings`` changed, in the result and in its draws' attributes: the
-    draws and the diagnostics table are kept, not rebuilt."""
+    draws and the diagnostics computed so far are kept, not rebuilt."""
     new = dataclasses.replace(res, **settings)
     attrs = _attrs_of({k: getattr(new, k) for k in (*_ATTR_KEYS, "attempts")})
     groups = [getattr(new.idata, g) for g in group_names(new.idata)]
     for node in [new.idata, *groups] if arviz_major() >= 1 else groups:
         node.attrs.update(attrs)
-    new.__dict__["diagnostics"] = res.diagnostics
+    kept = ("diagnostics", "convergence_diagnostics")  # the tables computed so far
+    new.__dict__.update({k: v for k, v in res.__dict__.items() if k in kept})
     return new
 
 

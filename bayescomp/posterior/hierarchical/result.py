@@ -16,6 +16,7 @@ from bayescomp.core.regions import RegionProbabilities, argmax_shares, t_region_
 from bayescomp.posterior.base import DrawsPosterior
 from bayescomp.posterior.hierarchical.diagnostics import (
     ESS_BULK_MIN,
+    GATED_VARS,
     MCMCChecks,
     diagnostics_table,
     retry_note,
@@ -82,6 +83,7 @@ class HierarchicalResult(DrawsPosterior, MCMCChecks):
     ess_min: int = ESS_BULK_MIN
     baseline_score: Any = None
     candidate_score: Any = None
+    gated_vars = GATED_VARS
 
     # ---------------------------------------------------------------- draws
     @cached_property
@@ -161,8 +163,10 @@ class HierarchicalResult(DrawsPosterior, MCMCChecks):
         """R-hat, bulk and tail ESS and MCSE for every sampled quantity (one row per parameter).
 
         The numbers of :func:`arviz.summary` (``kind="diagnostics"``), computed for all
-        parameters at once (:mod:`bayescomp.core.mcmc_diagnostics`).  The total number of divergent
-        transitions is in :attr:`divergences` and in ``diagnostics.attrs["divergences"]``.
+        parameters at once (:mod:`bayescomp.core.mcmc_diagnostics`) when first asked for: the
+        convergence check reads only the rows of ``delta0``, ``std0`` and ``nu``
+        (:attr:`convergence_diagnostics`).  The total number of divergent transitions is in
+        :attr:`divergences` and in ``diagnostics.attrs["divergences"]``.
         """
         diag = diagnostics_table(self.idata)
         diag.attrs["divergences"] = self.divergences
@@ -190,9 +194,10 @@ class HierarchicalResult(DrawsPosterior, MCMCChecks):
         }
 
     def diagnostics_summary(self) -> dict[str, Any]:
-        """Worst-case diagnostics in one dict (with the Monte-Carlo standard errors of the
-        probabilities under ``"mcse"``)."""
-        d = self.diagnostics
+        """Worst-case diagnostics of the quantities the convergence check reads
+        (:attr:`convergence_diagnostics`) in one dict, with the Monte-Carlo standard errors
+        of the probabilities under ``"mcse"``."""
+        d = self.convergence_diagnostics
         return {
             "mcse": self.mcse(),
             "max_r_hat": float(d["r_hat"].max()),

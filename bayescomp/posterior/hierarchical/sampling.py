@@ -201,7 +201,7 @@ def retry_schedule(
 
 def _score(res: HierarchicalResult) -> tuple[int, float]:
     """Order fits: fewer divergences first, then the larger worst-case bulk ESS."""
-    return (-res.divergences, float(res.diagnostics["ess_bulk"].min()))
+    return (-res.divergences, float(res.convergence_diagnostics["ess_bulk"].min()))
 
 
 def _attempt_record(
@@ -212,15 +212,14 @@ def _attempt_record(
     draws: int,
     seconds: float,
 ) -> dict[str, Any]:
-    diag = res.diagnostics
     return {
         "parameterization": param,
         "target_accept": target_accept,
         "tune": tune,
         "draws": draws,
         "divergences": res.divergences,
-        "min_ess_bulk": float(diag["ess_bulk"].min()),
-        "max_r_hat": float(diag["r_hat"].max()),
+        "min_ess_bulk": float(res.convergence_diagnostics["ess_bulk"].min()),
+        "max_r_hat": float(res.convergence_diagnostics["r_hat"].max()),
         "converged": res.converged,
         "seconds": round(seconds, 3),
     }
