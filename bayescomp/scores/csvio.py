@@ -17,6 +17,7 @@ from __future__ import annotations
 import codecs
 import csv
 import gzip
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -102,8 +103,7 @@ def read_frame(path: str | Path, *, spreadsheet: bool = False, **kwargs: Any) ->
 def unique_columns(names: Any, where: str) -> None:
     """Refuse a table with two columns of one name (a CSV's header, a DataFrame's columns):
     pandas would read the second as a copy, or select both where one is meant."""
-    names = [str(c) for c in names]
-    twice = sorted({c for c in names if names.count(c) > 1})
+    twice = sorted(str(c) for c, n in Counter(names).items() if n > 1)
     if twice:
         raise ValueError(f"{where} has two columns named {twice[0]!r}; rename one")
 

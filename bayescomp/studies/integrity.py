@@ -50,8 +50,7 @@ def check_usable(con: sqlite3.Connection, path: Path, tables: list[str]) -> None
         problem = "; ".join(str(r[0]) for r in rows[:2])
         raise StoreError(f"the store {path} is damaged ({problem}); {_move_aside(path)}")
     have = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    lost = [t for t in tables if t not in have]
-    if lost and have & set(tables):  # not a new file: a store with tables dropped
+    if (lost := [t for t in tables if t not in have]) and have & set(tables):  # not a new file
         raise StoreError(
             f"the store {path} has no table {' or '.join(map(repr, lost))} (dropped outside bayescomp): its "
             f"fits cannot be trusted; {_move_aside(path)}"

@@ -284,8 +284,14 @@ class ResultStore:
             if cs is not None and cs != fit_checksum(
                 dataset, model, split, ph, None, out[split]["scores"]
             ):
-                why = "does not match its checksum: its scores were"
-                raise self._tampered("fit", model, split, dataset, why, out[split]["fit_id"])
+                raise self._tampered(
+                    "fit",
+                    model,
+                    split,
+                    dataset,
+                    "does not match its checksum: its scores were",
+                    out[split]["fit_id"],
+                )
         return out
 
     def _tampered(
@@ -309,8 +315,14 @@ class ResultStore:
         )
         for split, fit_id, kind, y_true, y_score, cs in rows:
             if cs != predictions_checksum(dataset, model, split, kind, y_true, y_score):
-                why = "do not match their checksum: they were"
-                raise self._tampered("predictions", model, split, dataset, why, fit_id)
+                raise self._tampered(
+                    "predictions",
+                    model,
+                    split,
+                    dataset,
+                    "do not match their checksum: they were",
+                    fit_id,
+                )
             fits[int(split)]["predictions"] = {
                 "kind": kind,
                 "y_true": np.asarray(json.loads(y_true)),
