@@ -630,6 +630,46 @@ FILE_CASES.update(
 )
 
 
+def _model_exits(folder: Path, code: str) -> tuple[list[str], None]:
+    """compare on a model file that calls ``sys.exit(code)`` at import, as a CI gate."""
+    argv = _select_data(folder, "d.csv", _data())
+    (folder / "models" / "bad.py").write_text(f"import sys\n\nsys.exit({code})\n")
+    files = [str(folder / "models" / n) for n in ("lr.py", "bad.py")]
+    return ["compare", *files, *argv[2:6], "--rope", "0.01", "--fail-unless", "promote"], None
+
+
+def _store_changed(folder: Path, damage: str) -> tuple[list[str], None]:
+    """select --store again after ``damage`` (SQL) changed the store outside bayescomp."""
+    import sqlite3
+
+    argv = _select_data(folder, "d.csv", _data(), "--store", str(folder / "s.sqlite"))
+    outcome, _, err = run_cli(argv, False)
+    assert outcome == "ok", err
+    with sqlite3.connect(folder / "s.sqlite") as con:
+        con.execute(damage)
+    return argv, None
+
+
+FILE_CASES.update(
+    {
+        **{
+            f"compare on a model file calling sys.exit({code}) at import": (
+                lambda f, code=code: _model_exits(f, code),
+                True,
+            )
+            for code in ("0", "3")
+        },
+        **{
+            f"select --store on a store after {damage}": (
+                lambda f, damage=damage: _store_changed(f, damage),
+                True,
+            )
+            for damage in ("DROP TABLE fits", "UPDATE scores SET value = 'oops'")
+        },
+    }
+)
+
+
 def run_file_case(name: str, folder: Path, seconds: float = 120) -> tuple[str, str]:
     """Run issue 28's command ``name`` on its files in ``folder``; (outcome, detail)."""
     build, refuse = FILE_CASES[name]

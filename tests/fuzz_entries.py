@@ -132,6 +132,8 @@ def _frame_mutations() -> dict[str, tuple[Callable[[pd.DataFrame], Any], bool | 
         ),
         "above_range": (scale(1.5), R),
         "subnormal": (scale(1e-320), None),
+        # two columns of one name (pandas' TypeError before: the frame's door checks it)
+        "duplicate_column": (lambda df: _duplicate(df, "n_train", "accuracy"), R),
     }
 
 
@@ -979,7 +981,7 @@ def _ranking_edges(found: dict[str, Entry]) -> dict[str, Entry]:
 def entries() -> dict[str, Entry]:
     if not _CACHE:
         found = _new_surfaces(_audited_doors(_this_round(_audited_entries(_entries()))))
-        _CACHE.update(_ranking_edges(found))
+        _CACHE.update(_changed_outside(_ranking_edges(found)))
     return _CACHE
 
 
@@ -1463,3 +1465,89 @@ def _plan_check(kw: dict, plan: Any) -> str | None:
     if fewer >= 2 and _t_power(fewer, effect, sd) >= 0.8:
         return f"{n} items, but {fewer} already have power 0.8"
     return None
+
+
+# ------------------------------------------- inputs changed outside bayescomp (CLI defects)
+def _model_files(code: str) -> list[str]:
+    """A good model file and one that calls ``sys.exit(code)`` at import."""
+    folder = Path(tempfile.mkdtemp())
+    (folder / "nb.py").write_text(
+        "from sklearn.naive_bayes import GaussianNB\nmodel = GaussianNB()\n"
+    )
+    (folder / "bad.py").write_text(f"import sys\nsys.exit({code})\n")
+    return [str(folder / "nb.py"), str(folder / "bad.py")]
+
+
+def _damaged_store(kw: dict) -> Any:
+    """A store with one fit, changed by ``damage`` (SQL) outside bayescomp, read again."""
+    import sqlite3
+
+    from bayescomp.studies.store import ResultStore
+
+    path = Path(tempfile.mkdtemp()) / "s.sqlite"
+    fit = {"scores": {"accuracy": 0.9}, "fit_time": 0.1, "score_time": 0.0, "error": None}
+    with ResultStore(path) as store:
+        store.write_fit(
+            dataset="d", model="m", split=0, seed=0, result=fit, params_hash="h", params="{}"
+        )
+    if kw["damage"]:
+        with sqlite3.connect(path) as con:
+            con.execute(kw["damage"])
+    with ResultStore(path) as store:
+        return store.load_fits("d", "m")
+
+
+def _runs_on_an_empty_server(kw: dict) -> Any:
+    """compare_runs on a tracking store (SQLite, real MLflow) that holds no run."""
+    import mlflow
+
+    from bayescomp.integrations.mlflow import compare_runs
+
+    old = mlflow.get_tracking_uri()
+    mlflow.set_tracking_uri(f"sqlite:///{Path(tempfile.mkdtemp()) / 'mlflow.db'}")
+    try:
+        return compare_runs(**kw)
+    finally:
+        mlflow.set_tracking_uri(old)
+
+
+def _changed_outside(found: dict[str, Entry]) -> dict[str, Entry]:
+    """A model file that exits at import, a scores frame with two columns of one name, a
+    store whose table was dropped or whose score was set to text, unknown MLflow run IDs."""
+    import importlib.util
+
+    for code in ("0", "3"):
+        found["select_models"].variants[f"model file calling sys.exit({code}) at import"] = (
+            lambda kw, code=code: {**kw, "models": _model_files(code), "on_error": "raise"},
+            R,
+        )
+    for name in ("select", "rank"):
+        found[name].variants["scores frame with two columns of one name"] = (
+            lambda kw: {**kw, "scores": _duplicate(_long(), "n_train", "accuracy")},
+            R,
+        )
+    found["ResultStore.load_fits"] = Entry(
+        _damaged_store,
+        lambda: {"damage": None},
+        {},
+        {
+            "damage": (
+                [
+                    "DROP TABLE fits",
+                    "DROP TABLE designs",
+                    "UPDATE scores SET value = 'oops'",
+                    "UPDATE scores SET value = X'00ff'",
+                ],
+                [R] * 4,
+            )
+        },
+    )
+    if importlib.util.find_spec("mlflow") is not None:
+        found["compare_runs"] = Entry(
+            _runs_on_an_empty_server,
+            lambda: {"candidate_run_id": "0" * 32, "baseline_run_id": "1" * 32, "rope": 0.05},
+            {},
+            {"candidate_run_id": (["f" * 32, "", "no such run"], [R] * 3)},
+            skip_valid=True,
+        )
+    return found

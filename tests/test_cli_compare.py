@@ -316,3 +316,10 @@ def test_several_datasets_refuse_the_ttest(shared_csv, capsys):
         == 2
     )
     assert "pass --dataset NAME" in capsys.readouterr().err
+
+
+def test_scorers_without_mlflow_runs_is_refused_not_ignored(shared_csv, capsys):
+    argv = ["compare", str(shared_csv), "--baseline", "nbc", "--candidate", "hnb", "--rope", "0"]
+    assert main([*argv, "--metric", "accuracy", "--scorers", "accuracy:lower"]) == 2
+    err = capsys.readouterr().err
+    assert "--scorers names the scorers of --mlflow-runs" in err and len(err.splitlines()) == 1

@@ -87,3 +87,22 @@ def test_select_skips_the_failing_model(tmp_path):
     res = _run([*args, "--on-error", "skip"], tmp_path)
     assert res.returncode == 0, res.stderr
     assert "bad" in res.stdout + res.stderr  # the skipped model is reported
+
+
+@pytest.mark.parametrize("code", ["0", "3", "'bye'"])
+def test_compare_refuses_a_model_file_that_exits_at_import(tmp_path, code):
+    """``sys.exit(0)`` in a model file used to end ``compare --fail-unless promote`` with
+    status 0 and no output: a CI gate passed without a comparison."""
+    (tmp_path / "nb.py").write_text(GOOD)
+    (tmp_path / "bad.py").write_text(f"import sys\nsys.exit({code})\n")
+    res = _run(
+        [
+            *("compare", "nb.py", "bad.py", "--dataset", "breast_cancer", "--rope", "0.01"),
+            *("--fail-unless", "promote"),
+        ],
+        tmp_path,
+    )
+    assert res.returncode == 2, (res.returncode, res.stderr)
+    assert res.stdout == ""
+    assert res.stderr.startswith("bayescomp compare: error: bad.py: exits at import")
+    assert len(res.stderr.strip().splitlines()) == 1

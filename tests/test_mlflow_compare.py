@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import warnings
 from pathlib import Path
 
@@ -287,7 +288,11 @@ def test_compare_runs_on_real_genai_runs(genai_runs, tracking, tmp_path):
     from bayescomp.integrations.mlflow import compare_runs
 
     base, env = genai_runs["baseline"], {"MLFLOW_TRACKING_URI": tracking}
-    res = compare_runs(genai_runs["same"], base, rope=0.05, cluster="passage", log_results=True)
+    every = {"exact": True, "grade": True, "votes": True}
+    ropes = dict.fromkeys(every, 0.05)
+    res = compare_runs(
+        genai_runs["same"], base, scorers=every, rope=ropes, cluster="passage", log_results=True
+    )
     assert len(res.pairs) == 48 and set(res.pairs["paired_on"]) == {"inputs_hash"}
     assert res.unpaired_baseline == [] and res.unpaired_candidate == []
     s = res.summary().set_index("scorer")
@@ -320,15 +325,17 @@ def test_compare_runs_on_real_genai_runs(genai_runs, tracking, tmp_path):
     assert logged.tags[f"{head}/decision"] == "promote"
 
     with pytest.warns(UserWarning, match="6 baseline and 6 candidate row"):
-        shifted = compare_runs(genai_runs["shifted"], base, scorers=["grade"], rope=0.05)
+        shifted = compare_runs(genai_runs["shifted"], base, scorers={"grade": True}, rope=0.05)
     assert len(shifted.pairs) == 42 and len(shifted.unpaired_candidate) == 6
     with pytest.warns(UserWarning, match="1 baseline and 2 candidate row"):
         dup = compare_runs(genai_runs["duplicate"], base, scorers={"grade": True}, rope=0.05)
     assert len(dup.pairs) == 47
-    one = compare_runs(genai_runs["same"], base, scorers="grade", rope=0.05)  # one name
-    assert list(one.results) == ["grade"] and one.scorer_gamma == 0.95
+    one = compare_runs(genai_runs["same"], base, scorers="exact", rope=0.05)  # one name
+    assert list(one.results) == ["exact"] and one.scorer_gamma == 0.95
     # the command line: the same numbers as JSON, and its gate on the family decision
     cli = [*("compare", "--mlflow-runs", genai_runs["same"], base), *("--rope", "0.05")]
+    cli += ["--scorers", "exact:higher", "grade:higher:0.05", "votes:higher:0.05"]
+    cli[-3] += ":0.05"  # a half-width on every entry (or on none: then --rope)
     done = run_cli(*cli, "--cluster", "passage", "--json", cwd=tmp_path, env=env)
     assert done.returncode == 0, done.stderr
     got = json.loads(done.stdout)[0]  # --json: a record per comparison
@@ -337,7 +344,7 @@ def test_compare_runs_on_real_genai_runs(genai_runs, tracking, tmp_path):
     failing = run_cli(*cli, "--fail-unless", "worse", cwd=tmp_path, env=env)
     assert failing.returncode == 1 and "all scorers: promote" in failing.stdout
     with pytest.raises(ValueError, match="not a key of the inputs"):
-        compare_runs(genai_runs["same"], base, rope=0.05, cluster="customer")
+        compare_runs(genai_runs["same"], base, scorers=every, rope=ropes, cluster="customer")
     with pytest.raises(ValueError, match=r"have no feedback.*\['exact', 'grade', 'votes'\]"):
         compare_runs(genai_runs["same"], base, scorers=["relevance"], rope=0.05)
 
@@ -354,7 +361,8 @@ def test_pairs_exactly_the_rows_compare_evaluations_pairs(genai_runs, tracking, 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         theirs = compare_evaluations(cand, base)
-        ours = compare_runs(cand, base, rope=0.05)
+        every = dict.fromkeys(theirs.scorers, True)
+        ours = compare_runs(cand, base, scorers=every, rope=dict.fromkeys(every, 0.05))
     assert len(ours.pairs) == len(theirs.paired_rows)
     assert list(
         zip(ours.pairs["baseline_trace_id"], ours.pairs["candidate_trace_id"], strict=True)
@@ -389,7 +397,36 @@ def test_docs_mlflow_plugin_and_compare_runs_sections_run(tracking, tmp_path, mo
     assert res.scorer_gamma == pytest.approx(0.975)
     s = res.summary().set_index("scorer")
     assert s.loc["cites_clause", "n_clusters"] == 12 and len(res.pairs) == 60
-    assert s.loc["length", "diff"] > 5  # v2 is shorter: lower is better, oriented as a gain
+    # one orientation per row: diff, posterior mean and interval all candidate − baseline.
+    # By hand: v2 − v1 words = −20 − c + 3q, so the rows' mean is −19.5 and the contracts'
+    # means are −14 − c (c = 0..11): the interval is about their t interval (12 clusters)
+    length = s.loc["length"]
+    assert length["diff"] == pytest.approx(-19.5, abs=1e-12)
+    assert length["posterior_mean"] == pytest.approx(-19.5, abs=0.1)
+    assert length["ci_low"] < length["diff"] < length["ci_high"] < 0
+    means = -14.0 - np.arange(12)
+    half = stats.t.ppf(0.975, 11) * means.std(ddof=1) / np.sqrt(12)
+    assert length["ci_low"] == pytest.approx(-19.5 - half, rel=0.05)
+    assert length["ci_high"] == pytest.approx(-19.5 + half, rel=0.05)
+    assert not length["higher_is_better"] and length["p_better_beyond_rope"] > 0.99
+    # the command line gives the Python example's answer, with each scorer's own direction
+    # and half-width (it said `worse`, exit 1, reading the shorter answers as worse)
+    runs, env = namespace["runs"], {"MLFLOW_TRACKING_URI": tracking}
+    argv = ["compare", "--mlflow-runs", runs["v2"], runs["v1"], "--cluster", "contract"]
+    argv += ["--rope", "0.05", "--scorers", "cites_clause:higher:0.05", "length:lower:5"]
+    done = run_cli(*argv, "--json", "--fail-unless", "promote", cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout)[0]
+    assert got["decision"] == res.outcome == "promote"
+    assert got["scorers"] == json.loads(json.dumps(res.to_dict()["scorers"]))
+    for flags, message in (
+        ([], "scorer 'length' has values from 60 to 135, not pass/fail"),
+        (["--lower-is-better"], "--lower-is-better set one metric's direction"),
+        (["--scorers", "cites_clause:higher", "length:lower:5"], "every --scorers entry"),
+    ):
+        done = run_cli(*argv[:6], "--rope", "0.05", *flags, cwd=tmp_path, env=env)
+        assert done.returncode == 2 and done.stdout == "", done.stderr
+        assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1
 
 
 def test_logged_diff_is_the_observed_difference_of_the_means():
@@ -438,3 +475,42 @@ def test_evaluator_says_what_is_wrong_in_one_line(tracking):
         predict(strong, Xte.drop(columns=Xte.columns[0]), "labels", "candidate")
     with pytest.raises(ValueError, match="cannot predict"):
         predict(strong, Xte.iloc[:0], "labels", "candidate")
+
+
+@pytest.mark.slow
+def test_unknown_run_ids_are_named_in_one_line(genai_runs, tracking, tmp_path):
+    """MLflow's own RestException before."""
+    from bayescomp.integrations.mlflow import compare_runs
+
+    base = genai_runs["baseline"]
+    with pytest.raises(
+        ValueError,
+        match=rf"^no run 'nope' or '0{{32}}' on the tracking server {re.escape(tracking)}:",
+    ):
+        compare_runs("0" * 32, "nope", rope=0.05)
+    with pytest.raises(ValueError, match=r"^no run 'f{32}' on the tracking server"):
+        compare_runs("f" * 32, base, rope=0.05)
+    argv = ["compare", "--mlflow-runs", "f" * 32, base, "--rope", "0.05"]
+    done = run_cli(*argv, cwd=tmp_path, env={"MLFLOW_TRACKING_URI": tracking})
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith(f"bayescomp compare: error: no run '{'f' * 32}' on the")
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.slow
+def test_a_scorer_not_pass_fail_needs_its_direction_and_its_own_half_width(genai_runs, tracking):
+    """One rope of 0.05 was applied to every scorer, and every scorer read as higher is
+    better; 'grade' (about 3) is refused unless both are given for it."""
+    from bayescomp.integrations.mlflow import compare_runs
+
+    rows = _rows(range(48))
+    grades = [_agent(e)(**r["inputs"])["grade"] for e in (0.0, 0.8) for r in rows]
+    message = f"^scorer 'grade' has values from {min(grades):g} to {max(grades):g}, not pass/fail"
+    same, base = genai_runs["same"], genai_runs["baseline"]
+    with pytest.raises(ValueError, match=message):
+        compare_runs(same, base, rope=0.05)
+    with pytest.raises(ValueError, match=message):  # its direction, but one rope for three
+        compare_runs(same, base, scorers={"exact": True, "grade": True, "votes": True}, rope=0.05)
+    ropes = {"exact": 0.05, "grade": 0.2, "votes": 0.05}
+    res = compare_runs(same, base, scorers=dict.fromkeys(ropes, True), rope=ropes)
+    assert res.summary().set_index("scorer")["rope"].to_dict() == ropes

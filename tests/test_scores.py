@@ -266,3 +266,39 @@ def test_design_kept_from_cross_validation_and_kfold_design_table():
     assert t["n_test"].tolist() == [3, 3, 2, 2] and t["fold"].tolist() == [0, 1, 2, 3]
     assert (t["repeat"] == 0).all()
     assert d.rho == pytest.approx(np.mean([0.3, 0.3, 0.2, 0.2]))
+
+
+@pytest.mark.parametrize("column", ["accuracy", "model", "dataset", "n_test"])
+def test_a_frame_with_two_columns_of_one_name_is_refused_at_every_door(column):
+    """pandas' ``TypeError`` (``factorize requires a Series``) or an unrelated message before:
+    the frame's columns are checked where every frame enters, naming the column."""
+    df = pd.DataFrame(
+        {"model": np.repeat(["a", "b"], 6), "split": np.tile(range(6), 2), "n_train": 90}
+    )
+    df["dataset"], df["n_test"], df["accuracy"], df["other"] = (
+        "d",
+        10,
+        np.linspace(0.7, 0.9, 12),
+        0.5,
+    )
+    twice = df.set_axis([column if c == "other" else c for c in df.columns], axis=1)
+    message = f"^the scores table has two columns named '{column}'; rename one$"
+    for call in (
+        lambda: bc.Scores.from_frame(twice),
+        lambda: bc.compare(twice, "a", "b", metric="accuracy", rope=0.01),
+        lambda: bc.rank(twice, metric="accuracy", rope=0.01),
+        lambda: bc.select(twice, baseline="a", metric="accuracy", rope=0.01),
+    ):
+        with pytest.raises(ValueError, match=message):
+            call()
+
+
+def test_select_takes_a_scores_frame_as_compare_and_rank_do():
+    df = pd.DataFrame({"model": np.repeat(["a", "b"], 6), "split": np.tile(range(6), 2)})
+    df["accuracy"] = np.r_[np.linspace(0.70, 0.72, 6), np.linspace(0.80, 0.83, 6)]
+    table = bc.Scores.from_frame(df, test_fraction=0.1)
+    frame = table.to_frame()
+    a = bc.select(frame, baseline="a", metric="accuracy", rope=0.01)
+    b = bc.select(table, baseline="a", metric="accuracy", rope=0.01)
+    assert a.champion == b.champion == "b"
+    pd.testing.assert_frame_equal(a.steps, b.steps)

@@ -200,3 +200,32 @@ def test_two_runs_on_one_store_never_fit_twice(tmp_path):
     with sqlite3.connect(d / "runs" / "s.sqlite") as con:
         count, top = con.execute("SELECT COUNT(*), MAX(fit_id) FROM fits").fetchone()
     assert count == top == 12  # no fit written twice (ids are never reused)
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        ("DROP TABLE fits", "the store {store} has no table 'fits' (dropped outside bayescomp)"),
+        ("DROP TABLE designs", "the store {store} has no table 'designs' (dropped outside"),
+        (
+            "UPDATE scores SET value = 'oops' WHERE fit_id = {fit_id}",
+            "the stored fit of model 'slow' on split {split} of dataset 'breast_cancer' in "
+            "{store} has the accuracy score 'oops', not a number",
+        ),
+    ],
+)
+def test_a_store_changed_outside_bayescomp_gets_one_line_naming_it(tmp_path, damage, message):
+    """A dropped table gave an internal IntegrityError (exit 3), a score set to text Python's
+    bare 'could not convert string to float'."""
+    d = _folder(tmp_path, slow=SLOW.format(sleep=0, params=""))
+    assert _run(ARGS, d).returncode == 0
+    with sqlite3.connect(d / "runs" / "s.sqlite") as con:
+        fit_id, split = con.execute(
+            "SELECT fit_id, split FROM fits WHERE model='slow' ORDER BY split LIMIT 1"
+        ).fetchone()
+        con.execute(damage.format(fit_id=fit_id))
+    res = _run(ARGS, d)
+    assert res.returncode == 2, res.stdout + res.stderr
+    want = message.format(store=Path("runs/s.sqlite"), fit_id=fit_id, split=split)
+    assert want in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1

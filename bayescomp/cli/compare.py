@@ -231,6 +231,8 @@ def _from_predictions(args: argparse.Namespace) -> tuple[Any, Any, list[str], st
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.scorers:
+        raise UserError("--scorers names the scorers of --mlflow-runs; give it with that flag")
     if args.predictions or args.slice or args.slice_rope:  # one test set (or a slice flag)
         return run_predictions(args)
     if args.method != "auto" and _method(args, many=False)[1].input == "predictions":

@@ -41,12 +41,34 @@ def feedback_value(value: Any) -> float | None:
     return {"yes": 1.0, "no": 0.0}.get(value.lower()) if isinstance(value, str) else None
 
 
-def load_rows(run_id: str) -> list[EvalRow]:
+def experiments(run_ids: Sequence[str]) -> list[str]:
+    """The experiment of each run; run IDs the tracking server does not know are refused
+    together, by name (MLflow's own exception before)."""
+    import mlflow
+    from mlflow.exceptions import MlflowException
+
+    found, unknown = [], []
+    for run_id in run_ids:
+        try:
+            found.append(mlflow.MlflowClient().get_run(run_id).info.experiment_id)
+        except MlflowException as exc:
+            if exc.error_code not in ("RESOURCE_DOES_NOT_EXIST", "INVALID_PARAMETER_VALUE"):
+                raise
+            unknown.append(run_id)
+    if unknown:
+        raise ValueError(
+            f"no run {' or '.join(map(repr, unknown))} on the tracking server "
+            f"{mlflow.get_tracking_uri()}: pass the run IDs of two mlflow.genai.evaluate runs "
+            "(the Run ID on each run's page)"
+        )
+    return found
+
+
+def load_rows(run_id: str, experiment: str) -> list[EvalRow]:
     """The rows of an evaluation run: its traces, with the valid feedbacks of this run."""
     import mlflow
     from mlflow.entities.assessment import Feedback
 
-    experiment = mlflow.MlflowClient().get_run(run_id).info.experiment_id
     rows = []
     for trace in mlflow.search_traces(locations=[experiment], run_id=run_id, return_type="list"):
         values: dict[str, list[float]] = {}
@@ -110,14 +132,16 @@ class RunComparison:
         return joint_outcome(r.decision(self.scorer_gamma).outcome for r in self.results.values())
 
     def summary(self) -> pd.DataFrame:
-        """One row per scorer: the means and their observed difference ``diff`` (candidate −
-        baseline, as MLflow's ``compare_evaluations`` logs it), the posterior mean of the
-        oriented gain and its interval, the three probabilities, the decision."""
+        """One row per scorer: the means, their observed difference ``diff``, the posterior
+        mean of the difference and its 95 % interval, all candidate − baseline on the scorer's
+        scale (as MLflow's ``compare_evaluations`` names them); the three probabilities and
+        the decision follow the scorer's direction (``higher_is_better``)."""
         import pandas as pd
 
         rows = []
         for name, r in self.results.items():
-            low, high = r.interval(0.95)
+            sign = 1.0 if r.higher_is_better else -1.0  # the posterior's gain -> the difference
+            low, high = sorted(sign * v for v in r.interval(0.95))
             rows.append(
                 dict(
                     scorer=name,
@@ -126,9 +150,10 @@ class RunComparison:
                     baseline_mean=r.baseline_score,
                     candidate_mean=r.candidate_score,
                     diff=r.candidate_score - r.baseline_score,  # as compare_evaluations
-                    posterior_mean=r.expected_gain,  # oriented: positive is better
+                    posterior_mean=sign * r.expected_gain,
                     ci_low=low,
                     ci_high=high,
+                    higher_is_better=r.higher_is_better,
                     rope=r.rope,
                     p_worse_beyond_rope=r.p_left,
                     p_rope=r.p_rope,
@@ -207,9 +232,12 @@ def compare_runs(
     candidate_run_id, baseline_run_id : str
         Two evaluation runs of the same rows (the current tracking URI's server).
     scorers : list of names, or dict of name -> higher_is_better, optional
-        Default: every scorer with feedback in both runs, higher is better.
+        Default: every scorer with feedback in both runs, higher is better.  A scorer with
+        values outside [0, 1] (a grade, a length, a latency) is refused unless this dict
+        gives its direction.
     rope : float, or dict of scorer -> float
-        Half-width of the region of practical equivalence, on each scorer's scale.
+        Half-width of the region of practical equivalence, on each scorer's scale: one
+        float serves pass/fail scorers (or a single scorer), a dict gives each its own.
     cluster : str or callable, optional
         A key of the rows' inputs (``"passage"``), or a function of the inputs: whole
         clusters are resampled.
@@ -233,7 +261,8 @@ def compare_runs(
     if candidate_run_id == baseline_run_id:
         raise ValueError("candidate_run_id and baseline_run_id are one run; compare two runs")
     check_gamma(gamma)
-    pairs, un_b, un_c = pair_rows(load_rows(baseline_run_id), load_rows(candidate_run_id))
+    ids = (baseline_run_id, candidate_run_id)
+    pairs, un_b, un_c = pair_rows(*map(load_rows, ids, experiments(ids)))
     if un_b or un_c:
         why = "no match in the other run, or a request ID or inputs two rows of one run share"
         msg = f"{len(un_b)} baseline and {len(un_c)} candidate row(s) could not be paired ({why})"
@@ -255,6 +284,18 @@ def compare_runs(
     for name, up in direction.items():
         keep = [i for i, (b, c, _) in enumerate(pairs) if name in b.values and name in c.values]
         b, c = (np.array([pairs[i][j].values[name] for i in keep]) for j in (0, 1))
+        lo, hi = min(b.min(), c.min()), max(b.max(), c.max())
+        # pass/fail (and yes/no) scorers share one scale where higher is better; any other
+        # needs its own direction, and its own half-width beside other scorers
+        if (lo < 0 or hi > 1) and not (
+            isinstance(scorers, Mapping) and (isinstance(rope, Mapping) or len(direction) == 1)
+        ):
+            raise ValueError(
+                f"scorer {name!r} has values from {lo:g} to {hi:g}, not pass/fail: give it its "
+                f"direction and its own half-width (Python: {{{name!r}: False}} in scorers and "
+                f"{{{name!r}: HALF_WIDTH}} in rope; command line: {name}:lower:HALF_WIDTH in "
+                "--scorers; lower or higher: which is better)"
+            )
         results[name] = holdout_posterior(
             None,
             b,

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from bayescomp.scores.csvio import unique_columns
+
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
@@ -60,9 +62,7 @@ def prediction_models(
     """
     import pandas as pd
 
-    dup = frame.columns[frame.columns.duplicated()]
-    if len(dup):
-        raise ValueError(f"the predictions table has two columns named {str(dup[0])!r}; rename one")
+    unique_columns(frame.columns, "the predictions table")
     roles = {v: f"the {k} column {v!r}" for k, v in (("sample", sample), ("item", item)) if v}
     roles |= {cluster: f"the cluster column {cluster!r}"} if cluster else {}
     roles |= {y_true: "y_true (the true labels)"} if y_true else {}

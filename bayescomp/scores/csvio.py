@@ -17,6 +17,7 @@ from __future__ import annotations
 import codecs
 import csv
 import gzip
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -90,18 +91,21 @@ def read_frame(path: str | Path, *, spreadsheet: bool = False, **kwargs: Any) ->
     if kwargs.get("header", "infer") == "infer" and "names" not in kwargs:
         sep = {k: kwargs[k] for k in ("sep", "delimiter", "engine") if k in kwargs}
         header = pd.read_csv(path, encoding=encoding, header=None, nrows=1, dtype=str, **sep)
-        names = header.iloc[0].astype(str).tolist() if len(header) else []
-        twice = sorted({c for c in names if names.count(c) > 1})
-        if twice:
-            raise ValueError(
-                f"{path.name} has two columns named {twice[0]!r} (pandas would read the second "
-                f"as {twice[0]}.1); rename one"
-            )
+        # pandas reads a repeated name as ``name.1``: the names as written are checked
+        unique_columns(header.iloc[0].astype(str).tolist() if len(header) else [], path.name)
     if spreadsheet:
         frame.columns = [from_spreadsheet(c) for c in frame.columns]
         for col in _text_columns(frame):
             frame[col] = frame[col].map(from_spreadsheet)
     return frame
+
+
+def unique_columns(names: Any, where: str) -> None:
+    """Refuse a table with two columns of one name (a CSV's header, a DataFrame's columns):
+    pandas would read the second as a copy, or select both where one is meant."""
+    twice = sorted(str(c) for c, n in Counter(names).items() if n > 1)
+    if twice:
+        raise ValueError(f"{where} has two columns named {twice[0]!r}; rename one")
 
 
 def _is_text(values: Any) -> bool:

@@ -49,6 +49,11 @@ def load_model_file(path: str | Path) -> ModelSpec:
     try:
         sys.modules[mod_name] = module
         spec.loader.exec_module(module)
+    except SystemExit as exc:  # sys.exit() at import: an error, never the caller's own exit
+        raise ModelFileError(
+            f"{path}: exits at import (SystemExit: {exc.code}); a model file only defines "
+            "`model = <unfitted estimator>`"
+        ) from exc
     except Exception as exc:
         raise ModelFileError(f"{path}: failed to import ({type(exc).__name__}: {exc})") from exc
     finally:

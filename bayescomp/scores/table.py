@@ -18,6 +18,7 @@ import pandas as pd
 from bayescomp.core.checks import check_fraction
 from bayescomp.core.orientation import canonical_metric, check_metric_range, resolve_direction
 from bayescomp.scores.cells import check_filled, check_numeric_cells, model_rows, split_ranges
+from bayescomp.scores.csvio import read_frame, unique_columns, write_frame
 from bayescomp.scores.importers import (
     DEFAULT_DATASET,
     cross_validate_parts,
@@ -214,6 +215,7 @@ class Scores:
         df = pd.DataFrame(df).rename(
             columns={model_col: "model", split_col: "split", dataset_col: "dataset"}
         )
+        unique_columns(df.columns, "the scores table")
         if "model" not in df.columns:
             raise ValueError(
                 f"the table needs a model column ({model_col!r}); columns are {list(df.columns)}"
@@ -275,8 +277,6 @@ class Scores:
     @classmethod
     def read_csv(cls, path: str | Path, **kwargs: Any) -> Scores:
         """Read a CSV written by :meth:`to_csv` or by any tool (see :meth:`from_frame`)."""
-        from bayescomp.scores.csvio import read_frame
-
         path = Path(path)
         if not path.is_file():
             raise FileNotFoundError(f"no scores file at {path}")
@@ -296,8 +296,6 @@ class Scores:
         """Write the tidy table exactly (an interchange file: every tool reads the same
         names); :meth:`read_csv` reads it back unchanged.  The spreadsheet-facing exports
         of the report and of ``--out`` are the ones that neutralise formula-like text."""
-        from bayescomp.scores.csvio import write_frame
-
         write_frame(self._frame, path, spreadsheet=False, index=False, **kwargs)
 
     @classmethod

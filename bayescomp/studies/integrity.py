@@ -34,8 +34,9 @@ def _move_aside(path: Path) -> str:
     )
 
 
-def check_usable(con: sqlite3.Connection, path: Path) -> None:
-    """Refuse a damaged or read-only store file, before anything is read or written."""
+def check_usable(con: sqlite3.Connection, path: Path, tables: list[str]) -> None:
+    """Refuse a damaged or read-only store file, or one that lost some of its ``tables``
+    (dropped outside bayescomp), before anything is read or written."""
     if path.exists() and not os.access(path, os.W_OK):
         raise StoreError(
             f"the store {path} is read-only: make it writable (chmod u+w {path}) "
@@ -48,6 +49,12 @@ def check_usable(con: sqlite3.Connection, path: Path) -> None:
     if rows != [("ok",)]:
         problem = "; ".join(str(r[0]) for r in rows[:2])
         raise StoreError(f"the store {path} is damaged ({problem}); {_move_aside(path)}")
+    have = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if (lost := [t for t in tables if t not in have]) and have & set(tables):  # not a new file
+        raise StoreError(
+            f"the store {path} has no table {' or '.join(map(repr, lost))} (dropped outside bayescomp): its "
+            f"fits cannot be trusted; {_move_aside(path)}"
+        )
 
 
 def fit_checksum(

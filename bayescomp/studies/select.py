@@ -61,8 +61,9 @@ def select(
 
     Parameters
     ----------
-    table : Scores, CSV path, or DataFrame of predictions
-        Per-split scores of the candidates; or item-level predictions on one test set
+    table : Scores, DataFrame or CSV path of scores, or DataFrame of predictions
+        Per-split scores of the candidates (a frame as :meth:`Scores.from_frame` reads it); or
+        item-level predictions on one test set
         (``y_true`` and one column per model, docs "One test set").
     baseline : str
         The model in production: the first champion.
@@ -226,18 +227,22 @@ def _scores_walk(
     decide: dict[str, Any],
 ) -> dict[str, Any]:
     """What :func:`walk_selection` needs to walk a scores table."""
+    import pandas as pd
+
     from bayescomp.core.orientation import resolve_direction
     from bayescomp.decision.walk import challenger_order
+    from bayescomp.posterior.compare import as_scores
     from bayescomp.scores.table import Scores
 
     if isinstance(scores, str | Path):
         scores = Scores.read_csv(scores)
-    if not isinstance(scores, Scores):
+    if not isinstance(scores, Scores | pd.DataFrame):
         raise ValueError(
-            "select takes a bayescomp.Scores, a scores CSV path or a predictions table "
-            f"(y_true and a column per model), got {type(scores).__name__}; to fit models "
-            "first use bayescomp.select_models(models, X, y, ...)"
+            "select takes a bayescomp.Scores, a scores DataFrame or CSV path, or a predictions "
+            f"table (y_true and a column per model), got {type(scores).__name__}; to fit "
+            "models first use bayescomp.select_models(models, X, y, ...)"
         )
+    scores = as_scores(scores)  # a scores frame, as compare and rank take it
     metric = scores._check_metric(metric)
     hib = resolve_direction(metric, higher_is_better)
     names = _table_models(models, scores, settings["baseline"])

@@ -270,25 +270,39 @@ class ResultStore:
                 "best_params": json.loads(bp) if bp else None,
             }
             sums[int(split)] = (ph, cs)
-        for _, _, split, metric, value in self._con.execute(
+        for fit_id, _, split, metric, value in self._con.execute(
             "SELECT s.fit_id, s.model, s.split, s.metric, s.value FROM scores s JOIN fits f "
             "USING (fit_id) WHERE s.dataset=? AND s.model=? AND f.error IS NULL",
             (dataset, model),
         ):
+            if not isinstance(value, int | float | None):  # SQLite keeps text in a REAL column
+                why = f"has the {metric} score {str(value)[:40]!r}, not a number: it was"
+                raise self._tampered("fit", model, split, dataset, why, fit_id)
             out[int(split)]["scores"][metric] = float("nan") if value is None else float(value)
         self._load_predictions(dataset, model, out)
         for split, (ph, cs) in sums.items():
             if cs is not None and cs != fit_checksum(
                 dataset, model, split, ph, None, out[split]["scores"]
             ):
-                raise StoreError(
-                    f"the stored fit of model {model!r} on split {split} of dataset "
-                    f"{dataset!r} in {self.path} does not match its checksum: its scores were "
-                    "changed outside bayescomp. Delete that fit (DELETE FROM fits WHERE "
-                    f"fit_id={out[split]['fit_id']}) to have it refitted, or move the store "
-                    "aside"
+                raise self._tampered(
+                    "fit",
+                    model,
+                    split,
+                    dataset,
+                    "does not match its checksum: its scores were",
+                    out[split]["fit_id"],
                 )
         return out
+
+    def _tampered(
+        self, what: str, model: str, split: int, dataset: str, why: str, fit_id: int
+    ) -> StoreError:
+        """A stored fit changed outside bayescomp: named, and how to have it refitted."""
+        return StoreError(
+            f"the stored {what} of model {model!r} on split {split} of dataset {dataset!r} in "
+            f"{self.path} {why} changed outside bayescomp. Delete that fit (DELETE FROM fits "
+            f"WHERE fit_id={fit_id}) to have it refitted, or move the store aside"
+        )
 
     def _load_predictions(self, dataset: str, model: str, fits: dict[int, dict[str, Any]]) -> None:
         """Add the stored out-of-fold predictions to ``fits`` (by split), each checked."""
@@ -301,11 +315,13 @@ class ResultStore:
         )
         for split, fit_id, kind, y_true, y_score, cs in rows:
             if cs != predictions_checksum(dataset, model, split, kind, y_true, y_score):
-                raise StoreError(
-                    f"the stored predictions of model {model!r} on split {split} of dataset "
-                    f"{dataset!r} in {self.path} do not match their checksum: they were changed "
-                    f"outside bayescomp. Delete that fit (DELETE FROM fits WHERE fit_id={fit_id}) "
-                    "to have it refitted, or move the store aside"
+                raise self._tampered(
+                    "predictions",
+                    model,
+                    split,
+                    dataset,
+                    "do not match their checksum: they were",
+                    fit_id,
                 )
             fits[int(split)]["predictions"] = {
                 "kind": kind,

@@ -7,6 +7,7 @@ older stores readable in place, without a new schema version: the ``checksum`` c
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import time
 from pathlib import Path
@@ -86,7 +87,8 @@ def connect(path: Path) -> sqlite3.Connection:
         raise ValueError(
             f"{path} is not a usable SQLite store ({exc}); pass a new --store path"
         ) from None
-    check_usable(con, path)
+    # every table but predictions, which the migration below adds to older stores
+    check_usable(con, path, [t for t in re.findall(r"EXISTS (\w+)", _SCHEMA) if t != "predictions"])
     con.execute("PRAGMA synchronous=NORMAL")
     con.execute("PRAGMA foreign_keys=ON")
     con.executescript(_SCHEMA)
