@@ -217,7 +217,7 @@ def entries(frame: Any, plan: Plan, skip_clusters: Iterable = ()) -> Any:
 
     rows = _checked_rows(frame, plan)
     if plan.cluster is not None:
-        rows = rows[~rows[plan.cluster].isin(list(skip_clusters))]
+        rows = rows[~rows[plan.cluster].astype(str).isin(set(map(str, skip_clusters)))]
         if plan.slice is not None and (rows.groupby(plan.cluster)[plan.slice].nunique() > 1).any():
             raise ValueError(
                 f"a cluster spans several slices of {plan.slice!r}: a cluster is one entry of "

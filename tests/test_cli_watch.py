@@ -1,0 +1,137 @@
+"""``bayescomp watch``: the sequential comparison on a prediction log, from the command line."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+from cli_run import REPO, run_cli
+from processes import spawn
+
+import bayescomp as bc
+
+ARGS = ("--baseline", "old", "--candidate", "new", "--metric", "accuracy")
+
+
+def _log(n, acc_new=0.85, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    return pd.DataFrame(
+        {
+            "y_true": y,
+            "old": np.where(rng.random(n) < 0.8, y, 1 - y),
+            "new": np.where(rng.random(n) < acc_new, y, 1 - y),
+        }
+    )
+
+
+def _looks(stdout):
+    return [int(line.split()[0]) for line in stdout.splitlines() if line.split()[1:2] == ["items"]]
+
+
+def test_csv_and_parquet_give_the_librarys_answer_and_the_gate_its_exit_status(tmp_path):
+    log = _log(20000)
+    log.to_csv(tmp_path / "log.csv", index=False)
+    log.to_parquet(tmp_path / "log.parquet")
+    want = bc.watch(log, baseline="old", candidate="new", metric="accuracy", rope=0.01, every=200)
+    for name in ("log.csv", "log.parquet"):
+        out = run_cli(
+            "watch", name, *ARGS, "--rope", "0.01", "--every", "200", "--json", cwd=tmp_path
+        )
+        assert out.returncode == 0, out.stderr
+        assert json.loads(out.stdout) == json.loads(json.dumps(want.to_dict()))
+    text = run_cli("watch", "log.csv", *ARGS, "--rope", "0.01", "--every", "200", cwd=tmp_path)
+    assert _looks(text.stdout) == list(range(200, want.decided_at + 1, 200))
+    assert text.stdout.splitlines()[-1].startswith(f"promote at {want.decided_at} items")
+    gate = run_cli(
+        "watch", "log.csv", *ARGS, "--rope", "0.01", "--fail-unless", "worse", cwd=tmp_path
+    )
+    assert gate.returncode == 1
+
+
+def test_an_hourly_job_with_a_store_reaches_the_answer_of_one_long_run(tmp_path):
+    log = _log(30000, acc_new=0.83, seed=1)  # promoted at 17,700 items
+    flags = (*ARGS, "--rope", "0.005", "--every", "300")
+    log.to_csv(tmp_path / "whole.csv", index=False)
+    long = run_cli("watch", "whole.csv", *flags, cwd=tmp_path)
+    seen = []
+    for hour, n in enumerate((2000, 9000, 30000)):
+        part = log.iloc[:n].copy()
+        if hour == 0:  # the last rows' labels have not arrived yet: left for later
+            part.loc[1500:, "y_true"] = np.nan
+        part.to_csv(tmp_path / "log.csv", index=False)
+        out = run_cli("watch", "log.csv", *flags, "--store", "s.sqlite", cwd=tmp_path)
+        assert out.returncode == 0, out.stderr
+        seen += _looks(out.stdout)
+    assert seen == _looks(long.stdout)  # each look once, none twice
+    assert out.stdout.splitlines()[-1].endswith(long.stdout.splitlines()[-1])
+    again = run_cli("watch", "log.csv", *flags, "--store", "s.sqlite", cwd=tmp_path)
+    assert again.stdout.startswith("already decided at the last run: ")
+
+
+def test_a_run_killed_between_looks_resumes_to_the_same_decision(tmp_path):
+    log = _log(200000, acc_new=0.805, seed=2)
+    log.to_csv(tmp_path / "log.csv", index=False)
+    flags = (*ARGS, "--rope", "0.02", "--every", "50")
+    long = run_cli("watch", "log.csv", *flags, cwd=tmp_path)
+    assert len(_looks(long.stdout)) > 100
+    cmd = [sys.executable, "-m", "bayescomp", "watch", "log.csv", *flags, "--store", "s.sqlite"]
+    proc = spawn(
+        cmd, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO)}, stdout=-1, text=True
+    )
+    printed = [proc.stdout.readline() for _ in range(5)]
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=60)
+    assert proc.returncode == -signal.SIGKILL  # killed while it was still looking
+    resumed = run_cli("watch", "log.csv", *flags, "--store", "s.sqlite", cwd=tmp_path)
+    assert resumed.returncode == 0, resumed.stderr
+    first = _looks(resumed.stdout)[0]
+    assert first > _looks("".join(printed))[-1] and first in _looks(long.stdout)
+    assert resumed.stdout.splitlines()[-1] == long.stdout.splitlines()[-1]
+
+
+@pytest.mark.parametrize(
+    ("change", "extra", "says"),
+    [
+        ("unsorted", ("--time", "t"), "the time column 't' goes back at row 3"),
+        ("label 2", ("--metric", "brier"), "needs binary y_true coded 0/1"),
+        ("", ("--candidate", "nope"), "the log has no column 'nope'"),
+        ("", ("--metric", "roc_auc"), "no per-item score"),
+    ],
+)
+def test_bad_logs_are_refused_in_one_line(tmp_path, change, extra, says):
+    log = pd.DataFrame(
+        {"y_true": [0, 1, 1, 0], "old": [0.2, 0.6, 0.7, 0.1], "new": [0.1, 0.9, 0.8, 0.3]}
+    )
+    log["t"] = [1, 2, 3, 2] if change == "unsorted" else [1, 2, 3, 4]
+    if change == "label 2":
+        log.loc[2, "y_true"] = 2
+    log.to_csv(tmp_path / "log.csv", index=False)
+    flags = dict(zip(ARGS[::2], ARGS[1::2], strict=True)) | {"--metric": "log_loss"}
+    flags |= dict(zip(extra[::2], extra[1::2], strict=True))
+    out = run_cli("watch", "log.csv", *sum(flags.items(), ()), "--rope", "0.01", cwd=tmp_path)
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.count("\n") == 1 and says in out.stderr
+
+
+def test_a_log_that_shrank_or_was_rewritten_since_the_last_run_is_refused(tmp_path):
+    log = _log(3000, acc_new=0.8)
+    flags = (*ARGS, "--rope", "0.01", "--every", "500", "--store", "s.sqlite")
+    log.to_csv(tmp_path / "log.csv", index=False)
+    assert run_cli("watch", "log.csv", *flags, cwd=tmp_path).returncode == 0
+    log.iloc[:2000].to_csv(tmp_path / "log.csv", index=False)
+    out = run_cli("watch", "log.csv", *flags, cwd=tmp_path)
+    assert (
+        out.returncode == 2 and "the log has 2000 rows but had 3000 at the last run" in out.stderr
+    )
+    log.iloc[::-1].to_csv(tmp_path / "log.csv", index=False)
+    out = run_cli("watch", "log.csv", *flags, cwd=tmp_path)
+    assert out.returncode == 2 and "the first 3000 rows of the log differ" in out.stderr
+    flags = (*ARGS, "--rope", "0.02", "--every", "500", "--store", "s.sqlite")
+    out = run_cli("watch", "log.csv", *flags, cwd=tmp_path)
+    assert out.returncode == 2 and "other settings (margin)" in out.stderr
