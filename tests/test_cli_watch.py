@@ -135,3 +135,27 @@ def test_a_log_that_shrank_or_was_rewritten_since_the_last_run_is_refused(tmp_pa
     flags = (*ARGS, "--rope", "0.02", "--every", "500", "--store", "s.sqlite")
     out = run_cli("watch", "log.csv", *flags, cwd=tmp_path)
     assert out.returncode == 2 and "other settings (margin)" in out.stderr
+
+
+def test_the_report_shows_the_looks_and_model_names_as_text(tmp_path):
+    log = _log(5000).rename(columns={"new": "<i>new</i>"})
+    log.to_csv(tmp_path / "log.csv", index=False)
+    flags = ("--baseline", "old", "--candidate", "<i>new</i>", "--metric", "accuracy")
+    out = run_cli(
+        "watch",
+        "log.csv",
+        *flags,
+        "--rope",
+        "0.01",
+        "--every",
+        "100",
+        "--report",
+        "rep",
+        cwd=tmp_path,
+    )
+    assert out.returncode == 0, out.stderr
+    page = (tmp_path / "rep" / "report.html").read_text()
+    record = json.loads((tmp_path / "rep" / "watch.json").read_text())
+    assert "&lt;i&gt;new&lt;/i&gt;" in page and "<i>new</i>" not in page
+    assert page.count("<tr>") == len(record["looks"]) + 1 == len(_looks(out.stdout)) + 1
+    assert (tmp_path / "rep" / "sequence.png").stat().st_size > 0

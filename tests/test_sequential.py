@@ -191,3 +191,23 @@ def test_bad_input_is_refused_in_one_line(change, says):
     with pytest.raises(ValueError, match=says) as err:
         bc.watch(log, **kw)
     assert "\n" not in str(err.value)
+
+
+def test_the_plot_draws_the_sequence_the_margin_band_and_the_decision_point():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    res = bc.watch(
+        _log(np.random.default_rng(0), 5000),
+        baseline="old",
+        candidate="new",
+        metric="accuracy",
+        rope=0.02,
+        every=100,
+    )
+    ax = res.plot()
+    est, decision = ax.lines[0], ax.lines[1]
+    assert list(est.get_xdata()) == list(res.looks["items"])
+    assert np.allclose(est.get_ydata(), res.looks["estimate"])
+    assert list(decision.get_xdata()) == [res.decided_at] * 2
+    assert ax.patches[0].get_y() == pytest.approx(-0.02)  # the margin band
