@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -14,6 +15,9 @@ from cli_run import REPO, run_cli
 from processes import spawn
 
 import bayescomp as bc
+
+with contextlib.suppress(pytest.skip.Exception):  # no MLflow here: its test skips
+    from test_mlflow import server  # noqa: F401 - the session's real mlflow server
 
 ARGS = ("--baseline", "old", "--candidate", "new", "--metric", "accuracy")
 
@@ -159,3 +163,37 @@ def test_the_report_shows_the_looks_and_model_names_as_text(tmp_path):
     assert "&lt;i&gt;new&lt;/i&gt;" in page and "<i>new</i>" not in page
     assert page.count("<tr>") == len(record["looks"]) + 1 == len(_looks(out.stdout)) + 1
     assert (tmp_path / "rep" / "sequence.png").stat().st_size > 0
+
+
+def test_each_look_is_an_mlflow_step_and_promote_moves_the_alias(server, tmp_path):
+    from mlflow import MlflowClient
+
+    client = MlflowClient(server)
+    client.create_registered_model("shadowed")
+    for _ in range(2):  # versions 1 (production) and 2 (the shadow candidate)
+        run = client.create_run("0").info
+        client.create_model_version("shadowed", f"{run.artifact_uri}/model", run_id=run.run_id)
+    client.set_registered_model_alias("shadowed", "champion", "1")
+    log = _log(20000)
+    flags = (*ARGS, "--rope", "0.01", "--every", "200", "--store", "s.sqlite")
+    mlflow_flags = ("--mlflow-uri", server, "--mlflow-model", "shadowed", "--mlflow-version", "2")
+    log.iloc[:300].to_csv(tmp_path / "log.csv", index=False)  # the first hour: one look
+    first = run_cli("watch", "log.csv", *flags, *mlflow_flags, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert client.get_model_version_by_alias("shadowed", "champion").version == "1"
+    log.to_csv(tmp_path / "log.csv", index=False)
+    out = run_cli("watch", "log.csv", *flags, *mlflow_flags, "--json", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    res = json.loads(out.stdout)
+    assert res["decision"] == "promote"
+    assert client.get_model_version_by_alias("shadowed", "champion").version == "2"
+    exp = client.get_experiment_by_name("bayescomp")
+    (run,) = client.search_runs(
+        [exp.experiment_id], filter_string="tags.`bayescomp.kind` = 'watch'"
+    )
+    history = sorted(
+        (m.step, m.value) for m in client.get_metric_history(run.info.run_id, "estimate")
+    )
+    assert history == [(look["items"], pytest.approx(look["estimate"])) for look in res["looks"]]
+    assert run.data.tags["bayescomp.alias.action"] == "moved"
+    assert run.data.tags["bayescomp.alias.from_version"] == "1"

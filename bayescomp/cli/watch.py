@@ -127,6 +127,11 @@ def run_watch(args: argparse.Namespace) -> int:
         res = _look(args, plan, frame, store, old, entries, decide_entries)
     if args.json:
         print(json.dumps(res.to_dict(), allow_nan=False))
+    if args.mlflow_model or args.mlflow_uri:
+        from bayescomp.integrations.mlflow_watch import WatchTracker
+
+        tracker = WatchTracker(args.mlflow_model, tracking_uri=args.mlflow_uri, alias=args.alias)
+        tracker.log_watch(res, args.mlflow_version)
     if args.report:
         from bayescomp.report.sequential_plots import write_watch_report
 
@@ -197,6 +202,11 @@ def register(subparsers: Any) -> None:
     w.add_argument("--store", metavar="PATH", help="SQLite file: resume where the last run stopped")
     w.add_argument("--json", action="store_true", help="print one JSON object")
     w.add_argument("--report", metavar="DIR", help="write the HTML report with the sequence plot")
+    m = w.add_argument_group("MLflow (pip install 'bayescomp[mlflow]')")
+    m.add_argument("--mlflow-uri", metavar="URI", help="log each look as a step of one run")
+    m.add_argument("--mlflow-model", metavar="NAME", help="registered model whose alias moves")
+    m.add_argument("--mlflow-version", metavar="V", help="the candidate's version in NAME")
+    m.add_argument("--alias", default="champion", help="the alias moved on promote")
     w.add_argument(
         "--fail-unless",
         choices=("promote", "worse", "equivalent", "continue"),
