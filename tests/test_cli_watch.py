@@ -197,3 +197,33 @@ def test_each_look_is_an_mlflow_step_and_promote_moves_the_alias(server, tmp_pat
     assert history == [(look["items"], pytest.approx(look["estimate"])) for look in res["looks"]]
     assert run.data.tags["bayescomp.alias.action"] == "moved"
     assert run.data.tags["bayescomp.alias.from_version"] == "1"
+
+
+def test_the_pull_request_comment_has_the_decision_and_the_last_looks(tmp_path):
+    log = _log(20000).rename(columns={"new": "new|*x*"})
+    log.to_csv(tmp_path / "log.csv", index=False)
+    flags = (
+        "--baseline",
+        "old",
+        "--candidate",
+        "new|*x*",
+        "--metric",
+        "accuracy",
+        "--rope",
+        "0.01",
+    )
+    out = run_cli(
+        "watch", "log.csv", *flags, "--every", "20", "--comment-file", "c.md", cwd=tmp_path
+    )
+    assert out.returncode == 0, out.stderr
+    comment = (tmp_path / "c.md").read_text()
+    looks = _looks(out.stdout)
+    assert comment.startswith("<!-- bayescomp -->\n## bayescomp watch: new\\|\\*x\\* vs old")
+    assert f"**promote** at {looks[-1]} items" in comment
+    rows = [
+        line.split(" | ")[0][2:]
+        for line in comment.splitlines()
+        if line[:3] == "| " + line[2:3] and line[2:3].isdigit()
+    ]
+    assert rows == [str(k) for k in looks[-10:]]
+    assert f"{len(looks) - 10} earlier looks" in comment

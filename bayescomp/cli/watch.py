@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import sqlite3
+from pathlib import Path
 from typing import Any
 
 from bayescomp.cli._data import add_guardrail_flag
@@ -127,6 +128,10 @@ def run_watch(args: argparse.Namespace) -> int:
         res = _look(args, plan, frame, store, old, entries, decide_entries)
     if args.json:
         print(json.dumps(res.to_dict(), allow_nan=False))
+    if args.comment_file:
+        from bayescomp.report.markdown import watch_markdown
+
+        Path(args.comment_file).write_text(watch_markdown(res), encoding="utf-8")
     if args.mlflow_model or args.mlflow_uri:
         from bayescomp.integrations.mlflow_watch import WatchTracker
 
@@ -170,10 +175,11 @@ def _look(args, plan, frame, store, old, entries, decide_entries) -> Any:
 
 def register(subparsers: Any) -> None:
     """Add ``watch`` to the ``bayescomp`` command."""
-    from bayescomp.cli._parents import counting
+    from bayescomp.cli._parents import counting, output
 
     w = subparsers.add_parser(
         "watch",
+        parents=[output()],
         help="promote from a growing prediction log: anytime-valid, however often one looks",
         description="Compare a candidate with the baseline on a prediction log in arrival "
         "order (CSV or Parquet: a label column and one column per model), looking every "
@@ -200,7 +206,6 @@ def register(subparsers: Any) -> None:
     w.add_argument("--slice-rope", type=float, metavar="R", help="the slices' margin (--rope)")
     add_guardrail_flag(w)
     w.add_argument("--store", metavar="PATH", help="SQLite file: resume where the last run stopped")
-    w.add_argument("--json", action="store_true", help="print one JSON object")
     w.add_argument("--report", metavar="DIR", help="write the HTML report with the sequence plot")
     m = w.add_argument_group("MLflow (pip install 'bayescomp[mlflow]')")
     m.add_argument("--mlflow-uri", metavar="URI", help="log each look as a step of one run")
