@@ -25,12 +25,14 @@ With clusters, one entry is one cluster's mean difference (``docs/live_promotion
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
+from bayescomp.core.exceptions import BayescompWarning
 from bayescomp.core.margins import Absolute, as_margin
 from bayescomp.core.metric import metric_record
 from bayescomp.core.orientation import canonical_metric, higher_is_better
@@ -186,8 +188,10 @@ def _checked_rows(frame: Any, plan: Plan) -> Any:
     """The labelled rows of ``frame``, after the one-line checks of the log."""
     import pandas as pd
 
-    wanted = [plan.label, plan.baseline, plan.candidate, plan.cluster, plan.time, plan.slice]
-    missing = [c for c in wanted if c is not None and c not in frame.columns]
+    optional = [c for c in (plan.cluster, plan.time, plan.slice) if c is not None]
+    missing = [
+        c for c in [plan.label, plan.baseline, plan.candidate, *optional] if c not in frame.columns
+    ]
     if missing:
         raise ValueError(
             f"the log has no column {', '.join(map(repr, missing))}; its columns are "
@@ -285,6 +289,13 @@ def decide_entries(table: Any, plan: Plan) -> SequentialResult:
     decided = np.flatnonzero(looks["decision"].to_numpy() != "continue")
     if decided.size:
         looks = looks.iloc[: decided[0] + 1]
+    if not len(looks):
+        warnings.warn(
+            f"no look yet: {int(table['items'].sum())} labelled items, fewer than every="
+            f"{plan.every}; the decision is continue, with no estimate",
+            BayescompWarning,
+            stacklevel=3,
+        )
     none = {"decision": "continue", "estimate": math.nan, "lower": -math.inf, "upper": math.inf}
     last = looks.iloc[-1] if len(looks) else pd.Series(none)
     return SequentialResult(
@@ -388,7 +399,7 @@ def read_log(log: Any) -> Any:
         name = str(log).lower()
         frame = pd.read_parquet(log) if name.endswith((".parquet", ".pq")) else read_frame(log)
         return frame.reset_index(drop=True)
-    batches = list(log)
+    batches = list(log) if isinstance(log, Iterable) else []
     if not batches or not all(isinstance(b, pd.DataFrame) for b in batches):
         raise ValueError(
             "log must be a CSV or Parquet path, a DataFrame or an iterable of DataFrame "
