@@ -22,9 +22,9 @@ the fixed-sample n for 80 % power of the one-sided test at ``gamma``; ``--timing
 per CPU second of the sequence's update (and of ``bc.watch`` on a 10^6-row log).
 
 Finished chunks are kept in ``--checkpoint`` (JSON tied to this code): a run resumes.
-Run (about 20 minutes on one core)::
+Run (about 10 minutes on one core)::
 
-    flock /tmp/heavy.lock python bench/sequential_operating_characteristics.py --runs 2000
+    flock /tmp/heavy.lock python bench/sequential_operating_characteristics.py --runs 2000 --power-runs 2000
 """
 
 from __future__ import annotations
@@ -237,7 +237,7 @@ def timing():
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--runs", type=int, default=2000)
-    p.add_argument("--power-runs", type=int, default=500)
+    p.add_argument("--power-runs", type=int, default=2000)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--checkpoint", default="sequential_operating_characteristics.json")
     p.add_argument("--timing", action="store_true", help="only the throughput")

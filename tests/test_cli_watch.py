@@ -227,3 +227,19 @@ def test_the_pull_request_comment_has_the_decision_and_the_last_looks(tmp_path):
     ]
     assert rows == [str(k) for k in looks[-10:]]
     assert f"{len(looks) - 10} earlier looks" in comment
+
+
+def test_a_cluster_partial_at_a_run_keeps_the_value_it_entered_with(tmp_path):
+    log = _log(2000, acc_new=0.8, seed=4)
+    log["user"] = np.arange(2000) // 10
+    flags = (*ARGS, "--rope", "0", "--every", "1", "--cluster", "user", "--store", "s.sqlite")
+    log.iloc[:1005].to_csv(tmp_path / "log.csv", index=False)  # user 100 has 5 of its 10 rows
+    assert run_cli("watch", "log.csv", *flags, cwd=tmp_path).returncode == 0
+    log.to_csv(tmp_path / "log.csv", index=False)
+    out = run_cli("watch", "log.csv", *flags, "--json", cwd=tmp_path)
+    res = json.loads(out.stdout)
+    assert res["decision"] == "continue" and res["n_items"] == 1995  # its later 5 rows unused
+    d = (log.new == log.y_true).astype(float) - (log.old == log.y_true)
+    per_user = d.groupby(log.user).mean()
+    per_user[100] = d[1000:1005].mean()
+    assert res["estimate"] == pytest.approx(per_user.mean())
