@@ -243,3 +243,37 @@ def test_a_cluster_partial_at_a_run_keeps_the_value_it_entered_with(tmp_path):
     per_user = d.groupby(log.user).mean()
     per_user[100] = d[1000:1005].mean()
     assert res["estimate"] == pytest.approx(per_user.mean())
+
+
+def test_a_guardrail_metric_known_worse_stops_a_promotion_its_metric_alone_would_make(tmp_path):
+    rng = np.random.default_rng(8)
+    y = rng.integers(0, 2, 40000)
+    wrong = rng.random(y.size) < 0.1  # the candidate: sharper, but sure and wrong on 10 %
+    cand = np.where(wrong, 1 - y, y) * 0.9999 + np.where(wrong, y, 1 - y) * 0.0001
+    cand = np.where(wrong, cand, np.where(y == 1, 0.97, 0.03))
+    pd.DataFrame({"y_true": y, "old": np.where(y == 1, 0.6, 0.4), "new": cand}).to_csv(
+        tmp_path / "log.csv", index=False
+    )
+    flags = ("--baseline", "old", "--candidate", "new", "--metric", "brier", "--rope", "0.005")
+    alone = json.loads(
+        run_cli("watch", "log.csv", *flags, "--every", "500", "--json", cwd=tmp_path).stdout
+    )
+    out = run_cli(
+        "watch",
+        "log.csv",
+        *flags,
+        "--every",
+        "500",
+        "--guardrail",
+        "log_loss:0.05",
+        "--json",
+        cwd=tmp_path,
+    )
+    guarded = json.loads(out.stdout)
+    brier = 0.9 * 0.03**2 + 0.1 * 0.999**2 - 0.4**2  # lower is better: +0.059 for the candidate
+    loss = 0.9 * -np.log(0.97) + 0.1 * np.log(1000) - -np.log(0.6)  # clipped: 0.207 worse
+    assert alone["decision"] == "promote" and alone["estimate"] == pytest.approx(-brier, abs=0.01)
+    assert guarded["decision"] == "worse" and guarded["decided_at"] > alone["decided_at"]
+    last = guarded["looks"][-1]
+    assert last["guardrail log_loss upper"] < -0.05 and last["lower"] > 0.005
+    assert loss > 0.05  # the guard's true difference is beyond its margin

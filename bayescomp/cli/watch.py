@@ -20,7 +20,6 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from bayescomp.cli._data import add_guardrail_flag
 from bayescomp.cli._text import ROPE_HELP, DefaultsHelp, rope_arg
 
 
@@ -204,7 +203,14 @@ def register(subparsers: Any) -> None:
     w.add_argument("--time", metavar="COL", help="arrival time column (checked sorted)")
     w.add_argument("--slice", metavar="COL", help="guard every slice of this column")
     w.add_argument("--slice-rope", type=float, metavar="R", help="the slices' margin (--rope)")
-    add_guardrail_flag(w)
+    w.add_argument(
+        "--guardrail",
+        action="append",
+        default=[],
+        metavar="METRIC:ROPE",
+        help="another per-item metric that must be known not worse beyond ROPE before a "
+        "promotion (e.g. brier:0.01); its own sequence at its share of 1 - gamma; repeatable",
+    )
     w.add_argument("--store", metavar="PATH", help="SQLite file: resume where the last run stopped")
     w.add_argument("--report", metavar="DIR", help="write the HTML report with the sequence plot")
     m = w.add_argument_group("MLflow (pip install 'bayescomp[mlflow]')")
