@@ -75,6 +75,7 @@ _EXPORTS: dict[str, str] = {
     "plan_test_set": "bayescomp.posterior.plan",
     "plan_repetitions": "bayescomp.posterior.plan",
     "PlackettLuceResult": "bayescomp.posterior.plackett_luce",
+    "watch": "bayescomp.posterior.sequential",
     # decision
     "Decision": "bayescomp.core.rule",
     "decide": "bayescomp.core.rule",

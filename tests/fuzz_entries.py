@@ -947,6 +947,31 @@ def _new_surfaces(found: dict[str, Entry]) -> dict[str, Entry]:
         {},
         {"rope": (["1%", "0.1sd"], [False, False])},
     )
+    rng = _rng(9)
+    y = rng.integers(0, 2, 400)
+    log = pd.DataFrame({"y": y, "a": np.where(rng.random(400) < 0.8, y, 1 - y), "b": y})
+    found["watch"] = Entry(
+        lambda kw: bc.watch(**kw),
+        lambda: {
+            "log": log,
+            "baseline": "a",
+            "candidate": "b",
+            "metric": "accuracy",
+            "rope": 0.02,
+            "label": "y",
+            "every": 50,
+        },
+        {},
+        {
+            "rope": ([-1, NAN, "1%", "0.1sd", "x", None, True, 5], [R] * 8),
+            "gamma": ([0.3, 1.0, NAN, "x"], [R] * 4),
+            "every": ([0, -3, 1.5, "x", True, 10**9], [R] * 5 + [E]),
+            "metric": (["roc_auc", "f1", "nope", None], [R] * 4),
+            "baseline": (["zz", None], [R] * 2),
+            "log": ([pd.DataFrame(), "nope.csv", 3, [1, 2]], [R] * 4),
+        },
+        numbers=lambda r: [r.estimate, r.lower, r.upper],
+    )
     return found
 
 

@@ -26,7 +26,15 @@ from collections.abc import Iterator, Sequence
 from typing import Any, NoReturn
 
 # modules of bayescomp.cli that define sub-commands, in --help order
-COMMANDS: tuple[str, ...] = ("compare", "select", "rank", "interval", "curves", "unlabeled")
+COMMANDS: tuple[str, ...] = (
+    "compare",
+    "select",
+    "rank",
+    "interval",
+    "curves",
+    "unlabeled",
+    "watch",
+)
 
 #: one example per command, shown by ``bayescomp --help``
 EXAMPLES = """\
@@ -37,6 +45,7 @@ examples (one per command; each has its own --help):
   bayescomp interval preds.csv --y-true y --pred score --metric roc_auc
   bayescomp curves oof.csv --y-true y --score p --repetition rep --kind pr --plot pr.png
   bayescomp unlabeled --test test.csv --pool pool.csv --score p --label y --class-size 400:600
+  bayescomp watch log.parquet --baseline prod --candidate shadow --metric log_loss --rope 0.01 --every 500 --store watch.sqlite
 """
 
 # loggers of the MCMC stack that print progress lines ("Sampling 2 chains ...")

@@ -162,3 +162,32 @@ def selection_markdown(sel: Any, store: Any = None) -> str:
     lines += ["", "</details>", *slice_lines([r for r in sel.results if r is not None])]
     age = baseline_age(store, sel.baseline)
     return "\n".join([*lines, *([f"\nBaseline fits stored {age} ago."] if age else []), ""])
+
+
+def watch_markdown(res: Any, last: int = 10) -> str:
+    """A watched comparison (``bayescomp watch --comment-file``) as the pull-request comment:
+    its decision and its last ``last`` looks."""
+    p = res.plan
+    at = f" at {res.decided_at} items" if res.decided_at is not None else ""
+    lines = [
+        MARKER,
+        f"## bayescomp watch: {escape(p.candidate)} vs {escape(p.baseline)} ({escape(p.metric)})",
+        "",
+        f"**{res.decision}**{at}: estimate {_cell(res.estimate, '+.4f')}, {100 * p.gamma:g} % "
+        f"confidence sequence [{_cell(res.lower, '+.4f')}, {_cell(res.upper, '+.4f')}], margin "
+        f"±{p.margin:g} ({res.method}); {res.n_items} labelled items read.",
+        "",
+    ]
+    rows = [
+        [
+            str(int(k.items)),
+            _cell(k.estimate, "+.4f"),
+            f"[{k.lower:+.4f}, {k.upper:+.4f}]",
+            k.decision,
+        ]
+        for k in res.looks.tail(last).itertuples()
+    ]
+    lines += _table(["items", "estimate", "sequence", "decision"], rows)
+    if len(res.looks) > last:
+        lines += ["", f"{len(res.looks) - last} earlier looks are in the report (--report)."]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,493 @@
+"""An anytime-valid comparison of two models on a growing prediction log (``bc.watch``).
+
+The paired per-item differences (candidate minus baseline, oriented so that positive is
+better) arrive one by one; a *confidence sequence* for their mean holds at every item at
+once, so the decision may be read after every item, every ``N`` items or whenever someone
+looks, and the chance of a false claim stays below ``1 - gamma`` however often they look.
+
+* Bounded per-item scores (accuracy / error rate, Brier, log loss with the probabilities
+  clipped to ``[1e-3, 1 - 1e-3]``): the predictable plug-in empirical-Bernstein sequence of
+  Waudby-Smith & Ramdas (2024, JRSS-B), exact in finite samples.
+* Unbounded ones (squared / absolute error): the asymptotic normal-mixture sequence of
+  Waudby-Smith, Arnold, Wu, Ramdas & Howard (2021), used only from :data:`T_MIN` entries on;
+  its guarantee is asymptotic (``bench/sequential_operating_characteristics.py`` measures it).
+
+Each sequence is two-sided at ``alpha = 2 (1 - gamma_k)`` with ``gamma_k`` the primary's
+and each guard's share of the budget (:func:`~bayescomp.core.rule.split_gamma`), so each
+one-sided claim errs with probability at most ``1 - gamma_k``.  A look decides **promote**
+(lower bound above ``+margin``), **worse** (upper below ``-margin``), **equivalent**
+(inside) or **continue**; a guard (a slice, a guardrail metric) holds when its lower bound
+is above ``-its margin`` and is worse when its upper bound is below it; the looks combine
+with :func:`~bayescomp.core.rule.joint_outcome`.
+With clusters, one entry is one cluster's mean difference (``docs/live_promotion.md``).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from bayescomp.core.exceptions import BayescompWarning
+from bayescomp.core.margins import Absolute, as_margin
+from bayescomp.core.metric import metric_record
+from bayescomp.core.orientation import canonical_metric, higher_is_better
+from bayescomp.core.rule import joint_outcome, split_gamma
+from bayescomp.posterior.holdout_data import item_scores
+
+#: probabilities are clipped to [LOG_CLIP, 1 - LOG_CLIP] for the log loss: per-item loss
+#: in [0, log(1 / LOG_CLIP)]
+LOG_CLIP = 1e-3
+#: half-range B of the paired difference (in [-B, B]) of each bounded per-item score kind
+BOUNDS = {"hit": 1.0, "miss": 1.0, "squared_probability": 1.0, "log": math.log(1 / LOG_CLIP)}
+#: the asymptotic sequence is tightest near T_STAR entries and decides from T_MIN on
+T_STAR, T_MIN = 1000, 100
+#: a look's outcome, by code (:func:`outcome_codes`)
+SEQUENTIAL_OUTCOMES = ("continue", "promote", "worse", "equivalent")
+
+
+def empirical_bernstein_cs(x: Any, alpha: float, bound: float, c: float = 0.5) -> tuple:
+    """The predictable plug-in empirical-Bernstein confidence sequence (Waudby-Smith &
+    Ramdas 2024, Theorem 2 and eq. (13)) for the mean of ``x`` in ``[-bound, bound]``, along
+    the last axis: ``(estimate, lower, upper)`` after each entry, jointly valid at level
+    ``1 - alpha`` over all entries."""
+    y = (np.asarray(x, dtype=float) + bound) / (2 * bound)  # to [0, 1]
+    t = np.arange(1, y.shape[-1] + 1, dtype=float)
+    csum = np.cumsum(y, axis=-1)
+    mu_hat = (0.5 + csum) / (t + 1)
+    sig2 = (0.25 + np.cumsum((y - mu_hat) ** 2, axis=-1)) / (t + 1)
+    shift = [(0, 0)] * (y.ndim - 1) + [(1, 0)]
+    mu_prev = np.pad(mu_hat[..., :-1], shift, constant_values=0.5)
+    sig2_prev = np.pad(sig2[..., :-1], shift, constant_values=0.25)
+    log_term = math.log(2 / alpha)
+    lam = np.minimum(np.sqrt(2 * log_term / (sig2_prev * t * np.log1p(t))), c)
+    psi = (-np.log1p(-lam) - lam) / 4
+    total = np.cumsum(lam, axis=-1)
+    center = np.cumsum(lam * y, axis=-1) / total
+    width = (log_term + np.cumsum(4 * (y - mu_prev) ** 2 * psi, axis=-1)) / total
+    scale = 2 * bound
+    estimate = csum / t * scale - bound
+    return estimate, (center - width) * scale - bound, (center + width) * scale - bound
+
+
+def asymptotic_cs(x: Any, alpha: float, t_star: int = T_STAR, t_min: int = T_MIN) -> tuple:
+    """The two-sided asymptotic normal-mixture confidence sequence (Waudby-Smith et al.
+    2021, Theorem 2.2) for the mean of ``x`` along the last axis, tightest near ``t_star``
+    entries; ``(-inf, inf)`` before ``t_min`` entries."""
+    x = np.asarray(x, dtype=float)
+    t = np.arange(1, x.shape[-1] + 1, dtype=float)
+    mean = np.cumsum(x, axis=-1) / t
+    var = np.maximum(np.cumsum(x * x, axis=-1) / t - mean**2, 0) * t / np.maximum(t - 1, 1)
+    log_a = -2 * math.log(alpha)
+    r2 = (log_a + math.log(log_a + 1)) / t_star
+    width = np.sqrt(var * 2 * (t * r2 + 1) / (t**2 * r2) * np.log(np.sqrt(t * r2 + 1) / alpha))
+    early = t < t_min
+    return mean, np.where(early, -np.inf, mean - width), np.where(early, np.inf, mean + width)
+
+
+def confidence_sequence(x: Any, alpha: float, bound: float | None) -> tuple:
+    """The sequence this module uses: empirical Bernstein on ``[-bound, bound]``, the
+    asymptotic one when ``bound`` is None."""
+    if bound is None:
+        return asymptotic_cs(x, alpha)
+    return empirical_bernstein_cs(x, alpha, bound)
+
+
+def outcome_codes(lower: Any, upper: Any, margin: float) -> np.ndarray:
+    """The code (index into :data:`SEQUENTIAL_OUTCOMES`) of each look's sequence."""
+    lower, upper = np.asarray(lower), np.asarray(upper)
+    return np.select(
+        [lower > margin, upper < -margin, (lower > -margin) & (upper < margin)], [1, 2, 3], 0
+    )
+
+
+def look_positions(items: Any, every: int) -> np.ndarray:
+    """The entries after which a look is taken: the first at which the cumulative item
+    count (``items`` per entry) reaches each multiple of ``every``."""
+    cum = np.cumsum(np.asarray(items, dtype=np.int64))
+    if cum.size == 0 or cum[-1] < every:
+        return np.zeros(0, dtype=np.int64)
+    return np.unique(np.searchsorted(cum, np.arange(every, cum[-1] + 1, every)))
+
+
+def first_decision(codes: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of look codes (runs x looks): the first non-``continue`` code and its look
+    index (-1 and code 0 where none)."""
+    codes = np.atleast_2d(codes)
+    decided = codes > 0
+    at = np.where(decided.any(axis=-1), decided.argmax(axis=-1), -1)
+    return np.where(at >= 0, codes[np.arange(codes.shape[0]), at], 0), at
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What one watched comparison is: the columns, the metric and its margins."""
+
+    baseline: str
+    candidate: str
+    metric: str
+    margin: float
+    gamma: float = 0.95
+    every: int = 1
+    label: str = "y_true"
+    cluster: str | None = None
+    time: str | None = None
+    slice: str | None = None
+    slice_margin: float | None = None
+    #: the slice values guarded (fixed at the first look: each takes a share of the budget)
+    slices: tuple = ()
+    guardrails: tuple[tuple[str, float], ...] = ()
+
+    @property
+    def guards(self) -> list[tuple[str, float]]:
+        """Each guard's column of :func:`entries` and its margin."""
+        out = [(f"guardrail {m}", g) for m, g in self.guardrails]
+        sm = self.margin if self.slice_margin is None else self.slice_margin
+        return out + [(f"slice {s}", sm) for s in self.slices]
+
+    @property
+    def gamma_each(self) -> float:
+        return split_gamma(self.gamma, 1 + len(self.guards))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(self).items()}
+
+
+def item_kind(metric: str) -> str:
+    """The per-item score kind of ``metric``'s record, or a one-line refusal."""
+    record = metric_record(metric)
+    if record is None or record.item is None:
+        raise ValueError(
+            f"metric {metric!r} has no per-item score, so no sequence of paired items can "
+            "track it (ROC AUC ranks pairs of items: docs/live_promotion.md); watch a mean of "
+            "items: accuracy, error_rate, brier, log_loss, mse or mae"
+        )
+    return record.item
+
+
+def paired_differences(frame: Any, plan: Plan, metric: str) -> np.ndarray:
+    """Per-row ``candidate - baseline`` of ``metric``'s per-item score, oriented so that
+    positive is better (log loss on probabilities clipped to :data:`LOG_CLIP`)."""
+    kind = item_kind(metric)
+    y = frame[plan.label].to_numpy()
+    scores = []
+    for col in (plan.candidate, plan.baseline):
+        pred = frame[col].to_numpy()
+        if kind == "log":
+            pred = np.clip(np.asarray(pred, dtype=float), LOG_CLIP, 1 - LOG_CLIP)
+        scores.append(item_scores(canonical_metric(metric), y, pred))
+    diff = scores[0] - scores[1]
+    return diff if higher_is_better(metric) else -diff
+
+
+def _checked_rows(frame: Any, plan: Plan) -> Any:
+    """The labelled rows of ``frame``, after the one-line checks of the log."""
+    import pandas as pd
+
+    optional = [c for c in (plan.cluster, plan.time, plan.slice) if c is not None]
+    missing = [
+        c for c in [plan.label, plan.baseline, plan.candidate, *optional] if c not in frame.columns
+    ]
+    if missing:
+        raise ValueError(
+            f"the log has no column {', '.join(map(repr, missing))}; its columns are "
+            f"{list(map(str, frame.columns))[:12]}: name the columns with label=, baseline=, "
+            "candidate=, cluster=, slice=, time="
+        )
+    if plan.time is not None:
+        t = frame[plan.time]
+        t = pd.to_datetime(t) if t.dtype == object else t
+        back = np.flatnonzero(np.diff(t.to_numpy()) < 0)
+        if back.size:
+            raise ValueError(
+                f"the time column {plan.time!r} goes back at row {int(back[0]) + 1} "
+                f"({t.iloc[back[0] + 1]} after {t.iloc[back[0]]}): the log must be in "
+                "arrival order; sort it by time first"
+            )
+    return frame[frame[plan.label].notna()]
+
+
+def entries(frame: Any, plan: Plan, skip_clusters: Iterable = ()) -> Any:
+    """The sequence's entries from the labelled rows of ``frame`` (rows without a label
+    are left for later), in arrival order: one per row, or one per cluster (its mean, in
+    the order of its first labelled row; clusters in ``skip_clusters`` already entered).
+    Columns: ``row`` (the first row, by ``frame``'s index), ``items``, ``diff``, one per
+    guard (NaN for an entry outside a slice) and ``cluster``."""
+    import pandas as pd
+
+    rows = _checked_rows(frame, plan)
+    if plan.cluster is not None:
+        rows = rows[~rows[plan.cluster].astype(str).isin(set(map(str, skip_clusters)))]
+        if plan.slice is not None and (rows.groupby(plan.cluster)[plan.slice].nunique() > 1).any():
+            raise ValueError(
+                f"a cluster spans several slices of {plan.slice!r}: a cluster is one entry of "
+                "the sequence, so it must lie in one slice"
+            )
+    table = pd.DataFrame({"row": rows.index, "items": 1, "diff": 0.0})
+    table["diff"] = paired_differences(rows, plan, plan.metric) if len(rows) else []
+    for name, _ in plan.guards:
+        kind, value = name.split(" ", 1)
+        if kind == "guardrail":
+            table[name] = paired_differences(rows, plan, value) if len(rows) else []
+        else:
+            inside = rows[plan.slice].astype(str).to_numpy() == value
+            table[name] = np.where(inside, table["diff"], np.nan)
+    new = set(rows[plan.slice].astype(str)) - set(plan.slices) if plan.slices else set()
+    if new:
+        raise ValueError(
+            f"slice value(s) {sorted(new)[:5]} of {plan.slice!r} were not in the log at the "
+            "first look, so they have no share of the error budget: start a new --store"
+        )
+    if plan.cluster is None:
+        table["cluster"] = None
+        return table
+    return _by_cluster(table, rows[plan.cluster].to_numpy(), plan)
+
+
+def _by_cluster(table: Any, cluster: np.ndarray, plan: Plan) -> Any:
+    """One entry per cluster: the mean of its rows, at its first row."""
+    table["cluster"] = cluster
+    agg = {c: "mean" for c in table.columns if c not in ("row", "items", "cluster")}
+    out = table.groupby("cluster", sort=False).agg({"row": "first", "items": "sum", **agg})
+    return out.reset_index()[table.columns]
+
+
+def decide_entries(table: Any, plan: Plan) -> SequentialResult:
+    """The looks at ``table``'s entries (every ``plan.every`` items), up to the first
+    decision: the primary sequence and each guard's, combined by ``joint_outcome``."""
+    import pandas as pd
+
+    alpha = 2 * (1 - plan.gamma_each)
+    bound = BOUNDS.get(item_kind(plan.metric))
+    est, lo, hi = confidence_sequence(table["diff"].to_numpy(), alpha, bound)
+    at = look_positions(table["items"].to_numpy(), plan.every)
+    looks = pd.DataFrame(
+        {
+            "items": np.cumsum(table["items"].to_numpy())[at],
+            "estimate": est[at],
+            "lower": lo[at],
+            "upper": hi[at],
+        }
+    )
+    words = np.array(SEQUENTIAL_OUTCOMES, dtype=object)[outcome_codes(lo[at], hi[at], plan.margin)]
+    states = [words.tolist()]
+    for name, margin in plan.guards:
+        lower, upper = _guard_bounds(table[name].to_numpy(), at, alpha, plan, name)
+        looks[f"{name} lower"], looks[f"{name} upper"] = lower, upper
+        known = np.select([upper < -margin, lower > -margin], ["worse", "equivalent"], "")
+        states.append(np.where(known == "", "inconclusive", known))
+    looks["decision"] = [
+        joint_outcome(["inconclusive" if s == "continue" else s for s in look]).replace(
+            "inconclusive", "continue"
+        )
+        for look in zip(*states, strict=True)
+    ]
+    decided = np.flatnonzero(looks["decision"].to_numpy() != "continue")
+    if decided.size:
+        looks = looks.iloc[: decided[0] + 1]
+    if not len(looks):
+        warnings.warn(
+            f"no look yet: {int(table['items'].sum())} labelled items, fewer than every="
+            f"{plan.every}; the decision is continue, with no estimate",
+            BayescompWarning,
+            stacklevel=3,
+        )
+    none = {"decision": "continue", "estimate": math.nan, "lower": -math.inf, "upper": math.inf}
+    last = looks.iloc[-1] if len(looks) else pd.Series(none)
+    return SequentialResult(
+        decision=str(last["decision"]),
+        decided_at=int(last["items"]) if decided.size else None,
+        looks=looks.reset_index(drop=True),
+        estimate=float(last["estimate"]),
+        lower=float(last["lower"]),
+        upper=float(last["upper"]),
+        n_items=int(table["items"].sum()),
+        plan=plan,
+        method="empirical Bernstein" if bound is not None else "asymptotic normal mixture",
+    )
+
+
+def _guard_bounds(x: np.ndarray, at: np.ndarray, alpha: float, plan: Plan, name: str) -> tuple:
+    """A guard's sequence at each look (``(-inf, inf)`` before its first entry)."""
+    inside = ~np.isnan(x)
+    metric = name.split(" ", 1)[1] if name.startswith("guardrail") else plan.metric
+    _, lo, hi = confidence_sequence(x[inside], alpha, BOUNDS.get(item_kind(metric)))
+    seen = np.cumsum(inside)[at]
+    return np.r_[-np.inf, lo][seen], np.r_[np.inf, hi][seen]
+
+
+@dataclass(frozen=True)
+class SequentialResult:
+    """The looks at a growing prediction log, up to the first decision.
+
+    Attributes
+    ----------
+    decision : {"promote", "worse", "equivalent", "continue"}
+    decided_at : int or None
+        The item count at the decision (None while it is ``continue``).
+    looks : DataFrame
+        One row per look: ``items``, ``estimate``, ``lower``, ``upper`` (the confidence
+        sequence of the mean oriented difference), each guard's bounds, ``decision``.
+    estimate, lower, upper : float
+        At the last look.
+    n_items : int
+        The labelled items read (also those after the decision).
+    """
+
+    decision: str
+    decided_at: int | None
+    looks: Any = field(repr=False)
+    estimate: float
+    lower: float
+    upper: float
+    n_items: int
+    plan: Plan
+    method: str
+
+    @property
+    def margin(self) -> float:
+        return self.plan.margin
+
+    def __str__(self) -> str:
+        p = self.plan
+        at = f" at {self.decided_at} items" if self.decided_at is not None else ""
+        return (
+            f"{self.decision}{at}: {p.candidate} - {p.baseline} ({p.metric}) "
+            f"{self.estimate:+.4g}, {100 * p.gamma:g}% confidence sequence "
+            f"[{self.lower:+.4g}, {self.upper:+.4g}], margin ±{p.margin:g}, {self.method}"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        looks = self.looks.replace([np.inf, -np.inf], np.nan).astype(object)
+        return {
+            "decision": self.decision,
+            "decided_at": self.decided_at,
+            **{k: _finite(getattr(self, k)) for k in ("estimate", "lower", "upper")},
+            "margin": self.margin,
+            "n_items": self.n_items,
+            "method": self.method,
+            "plan": self.plan.to_dict(),
+            "looks": looks.where(looks.notna(), None).to_dict(orient="records"),
+        }
+
+    def plot(self, ax: Any = None) -> Any:
+        """The sequence over items with the margin band and the decision point."""
+        from bayescomp.report.sequential_plots import plot_sequence
+
+        return plot_sequence(self, ax=ax)
+
+
+def _finite(value: float) -> float | None:
+    """A number for JSON: None where it is not finite (no look yet)."""
+    return value if math.isfinite(value) else None
+
+
+def read_log(log: Any) -> Any:
+    """A log as one DataFrame with a fresh row index: a CSV or Parquet path, a DataFrame,
+    or an iterable of DataFrame batches (concatenated in arrival order)."""
+    import pandas as pd
+
+    if isinstance(log, pd.DataFrame):
+        return log.reset_index(drop=True)
+    if isinstance(log, str) or hasattr(log, "__fspath__"):
+        from bayescomp.scores.csvio import read_frame
+
+        name = str(log).lower()
+        frame = pd.read_parquet(log) if name.endswith((".parquet", ".pq")) else read_frame(log)
+        return frame.reset_index(drop=True)
+    batches = list(log) if isinstance(log, Iterable) else []
+    if not batches or not all(isinstance(b, pd.DataFrame) for b in batches):
+        raise ValueError(
+            "log must be a CSV or Parquet path, a DataFrame or an iterable of DataFrame "
+            f"batches; got {type(log).__name__}"
+        )
+    return pd.concat(batches, ignore_index=True)
+
+
+def make_plan(frame: Any, settings: dict[str, Any]) -> Plan:
+    """The checked :class:`Plan` of :func:`watch`'s ``settings`` (its keyword arguments);
+    the slices guarded are those of ``frame``."""
+    from bayescomp.core.checks import check_gamma
+
+    columns = dict(settings)
+    metric, every = columns.pop("metric"), columns.pop("every", 1)
+    item_kind(metric)
+    where = "watch (the margin must be fixed before the first look)"
+    margin = float(as_margin(columns.pop("rope"), metric=metric, takes=(Absolute,), where=where))
+    guardrails = []
+    for name, guard_rope in dict(columns.pop("guardrails", None) or {}).items():
+        item_kind(name)
+        guardrails.append(
+            (name, float(as_margin(guard_rope, metric=name, takes=(Absolute,), where=where)))
+        )
+    if isinstance(every, bool) or not isinstance(every, int | np.integer) or every < 1:
+        raise ValueError(f"every must be a whole number of items >= 1; got {every!r}")
+    slice_margin = columns.pop("slice_rope", None)
+    if slice_margin is not None:
+        slice_margin = float(as_margin(slice_margin, metric=metric, takes=(Absolute,), where=where))
+    gamma = check_gamma(columns.pop("gamma", 0.95))
+    plan = Plan(metric=metric, margin=margin, gamma=gamma, every=int(every), **columns)
+    plan = replace(plan, slice_margin=slice_margin, guardrails=tuple(guardrails))
+    if plan.slice is None:
+        return plan
+    rows = _checked_rows(frame, plan)
+    return replace(plan, slices=tuple(sorted(set(rows[plan.slice].astype(str)))))
+
+
+def watch(
+    log: Any,
+    *,
+    baseline: str,
+    candidate: str,
+    metric: str,
+    rope: Any,
+    gamma: float = 0.95,
+    every: int = 1,
+    label: str = "y_true",
+    cluster: str | None = None,
+    time: str | None = None,
+    slice: str | None = None,
+    slice_rope: Any = None,
+    guardrails: dict[str, Any] | None = None,
+) -> SequentialResult:
+    """Compare ``candidate`` with ``baseline`` on a prediction log, looking every ``every``
+    labelled items and stopping at the first decision; valid however often one looks.
+
+    Parameters
+    ----------
+    log : path, DataFrame or iterable of DataFrames
+        Rows in arrival order: a ``label`` column, one column per model, optional
+        ``cluster``, ``time`` (checked sorted) and ``slice`` columns; rows whose label is
+        missing are left for later.
+    metric : str
+        A mean of per-item scores: accuracy, error_rate, brier, log_loss, mse, mae.
+    rope : float
+        The absolute margin (a relative one would move with the data).
+    gamma : float
+        Each claim errs with probability at most ``1 - gamma`` (split over the guards).
+    slice, slice_rope : str, float
+        Guard every slice of this column: promotion waits until each slice is known not
+        worse beyond ``slice_rope`` (default ``rope``).
+    guardrails : dict
+        ``{metric: rope}``: other metrics that must be known not worse beyond their rope.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(0, 2, 20000)
+    >>> log = pd.DataFrame({"y_true": y, "old": np.where(rng.random(y.size) < 0.8, y, 1 - y),
+    ...                     "new": np.where(rng.random(y.size) < 0.9, y, 1 - y)})
+    >>> res = watch(log, baseline="old", candidate="new", metric="accuracy", rope=0.02, every=100)
+    >>> res.decision, res.decided_at
+    ('promote', 700)
+    """
+    frame = read_log(log)
+    settings = dict(locals())
+    del settings["log"], settings["frame"]
+    plan = make_plan(frame, settings)
+    return decide_entries(entries(frame, plan), plan)
