@@ -364,7 +364,7 @@ def posterior(rec: dict, metric: str, n: int, how: str, repeats: int | None = No
 
 def outcome(mean: float, scale: float, df: int) -> str:
     """The package's decision at γ and ROPE on a t posterior."""
-    t = stats.t(df, mean, scale)
+    t = stats.t(df, mean, max(scale, 1e-12))  # identical out-of-fold scores: no spread
     left, right = t.cdf(-ROPE), t.sf(ROPE)
     if right >= GAMMA:
         return "promote"
@@ -463,9 +463,32 @@ def planner_table(records: dict[tuple, dict], pilot: int = 2) -> list[dict]:
     return rows
 
 
-def report(path: Path) -> None:
+def compact(rows: list[dict], variances: tuple[str, ...] = ("split", "row_split")) -> None:
+    """One line per cell and metric, the variances side by side (docs/honesty.md's table)."""
+    by = defaultdict(dict)
+    for r in rows:
+        by[(r["population"], r["pair"], r["kind"], r["n"], r["metric"])][r["variance"]] = r
+    head = " | ".join(f"{v}: cover CV / var ratio / decided / false promotion" for v in variances)
+    print(f"| population | pair | kind | n | metric | data sets | {head} |")
+    print("|---|---|---|---|---|---|" + "---|" * len(variances))
+    for key in sorted(by, key=lambda k: (k[3], k[0], k[1], k[4])):
+        got = by[key]
+        cells = [
+            f"{100 * got[v]['cover_cv']:.0f} % / {got[v]['var_ratio']:.2f} / "
+            f"{100 * got[v]['decided']:.0f} % / {100 * got[v]['false_promotion']:.0f} %"
+            for v in variances
+        ]
+        print(
+            f"| {' | '.join(map(str, key))} | {got[variances[0]]['datasets']} | {' | '.join(cells)} |"
+        )
+
+
+def report(path: Path, short: bool = False) -> None:
     records = load(path)
     rows = cell_table(records)
+    if short:
+        compact(rows)
+        return
     print(
         "| population | pair | n | metric | variance | data sets | cover CV | cover deployed "
         "| var ratio [90 %] | decided | false promotion | CPU s / data set |"
@@ -518,13 +541,14 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("action", choices=["run", "status", "report"])
     p.add_argument("--minutes", type=float, default=9.0, help="a slice's budget")
     p.add_argument("--checkpoint", type=Path, default=CHECKPOINT)
+    p.add_argument("--compact", action="store_true", help="report: the docs' table")
     args = p.parse_args(argv)
     if args.action == "run":
         run(args.checkpoint, args.minutes)
     elif args.action == "status":
         status(args.checkpoint)
     else:
-        report(args.checkpoint)
+        report(args.checkpoint, args.compact)
 
 
 if __name__ == "__main__":
