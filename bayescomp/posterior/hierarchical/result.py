@@ -98,10 +98,10 @@ class HierarchicalResult(DrawsPosterior, MCMCChecks):
     Attributes
     ----------
     idata : arviz.InferenceData
-        Built when first read (ArviZ is imported then). Posterior draws (``delta0``, ``std0``, ``nu``, ``delta``, ``sigma``,
+        Posterior draws (``delta0``, ``std0``, ``nu``, ``delta``, ``sigma``,
         ``gamma_alpha``, ``gamma_beta``) with coords named by dataset, the
         divergences in ``sample_stats`` and the per-dataset data in
-        ``constant_data``.
+        ``constant_data``; a fit's is built when first read (ArviZ is imported then).
     rope : float
         Half-width of the region of practical equivalence (metric units).
     parameterization : {"centered", "noncentered"}
