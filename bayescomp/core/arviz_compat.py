@@ -131,10 +131,11 @@ class DrawArrays:
                 g: {str(v): np.asarray(ds[v].values) for v in ds.data_vars}
                 for g, ds in groups.items()
             },
-            {
-                str(d): ds[d].values.tolist()
+            {  # read through the variables, as on either ArviZ's groups
+                str(d): ds[v][d].values.tolist()
                 for ds in groups.values()
-                for d in ds.dims
+                for v in ds.data_vars
+                for d in ds[v].dims
                 if d not in ("chain", "draw")
             },
             {
