@@ -30,7 +30,7 @@ def test_nutpie_version_is_the_pinned_one_and_the_fast_path_is_used():
 
     assert nutpie_minor() in NUTPIE_MINOR, (
         f"nutpie {nutpie_minor()} is installed but the fast path was written against "
-        f"{NUTPIE_MINOR}: check nutpie_fast._model_class against nutpie's compile_pymc.py, "
+        f"{NUTPIE_MINOR}: check nutpie_fast.CallbackModel and sample against nutpie's compile_pymc.py, "
         "then widen NUTPIE_MINOR and the pin in pyproject.toml"
     )
     assert fast_path_available()
@@ -108,8 +108,15 @@ from bayescomp.posterior.hierarchical import hierarchical_test
 rng = np.random.default_rng(4)
 d = {f"d{i}": rng.normal(0.01, 0.02, 12) for i in range(5)}
 res = hierarchical_test(d, 0.1, random_state=1, chains=2, draws=300, tune=300, refit=False)
+decided = [res.decision(0.95).outcome, res.converged, res.diagnostics.shape, res.next_dataset.p_rope]
+heavy = sorted(m for m in ("arviz", "xarray", "matplotlib") if m in sys.modules)
+post = res.idata.posterior  # built now, from the same draws
 print(json.dumps({"pymc": "pymc" in sys.modules, "pytensor": "pytensor" in sys.modules,
-                  "sampler": res.sampler, "d0": float(res._delta0.sum())}))
+                  "sampler": res.sampler, "d0": float(res._delta0.sum()), "heavy": heavy,
+                  "idata_d0": float(post["delta0"].values.sum()),
+                  "attrs": {k: post.attrs[k] for k in ("sampler", "refitted", "rope")},
+                  "attempt_draws": json.loads(post.attrs["attempts"])[0]["draws"],
+                  "names": [str(x) for x in post["dataset"].values]}))
 """
 
 
@@ -126,9 +133,16 @@ def _child(cache: Path) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def test_fresh_process_needs_no_pymc_and_damaged_cache_is_rebuilt(tmp_path):
+def test_fresh_process_needs_no_pymc_nor_arviz_and_damaged_cache_is_rebuilt(tmp_path):
     first = _child(tmp_path)
     assert first["sampler"] == "fast" and not first["pymc"] and not first["pytensor"]
+    # the fit, its decision and diagnostics read numpy arrays: ArviZ (xarray, matplotlib) is
+    # imported only when the InferenceData is read, and then holds the same draws and settings
+    assert first["heavy"] == []
+    assert first["idata_d0"] == first["d0"] and first["names"] == [f"d{i}" for i in range(5)]
+    attrs = first["attrs"]
+    assert attrs["sampler"] == "fast" and attrs["refitted"] == 0 and attrs["rope"] == 0.0
+    assert first["attempt_draws"] == 300
     jit = next((tmp_path / "jit").iterdir())
     files = [p for p in jit.rglob("*.nbc")]
     assert files and (jit / "manifest.json").exists()

@@ -14,12 +14,14 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 import numpy as np
 
 __all__ = [
+    "DrawArrays",
     "arviz_major",
     "diagnostics_summary",
     "from_dict",
@@ -95,6 +97,59 @@ def from_dict(
     return idata
 
 
+@dataclass(frozen=True)
+class DrawArrays:
+    """The arrays of an InferenceData as numpy, without ArviZ: what a fit hands on and what its
+    decision and diagnostics read; :meth:`to_idata` builds ArviZ's container when one is asked for.
+
+    ``groups`` maps group -> variable -> array (``posterior`` and ``sample_stats`` arrays start
+    with ``(chain, draw)``), ``dims`` each variable's dimensions after those, ``coords`` each
+    dimension's labels, as :func:`from_dict` takes them.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> idata = from_dict({"posterior": {"mu": np.zeros((2, 5, 3))}}, coords={"k": ["a", "b", "c"]},
+    ...                   dims={"mu": ["k"]})
+    >>> draws = DrawArrays.of(idata)
+    >>> draws.dims["mu"], draws.coords["k"], draws.groups["posterior"]["mu"].shape
+    (['k'], ['a', 'b', 'c'], (2, 5, 3))
+    >>> draws.to_idata({}).posterior["mu"].dims
+    ('chain', 'draw', 'k')
+    """
+
+    groups: Mapping[str, Mapping[str, np.ndarray]]
+    coords: Mapping[str, list[Any]]
+    dims: Mapping[str, list[str]]
+
+    @classmethod
+    def of(cls, idata: Any) -> DrawArrays:
+        """The arrays, dimensions and coordinates of an InferenceData (or DataTree)."""
+        groups = {g: getattr(idata, g) for g in group_names(idata)}
+        return cls(
+            {
+                g: {str(v): np.asarray(ds[v].values) for v in ds.data_vars}
+                for g, ds in groups.items()
+            },
+            {  # read through the variables, as on either ArviZ's groups
+                str(d): ds[v][d].values.tolist()
+                for ds in groups.values()
+                for v in ds.data_vars
+                for d in ds[v].dims
+                if d not in ("chain", "draw")
+            },
+            {
+                str(v): [str(d) for d in ds[v].dims if d not in ("chain", "draw")]
+                for ds in groups.values()
+                for v in ds.data_vars
+            },
+        )
+
+    def to_idata(self, attrs: Mapping[str, Any]) -> Any:
+        """ArviZ's container of these arrays (:func:`from_dict`), ``attrs`` on every group."""
+        return from_dict(self.groups, coords=self.coords, dims=self.dims, attrs=attrs)
+
+
 def group_names(idata: Any) -> list[str]:
     """Names of the groups of an InferenceData or DataTree, e.g. ``["posterior", ...]``.
 
@@ -159,26 +214,26 @@ def diagnostics_summary(idata: Any, var_names: Sequence[str]) -> Any:
     installed ArviZ, computed for all scalars at once by
     :func:`bayescomp.core.mcmc_diagnostics.diagnostics_arrays` (ArviZ's own ``rhat``,
     ``ess`` and ``mcse`` take 1.9-3.6x its CPU time on the package's fits:
-    ``bench/diagnostics_speed.py``).  Columns ``r_hat, ess_bulk, ess_tail, mcse_mean,
-    mcse_sd``; rows labelled ``delta0`` or ``delta[<coord>]`` (and
+    ``bench/diagnostics_speed.py``).  ``idata``: an InferenceData, or its
+    :class:`DrawArrays` (then ArviZ is not imported).  Columns ``r_hat, ess_bulk, ess_tail,
+    mcse_mean, mcse_sd``; rows labelled ``delta0`` or ``delta[<coord>]`` (and
     ``w[a, b]`` for a 2-D variable) under either ArviZ.
     """
     import pandas as pd
 
     from bayescomp.core.mcmc_diagnostics import diagnostics_arrays
 
-    post = idata.posterior
+    draws = idata if isinstance(idata, DrawArrays) else DrawArrays.of(idata)
     blocks, labels = [], []
     for name in var_names:
-        da = post[name]
-        values = np.asarray(da.values, dtype=float)
-        chains, draws = values.shape[:2]
-        blocks.append(values.reshape(chains, draws, -1))
-        extra = [str(d) for d in da.dims[2:]]
+        values = np.asarray(draws.groups["posterior"][name], dtype=float)
+        chains, n_draws = values.shape[:2]
+        blocks.append(values.reshape(chains, n_draws, -1))
+        extra = draws.dims.get(name, [])
         if not extra:
             labels.append(str(name))
             continue
-        grids = np.meshgrid(*[np.asarray(da[d].values) for d in extra], indexing="ij")
+        grids = np.meshgrid(*[np.asarray(draws.coords[d]) for d in extra], indexing="ij")
         for cell in zip(*[g.ravel() for g in grids], strict=True):
             labels.append(f"{name}[{', '.join(str(v) for v in cell)}]")
     stats = diagnostics_arrays(

@@ -11,8 +11,9 @@ pinned (:data:`NUTPIE_MINOR`, also in ``pyproject.toml``) and
 ``tests/test_fast_logp.py`` samples through this path: an upgrade that changes them
 fails there, loudly.
 
-The sampler's settings, seeding and trace conversion are nutpie's own
-(``nutpie.sample``), exactly as on its PyMC path.
+The sampler's settings and seeding are ``nutpie.sample``'s, run on nutpie's compiled core
+alone (:func:`nutpie_lib`: the package's ``__init__`` imports ArviZ, most of a cold
+process); the draws are read from its arrow trace (:class:`Draws`).
 """
 
 from __future__ import annotations
@@ -25,7 +26,14 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["NUTPIE_MINOR", "fast_path_available", "make_model", "sample"]
+__all__ = [
+    "NUTPIE_MINOR",
+    "CallbackModel",
+    "fast_path_available",
+    "make_model",
+    "nutpie_lib",
+    "sample",
+]
 
 #: the nutpie minor versions whose private constructors :func:`make_model` uses
 NUTPIE_MINOR = ((0, 16),)
@@ -59,73 +67,73 @@ def fast_path_available() -> bool:
     return nutpie_minor() in NUTPIE_MINOR or os.environ.get("BAYESCOMP_NUTPIE_UNPINNED") == "1"
 
 
-_CLASS: list[type] = []
+def nutpie_lib() -> Any:
+    """nutpie's compiled core, ``nutpie._lib``, loaded alone: ``nutpie/__init__.py`` imports
+    ArviZ (and with it matplotlib; 1.5-2 CPU s of a cold process), which sampling does not
+    need.  The module is registered under its own name, so a later ``import nutpie`` uses it."""
+    import sys
+    from importlib.machinery import EXTENSION_SUFFIXES, ExtensionFileLoader, FileFinder
+    from importlib.util import find_spec, module_from_spec
+
+    if "nutpie._lib" in sys.modules:
+        return sys.modules["nutpie._lib"]
+    folder = find_spec("nutpie").submodule_search_locations[0]  # type: ignore[union-attr]
+    spec = FileFinder(folder, (ExtensionFileLoader, EXTENSION_SUFFIXES)).find_spec("nutpie._lib")
+    lib = module_from_spec(spec)
+    spec.loader.exec_module(lib)  # type: ignore[union-attr]
+    return sys.modules.setdefault("nutpie._lib", lib)
 
 
-def _model_class() -> type:
-    """A nutpie ``CompiledModel`` built on C callbacks (defined on first use: imports nutpie)."""
-    if _CLASS:
-        return _CLASS[0]
-    from nutpie import _lib
-    from nutpie.sample import CompiledModel
+@dataclasses.dataclass(frozen=True)
+class CallbackModel:
+    """A nutpie model on C callbacks: what nutpie's ``CompiledModel`` offers its sampler."""
 
-    @dataclasses.dataclass(frozen=True)
-    class CallbackModel(CompiledModel):
-        logp_cfunc: Any
-        expand_cfunc: Any
-        user_data: np.ndarray
-        init_fn: Callable[[int], np.ndarray]
-        names: tuple[str, ...]
-        var_shapes: tuple[tuple[int, ...], ...]
-        ndim: int
-        coords_: dict[str, Any]
+    dims: dict[str, tuple[str, ...]]
+    logp_cfunc: Any
+    expand_cfunc: Any
+    user_data: np.ndarray
+    init_fn: Callable[[int], np.ndarray]
+    names: tuple[str, ...]
+    var_shapes: tuple[tuple[int, ...], ...]
+    ndim: int
+    coords: dict[str, Any]
 
-        @property
-        def n_dim(self) -> int:
-            return self.ndim
+    @property
+    def n_dim(self) -> int:
+        return self.ndim
 
-        @property
-        def shapes(self) -> dict[str, tuple[int, ...]]:
-            return dict(zip(self.names, self.var_shapes, strict=True))
+    def _make_model(self, init_mean: Any) -> Any:
+        lib = nutpie_lib()
+        n_out = int(sum(int(np.prod(s)) for s in self.var_shapes))
+        ptr = self.user_data.ctypes.data
+        expand_fn = lib.ExpandFunc(self.ndim, n_out, self.expand_cfunc.address, ptr, self)
+        logp_fn = lib.LogpFunc(self.logp_cfunc.address, ptr, self)
+        dim_sizes = {k: len(v) for k, v in self.coords.items()}
+        variables = lib.PyVariable.new_variables(
+            list(self.names),
+            ["float64"] * len(self.names),
+            [list(s) for s in self.var_shapes],
+            dim_sizes,
+            dict(self.dims),
+        )
+        return lib.PyMcModel(
+            logp_fn,
+            expand_fn,
+            variables,
+            self.ndim,
+            dim_sizes,
+            dict(self.coords),
+            self.init_fn,
+            None,
+        )
 
-        @property
-        def coords(self) -> dict[str, Any]:
-            return self.coords_
-
-        def _make_model(self, init_mean: Any) -> Any:
-            n_out = int(sum(int(np.prod(s)) for s in self.var_shapes))
-            ptr = self.user_data.ctypes.data
-            expand_fn = _lib.ExpandFunc(self.ndim, n_out, self.expand_cfunc.address, ptr, self)
-            logp_fn = _lib.LogpFunc(self.logp_cfunc.address, ptr, self)
-            dim_sizes = {k: len(v) for k, v in self.coords_.items()}
-            variables = _lib.PyVariable.new_variables(
-                list(self.names),
-                ["float64"] * len(self.names),
-                [list(s) for s in self.var_shapes],
-                dim_sizes,
-                dict(self.dims or {}),
-            )
-            return _lib.PyMcModel(
-                logp_fn,
-                expand_fn,
-                variables,
-                self.ndim,
-                dim_sizes,
-                dict(self.coords_),
-                self.init_fn,
-                None,
-            )
-
-        def _make_sampler(
-            self, settings: Any, init_mean: Any, cores: int, progress_type: Any, *rest: Any
-        ) -> Any:
-            # 0.16.x passes (store) or (callback, rate, store) after progress_type
-            return _lib.PySampler.from_pymc(
-                settings, cores, self._make_model(init_mean), progress_type, *rest
-            )
-
-    _CLASS.append(CallbackModel)
-    return CallbackModel
+    def _make_sampler(
+        self, settings: Any, init_mean: Any, cores: int, progress_type: Any, *rest: Any
+    ) -> Any:
+        # 0.16.x passes (store) or (callback, rate, store) after progress_type
+        return nutpie_lib().PySampler.from_pymc(
+            settings, cores, self._make_model(init_mean), progress_type, *rest
+        )
 
 
 def make_model(
@@ -145,7 +153,7 @@ def make_model(
     (float64, C-contiguous) is kept alive by the returned object.
     """
     data = np.ascontiguousarray(user_data, dtype=np.float64)
-    return _model_class()(
+    return CallbackModel(
         dims=dims,
         logp_cfunc=logp_cfunc,
         expand_cfunc=expand_cfunc,
@@ -154,17 +162,49 @@ def make_model(
         names=tuple(v[0] for v in variables),
         var_shapes=tuple(tuple(v[1]) for v in variables),
         ndim=int(ndim),
-        coords_=coords,
+        coords=coords,
     )
 
 
-def sample(model: Any, *, progressbar: bool, **run: Any) -> Draws:
-    """``nutpie.sample`` with the package's usual settings (seeded, no progress bar by default);
-    ``run`` holds ``draws``, ``tune``, ``chains``, ``cores``, ``seed`` and ``target_accept``."""
-    import nutpie
+def sample(
+    model: Any,
+    *,
+    progressbar: bool,
+    draws: int,
+    tune: int,
+    chains: int,
+    cores: int,
+    seed: int,
+    target_accept: float,
+) -> Draws:
+    """Seeded draws of ``model`` (a :class:`CallbackModel` or nutpie's compiled PyMC model),
+    as ``nutpie.sample(..., return_raw_trace=True)`` draws them: its default settings (diagonal
+    mass matrix) with these ones, all chains started at ``np.zeros``.  With ``progressbar``,
+    through ``nutpie.sample`` itself (its terminal or notebook display); without, straight on
+    :func:`nutpie_lib` (``tests/test_fast_sampling.py`` checks that the draws are the same)."""
+    run = {"draws": draws, "tune": tune, "chains": chains, "cores": cores, "seed": seed}
+    if progressbar:
+        import nutpie
 
-    trace = nutpie.sample(model, progress_bar=progressbar, return_raw_trace=True, **run)
-    return Draws(trace)
+        trace = nutpie.sample(
+            model, progress_bar=True, return_raw_trace=True, target_accept=target_accept, **run
+        )
+        return Draws(trace)
+    lib = nutpie_lib()
+    settings = lib.PyNutsSettings.Diag(seed)
+    settings.num_tune, settings.num_draws, settings.num_chains = tune, draws, chains
+    settings.target_accept = target_accept
+    sampler = model._make_sampler(
+        settings, np.zeros(model.n_dim), cores, lib.ProgressType.none(), lib.PyStorage.arrow()
+    )
+    try:
+        sampler.wait(None)
+    except KeyboardInterrupt:  # as nutpie.sample: stop the chains, keep the draws so far
+        sampler.abort()
+    except BaseException:
+        sampler.abort()
+        raise
+    return Draws(sampler.take_results())
 
 
 class Draws:

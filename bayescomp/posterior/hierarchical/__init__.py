@@ -8,8 +8,8 @@ One job per module, imported in this order:
 * :mod:`~bayescomp.posterior.hierarchical.diagnostics` — ArviZ's convergence table
   and the pass/fail rule;
 * :mod:`~bayescomp.posterior.hierarchical.result` — :class:`HierarchicalResult`;
-* :mod:`~bayescomp.posterior.hierarchical.io` — the result's InferenceData layout,
-  built from the draws and read back by :func:`load`;
+* :mod:`~bayescomp.posterior.hierarchical.io` — the result's arrays from the draws (its
+  InferenceData is built from them when first read) and :func:`load`;
 * :mod:`~bayescomp.posterior.hierarchical.sampling` — sampler choice, seeding, the
   NUTS run, the retries (:func:`retry_schedule`) and :func:`hierarchical_test`.
 """

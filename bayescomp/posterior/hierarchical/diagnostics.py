@@ -5,6 +5,8 @@ from __future__ import annotations
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from bayescomp.core.arviz_compat import DrawArrays
+
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
@@ -78,6 +80,7 @@ _COLUMNS = ["r_hat", "ess_bulk", "ess_tail", "mcse_mean", "mcse_sd"]
 def diagnostics_table(idata: Any, var_names: Any = DIAG_VARS) -> pd.DataFrame:
     """R-hat, bulk and tail ESS and Monte Carlo standard errors, one row per parameter.
 
+    ``idata``: an InferenceData or its :class:`~bayescomp.core.arviz_compat.DrawArrays`;
     ``var_names`` are the variables checked (the hierarchical model's by default; the
     Plackett–Luce ranking passes its own).
 
@@ -143,9 +146,14 @@ class MCMCChecks:
     #: :attr:`diagnostics`
     gated_vars: ClassVar[tuple[str, ...] | None] = None
 
+    @cached_property
+    def _arrays(self) -> DrawArrays:
+        """The draws as numpy arrays: what the checks read."""
+        return DrawArrays.of(self.idata)
+
     @property
     def divergences(self) -> int:
-        return int(self.idata.sample_stats["diverging"].values.sum())
+        return int(self._arrays.groups["sample_stats"]["diverging"].sum())
 
     @cached_property
     def convergence_diagnostics(self) -> pd.DataFrame:
@@ -153,7 +161,7 @@ class MCMCChecks:
         :attr:`gated_vars`, computed alone (the same numbers as in the whole table, which is
         not computed until asked for), or the whole table."""
         gated = self.gated_vars
-        return self.diagnostics if gated is None else diagnostics_table(self.idata, gated)
+        return self.diagnostics if gated is None else diagnostics_table(self._arrays, gated)
 
     @cached_property
     def _convergence(self) -> tuple[bool, str]:

@@ -10,7 +10,7 @@ import dataclasses
 import json
 from typing import TYPE_CHECKING, Any
 
-from bayescomp.core.arviz_compat import arviz_major, from_dict, from_netcdf, group_names
+from bayescomp.core.arviz_compat import DrawArrays, from_netcdf, group_names
 from bayescomp.core.optional import require
 from bayescomp.posterior.hierarchical.diagnostics import ESS_BULK_MIN
 from bayescomp.posterior.hierarchical.result import HierarchicalResult
@@ -21,37 +21,8 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["load"]
 
 
-_ATTR_KEYS = (
-    "rope",
-    "baseline_name",
-    "candidate_name",
-    "metric",
-    "parameterization",
-    "sampler",
-    "refitted",
-    "random_state",
-    "higher_is_better",
-    "ess_min",
-)
-
-
-def _attrs_of(res_kwargs: dict[str, Any]) -> dict[str, Any]:
-    attrs: dict[str, Any] = {"bayescomp_result": "HierarchicalResult"}
-    # netCDF attributes hold scalars and strings only: the attempt log is stored as JSON
-    attrs["attempts"] = json.dumps(list(res_kwargs.get("attempts", ())))
-    for k in _ATTR_KEYS:
-        v = res_kwargs.get(k)
-        if v is None:
-            attrs[k] = ""  # netCDF attributes cannot be None
-        elif isinstance(v, bool):
-            attrs[k] = int(v)
-        else:
-            attrs[k] = v
-    return attrs
-
-
-def _to_result_idata(raw: Any, prep: Prepared, attrs: dict[str, Any]) -> Any:
-    """Posterior on the metric's scale, named dataset coords, data and settings attached."""
+def _to_result_arrays(raw: Any, prep: Prepared) -> DrawArrays:
+    """Posterior on the metric's scale, named dataset coords and the data attached."""
     post = raw.posterior
     s = prep.scale
     posterior = {
@@ -76,25 +47,23 @@ def _to_result_idata(raw: Any, prep: Prepared, attrs: dict[str, Any]) -> Any:
         "constant_data": const,
     }
     dims = {v: ["dataset"] for v in ("delta", "sigma", *const)}
-    return from_dict(groups, coords={"dataset": list(prep.names)}, dims=dims, attrs=attrs)
+    return DrawArrays(groups, coords={"dataset": list(prep.names)}, dims=dims)
 
 
 def from_draws(raw: Any, prep: Prepared, **settings: Any) -> HierarchicalResult:
     """The result of one fit: its draws on the metric's scale with every setting attached.
 
-    ``settings`` are the fields of :class:`HierarchicalResult` other than ``idata``.
+    ``settings`` are the fields of :class:`HierarchicalResult` other than ``idata``; its
+    InferenceData is built when first read.
     """
-    return HierarchicalResult(idata=_to_result_idata(raw, prep, _attrs_of(settings)), **settings)
+    return HierarchicalResult(idata=_to_result_arrays(raw, prep), **settings)
 
 
 def relabel(res: HierarchicalResult, **settings: Any) -> HierarchicalResult:
-    """``res`` with ``settings`` changed, in the result and in its draws' attributes: the
-    draws and the diagnostics computed so far are kept, not rebuilt."""
-    new = dataclasses.replace(res, **settings)
-    attrs = _attrs_of({k: getattr(new, k) for k in (*_ATTR_KEYS, "attempts")})
-    groups = [getattr(new.idata, g) for g in group_names(new.idata)]
-    for node in [new.idata, *groups] if arviz_major() >= 1 else groups:
-        node.attrs.update(attrs)
+    """``res`` with ``settings`` changed, in the result and in its draws' attributes (its
+    InferenceData is built from the draws when read): the draws and the diagnostics computed
+    so far are kept, not rebuilt."""
+    new = dataclasses.replace(res, idata=res._arrays, **settings)
     kept = ("diagnostics", "convergence_diagnostics")  # the tables computed so far
     new.__dict__.update({k: v for k, v in res.__dict__.items() if k in kept})
     return new

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import json
+from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bayescomp.core.arviz_compat import DrawArrays
 from bayescomp.core.checks import check_level
 from bayescomp.core.jsonable import jsonable
 from bayescomp.core.optional import require
@@ -29,6 +31,59 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["HierarchicalResult"]
 
+#: the settings a result file stores as attributes of every group
+ATTR_KEYS = (
+    "rope",
+    "baseline_name",
+    "candidate_name",
+    "metric",
+    "parameterization",
+    "sampler",
+    "refitted",
+    "random_state",
+    "higher_is_better",
+    "ess_min",
+)
+
+
+def attrs_of(settings: dict[str, Any]) -> dict[str, Any]:
+    """The InferenceData attributes of a result's ``settings`` (its fields but ``idata``)."""
+    attrs: dict[str, Any] = {"bayescomp_result": "HierarchicalResult"}
+    # netCDF attributes hold scalars and strings only: the attempt log is stored as JSON
+    attrs["attempts"] = json.dumps(list(settings.get("attempts", ())))
+    for k in ATTR_KEYS:
+        v = settings.get(k)
+        if v is None:
+            attrs[k] = ""  # netCDF attributes cannot be None
+        elif isinstance(v, bool):
+            attrs[k] = int(v)
+        else:
+            attrs[k] = v
+    return attrs
+
+
+class _BuiltOnRead:
+    """:attr:`HierarchicalResult.idata`: the InferenceData given, or, given a fit's
+    :class:`~bayescomp.core.arviz_compat.DrawArrays`, ArviZ's container of them built when
+    first read (the settings as attributes): a fit and its decision read the arrays and never
+    import ArviZ."""
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        if obj is None:  # read on the class: the field has no default
+            raise AttributeError("idata")
+        source = obj.__dict__["_idata"]
+        if isinstance(source, DrawArrays):
+            source = source.to_idata(
+                attrs_of({k: getattr(obj, k) for k in (*ATTR_KEYS, "attempts")})
+            )
+            obj.__dict__["_idata"] = source
+        return source
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        obj.__dict__["_idata"] = value
+        if isinstance(value, DrawArrays):
+            obj.__dict__["_arrays"] = value
+
 
 @dataclass(frozen=True, eq=False)
 class HierarchicalResult(DrawsPosterior, MCMCChecks):
@@ -46,7 +101,7 @@ class HierarchicalResult(DrawsPosterior, MCMCChecks):
         Posterior draws (``delta0``, ``std0``, ``nu``, ``delta``, ``sigma``,
         ``gamma_alpha``, ``gamma_beta``) with coords named by dataset, the
         divergences in ``sample_stats`` and the per-dataset data in
-        ``constant_data``.
+        ``constant_data``; a fit's is built when first read (ArviZ is imported then).
     rope : float
         Half-width of the region of practical equivalence (metric units).
     parameterization : {"centered", "noncentered"}
@@ -68,7 +123,7 @@ class HierarchicalResult(DrawsPosterior, MCMCChecks):
         requested chains and draws (400 for the default sizes).
     """
 
-    idata: Any = field(repr=False)
+    idata: Any = _BuiltOnRead()
     rope: float
     baseline_name: str = "baseline"
     candidate_name: str = "candidate"
@@ -88,18 +143,18 @@ class HierarchicalResult(DrawsPosterior, MCMCChecks):
     # ---------------------------------------------------------------- draws
     @cached_property
     def _delta0(self) -> np.ndarray:
-        return self.idata.posterior["delta0"].values.ravel()
+        return self._arrays.groups["posterior"]["delta0"].ravel()
 
     @cached_property
     def _next_sample(self) -> np.ndarray:
-        post = self.idata.posterior
+        post = self._arrays.groups["posterior"]
         return t_region_masses(
-            float(self.rope), post["nu"].values.ravel(), self._delta0, post["std0"].values.ravel()
+            float(self.rope), post["nu"].ravel(), self._delta0, post["std0"].ravel()
         )
 
     @property
     def dataset_names(self) -> tuple[str, ...]:
-        return tuple(str(x) for x in self.idata.posterior.coords["dataset"].values)
+        return tuple(str(x) for x in self._arrays.coords["dataset"])
 
     @property
     def n_datasets(self) -> int:
@@ -168,7 +223,7 @@ class HierarchicalResult(DrawsPosterior, MCMCChecks):
         (:attr:`convergence_diagnostics`).  The total number of divergent transitions is in
         :attr:`divergences` and in ``diagnostics.attrs["divergences"]``.
         """
-        diag = diagnostics_table(self.idata)
+        diag = diagnostics_table(self._arrays)
         diag.attrs["divergences"] = self.divergences
         return diag
 
@@ -310,13 +365,11 @@ class HierarchicalResult(DrawsPosterior, MCMCChecks):
         )
         if not same_meta:
             return False
-        a, b = self.idata, other.idata
+        mine, theirs = self._arrays.groups, other._arrays.groups
         return all(
-            np.array_equal(a.posterior[v].values, b.posterior[v].values)
-            for v in a.posterior.data_vars
-        ) and all(
-            np.array_equal(a.constant_data[v].values, b.constant_data[v].values)
-            for v in a.constant_data.data_vars
+            np.array_equal(values, theirs[g][v])
+            for g in ("posterior", "constant_data")
+            for v, values in mine[g].items()
         )
 
     __hash__ = None  # type: ignore[assignment]
