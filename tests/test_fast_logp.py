@@ -136,7 +136,7 @@ def test_hierarchical_logp_reports_an_underflowed_parameter_as_a_failure(paramet
     with np.errstate(all="ignore"):
         reference = float(logp(_split(x, names, [0, 0, 0, 0, 0, q, q])))
     status, value = _call_logp_cfunc(cfunc, x, packed)
-    if np.isfinite(reference):  # std0 -> 0 is harmless where it only scales delta_z
-        assert (status, value) == (0, pytest.approx(reference, rel=RTOL))
-    else:
-        assert status != 0
+    if status == 0:  # a success is the true density (std0 -> 0 only scales delta_z)
+        assert np.isfinite(reference) and value == pytest.approx(reference, rel=RTOL)
+    else:  # a failed point; PyMC 6 still finds a finite value where nu - 1 underflows
+        assert not np.isfinite(reference) or where == "nu_minus_one"

@@ -249,9 +249,11 @@ def _tail_probs() -> tuple[float, float]:
     ``sorted((p, 1 - p))`` for its ``rcParams["stats.ci_prob"]`` (0.89 by default)."""
     if arviz_major() < 1:
         return (0.05, 0.95)
-    from arviz_base import rcParams
+    import sys
 
-    p = float(rcParams["stats.ci_prob"])
+    # its default unless arviz_base is loaded (a fit and its decision do not import it)
+    base = sys.modules.get("arviz_base")
+    p = float(base.rcParams["stats.ci_prob"]) if base is not None else 0.89
     low, high = sorted((p, 1 - p))
     return (low, high)
 

@@ -97,6 +97,7 @@ class CallbackModel:
     var_shapes: tuple[tuple[int, ...], ...]
     ndim: int
     coords: dict[str, Any]
+    reparameterized_names: tuple[str, ...] = ()  # nutpie 0.16.9+'s conversion reads it
 
     @property
     def n_dim(self) -> int:
@@ -194,8 +195,12 @@ def sample(
     settings = lib.PyNutsSettings.Diag(seed)
     settings.num_tune, settings.num_draws, settings.num_chains = tune, draws, chains
     settings.target_accept = target_accept
+    # nutpie 0.16.9+ takes a progress callback and its rate (ms) before the store
+    signature = lib.PySampler.from_pymc.__text_signature__ or ""
+    extra = (None, 100) if "extra_callback" in signature else ()
+    none = lib.ProgressType.none()
     sampler = model._make_sampler(
-        settings, np.zeros(model.n_dim), cores, lib.ProgressType.none(), lib.PyStorage.arrow()
+        settings, np.zeros(model.n_dim), cores, none, *extra, lib.PyStorage.arrow()
     )
     try:
         sampler.wait(None)
