@@ -305,7 +305,7 @@ def decide_entries(table: Any, plan: Plan) -> SequentialResult:
         plan=plan,
         method="asymptotic normal mixture"
         if bound is None
-        else "betting e-processes decide, empirical-Bernstein sequence shown",
+        else "betting tests decide; empirical Bernstein",
     )
 
 
