@@ -18,8 +18,10 @@ independent and clustered items, the looks after every item, every 100 and every
 items, beside *naive* looks at the fixed-sample normal posterior of one test set (promote
 when ``P(mu > margin) >= gamma`` at a look); ``power`` (mean 1.5, 2 and 3 x the margin):
 the share promoted by 10^5 items, the median and mean items to the first decision, beside
-the fixed-sample n for 80 % power of the one-sided test at ``gamma``; ``--timing``: items
-per CPU second of the sequence's update (and of ``bc.watch`` on a 10^6-row log).
+the fixed-sample n for 80 % power of the one-sided test at ``gamma``. The decisions are
+``decision_codes``: the betting e-processes at +-margin for bounded scores, the asymptotic
+sequence for mse. ``--timing``: items per CPU second of the sequences' and the e-processes'
+updates (and of ``bc.watch`` on a 10^6-row log).
 
 Finished chunks are kept in ``--checkpoint`` (JSON tied to this code): a run resumes.
 Run (about 10 minutes on one core)::
@@ -47,10 +49,10 @@ sys.path.insert(0, str(REPO))
 from bayescomp.posterior.sequential import (  # noqa: E402
     BOUNDS,
     LOG_CLIP,
-    confidence_sequence,
-    first_decision,
+    asymptotic_cs,
+    decision_codes,
+    empirical_bernstein_cs,
     look_positions,
-    outcome_codes,
 )
 
 GAMMA, N, CLUSTER, ICC, CHUNK = 0.95, 100_000, 20, 0.1, 25
@@ -102,6 +104,15 @@ def draw(rng, s, runs, gain, metric, clustered):
     return x.reshape(runs, N // CLUSTER, CLUSTER).mean(axis=2), CLUSTER
 
 
+def first_decision(codes):
+    """Per row of look codes (runs x looks): the first non-``continue`` code and its look
+    index (-1 and code 0 where none)."""
+    codes = np.atleast_2d(codes)
+    decided = codes > 0
+    at = np.where(decided.any(axis=-1), decided.argmax(axis=-1), -1)
+    return np.where(at >= 0, codes[np.arange(codes.shape[0]), at], 0), at
+
+
 def naive_promotes(x, at, margin):
     """Whether the fixed-sample normal posterior promotes at one of the looks ``at``."""
     t = at + 1
@@ -114,11 +125,11 @@ def edge_chunk(metric, clustered, runs, seed):
     rng = np.random.default_rng(seed)
     margin, _, bound = METRICS[metric]
     x, per = draw(rng, pool(metric, rng), runs, 1.0, metric, clustered)
-    _, lo, hi = confidence_sequence(x, 2 * (1 - GAMMA), bound)
+    codes = decision_codes(x, 2 * (1 - GAMMA), bound, margin)
     out = {}
     for every in SCHEDULES:
         at = look_positions(np.full(x.shape[1], per), every)
-        code, _ = first_decision(outcome_codes(lo[:, at], hi[:, at], margin))
+        code, _ = first_decision(codes[:, at])
         out[f"seq {every}"] = int(np.sum(code == 1))
         out[f"naive {every}"] = int(naive_promotes(x, at, margin).sum())
     return out
@@ -129,8 +140,7 @@ def power_chunk(metric, gain, runs, seed):
     margin, _, bound = METRICS[metric]
     s = pool(metric, rng)
     x, _ = draw(rng, s, runs, gain, metric, False)
-    _, lo, hi = confidence_sequence(x, 2 * (1 - GAMMA), bound)
-    code, at = first_decision(outcome_codes(lo, hi, margin))
+    code, at = first_decision(decision_codes(x, 2 * (1 - GAMMA), bound, margin))
     return {
         "promoted": int(np.sum(code == 1)),
         "items": np.where(code == 1, at + 1, np.inf).tolist(),
@@ -215,11 +225,15 @@ def timing():
 
     x = np.random.default_rng(0).choice([-1.0, 0.0, 1.0], 10**7, p=[0.1, 0.8, 0.1])
     t0 = time.process_time()
-    confidence_sequence(x, 0.1, 1.0)
+    empirical_bernstein_cs(x, 0.1, 1.0)
     cpu = time.process_time() - t0
     print(f"\nupdate of the empirical-Bernstein sequence: {x.size / cpu:.3g} items per CPU second")
     t0 = time.process_time()
-    confidence_sequence(x, 0.1, None)
+    decision_codes(x, 0.1, 1.0, 0.01)
+    cpu = time.process_time() - t0
+    print(f"the four betting e-processes at ±margin: {x.size / cpu:.3g} items per CPU second")
+    t0 = time.process_time()
+    asymptotic_cs(x, 0.1)
     cpu = time.process_time() - t0
     print(f"update of the asymptotic sequence: {x.size / cpu:.3g} items per CPU second")
     rng = np.random.default_rng(1)

@@ -175,9 +175,9 @@ def test_each_look_is_an_mlflow_step_and_promote_moves_the_alias(server, tmp_pat
         client.create_model_version("shadowed", f"{run.artifact_uri}/model", run_id=run.run_id)
     client.set_registered_model_alias("shadowed", "champion", "1")
     log = _log(20000)
-    flags = (*ARGS, "--rope", "0.01", "--every", "200", "--store", "s.sqlite")
+    flags = (*ARGS, "--rope", "0.01", "--every", "50", "--store", "s.sqlite")
     mlflow_flags = ("--mlflow-uri", server, "--mlflow-model", "shadowed", "--mlflow-version", "2")
-    log.iloc[:300].to_csv(tmp_path / "log.csv", index=False)  # the first hour: one look
+    log.iloc[:60].to_csv(tmp_path / "log.csv", index=False)  # the first hour: one look
     first = run_cli("watch", "log.csv", *flags, *mlflow_flags, cwd=tmp_path)
     assert first.returncode == 0, first.stderr
     assert client.get_model_version_by_alias("shadowed", "champion").version == "1"
@@ -213,7 +213,7 @@ def test_the_pull_request_comment_has_the_decision_and_the_last_looks(tmp_path):
         "0.01",
     )
     out = run_cli(
-        "watch", "log.csv", *flags, "--every", "20", "--comment-file", "c.md", cwd=tmp_path
+        "watch", "log.csv", *flags, "--every", "5", "--comment-file", "c.md", cwd=tmp_path
     )
     assert out.returncode == 0, out.stderr
     comment = (tmp_path / "c.md").read_text()

@@ -12,10 +12,10 @@ from scipy import stats
 import bayescomp as bc
 from bayescomp.posterior.sequential import (
     asymptotic_cs,
+    betting_log_wealth,
+    decision_codes,
     empirical_bernstein_cs,
-    first_decision,
     look_positions,
-    outcome_codes,
 )
 
 
@@ -47,6 +47,30 @@ def test_empirical_bernstein_sequence_matches_the_papers_recursion():
     np.testing.assert_allclose(np.c_[lo3, hi3], _eb_by_hand(wide, 0.1, math.log(1000)))
 
 
+def _wealth_by_hand(x, null, bound, side, c=0.5):
+    """The aGRAPA betting wealth against ``side * (mean - null) <= 0``, one item at a time:
+    the bet from the mean and second moment of the earlier ``side * (x - null)`` (prior 0 and
+    ``bound ** 2`` with weight 1), capped at ``c / (bound + side * null)``."""
+    log_k, best, s1, s2, out = 0.0, -math.inf, 0.0, bound**2, []
+    for t, xi in enumerate(x):
+        y = side * (xi - null)
+        lam = min(max((s1 / (t + 1)) / (s2 / (t + 1)), 0.0), c / (bound + side * null))
+        log_k += math.log(1 + lam * y)
+        best = max(best, log_k)
+        out.append(best)
+        s1, s2 = s1 + y, s2 + y * y
+    return np.array(out)
+
+
+def test_betting_e_processes_match_their_item_by_item_formula():
+    x = np.random.default_rng(7).choice([-1.0, 0.0, 1.0], p=[0.1, 0.6, 0.3], size=400)
+    for null, bound in [(0.05, 1.0), (-0.3, 1.0), (0.2, math.log(1000))]:
+        above, below = betting_log_wealth(x * bound, null, bound)
+        np.testing.assert_allclose(above, _wealth_by_hand(x * bound, null, bound, 1), rtol=1e-10)
+        np.testing.assert_allclose(below, _wealth_by_hand(x * bound, null, bound, -1), rtol=1e-10)
+    assert above[-1] > math.log(20) > below[-1]  # a mean of 0.2 * bound is above 0.2
+
+
 def test_asymptotic_sequence_is_the_normal_mixture_boundary():
     x = np.random.default_rng(4).exponential(size=500)
     mean, lo, hi = asymptotic_cs(x, 0.1, t_star=200, t_min=50)
@@ -70,9 +94,9 @@ def test_edge_false_promotion_stays_below_one_minus_gamma_while_naive_looks_exce
     rng = np.random.default_rng(11)
     runs, n, m, gamma = 400, 5000, 0.01, 0.95
     x = _edge_runs(rng, runs, n, m)
-    _, lo, hi = empirical_bernstein_cs(x, 2 * (1 - gamma), 1.0)
-    code, _ = first_decision(outcome_codes(lo, hi, m))  # a look after every item
-    rate = np.mean(code == 1)
+    codes = decision_codes(x, 2 * (1 - gamma), 1.0, m)  # a look after every item
+    first = np.take_along_axis(codes, (codes > 0).argmax(axis=1)[:, None], axis=1)
+    rate = np.mean(first == 1)
     assert rate <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / runs)
     at = look_positions(np.ones(n), 100)  # naive: the fixed-sample test at every 100 items
     t = at + 1
@@ -93,23 +117,40 @@ def _log(rng, n, acc_b=0.8, acc_c=0.9):
     )
 
 
-def test_watch_promotes_a_better_candidate_at_the_first_look_whose_sequence_clears_the_margin():
+def test_watch_promotes_at_the_first_look_whose_betting_wealth_reached_one_over_alpha():
     log = _log(np.random.default_rng(0), 20000)
-    res = bc.watch(log, baseline="old", candidate="new", metric="accuracy", rope=0.02, every=100)
+    res = bc.watch(log, baseline="old", candidate="new", metric="accuracy", rope=0.02, every=10)
     d = (log.new == log.y_true).astype(float) - (log.old == log.y_true)
-    _, lo, hi = empirical_bernstein_cs(d.to_numpy(), 0.1, 1.0)
-    first = next(k for k in range(99, d.size, 100) if lo[k] > 0.02)
+    _, lo, hi = empirical_bernstein_cs(d.to_numpy(), 0.1, 1.0)  # shown, not deciding
+    wealth = _wealth_by_hand(d.to_numpy()[:5000], 0.02, 1.0, 1)
+    first = next(k for k in range(9, 5000, 10) if wealth[k] >= math.log(20))
     assert (res.decision, res.decided_at) == ("promote", first + 1)
     assert res.estimate == pytest.approx(d[: first + 1].mean())
     assert (res.lower, res.upper) == pytest.approx((lo[first], hi[first]))
-    assert list(res.looks["items"]) == list(range(100, first + 2, 100))
+    assert list(res.looks["items"]) == list(range(10, first + 2, 10))
+    shown = np.minimum(lo[9:first:10], 0.02)  # above +margin only once promoted
+    np.testing.assert_allclose(res.looks["lower"][:-1], shown)
     assert set(res.looks["decision"][:-1]) == {"continue"}
+    np.testing.assert_allclose(res.looks["e promote"], np.exp(wealth[9 : first + 1 : 10]))
     out = res.to_dict()
     assert (
         out["decided_at"] == first + 1
         and out["margin"] == 0.02
-        and len(out["looks"]) == first // 100 + 1
+        and len(out["looks"]) == first // 10 + 1
     )
+
+
+def test_the_shown_sequence_clears_the_margin_only_once_the_test_has_promoted():
+    u = np.random.default_rng(16).random(10000)  # the sequence clears +0.01 before the test
+    d = np.where(u < 0.115, 1.0, np.where(u < 0.2, -1.0, 0.0))
+    log = pd.DataFrame({"y_true": 1, "old": (d < 0).astype(int), "new": (d >= 0).astype(int)})
+    log.loc[d == 0, "old"] = 1
+    res = bc.watch(log, baseline="old", candidate="new", metric="accuracy", rope=0.01, every=1)
+    lo = empirical_bernstein_cs(d, 0.1, 1.0)[1]
+    before = np.flatnonzero(lo[: res.decided_at - 1] > 0.01)
+    assert res.decision == "promote" and before.size > 100  # the sequence cleared it earlier
+    np.testing.assert_allclose(res.looks["lower"][:-1], np.minimum(lo[: res.decided_at - 1], 0.01))
+    assert res.lower == pytest.approx(lo[res.decided_at - 1])
 
 
 def test_a_worse_candidate_is_worse_and_a_loss_is_oriented_by_its_record():
@@ -133,8 +174,9 @@ def test_clusters_enter_as_their_mean_and_labels_yet_to_come_are_left_for_later(
     seen = log.dropna(subset=["y_true"])
     d = (seen.new == seen.y_true).astype(float) - (seen.old == seen.y_true)
     per_cluster = d.groupby(seen.c).mean().to_numpy()
-    _, lo, hi = empirical_bernstein_cs(per_cluster, 0.1, 1.0)
-    k = int(np.argmax((lo > -0.5) & (hi < 0.5)))
+    below = _wealth_by_hand(per_cluster, 0.5, 1.0, -1) >= math.log(20)
+    above = _wealth_by_hand(per_cluster, -0.5, 1.0, 1) >= math.log(20)
+    k = int(np.argmax(below & above))
     assert (
         res.decision == "equivalent"
         and res.decided_at == seen.c.value_counts(sort=False).sort_index().to_numpy()[: k + 1].sum()
@@ -155,12 +197,13 @@ def test_a_slice_not_yet_known_not_worse_holds_promotion_back_and_a_worse_one_st
     guarded = bc.watch(log, slice="s", slice_rope=0.05, **kw)
     assert alone.decision == "promote"
     assert alone.decided_at < guarded.decided_at  # held back, then shown worse
-    assert guarded.decision == "worse"
+    assert guarded.decision == "worse" and guarded.plan.gamma_each == pytest.approx(1 - 0.05 / 3)
     assert guarded.looks["slice small upper"].iloc[-1] < -0.05
-    overall = guarded.looks["lower"] > 0.02
-    assert overall.any()  # the overall sequence clears the margin before the slice is worse
+    d = ((log.new == log.y_true).astype(float) - (log.old == log.y_true)).to_numpy()
+    wealth = _wealth_by_hand(d[: guarded.decided_at], 0.02, 1.0, 1)
+    overall = wealth[guarded.looks["items"].to_numpy() - 1] >= math.log(60)
+    assert overall.any()  # the overall test promotes before the slice is worse
     assert set(guarded.looks["decision"][overall][:-1]) == {"continue"}
-    assert guarded.plan.gamma_each == pytest.approx(1 - 0.05 / 3)
 
 
 def test_batches_and_a_parquet_file_give_the_same_answer_as_one_frame(tmp_path):

@@ -24,9 +24,10 @@ from bayescomp.cli._text import ROPE_HELP, DefaultsHelp, rope_arg
 
 
 def _line(look: Any) -> str:
+    evidence = f"  e-value {look['e promote']:.3g}" if "e promote" in look else ""
     return (
         f"{int(look['items']):>9} items  estimate {look['estimate']:+.4f}  sequence "
-        f"[{look['lower']:+.4f}, {look['upper']:+.4f}]  {look['decision']}"
+        f"[{look['lower']:+.4f}, {look['upper']:+.4f}]{evidence}  tests: {look['decision']}"
     )
 
 

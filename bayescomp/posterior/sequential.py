@@ -1,25 +1,19 @@
 """An anytime-valid comparison of two models on a growing prediction log (``bc.watch``).
 
-The paired per-item differences (candidate minus baseline, oriented so that positive is
-better) arrive one by one; a *confidence sequence* for their mean holds at every item at
-once, so the decision may be read after every item, every ``N`` items or whenever someone
-looks, and the chance of a false claim stays below ``1 - gamma`` however often they look.
+The paired differences (candidate minus baseline, positive is better) arrive one by one; the
+tests and the sequence hold at every item at once, so each claim errs with probability at
+most ``1 - gamma_k`` (a share: :func:`~bayescomp.core.rule.split_gamma`) however one looks.
 
-* Bounded per-item scores (accuracy / error rate, Brier, log loss with the probabilities
-  clipped to ``[1e-3, 1 - 1e-3]``): the predictable plug-in empirical-Bernstein sequence of
-  Waudby-Smith & Ramdas (2024, JRSS-B), exact in finite samples.
-* Unbounded ones (squared / absolute error): the asymptotic normal-mixture sequence of
-  Waudby-Smith, Arnold, Wu, Ramdas & Howard (2021), used only from :data:`T_MIN` entries on;
-  its guarantee is asymptotic (``bench/sequential_operating_characteristics.py`` measures it).
+* Bounded scores (accuracy, Brier, log loss clipped to ``[1e-3, 1 - 1e-3]``), exact in finite
+  samples (Waudby-Smith & Ramdas 2024): betting e-processes decide **promote** (the e-value
+  against ``mean <= +margin`` reaches ``1 / (1 - gamma_k)``), **worse** (against ``mean >=
+  -margin``), **equivalent** (against both ``mean >= +margin`` and ``mean <= -margin``); the
+  empirical-Bernstein sequence, two-sided at ``2 (1 - gamma_k)``, is shown.
+* Unbounded ones (squared / absolute error): the asymptotic normal-mixture sequence (Waudby-
+  Smith et al. 2021, asymptotic: ``bench/`` measures it) is shown and decides from 100 on.
 
-Each sequence is two-sided at ``alpha = 2 (1 - gamma_k)`` with ``gamma_k`` the primary's
-and each guard's share of the budget (:func:`~bayescomp.core.rule.split_gamma`), so each
-one-sided claim errs with probability at most ``1 - gamma_k``.  A look decides **promote**
-(lower bound above ``+margin``), **worse** (upper below ``-margin``), **equivalent**
-(inside) or **continue**; a guard (a slice, a guardrail metric) holds when its lower bound
-is above ``-its margin`` and is worse when its upper bound is below it; the looks combine
-with :func:`~bayescomp.core.rule.joint_outcome`.
-With clusters, one entry is one cluster's mean difference (``docs/live_promotion.md``).
+A guard (a slice, a guardrail metric) holds when its sequence is above ``-its margin``, is
+worse when below; :func:`~bayescomp.core.rule.joint_outcome` combines (``docs/live_promotion.md``).
 """
 
 from __future__ import annotations
@@ -44,9 +38,7 @@ from bayescomp.posterior.holdout_data import item_scores
 LOG_CLIP = 1e-3
 #: half-range B of the paired difference (in [-B, B]) of each bounded per-item score kind
 BOUNDS = {"hit": 1.0, "miss": 1.0, "squared_probability": 1.0, "log": math.log(1 / LOG_CLIP)}
-#: the asymptotic sequence is tightest near T_STAR entries and decides from T_MIN on
-T_STAR, T_MIN = 1000, 100
-#: a look's outcome, by code (:func:`outcome_codes`)
+#: a look's outcome, by code (:func:`decision_codes`)
 SEQUENTIAL_OUTCOMES = ("continue", "promote", "worse", "equivalent")
 
 
@@ -69,12 +61,10 @@ def empirical_bernstein_cs(x: Any, alpha: float, bound: float, c: float = 0.5) -
     total = np.cumsum(lam, axis=-1)
     center = np.cumsum(lam * y, axis=-1) / total
     width = (log_term + np.cumsum(4 * (y - mu_prev) ** 2 * psi, axis=-1)) / total
-    scale = 2 * bound
-    estimate = csum / t * scale - bound
-    return estimate, (center - width) * scale - bound, (center + width) * scale - bound
+    return tuple(v * 2 * bound - bound for v in (csum / t, center - width, center + width))
 
 
-def asymptotic_cs(x: Any, alpha: float, t_star: int = T_STAR, t_min: int = T_MIN) -> tuple:
+def asymptotic_cs(x: Any, alpha: float, t_star: int = 1000, t_min: int = 100) -> tuple:
     """The two-sided asymptotic normal-mixture confidence sequence (Waudby-Smith et al.
     2021, Theorem 2.2) for the mean of ``x`` along the last axis, tightest near ``t_star``
     entries; ``(-inf, inf)`` before ``t_min`` entries."""
@@ -89,38 +79,40 @@ def asymptotic_cs(x: Any, alpha: float, t_star: int = T_STAR, t_min: int = T_MIN
     return mean, np.where(early, -np.inf, mean - width), np.where(early, np.inf, mean + width)
 
 
-def confidence_sequence(x: Any, alpha: float, bound: float | None) -> tuple:
-    """The sequence this module uses: empirical Bernstein on ``[-bound, bound]``, the
-    asymptotic one when ``bound`` is None."""
+def betting_log_wealth(x: Any, null: float, bound: float, c: float = 0.5) -> np.ndarray:
+    """The running maximum of the log-wealth ``sum log(1 + lambda_i s (x_i - null))`` of
+    the betting e-processes (Waudby-Smith & Ramdas 2024, aGRAPA) against ``mean <= null``
+    (``s = +1``) and ``mean >= null`` (``s = -1``), stacked first, for ``x`` in ``[-bound,
+    bound]`` along the last axis; ``lambda_i = clip(m / v, 0, c / (bound + s null))`` with
+    ``m, v`` the mean and second moment of the earlier ``s (x - null)`` (prior 0, bound²)."""
+    t = np.arange(x.shape[-1], dtype=float)  # items before each
+    s1, s2 = np.cumsum(x, axis=-1) - x, np.cumsum(x * x, axis=-1) - x * x  # before each
+    side = np.array([1.0, -1.0]).reshape((2,) + (1,) * x.ndim)
+    second = bound**2 + s2 - 2 * null * s1 + t * null**2  # t + 1 times the second moment
+    lam = np.clip(side * (s1 - t * null) / second, 0, c / (bound + side * null))
+    return np.maximum.accumulate(np.cumsum(np.log1p(lam * side * (x - null)), axis=-1), axis=-1)
+
+
+def decision_codes(x: Any, alpha: float, bound: float | None, margin: float) -> np.ndarray:
+    """The code (in :data:`SEQUENTIAL_OUTCOMES`) after each entry, by one-sided tests at
+    ``alpha / 2``: betting e-processes, the asymptotic sequence when ``bound`` is None."""
     if bound is None:
-        return asymptotic_cs(x, alpha)
-    return empirical_bernstein_cs(x, alpha, bound)
-
-
-def outcome_codes(lower: Any, upper: Any, margin: float) -> np.ndarray:
-    """The code (index into :data:`SEQUENTIAL_OUTCOMES`) of each look's sequence."""
-    lower, upper = np.asarray(lower), np.asarray(upper)
-    return np.select(
-        [lower > margin, upper < -margin, (lower > -margin) & (upper < margin)], [1, 2, 3], 0
-    )
+        _, lo, hi = asymptotic_cs(x, alpha)
+        claims = [lo > margin, hi < -margin, (lo > -margin) & (hi < margin)]
+    else:
+        # each: (rejects mean <= null, rejects mean >= null) at null +margin, -margin
+        at_hi, at_lo = (
+            betting_log_wealth(x, m, bound) >= math.log(2 / alpha) for m in (margin, -margin)
+        )
+        claims = [at_hi[0], at_lo[1], at_hi[1] & at_lo[0]]
+    return np.select(claims, [1, 2, 3], 0)
 
 
 def look_positions(items: Any, every: int) -> np.ndarray:
     """The entries after which a look is taken: the first at which the cumulative item
     count (``items`` per entry) reaches each multiple of ``every``."""
     cum = np.cumsum(np.asarray(items, dtype=np.int64))
-    if cum.size == 0 or cum[-1] < every:
-        return np.zeros(0, dtype=np.int64)
-    return np.unique(np.searchsorted(cum, np.arange(every, cum[-1] + 1, every)))
-
-
-def first_decision(codes: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Per row of look codes (runs x looks): the first non-``continue`` code and its look
-    index (-1 and code 0 where none)."""
-    codes = np.atleast_2d(codes)
-    decided = codes > 0
-    at = np.where(decided.any(axis=-1), decided.argmax(axis=-1), -1)
-    return np.where(at >= 0, codes[np.arange(codes.shape[0]), at], 0), at
+    return np.unique(np.searchsorted(cum, np.arange(every, cum[-1:].sum() + 1, every)))
 
 
 @dataclass(frozen=True)
@@ -262,21 +254,20 @@ def decide_entries(table: Any, plan: Plan) -> SequentialResult:
     import pandas as pd
 
     alpha = 2 * (1 - plan.gamma_each)
-    bound = BOUNDS.get(item_kind(plan.metric))
-    est, lo, hi = confidence_sequence(table["diff"].to_numpy(), alpha, bound)
+    bound, x = BOUNDS.get(item_kind(plan.metric)), table["diff"].to_numpy()
     at = look_positions(table["items"].to_numpy(), plan.every)
-    looks = pd.DataFrame(
-        {
-            "items": np.cumsum(table["items"].to_numpy())[at],
-            "estimate": est[at],
-            "lower": lo[at],
-            "upper": hi[at],
-        }
-    )
-    words = np.array(SEQUENTIAL_OUTCOMES, dtype=object)[outcome_codes(lo[at], hi[at], plan.margin)]
-    states = [words.tolist()]
+    looks = pd.DataFrame({"items": np.cumsum(table["items"].to_numpy())[at]})
+    looks["estimate"], looks["lower"], looks["upper"] = _sequence_at(x, at, alpha, bound)
+    if bound is not None:  # the evidence of the promote claim; the sequence is shown
+        looks["e promote"] = np.exp(betting_log_wealth(x, plan.margin, bound)[0][at])
+    codes = decision_codes(x, alpha, bound, plan.margin)[at]
+    # shown above +margin only once promoted, below -margin once worse (wider stays valid)
+    looks["lower"] = np.where(codes == 1, looks["lower"], np.minimum(looks["lower"], plan.margin))
+    looks["upper"] = np.where(codes == 2, looks["upper"], np.maximum(looks["upper"], -plan.margin))
+    states = [np.array(SEQUENTIAL_OUTCOMES, dtype=object)[codes].tolist()]
     for name, margin in plan.guards:
-        lower, upper = _guard_bounds(table[name].to_numpy(), at, alpha, plan, name)
+        kind = item_kind(name.split(" ", 1)[1] if name.startswith("guardrail") else plan.metric)
+        _, lower, upper = _sequence_at(table[name].to_numpy(), at, alpha, BOUNDS.get(kind))
         looks[f"{name} lower"], looks[f"{name} upper"] = lower, upper
         known = np.select([upper < -margin, lower > -margin], ["worse", "equivalent"], "")
         states.append(np.where(known == "", "inconclusive", known))
@@ -296,8 +287,13 @@ def decide_entries(table: Any, plan: Plan) -> SequentialResult:
             BayescompWarning,
             stacklevel=3,
         )
-    none = {"decision": "continue", "estimate": math.nan, "lower": -math.inf, "upper": math.inf}
-    last = looks.iloc[-1] if len(looks) else pd.Series(none)
+    last = (
+        looks.iloc[-1]
+        if len(looks)
+        else pd.Series(
+            {"decision": "continue", "estimate": math.nan, "lower": -math.inf, "upper": math.inf}
+        )
+    )
     return SequentialResult(
         decision=str(last["decision"]),
         decided_at=int(last["items"]) if decided.size else None,
@@ -307,17 +303,26 @@ def decide_entries(table: Any, plan: Plan) -> SequentialResult:
         upper=float(last["upper"]),
         n_items=int(table["items"].sum()),
         plan=plan,
-        method="empirical Bernstein" if bound is not None else "asymptotic normal mixture",
+        method="asymptotic normal mixture"
+        if bound is None
+        else "betting tests decide; empirical Bernstein",
     )
 
 
-def _guard_bounds(x: np.ndarray, at: np.ndarray, alpha: float, plan: Plan, name: str) -> tuple:
-    """A guard's sequence at each look (``(-inf, inf)`` before its first entry)."""
+def _sequence_at(x: np.ndarray, at: np.ndarray, alpha: float, bound: float | None) -> tuple:
+    """The confidence sequence of the entries of ``x`` that are not NaN at each look:
+    ``(estimate, lower, upper)``, ``(nan, -inf, inf)`` before the first; empirical Bernstein
+    on ``[-bound, bound]``, the asymptotic one when ``bound`` is None."""
     inside = ~np.isnan(x)
-    metric = name.split(" ", 1)[1] if name.startswith("guardrail") else plan.metric
-    _, lo, hi = confidence_sequence(x[inside], alpha, BOUNDS.get(item_kind(metric)))
+    seq = (
+        asymptotic_cs(x[inside], alpha)
+        if bound is None
+        else empirical_bernstein_cs(x[inside], alpha, bound)
+    )
     seen = np.cumsum(inside)[at]
-    return np.r_[-np.inf, lo][seen], np.r_[np.inf, hi][seen]
+    return tuple(
+        np.r_[first, s][seen] for first, s in zip((np.nan, -np.inf, np.inf), seq, strict=True)
+    )
 
 
 @dataclass(frozen=True)
@@ -331,7 +336,9 @@ class SequentialResult:
         The item count at the decision (None while it is ``continue``).
     looks : DataFrame
         One row per look: ``items``, ``estimate``, ``lower``, ``upper`` (the confidence
-        sequence of the mean oriented difference), each guard's bounds, ``decision``.
+        sequence of the mean oriented difference), for bounded scores ``e promote`` (the
+        e-value against ``mean <= +margin``: promote when it reaches ``1 / (1 - gamma_k)``),
+        each guard's bounds, ``decision``.
     estimate, lower, upper : float
         At the last look.
     n_items : int

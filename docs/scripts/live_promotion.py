@@ -3,8 +3,9 @@ Live promotion: a confidence sequence over a prediction log
 ===========================================================
 
 The figure of :doc:`/live_promotion`: a shadow candidate whose log loss is lower than the
-production model's, watched every 500 labelled items; the confidence sequence clears the
-margin and the watch stops at the first look where it does.
+production model's, watched every 500 labelled items; the betting test against "mean <=
+margin" promotes it and the watch stops at that look (the sequence shown is widened to the
+margin until then).
 """
 
 # %%
