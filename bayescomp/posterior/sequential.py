@@ -491,7 +491,7 @@ def watch(
     ...                     "new": np.where(rng.random(y.size) < 0.9, y, 1 - y)})
     >>> res = watch(log, baseline="old", candidate="new", metric="accuracy", rope=0.02, every=100)
     >>> res.decision, res.decided_at
-    ('promote', 700)
+    ('promote', 100)
     """
     frame = read_log(log)
     settings = dict(locals())
