@@ -75,6 +75,17 @@ def read_predictions(args: argparse.Namespace) -> tuple[Any, dict[str, Any], lis
     return table, columns, models
 
 
+def label_options(args: argparse.Namespace, table: Any, columns: dict[str, Any]) -> dict[str, Any]:
+    """``--threshold`` and ``--pos-label`` (parsed to the label column's type) as the
+    options of a comparison on the predictions table."""
+    from bayescomp.cli._io import parse_label
+
+    given = {"threshold": args.threshold}
+    if args.pos_label is not None and columns["y_true"] is not None:
+        given["pos_label"] = parse_label(args.pos_label, table[columns["y_true"]].to_numpy())
+    return given
+
+
 def compare_all(
     args: argparse.Namespace,
     table: Any,
@@ -98,10 +109,10 @@ def compare_all(
             metric=metric,
             rope=args.rope,
             higher_is_better=args.higher_is_better,
-            threshold=args.threshold,
             draws=args.posterior_draws,
             random_state=args.seed,
             **slice_options(args),
+            **label_options(args, table, columns),
             **columns,
         )
         for c in candidates

@@ -329,14 +329,14 @@ def _select_predictions(args: argparse.Namespace) -> Any:
     """``select --predictions``: a selection over the model columns of one test set
     (``--rule``: family-wise by default)."""
     from bayescomp.cli.main import UserError
-    from bayescomp.cli.predictions import read_predictions
+    from bayescomp.cli.predictions import label_options, read_predictions
     from bayescomp.studies.select import select
 
     slicing = slice_options(args)
     if args.source:
         raise UserError("--predictions reads one CSV of item-level predictions; give no SOURCE")
     table, columns, models = read_predictions(args)
-    options = dict(columns, threshold=args.threshold, random_state=args.seed)
+    options = dict(columns, random_state=args.seed, **label_options(args, table, columns))
     options |= slicing  # the slice guardrail (docs/slices.md)
     if args.posterior_draws is not None:
         options["draws"] = args.posterior_draws

@@ -387,7 +387,9 @@ def holdout_posterior(
     name, direction = resolve(metric, y_true, higher_is_better, (baseline, candidate))
     rope = as_margin(rope, metric=name, takes=(Absolute,), where="one test set")
     if pos_label is not None:
-        y_true, baseline, candidate = positive_class(name, pos_label, y_true, baseline, candidate)
+        y_true, baseline, candidate = positive_class(
+            name, pos_label, y_true, baseline, candidate, threshold=threshold
+        )
     draws = _check_draws(draws)
     if not (np.isfinite(prior) and prior >= 0):
         raise ValueError(f"prior must be a count >= 0 (1 is uniform); got {prior!r}")
