@@ -872,7 +872,7 @@ def _new_surfaces(found: dict[str, Entry]) -> dict[str, Entry]:
             "random_state": 0,
         },
         {},
-        {"rope": (["1%", "0.1sd", 2, True], [R] * 4), "cluster": (["nope"], [R])},
+        {"rope": (["1%", "0.1sd", 2, True], [False, False, R, R]), "cluster": (["nope"], [R])},
         variants={
             "slices without slice_rope": (lambda kw: {**kw, "slices": "region"}, R),
             "slices a list": (lambda kw: {**kw, "slices": ["region"], "slice_rope": 0.02}, R),

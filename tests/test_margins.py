@@ -125,10 +125,14 @@ def test_margin_values_are_checked(bad):
         Standardized(bad)
 
 
-def test_margins_refuse_predictions_and_several_metrics():
-    preds = pd.DataFrame({"y_true": [0, 1] * 10, "a": [0, 1] * 10, "b": [1, 1] * 10})
-    with pytest.raises(ValueError, match="scores table with one metric"):
-        bc.compare(preds, "a", "b", rope="1%")
+def test_margins_refuse_several_metrics():
+    f = pd.DataFrame(
+        {"model": np.repeat(["a", "b"], 10), "split": np.tile(np.arange(10), 2)}
+        | {"acc": np.linspace(0.7, 0.9, 20), "f1": np.linspace(0.6, 0.8, 20)}
+    )
+    s = bc.Scores.from_frame(f, test_fraction=0.1)
+    with pytest.raises(ValueError, match="several metrics takes a ROPE that is absolute"):
+        bc.compare(s, "a", "b", metric=["acc", "f1"], rope="1%")
     assert as_margin("2 %") == Relative(0.02) and as_margin(" 0.3sd") == Standardized(0.3)
 
 

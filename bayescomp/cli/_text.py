@@ -39,7 +39,7 @@ def rope_note(rope: Any) -> str:
     'ROPE ±0.01 (--rope): differences within '
     """
     if not isinstance(rope, float | int):  # a margin resolved per comparison
-        on = "log ratio" if "%" in str(rope) else "difference"
+        on = "ratio to the baseline" if "%" in str(rope) else "difference"
         return f"ROPE ±{rope} (--rope): a {on} within it counts as practically equivalent."
     rope = float(rope)
     if rope == 0:

@@ -137,7 +137,7 @@ def run_predictions(args: argparse.Namespace) -> int:
             r.to_dict(gamma=args.gamma) | {"reason": d.reason, "gamma": d.gamma}
             for r, d in zip(results, decisions, strict=True)
         ],
-        lambda: format_holdout(results, decisions),
+        lambda: format_holdout(results, decisions, args.rope),
         results,
         figure=lambda r: r.plot().figure,
     )
@@ -165,17 +165,25 @@ def _companions(r: Any) -> str:
     return "; ".join(parts)
 
 
-def format_holdout(results: list[Any], decisions: list[Any]) -> str:
-    """Fixed-width table of comparisons on one test set, then the design and the reasons."""
+def format_holdout(results: list[Any], decisions: list[Any], margin: Any) -> str:
+    """Fixed-width table of comparisons on one test set, then the design and the reasons
+    (``margin``: the ROPE as given, each candidate's half-width in its reason)."""
+    from bayescomp.core.margins import parse_margin
     from bayescomp.posterior.slices import worse_text
 
     r0 = results[0]
+    same = len({r.rope for r in results}) == 1
+    rope = (
+        parse_margin(margin).label(r0.rope, reference=r0.baseline_score)
+        if same
+        else f"±{margin} (per candidate, in its reason)"
+    )
     design = f"   clusters: {r0.n_clusters}" if r0.n_clusters else ""
     if r0.n_rows != r0.n_items:
         design += f"   rows: {r0.n_rows}"
     head = (
         f"baseline: {r0.baseline_name} ({r0.metric}: {r0.baseline_score:.4f})   "
-        f"metric: {r0.metric}   rope: ±{r0.rope:g}   items: {r0.n_items}{design}"
+        f"metric: {r0.metric}   rope: {rope}   items: {r0.n_items}{design}"
     )
     cols = ["candidate", r0.metric or "score", "posterior mean", *INTERVAL_COLUMNS]
     rows = [
@@ -185,7 +193,7 @@ def format_holdout(results: list[Any], decisions: list[Any]) -> str:
     widths = [max(len(c), *(len(row[i]) for row in rows)) for i, c in enumerate(cols)]
     line = "  ".join(c.ljust(w) for c, w in zip(cols, widths, strict=True))
     body = ["  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)) for row in rows]
-    lines = [head, "", line, "-" * len(line), *body, "", rope_note(r0.rope), ""]
+    lines = [head, "", line, "-" * len(line), *body, "", rope_note(margin), ""]
     for r, d in zip(results, decisions, strict=True):
         lines.append(f"  {r.candidate_name}: {d.reason}")
         extra = []

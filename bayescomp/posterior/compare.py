@@ -145,12 +145,12 @@ def compare(
     """
     spec = None if method == "auto" else lookup(method)
     if not isinstance(rope, dict):
-        one = isinstance(metric, str | None) and not is_predictions(scores, None)
+        one = isinstance(metric, str | None)
         rope = as_margin(
             rope,
             metric=metric if isinstance(metric, str) else None,
             takes=(Absolute, Relative, Standardized) if one else (Absolute,),
-            where="a predictions table or several metrics",
+            where="several metrics",
         )
     if spec is None and is_predictions(scores, options.get("y_true", TRUTH_COLUMN)):
         spec = lookup("holdout")  # y_true and a column per model: one test set
