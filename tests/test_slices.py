@@ -204,6 +204,32 @@ def test_select_promotes_the_next_challenger_that_holds_its_slices(degraded, tmp
     assert "blocked by slice" in degraded._repr_html_()
 
 
+@pytest.mark.parametrize("rule", ["family", "champion_challenger"])
+def test_select_recommendation_names_the_slice_that_blocks_the_promotion(rule):
+    """A predictions table has no repetitions: when a slice blocks the only challenger that
+    is better overall, the recommendation names that slice (the one whose mean per-item
+    difference is lowest, by hand) and says to score more of its items."""
+    import bayescomp as bc
+
+    t = _table(south=-0.05)
+    by_hand = ((t.b == t.y_true).astype(float) - (t.a == t.y_true)).groupby(t.region).mean()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sel = bc.select(
+            t,
+            baseline="a",
+            metric="accuracy",
+            rope=0.01,
+            rule=rule,
+            compare_options={"slices": "region", "slice_rope": 0.02, "random_state": 0},
+        )
+    text = sel.recommendation["text"]
+    worst = by_hand.idxmin()
+    assert sel.champion == "a" and sel.steps.loc[0, "p_right"] >= 0.95
+    assert f"score more items of slice {worst!r}" in text and "repetitions" not in text
+    assert text.startswith("keep a: b is better beyond the ROPE overall")
+
+
 def test_cv_slices_from_the_one_fitter_match_per_split_accuracy():
     """cross_validate_slices keeps every split's test predictions; slice_cv_test's per-slice
     units are the per-split accuracy differences of each slice's test rows (checked against
