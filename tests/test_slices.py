@@ -175,22 +175,31 @@ def test_small_bench_false_alarm_and_detection():
     assert bad["named"][j] >= stats.binom.ppf(0.01, 40, 0.80)  # >= 26 of 40
 
 
-def test_select_promotes_the_next_challenger_that_holds_its_slices(degraded, tmp_path):
-    """The family rule blocks the challenger worse on south and promotes the one that holds
-    its slices; the steps, selection.json, the report and the notebook card show the slices."""
+def _select_sliced(t: pd.DataFrame, **kw):
+    """``select`` from baseline ``a`` under the slice guardrail on ``region``."""
     import bayescomp as bc
 
-    t = _table(south=-0.05)
-    t["c"] = t["b"].where(t["region"] != "south", t["a"])  # b's gains, without the south loss
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        sel = bc.select(
+        return bc.select(
             t,
             baseline="a",
             metric="accuracy",
             rope=0.01,
             compare_options={"slices": "region", "slice_rope": 0.02, "random_state": 0},
+            **kw,
         )
+
+
+def test_select_promotes_the_next_challenger_that_holds_its_slices(degraded, tmp_path):
+    """The family rule blocks the challenger worse on south and promotes the one that holds
+    its slices; the steps, selection.json, the report and the notebook card show the slices."""
+
+    t = _table(south=-0.05)
+    t["c"] = t["b"].where(t["region"] != "south", t["a"])  # b's gains, without the south loss
+    sel = _select_sliced(t)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
         report = sel.report(tmp_path / "rep")
     steps = sel.steps.set_index("challenger")
     assert sel.champion == "c"
@@ -209,20 +218,10 @@ def test_select_recommendation_names_the_slice_that_blocks_the_promotion(rule):
     """A predictions table has no repetitions: when a slice blocks the only challenger that
     is better overall, the recommendation names that slice (the one whose mean per-item
     difference is lowest, by hand) and says to score more of its items."""
-    import bayescomp as bc
 
     t = _table(south=-0.05)
     by_hand = ((t.b == t.y_true).astype(float) - (t.a == t.y_true)).groupby(t.region).mean()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        sel = bc.select(
-            t,
-            baseline="a",
-            metric="accuracy",
-            rope=0.01,
-            rule=rule,
-            compare_options={"slices": "region", "slice_rope": 0.02, "random_state": 0},
-        )
+    sel = _select_sliced(t, rule=rule)
     text = sel.recommendation["text"]
     worst = by_hand.idxmin()
     assert sel.champion == "a" and sel.steps.loc[0, "p_right"] >= 0.95
