@@ -213,3 +213,15 @@ def test_relative_margin_on_predictions_from_the_command_line(one_test_set, tmp_
     assert main(["select", *argv, "--json"]) == 0
     steps = json.loads(capsys.readouterr().out)["steps"]
     assert steps[0]["rope"] == pytest.approx(0.01 * base, rel=1e-12)
+
+
+def test_nan_scores_under_a_relative_margin_name_only_the_model_that_has_them():
+    f = pd.DataFrame(
+        {"model": ["lr"] * 10 + ["rf"] * 10, "split": list(range(10)) * 2}
+        | {"accuracy": np.r_[np.linspace(0.6, 0.62, 10), np.linspace(0.61, 0.63, 10)]}
+    )
+    f.loc[[3, 5], "accuracy"] = np.nan
+    s = bc.Scores.from_frame(f, test_fraction=0.1)
+    with pytest.raises(ValueError, match=r"in 'lr' \(2 scores\); fix") as info:
+        bc.compare(s, "lr", "rf", rope="1%")
+    assert "rf" not in str(info.value)

@@ -209,14 +209,17 @@ def predictions_posterior(
         raise ValueError(f"baseline and candidate are the same column {baseline!r}")
     cols = {k: v for k, v in names.items() if k != "sample" and isinstance(v, str)}
     prediction_models(table, y_true=y_true, models=[str(baseline), str(candidate)], **cols)
+    used = [c for c in (y_true, str(baseline), str(candidate)) if c is not None]
+    missing = {str(c): int(n) for c, n in table[used].isna().sum().items() if n}
+    if missing:
+        raise ValueError(
+            "missing values in "
+            + ", ".join(f"column {c!r} ({n} rows)" for c, n in missing.items())
+            + "; drop those items for every model so that the predictions stay paired"
+        )
     table = with_positive_class(table, y_true, [str(baseline), str(candidate)], metric, options)
     pair = table[[str(baseline), str(candidate)]]
     y = _column(table, y_true, "y_true")
-    if pair.isna().to_numpy().any() or (y is not None and pd.isna(y).any()):
-        raise ValueError(
-            f"the columns {[y_true, str(baseline), str(candidate)]} have missing values; drop "
-            "those items for every model so that the predictions stay paired"
-        )
     labels = {"baseline_name": str(baseline), "candidate_name": str(candidate)}
     data = PairedPredictions(
         y,
