@@ -303,3 +303,34 @@ def test_no_slice_is_named_most_likely_worse_when_none_is_worse_in_any_draw():
     assert worse_text(None) == "no slice worse in any draw"
     Fake.per_slice = pd.DataFrame({"slice": ["n", "s"], "p_worse": [0.0, 0.2]})
     assert SliceResult.worst_slice.fget(Fake()) == "s"
+
+
+def _two_slices(tmp_path) -> list[str]:
+    """``--predictions`` of a table with two slices, which leave the slice fit's spread
+    poorly identified (so it retries), and the slice flags."""
+    rng = np.random.default_rng(2)
+    y = rng.integers(0, 2, 300)
+    t = pd.DataFrame(
+        {"y_true": y, "region": rng.choice(["north", "south"], 300)}
+        | {m: np.where(rng.random(300) < acc, y, 1 - y) for m, acc in (("A", 0.8), ("B", 0.85))}
+    )
+    t.to_csv(tmp_path / "p.csv", index=False)
+    flags = ["--baseline", "A", "--rope", "0.01", "--slice", "region", "--slice-rope", "0.02"]
+    return ["--predictions", str(tmp_path / "p.csv"), *flags]
+
+
+@pytest.mark.parametrize("command", ["compare", "select"])
+def test_quiet_leaves_out_the_slice_fits_retries(tmp_path, capsys, command):
+    """Each retry of the slice fit is said, but not under ``--quiet``."""
+    err = {}
+    for quiet in ([], ["--quiet"]):
+        main([command, *_two_slices(tmp_path), "--seed", "1", *quiet])
+        err[bool(quiet)] = capsys.readouterr().err
+    assert "hierarchical fit, attempt 1 of up to" in err[False]
+    assert "attempt" not in err[True]
+
+
+def test_quiet_still_says_a_slice_fit_that_never_converged(tmp_path, capsys):
+    main(["compare", *_two_slices(tmp_path), "--seed", "0", "--quiet"])
+    err = capsys.readouterr().err
+    assert "did not converge after 4 attempts" in err and "attempt 1 of up to" not in err

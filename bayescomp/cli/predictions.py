@@ -10,6 +10,9 @@ item and sample columns (``--cluster``, ``--item``, ``--sample``)::
 from __future__ import annotations
 
 import argparse
+import contextlib
+import warnings
+from collections.abc import Iterator
 from typing import Any
 
 from bayescomp.cli._io import emit
@@ -41,6 +44,22 @@ def slice_options(args: argparse.Namespace) -> dict[str, Any]:
         )
     given = {"slices": args.slice, "slice_rope": args.slice_rope, "slice_gamma": args.slice_gamma}
     return given if args.slice else {}
+
+
+#: how the slice fit's retries begin: ``--quiet`` leaves them out (whether the slices
+#: converged in the end is still said, by a warning and in the decision)
+_RETRY = "hierarchical fit, attempt"
+
+
+@contextlib.contextmanager
+def quiet_retries(args: argparse.Namespace) -> Iterator[None]:
+    """The slice fit's retry warnings: shown, or left out under ``--quiet``."""
+    from bayescomp.core.exceptions import ConvergenceWarning
+
+    with warnings.catch_warnings():
+        if args.quiet:
+            warnings.filterwarnings("ignore", message=_RETRY, category=ConvergenceWarning)
+        yield
 
 
 def read_predictions(args: argparse.Namespace) -> tuple[Any, dict[str, Any], list[str]]:
@@ -128,7 +147,8 @@ def run_predictions(args: argparse.Namespace) -> int:
         )
     table, columns, models = read_predictions(args)
     candidates = args.candidate or [m for m in models if m != args.baseline]
-    results = compare_all(args, table, columns, args.baseline, candidates)
+    with quiet_retries(args):
+        results = compare_all(args, table, columns, args.baseline, candidates)
     decisions = [r.decision(args.gamma) for r in results]
     return emit(
         args,
