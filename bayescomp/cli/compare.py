@@ -25,7 +25,6 @@ from bayescomp.cli._text import (
 )
 from bayescomp.cli.main import UserError
 from bayescomp.cli.predictions import add_slice_flags, run_predictions
-from bayescomp.core.margins import parse_margin
 from bayescomp.core.text import terminal_literal
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -478,6 +477,8 @@ def _diagnostics(s: dict[str, Any]) -> list[str]:
 
 def format_table(results: list[Posterior], decisions: list[Decision], margin: Any) -> str:
     """The t-test's table, one line per candidate (read from each summary), then the reasons."""
+    from bayescomp.core.margins import parse_margin
+
     rows, s0 = [], results[0].summary().iloc[0]
     half = [f"±{float(r.rope):.4g}" for r in results]
     each = len(set(half)) > 1  # a standardized margin's half-width differs by candidate
