@@ -59,13 +59,22 @@ def _spark_builder():
 
 @pytest.fixture(scope="session")
 def _spark_available():
-    """Skips without Java or PySpark; stops the session at the end of the run."""
+    """Skips without Java or PySpark; starts the one JVM of the run (every later session of
+    this process reuses PySpark's gateway) under a watchdog that kills it, and what it
+    started, when pytest dies (tests/processes.py: it exits on its own only once its stdin
+    closes, which a forked child can hold open); stops the session at the end of the run."""
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
         pytest.skip("Spark needs Java (a JRE); not installed here")
     pytest.importorskip("pyspark")
     joblibspark = pytest.importorskip("joblibspark")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # workers: this venv's python
     joblibspark.register_spark()
+    from processes import descendants, guard
+    from pyspark import SparkContext
+
+    _spark_builder().getOrCreate()
+    jvm = SparkContext._gateway.proc.pid
+    guard({jvm, *descendants(jvm)})
     yield
     from pyspark.sql import SparkSession
 

@@ -369,7 +369,9 @@ def _accuracy_printed(stdout: str, folder: Path) -> str | None:
     return None
 
 
-def _predictions(folder: Path, frame: pd.DataFrame, command: str, *flags: str) -> list[str]:
+def _predictions(
+    folder: Path, frame: pd.DataFrame, command: str, *flags: str, rope: str = "0.01"
+) -> list[str]:
     path = folder / "p.csv"
     frame.to_csv(path, index=False)
     extra = ["--candidate", "new"] if command == "compare" else []
@@ -380,7 +382,7 @@ def _predictions(folder: Path, frame: pd.DataFrame, command: str, *flags: str) -
         "--baseline",
         "old",
         "--rope",
-        "0.01",
+        rope,
         *extra,
         *flags,
     ]
@@ -680,3 +682,60 @@ def run_file_case(name: str, folder: Path, seconds: float = 120) -> tuple[str, s
         if wrong:
             return "wrong number", wrong
     return outcome, (stderr or stdout)[-300:]
+
+
+def _text_labels() -> pd.DataFrame:
+    """The labels table with text classes "yes" / "no"."""
+    return _labels_table().replace({0: "no", 1: "yes"})
+
+
+#: one test set: text labels and --pos-label, a missing label, margins on predictions
+FILE_CASES.update(
+    {
+        "compare --predictions text labels, f1 without --pos-label": (
+            lambda f: (_predictions(f, _text_labels(), "compare", "--metric", "f1"), None),
+            True,
+        ),
+        "compare --predictions text labels --pos-label maybe": (
+            lambda f: (
+                _predictions(
+                    f, _text_labels(), "compare", "--metric", "f1", "--pos-label", "maybe"
+                ),
+                None,
+            ),
+            True,
+        ),
+        "select --predictions text labels --pos-label yes": (
+            lambda f: (
+                _predictions(f, _text_labels(), "select", "--metric", "f1", "--pos-label", "yes"),
+                None,
+            ),
+            False,
+        ),
+        "compare --predictions a missing label --pos-label yes": (
+            lambda f: (
+                _predictions(
+                    f,
+                    _text_labels()
+                    .astype(object)
+                    .assign(y_true=lambda t: t.y_true.mask(t.index == 3)),
+                    "compare",
+                    *("--metric", "f1", "--pos-label", "yes"),
+                ),
+                None,
+            ),
+            True,
+        ),
+        "compare --predictions roc_auc --rope 0.1sd": (
+            lambda f: (
+                _predictions(f, _probs(), "compare", "--metric", "roc_auc", rope="0.1sd"),
+                None,
+            ),
+            True,
+        ),
+        "select --predictions --rope 1%": (
+            lambda f: (_predictions(f, _labels_table(), "select", rope="1%"), None),
+            False,
+        ),
+    }
+)

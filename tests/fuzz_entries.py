@@ -874,7 +874,7 @@ def _new_surfaces(found: dict[str, Entry]) -> dict[str, Entry]:
             "random_state": 0,
         },
         {},
-        {"rope": (["1%", "0.1sd", 2, True], [R] * 4), "cluster": (["nope"], [R])},
+        {"rope": (["1%", "0.1sd", 2, True], [False, False, R, R]), "cluster": (["nope"], [R])},
         variants={
             "slices without slice_rope": (lambda kw: {**kw, "slices": "region"}, R),
             "slices a list": (lambda kw: {**kw, "slices": ["region"], "slice_rope": 0.02}, R),
@@ -1003,10 +1003,47 @@ def _ranking_edges(found: dict[str, Entry]) -> dict[str, Entry]:
     return found
 
 
+def _one_test_set_labels(found: dict[str, Entry]) -> dict[str, Entry]:
+    """One test set: text labels under ``pos_label``, a missing label (refused, not counted
+    as the negative class), relative and standardized margins on the metric's scale."""
+    bc = _bc()
+    rng = _rng(5)
+    y = np.where(rng.random(300) < 0.4, "yes", "no")
+    flip = {"yes": "no", "no": "yes"}
+
+    def labels(p: float) -> np.ndarray:
+        return np.where(rng.random(300) < p, y, [flip[v] for v in y])
+
+    base = {"y_true": y, "baseline": labels(0.8), "candidate": labels(0.85)}
+
+    def missing(arg: str) -> Callable[[dict], dict]:
+        return lambda kw: {**kw, arg: np.where(np.arange(300) == 7, None, kw[arg])}
+
+    found["holdout_posterior[pos_label]"] = Entry(
+        lambda kw: bc.holdout_posterior(**kw),
+        lambda: {**base, "metric": "f1", "pos_label": "yes", "random_state": 0},
+        {},
+        {
+            "pos_label": (["maybe", None], [R, R]),
+            "rope": (["1%", "0.1sd"], [False, R]),  # f1 has no per-item differences
+        },
+        variants={
+            "y_true with a missing label": (missing("y_true"), R),
+            "a missing predicted label": (missing("candidate"), R),
+            "metric accuracy": (lambda kw: {**kw, "metric": "accuracy"}, False),
+            "accuracy, rope 0.1sd": (
+                lambda kw: {**kw, "metric": "accuracy", "rope": "0.1sd"},
+                False,
+            ),
+        },
+    )
+    return found
+
+
 def entries() -> dict[str, Entry]:
     if not _CACHE:
         found = _new_surfaces(_audited_doors(_this_round(_audited_entries(_entries()))))
-        _CACHE.update(_changed_outside(_ranking_edges(found)))
+        _CACHE.update(_changed_outside(_one_test_set_labels(_ranking_edges(found))))
     return _CACHE
 
 

@@ -559,3 +559,13 @@ def test_coverage_bench_small_the_two_small_sample_cells():
     assert abs(cov_l - 0.95) < tol
     assert abs(cov_b - 0.95) < tol
     assert blind < 0.85
+
+
+def test_missing_predictions_name_only_the_columns_that_have_them():
+    """A predictions table with gaps in one model's column: the error names that column and
+    how many rows, not y_true or the other model."""
+    t = pd.DataFrame({"y_true": [0, 1] * 10, "a": [0, 1] * 10, "b": [1.0, 1.0] * 10})
+    t.loc[[2, 4, 6], "b"] = np.nan
+    with pytest.raises(ValueError, match=r"^missing values in column 'b' \(3 rows\); drop") as e:
+        bc.compare(t, "a", "b", rope=0.01)
+    assert "y_true" not in str(e.value) and "'a'" not in str(e.value)

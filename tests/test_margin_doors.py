@@ -98,7 +98,9 @@ def test_doors_that_take_absolute_margins_say_which_in_one_sentence():
     preds = pd.DataFrame({"y_true": [0, 1] * 20, "a": [0, 1] * 20, "b": [1, 1] * 20})
     calls = {
         "rank": lambda r: bc.rank(s, "acc", rope=r),
-        "one test set": lambda r: bc.compare(preds, "a", "b", metric="accuracy", rope=r),
+        "slice_rope": lambda r: bc.compare(
+            preds.assign(s=[0, 1] * 20), "a", "b", slices="s", slice_rope=r
+        ),
         "plan_repetitions": lambda r: bc.plan_repetitions(
             np.full(20, 0.01) + rng.normal(0, 0.01, 20), rho=0.1, rope=r
         ),
@@ -149,3 +151,77 @@ def test_family_rule_tests_each_challenger_at_its_own_standardized_half_width():
     gain = float(np.mean(steady - base))
     assert 0 < sel.recommendation["gain_lower"] < gain  # on the metric's scale
     assert "rope" in str(sel).splitlines()[2]  # each step's half-width in the table
+
+
+@pytest.fixture(scope="module")
+def one_test_set():
+    """Two models' labels and probabilities on 600 items: B right more often than A."""
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 2, 600)
+    p_a = np.clip(0.5 + (y - 0.5) * rng.uniform(0.0, 0.8, 600), 0.01, 0.99)
+    p_b = np.clip(0.5 + (y - 0.5) * rng.uniform(0.1, 0.9, 600), 0.01, 0.99)
+    return pd.DataFrame(
+        {"y_true": y, "A": (rng.random(600) < 0.2) ^ y, "B": (rng.random(600) < 0.12) ^ y}
+        | {"pA": p_a, "pB": p_b}
+    ).astype({"A": int, "B": int})
+
+
+@pytest.mark.parametrize(
+    ("metric", "cols", "by_hand"),
+    [
+        ("accuracy", "AB", lambda y, p: np.mean(y == p)),
+        ("log_loss", ["pA", "pB"], lambda y, p: -np.mean(np.log(np.where(y == 1, p, 1 - p)))),
+        ("roc_auc", ["pA", "pB"], None),
+    ],
+)
+def test_relative_margin_on_one_test_set_is_a_share_of_the_baseline_metric(
+    one_test_set, metric, cols, by_hand
+):
+    """``"1%"`` on a predictions table: ±1 % of the baseline's metric on the test set, on
+    the metric's scale; the same posterior as that absolute half-width given by hand."""
+    from sklearn.metrics import roc_auc_score
+
+    t, (a, b) = one_test_set, cols
+    base = (by_hand or (lambda y, p: roc_auc_score(y, p)))(t.y_true.to_numpy(), t[a].to_numpy())
+    res = bc.compare(t, a, b, metric=metric, rope="1%", random_state=3)
+    assert res.rope == pytest.approx(0.01 * base, rel=1e-12)
+    same = bc.compare(t, a, b, metric=metric, rope=0.01 * base, random_state=3)
+    assert (res.p_left, res.p_rope, res.p_right) == (same.p_left, same.p_rope, same.p_right)
+
+
+def test_standardized_margin_on_one_test_set_counts_sds_of_the_item_differences(one_test_set):
+    """``"0.1sd"`` on a predictions table: 0.1 sd (ddof 1) of the per-item differences; a
+    whole-set metric (no per-item differences) is refused in one line."""
+    t = one_test_set
+    d = (t.y_true == t.B).astype(float) - (t.y_true == t.A).astype(float)
+    res = bc.compare(t, "A", "B", metric="accuracy", rope="0.1sd", random_state=0)
+    assert res.rope == pytest.approx(0.1 * np.std(d, ddof=1), rel=1e-12)
+    with pytest.raises(ValueError, match=r"^a standardized margin .*roc_auc[^\n]*'1%'\)$"):
+        bc.compare(t, "pA", "pB", metric="roc_auc", rope="0.1sd")
+
+
+def test_relative_margin_on_predictions_from_the_command_line(one_test_set, tmp_path, capsys):
+    """``compare``/``select --predictions --rope 1%``: the header says the margin and its
+    half-width on the metric's scale; the selection decides at the same half-width."""
+    path = tmp_path / "p.csv"
+    one_test_set[["y_true", "A", "B"]].to_csv(path, index=False)
+    base = float(np.mean(one_test_set.y_true == one_test_set.A))
+    argv = ["--predictions", str(path), "--baseline", "A", "--rope", "1%", "--quiet"]
+    assert main(["compare", *argv]) == 0
+    head = capsys.readouterr().out.splitlines()[0]
+    assert f"rope: ±1 % (relative; ±{0.01 * base:.3g} on the metric's scale)" in head
+    assert main(["select", *argv, "--json"]) == 0
+    steps = json.loads(capsys.readouterr().out)["steps"]
+    assert steps[0]["rope"] == pytest.approx(0.01 * base, rel=1e-12)
+
+
+def test_nan_scores_under_a_relative_margin_name_only_the_model_that_has_them():
+    f = pd.DataFrame(
+        {"model": ["lr"] * 10 + ["rf"] * 10, "split": list(range(10)) * 2}
+        | {"accuracy": np.r_[np.linspace(0.6, 0.62, 10), np.linspace(0.61, 0.63, 10)]}
+    )
+    f.loc[[3, 5], "accuracy"] = np.nan
+    s = bc.Scores.from_frame(f, test_fraction=0.1)
+    with pytest.raises(ValueError, match=r"in 'lr' \(2 scores\); fix") as info:
+        bc.compare(s, "lr", "rf", rope="1%")
+    assert "rf" not in str(info.value)

@@ -125,10 +125,14 @@ def test_margin_values_are_checked(bad):
         Standardized(bad)
 
 
-def test_margins_refuse_predictions_and_several_metrics():
-    preds = pd.DataFrame({"y_true": [0, 1] * 10, "a": [0, 1] * 10, "b": [1, 1] * 10})
-    with pytest.raises(ValueError, match="scores table with one metric"):
-        bc.compare(preds, "a", "b", rope="1%")
+def test_margins_refuse_several_metrics():
+    f = pd.DataFrame(
+        {"model": np.repeat(["a", "b"], 10), "split": np.tile(np.arange(10), 2)}
+        | {"acc": np.linspace(0.7, 0.9, 20), "f1": np.linspace(0.6, 0.8, 20)}
+    )
+    s = bc.Scores.from_frame(f, test_fraction=0.1)
+    with pytest.raises(ValueError, match="several metrics takes a ROPE that is absolute"):
+        bc.compare(s, "a", "b", metric=["acc", "f1"], rope="1%")
     assert as_margin("2 %") == Relative(0.02) and as_margin(" 0.3sd") == Standardized(0.3)
 
 
@@ -149,3 +153,25 @@ def test_cli_rope_percent(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         main([*cmd, "1x"])
     assert exc.value.code == 2 and "relative margin ('1%')" in capsys.readouterr().err
+
+
+def test_cli_relative_margin_headers_say_log_ratio(tmp_path, capsys):
+    """Under ``--rope 1%`` the table's mean and interval are of the log ratio: the headers
+    and the legend say so, and the mean is the by-hand mean of log(gbm / lr)."""
+    rng = np.random.default_rng(5)
+    b = 0.8 + 0.01 * rng.standard_normal(20)
+    g = b * np.exp(0.03 + 0.002 * rng.standard_normal(20))
+    f = pd.DataFrame(
+        {"model": np.repeat(["lr", "gbm"], 20), "split": np.tile(np.arange(20), 2)}
+        | {"accuracy": np.r_[b, g], "n_train": 90, "n_test": 10}
+    )
+    f.to_csv(tmp_path / "s.csv", index=False)
+    from bayescomp.cli.main import main
+
+    assert main(["compare", str(tmp_path / "s.csv"), "--baseline", "lr", "--rope", "1%"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "rope: ±1 % (relative; ±0.00995 on the log ratio)" in lines[0]
+    assert "mean log ratio" in lines[2] and "95% HDI (log ratio)" in lines[2]
+    assert "mean diff" not in lines[2]
+    assert f"{np.mean(np.log(g / b)):+.4f}" in lines[4].split()
+    assert any("Log ratios are log(candidate / baseline)." in line for line in lines)

@@ -80,6 +80,14 @@ def _left(pids: set[int], within: float) -> list[int]:
     return left
 
 
+def _command(pid: int) -> str:
+    """The name of ``pid``'s program ("" once it is gone)."""
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
 def _listening(host: str, port: int) -> bool:
     with socket.socket() as s:
         s.settimeout(2)
@@ -102,3 +110,30 @@ def test_mlflow_server_dies_with_a_killed_pytest(tmp_path):
     while _listening(host, int(port)) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not _listening(host, int(port)), f"{uri} still answers after pytest's SIGKILL"
+
+
+#: a test that holds the session's Spark ``local[2]`` (tests/conftest.py) with a Python
+#: worker, and a forked child (as a fork-started pool has) that keeps the JVM's stdin open
+SPARK = """
+import multiprocessing, time
+from conftest import _spark_available, spark_session
+
+def test_hold(spark_session):
+    assert spark_session.sparkContext.parallelize(range(8), 2).map(lambda x: x).sum() == 28
+    multiprocessing.get_context("fork").Process(target=time.sleep, args=(300,)).start()
+    open({ready!r}, "w").write("up")
+    time.sleep(300)
+"""
+
+
+def test_spark_jvm_dies_with_a_killed_pytest(tmp_path):
+    """The JVM PySpark starts for the tests' Spark session dies with a SIGKILLed pytest,
+    also while a forked child holds its stdin open (its own exit on EOF never comes)."""
+    pytest.importorskip("pyspark")
+    started, _ = _kill_pytest_holding(tmp_path, SPARK, wait=180)
+    jvm = {p for p in started if _command(p) == "java"}
+    assert jvm
+    try:
+        assert not _left(jvm, within=10), "the JVM is alive 10 s after pytest's SIGKILL"
+    finally:
+        _left(started, within=0)  # the forked child, which nothing of the tests started

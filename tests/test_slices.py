@@ -175,22 +175,31 @@ def test_small_bench_false_alarm_and_detection():
     assert bad["named"][j] >= stats.binom.ppf(0.01, 40, 0.80)  # >= 26 of 40
 
 
-def test_select_promotes_the_next_challenger_that_holds_its_slices(degraded, tmp_path):
-    """The family rule blocks the challenger worse on south and promotes the one that holds
-    its slices; the steps, selection.json, the report and the notebook card show the slices."""
+def _select_sliced(t: pd.DataFrame, **kw):
+    """``select`` from baseline ``a`` under the slice guardrail on ``region``."""
     import bayescomp as bc
 
-    t = _table(south=-0.05)
-    t["c"] = t["b"].where(t["region"] != "south", t["a"])  # b's gains, without the south loss
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        sel = bc.select(
+        return bc.select(
             t,
             baseline="a",
             metric="accuracy",
             rope=0.01,
             compare_options={"slices": "region", "slice_rope": 0.02, "random_state": 0},
+            **kw,
         )
+
+
+def test_select_promotes_the_next_challenger_that_holds_its_slices(degraded, tmp_path):
+    """The family rule blocks the challenger worse on south and promotes the one that holds
+    its slices; the steps, selection.json, the report and the notebook card show the slices."""
+
+    t = _table(south=-0.05)
+    t["c"] = t["b"].where(t["region"] != "south", t["a"])  # b's gains, without the south loss
+    sel = _select_sliced(t)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
         report = sel.report(tmp_path / "rep")
     steps = sel.steps.set_index("challenger")
     assert sel.champion == "c"
@@ -202,6 +211,22 @@ def test_select_promotes_the_next_challenger_that_holds_its_slices(degraded, tmp
     assert first["slice_guardrail"]["worst_slice"] == "south"
     assert (tmp_path / "rep" / "step_01_slices.png").is_file() and report.is_file()
     assert "blocked by slice" in degraded._repr_html_()
+
+
+@pytest.mark.parametrize("rule", ["family", "champion_challenger"])
+def test_select_recommendation_names_the_slice_that_blocks_the_promotion(rule):
+    """A predictions table has no repetitions: when a slice blocks the only challenger that
+    is better overall, the recommendation names that slice (the one whose mean per-item
+    difference is lowest, by hand) and says to score more of its items."""
+
+    t = _table(south=-0.05)
+    by_hand = ((t.b == t.y_true).astype(float) - (t.a == t.y_true)).groupby(t.region).mean()
+    sel = _select_sliced(t, rule=rule)
+    text = sel.recommendation["text"]
+    worst = by_hand.idxmin()
+    assert sel.champion == "a" and sel.steps.loc[0, "p_right"] >= 0.95
+    assert f"score more items of slice {worst!r}" in text and "repetitions" not in text
+    assert text.startswith("keep a: b is better beyond the ROPE overall")
 
 
 def test_cv_slices_from_the_one_fitter_match_per_split_accuracy():
@@ -278,3 +303,34 @@ def test_no_slice_is_named_most_likely_worse_when_none_is_worse_in_any_draw():
     assert worse_text(None) == "no slice worse in any draw"
     Fake.per_slice = pd.DataFrame({"slice": ["n", "s"], "p_worse": [0.0, 0.2]})
     assert SliceResult.worst_slice.fget(Fake()) == "s"
+
+
+def _two_slices(tmp_path) -> list[str]:
+    """``--predictions`` of a table with two slices, which leave the slice fit's spread
+    poorly identified (so it retries), and the slice flags."""
+    rng = np.random.default_rng(2)
+    y = rng.integers(0, 2, 300)
+    t = pd.DataFrame(
+        {"y_true": y, "region": rng.choice(["north", "south"], 300)}
+        | {m: np.where(rng.random(300) < acc, y, 1 - y) for m, acc in (("A", 0.8), ("B", 0.85))}
+    )
+    t.to_csv(tmp_path / "p.csv", index=False)
+    flags = ["--baseline", "A", "--rope", "0.01", "--slice", "region", "--slice-rope", "0.02"]
+    return ["--predictions", str(tmp_path / "p.csv"), *flags]
+
+
+@pytest.mark.parametrize("command", ["compare", "select"])
+def test_quiet_leaves_out_the_slice_fits_retries(tmp_path, capsys, command):
+    """Each retry of the slice fit is said, but not under ``--quiet``."""
+    err = {}
+    for quiet in ([], ["--quiet"]):
+        main([command, *_two_slices(tmp_path), "--seed", "1", *quiet])
+        err[bool(quiet)] = capsys.readouterr().err
+    assert "hierarchical fit, attempt 1 of up to" in err[False]
+    assert "attempt" not in err[True]
+
+
+def test_quiet_still_says_a_slice_fit_that_never_converged(tmp_path, capsys):
+    main(["compare", *_two_slices(tmp_path), "--seed", "0", "--quiet"])
+    err = capsys.readouterr().err
+    assert "did not converge after 4 attempts" in err and "attempt 1 of up to" not in err

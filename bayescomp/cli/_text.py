@@ -39,7 +39,7 @@ def rope_note(rope: Any) -> str:
     'ROPE ±0.01 (--rope): differences within '
     """
     if not isinstance(rope, float | int):  # a margin resolved per comparison
-        on = "log ratio" if "%" in str(rope) else "difference"
+        on = "ratio to the baseline" if "%" in str(rope) else "difference"
         return f"ROPE ±{rope} (--rope): a {on} within it counts as practically equivalent."
     rope = float(rope)
     if rope == 0:
@@ -159,6 +159,22 @@ def comparison_row(
         *([rope] if rope else []),
         d.outcome,
     ]
+
+
+def difference_headers(margin: Any, higher_is_better: bool) -> tuple[str, str, str]:
+    """The headers of a scores table's mean and interval, and the sentence saying what they
+    are: the log ratio under a relative margin (the posterior's scale), else the difference.
+
+    >>> difference_headers("1%", True)[:2]
+    ('mean log ratio', '95% HDI (log ratio)')
+    """
+    from bayescomp.core.margins import Relative, parse_margin
+
+    a, b = ("candidate", "baseline") if higher_is_better else ("baseline", "candidate")
+    low = "" if higher_is_better else " (lower is better)"
+    if isinstance(parse_margin(margin), Relative):
+        return "mean log ratio", "95% HDI (log ratio)", f"Log ratios are log({a} / {b}){low}."
+    return "mean diff", INTERVAL_COLUMNS[0], f"Differences are {a} − {b}{low}."
 
 
 def aligned(rows: list[list[str]], columns: list[str]) -> list[str]:

@@ -20,6 +20,7 @@ from bayescomp.cli._text import (
     LazyChoices,
     aligned,
     comparison_row,
+    difference_headers,
     rope_note,
 )
 from bayescomp.cli.main import UserError
@@ -478,6 +479,8 @@ def _diagnostics(s: dict[str, Any]) -> list[str]:
 
 def format_table(results: list[Posterior], decisions: list[Decision], margin: Any) -> str:
     """The t-test's table, one line per candidate (read from each summary), then the reasons."""
+    from bayescomp.core.margins import parse_margin
+
     rows, s0 = [], results[0].summary().iloc[0]
     half = [f"±{float(r.rope):.4g}" for r in results]
     each = len(set(half)) > 1  # a standardized margin's half-width differs by candidate
@@ -487,20 +490,20 @@ def format_table(results: list[Posterior], decisions: list[Decision], margin: An
         rows.append(
             comparison_row(r, d, _score(s["candidate_score"]), s["mean"], hdi, rope=each and h)
         )
-    rope = "per candidate (column rope)" if each else f"±{float(s0['rope']):g}"
+    rope = "per candidate (column rope)" if each else parse_margin(margin).label(s0["rope"])
     head = (
         f"baseline: {s0['baseline']} (mean {s0['metric']}: {_score(s0['baseline_score'])})   "
         f"metric: {s0['metric']}   rope: {rope}   "
         + (f"rho: {s0['rho']:.3g}" if "rho" in s0 else "time-ordered windows (AR(1) posterior)")
         + f"   splits: {s0['n']}"
     )
-    cols = ["candidate", f"mean {s0['metric']}", "mean diff", *INTERVAL_COLUMNS[:-1]]
+    mean, hdi, what = difference_headers(margin, results[0].higher_is_better)
+    cols = ["candidate", f"mean {s0['metric']}", mean, hdi, *INTERVAL_COLUMNS[1:-1]]
     cols += [*(["rope"] if each else []), "decision"]
     reasons = [f"  {r.candidate_name}: {d.reason}" for r, d in zip(results, decisions, strict=True)]
     legend = (
         f"P(left/rope/right): candidate worse beyond, within, better beyond the ROPE "
-        f"{rope}; P(better): candidate better at all. Differences are "
-        f"{'candidate − baseline' if results[0].higher_is_better else 'baseline − candidate (lower is better)'}."
+        f"{rope}; P(better): candidate better at all. {what}"
     )
     lines = [head, "", *aligned(rows, cols), "", legend, rope_note(margin), "", *reasons]
     return "\n".join(map(terminal_literal, lines))  # a name with a newline stays on its line

@@ -10,6 +10,9 @@ item and sample columns (``--cluster``, ``--item``, ``--sample``)::
 from __future__ import annotations
 
 import argparse
+import contextlib
+import warnings
+from collections.abc import Iterator
 from typing import Any
 
 from bayescomp.cli._io import emit
@@ -41,6 +44,22 @@ def slice_options(args: argparse.Namespace) -> dict[str, Any]:
         )
     given = {"slices": args.slice, "slice_rope": args.slice_rope, "slice_gamma": args.slice_gamma}
     return given if args.slice else {}
+
+
+#: how the slice fit's retries begin: ``--quiet`` leaves them out (whether the slices
+#: converged in the end is still said, by a warning and in the decision)
+_RETRY = "hierarchical fit, attempt"
+
+
+@contextlib.contextmanager
+def quiet_retries(args: argparse.Namespace) -> Iterator[None]:
+    """The slice fit's retry warnings: shown, or left out under ``--quiet``."""
+    from bayescomp.core.exceptions import ConvergenceWarning
+
+    with warnings.catch_warnings():
+        if args.quiet:
+            warnings.filterwarnings("ignore", message=_RETRY, category=ConvergenceWarning)
+        yield
 
 
 def read_predictions(args: argparse.Namespace) -> tuple[Any, dict[str, Any], list[str]]:
@@ -75,6 +94,17 @@ def read_predictions(args: argparse.Namespace) -> tuple[Any, dict[str, Any], lis
     return table, columns, models
 
 
+def label_options(args: argparse.Namespace, table: Any, columns: dict[str, Any]) -> dict[str, Any]:
+    """``--threshold`` and ``--pos-label`` (parsed to the label column's type) as the
+    options of a comparison on the predictions table."""
+    from bayescomp.cli._io import parse_label
+
+    given = {"threshold": args.threshold}
+    if args.pos_label is not None and columns["y_true"] is not None:
+        given["pos_label"] = parse_label(args.pos_label, table[columns["y_true"]].to_numpy())
+    return given
+
+
 def compare_all(
     args: argparse.Namespace,
     table: Any,
@@ -98,10 +128,10 @@ def compare_all(
             metric=metric,
             rope=args.rope,
             higher_is_better=args.higher_is_better,
-            threshold=args.threshold,
             draws=args.posterior_draws,
             random_state=args.seed,
             **slice_options(args),
+            **label_options(args, table, columns),
             **columns,
         )
         for c in candidates
@@ -117,7 +147,8 @@ def run_predictions(args: argparse.Namespace) -> int:
         )
     table, columns, models = read_predictions(args)
     candidates = args.candidate or [m for m in models if m != args.baseline]
-    results = compare_all(args, table, columns, args.baseline, candidates)
+    with quiet_retries(args):
+        results = compare_all(args, table, columns, args.baseline, candidates)
     decisions = [r.decision(args.gamma) for r in results]
     return emit(
         args,
@@ -126,7 +157,7 @@ def run_predictions(args: argparse.Namespace) -> int:
             r.to_dict(gamma=args.gamma) | {"reason": d.reason, "gamma": d.gamma}
             for r, d in zip(results, decisions, strict=True)
         ],
-        lambda: format_holdout(results, decisions),
+        lambda: format_holdout(results, decisions, args.rope),
         results,
         figure=lambda r: r.plot().figure,
     )
@@ -154,17 +185,25 @@ def _companions(r: Any) -> str:
     return "; ".join(parts)
 
 
-def format_holdout(results: list[Any], decisions: list[Any]) -> str:
-    """Fixed-width table of comparisons on one test set, then the design and the reasons."""
+def format_holdout(results: list[Any], decisions: list[Any], margin: Any) -> str:
+    """Fixed-width table of comparisons on one test set, then the design and the reasons
+    (``margin``: the ROPE as given, each candidate's half-width in its reason)."""
+    from bayescomp.core.margins import parse_margin
     from bayescomp.posterior.slices import worse_text
 
     r0 = results[0]
+    same = len({r.rope for r in results}) == 1
+    rope = (
+        parse_margin(margin).label(r0.rope, reference=r0.baseline_score)
+        if same
+        else f"±{margin} (per candidate, in its reason)"
+    )
     design = f"   clusters: {r0.n_clusters}" if r0.n_clusters else ""
     if r0.n_rows != r0.n_items:
         design += f"   rows: {r0.n_rows}"
     head = (
         f"baseline: {r0.baseline_name} ({r0.metric}: {r0.baseline_score:.4f})   "
-        f"metric: {r0.metric}   rope: ±{r0.rope:g}   items: {r0.n_items}{design}"
+        f"metric: {r0.metric}   rope: {rope}   items: {r0.n_items}{design}"
     )
     cols = ["candidate", r0.metric or "score", "posterior mean", *INTERVAL_COLUMNS]
     rows = [
@@ -174,7 +213,7 @@ def format_holdout(results: list[Any], decisions: list[Any]) -> str:
     widths = [max(len(c), *(len(row[i]) for row in rows)) for i, c in enumerate(cols)]
     line = "  ".join(c.ljust(w) for c, w in zip(cols, widths, strict=True))
     body = ["  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)) for row in rows]
-    lines = [head, "", line, "-" * len(line), *body, "", rope_note(r0.rope), ""]
+    lines = [head, "", line, "-" * len(line), *body, "", rope_note(margin), ""]
     for r, d in zip(results, decisions, strict=True):
         lines.append(f"  {r.candidate_name}: {d.reason}")
         extra = []

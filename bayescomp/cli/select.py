@@ -23,7 +23,7 @@ from typing import Any
 from bayescomp.cli import _parents
 from bayescomp.cli._backend import fit_options, on_backend
 from bayescomp.cli._text import DefaultsHelp, rope_note
-from bayescomp.cli.predictions import add_slice_flags, slice_options
+from bayescomp.cli.predictions import add_slice_flags, quiet_retries, slice_options
 
 
 def register(subparsers: Any) -> None:
@@ -227,7 +227,8 @@ def run(args: argparse.Namespace) -> int:
     from bayescomp.studies.fitted import select_models
 
     if args.predictions or args.slice or args.slice_rope:  # one test set (or a slice flag)
-        sel = _select_predictions(args)
+        with quiet_retries(args):
+            sel = _select_predictions(args)
         sel.settings["data"] = {"predictions": args.predictions}
         report = sel.report(args.report) if args.report else None
         _print(sel, args, True, report)
@@ -329,14 +330,14 @@ def _select_predictions(args: argparse.Namespace) -> Any:
     """``select --predictions``: a selection over the model columns of one test set
     (``--rule``: family-wise by default)."""
     from bayescomp.cli.main import UserError
-    from bayescomp.cli.predictions import read_predictions
+    from bayescomp.cli.predictions import label_options, read_predictions
     from bayescomp.studies.select import select
 
     slicing = slice_options(args)
     if args.source:
         raise UserError("--predictions reads one CSV of item-level predictions; give no SOURCE")
     table, columns, models = read_predictions(args)
-    options = dict(columns, threshold=args.threshold, random_state=args.seed)
+    options = dict(columns, random_state=args.seed, **label_options(args, table, columns))
     options |= slicing  # the slice guardrail (docs/slices.md)
     if args.posterior_draws is not None:
         options["draws"] = args.posterior_draws

@@ -4,6 +4,9 @@
 differences, Cohen's d_z, estimated).  :func:`as_margin` parses and checks one at each door;
 a comparison resolves it once into the half-width its posterior receives
 (:meth:`Margin.half_width`), and it prints itself (:meth:`Margin.label`) in every output.
+On one test set (a predictions table) a relative margin is ``r`` times the baseline's
+metric there, on the metric's scale (``reference``), and a standardized one ``e`` sds of
+the per-item differences.
 ``docs/selection.md`` ("Margins").
 """
 
@@ -25,21 +28,25 @@ _FORCE = "pass force=True to the margin (Absolute(2, force=True)) or --force-rop
 class Margin:
     """A region of practical equivalence before it meets the data.
 
-    ``half_width(differences)`` is the half-width the posterior receives, ``label(hw)`` the
-    ROPE as every output prints it, ``force`` lets an implausible margin through.
+    ``half_width(differences, reference)`` is the half-width the posterior receives,
+    ``label(hw)`` the ROPE as every output prints it, ``force`` lets an implausible margin
+    through.
     """
 
     kind: ClassVar[str]
     force: bool
 
-    def half_width(self, differences: Any = None) -> float:
+    def half_width(self, differences: Any = None, reference: float | None = None) -> float:
         raise NotImplementedError
 
-    def label(self, half_width: float | None = None) -> str:
-        """``±0.01``; ``±1 % (relative; ±0.00995 on the log ratio)``."""
+    def label(self, half_width: float | None = None, reference: float | None = None) -> str:
+        """``±0.01``; ``±1 % (relative; ±0.00995 on the log ratio)``; with the ``reference``
+        a relative margin was resolved against, ``±1 % (relative; ±0.008 on the metric's
+        scale)``."""
         if half_width is None or isinstance(self, Absolute):
             return f"±{self}"
-        on = "the log ratio" if isinstance(self, Relative) else "the metric's scale"
+        log = isinstance(self, Relative) and reference is None
+        on = "the log ratio" if log else "the metric's scale"
         return f"±{str(self)[:-1]}; ±{half_width:.3g} on {on})"
 
     def _implausible(self, bounds: tuple[float, float] | None) -> str | None:
@@ -74,7 +81,7 @@ class Absolute(float, Margin):
         obj.force = bool(force)
         return obj
 
-    def half_width(self, differences: Any = None) -> float:
+    def half_width(self, differences: Any = None, reference: float | None = None) -> float:
         return float(self)
 
     def __repr__(self) -> str:
@@ -98,10 +105,13 @@ class Absolute(float, Margin):
 
 @dataclass(frozen=True)
 class Relative(Margin):
-    """``Relative(0.01)``: "1 % better" (ROPE ``±log(1.01)`` on the log ratio).
+    """``Relative(0.01)``: "1 % better" (ROPE ``±log(1.01)`` on the log ratio; on one
+    test set ``±0.01 × |the baseline's metric|`` on the metric's scale, ``reference``).
 
     >>> f"±{Relative(0.01)}", round(Relative(0.01).half_width(), 6)
     ('±1 % (relative)', 0.00995)
+    >>> Relative(0.01).half_width(reference=0.8)
+    0.008
     """
 
     r: float
@@ -111,8 +121,8 @@ class Relative(Margin):
     def __post_init__(self) -> None:
         _number(self.r, "Relative(r) (0.01 = 1 %)")
 
-    def half_width(self, differences: Any = None) -> float:
-        return math.log1p(self.r)
+    def half_width(self, differences: Any = None, reference: float | None = None) -> float:
+        return math.log1p(self.r) if reference is None else self.r * abs(reference)
 
     def __format__(self, spec: str = "") -> str:  # "±{rope:g}" in a message names the margin
         return f"{100 * self.r:g} % (relative)"
@@ -153,13 +163,13 @@ class Standardized(Margin):
     def __post_init__(self) -> None:
         _number(self.e, "Standardized(e) (sds)")
 
-    def half_width(self, differences: Any = None) -> float:
+    def half_width(self, differences: Any = None, reference: float | None = None) -> float:
         values = differences.values() if isinstance(differences, dict) else [differences]
         var = [np.var(d, ddof=1) for d in values if d is not None and np.size(d) > 1]
         if not var or not float(np.mean(var)) > 0:
             raise ValueError(
-                "a standardized margin needs paired differences that vary (2 splits or more, "
-                "not all equal); give the ROPE on the metric's scale instead"
+                "a standardized margin needs paired differences that vary (2 splits or items or "
+                "more, not all equal); give the ROPE on the metric's scale instead"
             )
         return self.e * math.sqrt(float(np.mean(var)))
 
@@ -232,9 +242,7 @@ def as_margin(
     if not isinstance(margin, tuple(takes)):
         names = " or ".join(f"{k.kind} ({_EXAMPLES[k.kind]})" for k in takes)
         raise ValueError(
-            f"{where} takes a ROPE that is {names}, not the {margin.kind} margin {margin!s}: "
-            "relative and standardized margins need a scores table with one metric "
-            "(compare, select)"
+            f"{where} takes a ROPE that is {names}, not the {margin.kind} margin {margin!s}"
         )
     if margin.force:
         return margin

@@ -329,8 +329,10 @@ def family_note(
         return rec
     held = steps[(steps["decision"] == "inconclusive") & (steps["p_right"] >= gamma)]
     if not held.empty:  # better beyond the ROPE on its own, not for the selection
+        from bayescomp.posterior.slices import blocked_keep
+
         r = held.sort_values("p_right").iloc[-1]
-        rec["text"] = (
+        rec["text"] = blocked_keep(rec["baseline"], r) or (
             f"keep {rec['baseline']}: {r['challenger']} is better beyond the ROPE on its "
             f"own (P = {float(r['p_right']):.3f}, expected gain "
             f"{float(r['expected_gain']):+.4g}) but not with the certainty a selection "

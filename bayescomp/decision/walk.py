@@ -410,9 +410,11 @@ def recommend(
             f"probability ≥ {gamma:g}"
         )
         if not open_.empty:
+            from bayescomp.posterior.slices import blocked_keep
+
             r = open_.sort_values("expected_gain").iloc[-1]
-            text += (
-                f". Closest: {r['challenger']} (inconclusive, expected gain "
+            text = blocked_keep(baseline, r) or (
+                f"{text}. Closest: {r['challenger']} (inconclusive, expected gain "
                 f"{r['expected_gain']:+.4g}, risk P(worse) = {r['risk']:.3f})"
             )
         return {

@@ -145,12 +145,12 @@ def compare(
     """
     spec = None if method == "auto" else lookup(method)
     if not isinstance(rope, dict):
-        one = isinstance(metric, str | None) and not is_predictions(scores, None)
+        one = isinstance(metric, str | None)
         rope = as_margin(
             rope,
             metric=metric if isinstance(metric, str) else None,
             takes=(Absolute, Relative, Standardized) if one else (Absolute,),
-            where="a predictions table or several metrics",
+            where="several metrics",
         )
     if spec is None and is_predictions(scores, options.get("y_true", TRUTH_COLUMN)):
         spec = lookup("holdout")  # y_true and a column per model: one test set
@@ -276,8 +276,10 @@ def _log_scores(scores: Scores, metric: str, models: list[str], goal: Any) -> Sc
     f, rows = scores._frame.copy(), scores._frame["model"].isin(models).to_numpy()
     values = np.r_[f.loc[rows, metric].to_numpy(dtype=float), goal]
     if not np.all(np.isfinite(values)):
+        bad = f.loc[rows].groupby("model")[metric].agg(lambda v: int((~np.isfinite(v)).sum()))
+        named = ", ".join(f"{m!r} ({n} scores)" for m, n in bad[bad > 0].items()) or "the goal"
         raise ValueError(
-            f"the {metric!r} scores of {models} have NaN or infinite values; fix or drop them "
+            f"NaN or infinite {metric!r} values in {named}; fix or drop them "
             "(a relative margin compares the log ratios of finite scores)"
         )
     if not np.all(values > 0):

@@ -20,7 +20,7 @@ import numpy as np
 from bayescomp.core.checks import check_level, rng_from
 from bayescomp.core.exceptions import BayescompWarning, FewClustersWarning, ZeroVarianceWarning
 from bayescomp.core.jsonable import jsonable
-from bayescomp.core.margins import Absolute, as_margin
+from bayescomp.core.margins import Margin, Standardized, as_margin
 from bayescomp.core.orientation import difference_label
 from bayescomp.posterior import holdout_draws as hd
 from bayescomp.posterior.base import DrawsPosterior, shortest_interval
@@ -310,6 +310,18 @@ def _scores(items: Items) -> tuple[float, float]:
     )
 
 
+def _half_width(margin: Margin, items: Items, baseline_score: float) -> float:
+    """The margin on the metric's scale: a relative one of the baseline's metric on this
+    test set, a standardized one in sds of the per-item differences."""
+    if isinstance(margin, Standardized) and items.kind == "metric":
+        raise ValueError(
+            f"a standardized margin counts sds of the per-item differences, and "
+            f"{items.metric} is not a mean of items: give the ROPE on the metric's scale "
+            "(rope=0.01) or relative to the baseline ('1%')"
+        )
+    return margin.half_width(items.candidate - items.baseline, reference=baseline_score)
+
+
 def holdout_posterior(
     y_true: Any,
     baseline: Any,
@@ -344,8 +356,10 @@ def holdout_posterior(
         ``mse``, ``mae`` — or a metric of the whole set: ``roc_auc``, ``f1``, ``precision``,
         ``recall``.  Without ``y_true``: the name of the per-item score (it sets the
         direction; ``None`` means higher is better).
-    rope : float, default 0
-        Half-width of the region of practical equivalence, on the metric's scale.
+    rope : float, str or a margin, default 0
+        Half-width of the region of practical equivalence, on the metric's scale; ``"1%"``
+        is 1 % of the baseline's metric on this test set, ``"0.1sd"`` 0.1 standard
+        deviations of the per-item differences (:mod:`bayescomp.core.margins`).
     cluster : array_like, optional
         Cluster of each row (passage, customer, prompt).  Whole clusters are resampled (the
         cluster Bayesian bootstrap) and the result reports the design effect.
@@ -385,9 +399,11 @@ def holdout_posterior(
     ('dirichlet_multinomial', 'promote')
     """
     name, direction = resolve(metric, y_true, higher_is_better, (baseline, candidate))
-    rope = as_margin(rope, metric=name, takes=(Absolute,), where="one test set")
+    margin = as_margin(rope, metric=name)
     if pos_label is not None:
-        y_true, baseline, candidate = positive_class(name, pos_label, y_true, baseline, candidate)
+        y_true, baseline, candidate = positive_class(
+            name, pos_label, y_true, baseline, candidate, threshold=threshold
+        )
     draws = _check_draws(draws)
     if not (np.isfinite(prior) and prior >= 0):
         raise ValueError(f"prior must be a count >= 0 (1 is uniform); got {prior!r}")
@@ -406,6 +422,7 @@ def holdout_posterior(
     else:
         mu, blind, method, extras = _mean_draws(items, sign, draws, rng, prior)
     score_b, score_c = _scores(items)
+    rope = _half_width(margin, items, score_b)
     if np.ptp(mu) == 0:
         warnings.warn(
             f"every posterior draw of the difference is {float(mu[0]):g}: the two "

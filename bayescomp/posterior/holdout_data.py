@@ -32,10 +32,7 @@ def _labels(y: np.ndarray, p: np.ndarray) -> np.ndarray:
     A label that is NaN, inf, text among numeric labels (or a number among text labels)
     would count as a silent wrong prediction.
     """
-    import pandas as pd
-
-    if pd.isna(pd.Series(p, dtype=object)).any():
-        raise ValueError("predicted labels have missing values; drop or fix those rows first")
+    _complete(p, "predicted labels")
     numeric_y = y.dtype.kind in "biuf"
     if numeric_y:
         try:
@@ -170,27 +167,48 @@ def _binary_labels(y: np.ndarray) -> np.ndarray:
     values = set(np.unique(y).tolist())
     if not values <= {0, 1}:  # True == 1, False == 0
         raise ValueError(
-            f"this metric needs binary y_true coded 0/1 (or True/False); got "
+            f"this metric needs y_true coded 0/1 (or True/False); got "
             f"labels {sorted(map(str, values))[:5]} — pass pos_label= (the positive class, "
             "e.g. pos_label='yes') or encode it as 1"
         )
     return y.astype(bool)
 
 
-def positive_class(metric: str, pos_label: Any, y_true: Any, *predictions: Any) -> tuple:
-    """``y_true`` (and the predicted labels of a metric of labels that is no mean of items:
-    f1, precision, recall) as 1 for ``pos_label`` and 0 for every other class."""
+def _complete(values: Any, what: str) -> np.ndarray:
+    """``values`` as an array, refused when one is missing (NaN, None): a missing label
+    would count as a wrong prediction, or as the negative class."""
+    import pandas as pd
+
+    arr = np.asarray(values)
+    missing = int(pd.isna(pd.Series(arr.ravel(), dtype=object)).sum())
+    if missing:
+        raise ValueError(f"{what}: {missing} missing (NaN or None); drop or fix those rows first")
+    return arr
+
+
+def positive_class(
+    metric: str, pos_label: Any, y_true: Any, *predictions: Any, threshold: float | None = None
+) -> tuple:
+    """``y_true`` as 1 for ``pos_label`` and 0 for every other class, and the predicted
+    labels of f1, precision and recall likewise; accuracy and error_rate count matching
+    labels as they are (scikit-learn's ``accuracy_score``), so only a ``threshold`` (scores
+    turned into 1 for ``pos_label``) makes them read ``y_true`` as 0/1."""
     from bayescomp.core.metric import metric_record
 
-    y = np.asarray(y_true)
+    y = _complete(y_true, "y_true")
     if not np.any(y == pos_label):
         raise ValueError(
             f"pos_label={pos_label!r} is not a label of y_true (labels: "
             f"{sorted(map(str, np.unique(y)))[:5]}); name the positive class"
         )
     record = metric_record(metric)
-    labels = record is not None and record.needs == "labels" and record.item is None
-    preds = [(np.asarray(p) == pos_label).astype(int) if labels else p for p in predictions]
+    if threshold is None and record is not None and record.item in ("hit", "miss"):
+        return (y, *predictions)
+    labels = threshold is None and record is not None and record.needs == "labels"
+    preds = [
+        (_complete(p, "predicted labels") == pos_label).astype(int) if labels else p
+        for p in predictions
+    ]
     return ((y == pos_label).astype(int), *preds)
 
 
@@ -346,10 +364,7 @@ def _check_rows(y_true: Any, baseline: Any, candidate: Any) -> tuple[Any, np.nda
                 f"y_true has {yt.shape[0] if yt.ndim else 0} rows but the "
                 f"predictions have {b.size}; pass the same rows in the same order"
             )
-        import pandas as pd
-
-        if pd.isna(pd.Series(yt)).any():
-            raise ValueError("y_true has missing values; drop those rows first")
+        _complete(yt, "y_true")
     return yt, b, c
 
 

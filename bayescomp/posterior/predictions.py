@@ -142,6 +142,27 @@ def pop_slicing(options: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def with_positive_class(
+    table: pd.DataFrame, y_true: str | None, models: list[str], metric: Any, options: dict
+) -> pd.DataFrame:
+    """``table`` with ``options``' ``pos_label`` (popped) applied to its ``y_true`` and
+    ``models`` columns once (:func:`~bayescomp.posterior.holdout_data.positive_class`),
+    so that every posterior, slice and joint draw on it reads the same 0/1 coding."""
+    from bayescomp.posterior.holdout_data import positive_class
+
+    pos_label = options.pop("pos_label", None)
+    if pos_label is None or y_true is None:
+        return table
+    columns = [y_true, *models]
+    coded = positive_class(
+        metric or "accuracy",
+        pos_label,
+        *(table[c].to_numpy() for c in columns),
+        threshold=options.get("threshold"),
+    )
+    return table.assign(**dict(zip(columns, coded, strict=True)))
+
+
 def predictions_posterior(
     table: pd.DataFrame,
     baseline: Any,
@@ -188,13 +209,17 @@ def predictions_posterior(
         raise ValueError(f"baseline and candidate are the same column {baseline!r}")
     cols = {k: v for k, v in names.items() if k != "sample" and isinstance(v, str)}
     prediction_models(table, y_true=y_true, models=[str(baseline), str(candidate)], **cols)
+    used = [c for c in (y_true, str(baseline), str(candidate)) if c is not None]
+    missing = {str(c): int(n) for c, n in table[used].isna().sum().items() if n}
+    if missing:
+        raise ValueError(
+            "missing values in "
+            + ", ".join(f"column {c!r} ({n} rows)" for c, n in missing.items())
+            + "; drop those items for every model so that the predictions stay paired"
+        )
+    table = with_positive_class(table, y_true, [str(baseline), str(candidate)], metric, options)
     pair = table[[str(baseline), str(candidate)]]
     y = _column(table, y_true, "y_true")
-    if pair.isna().to_numpy().any() or (y is not None and pd.isna(y).any()):
-        raise ValueError(
-            f"the columns {[y_true, str(baseline), str(candidate)]} have missing values; drop "
-            "those items for every model so that the predictions stay paired"
-        )
     labels = {"baseline_name": str(baseline), "candidate_name": str(candidate)}
     data = PairedPredictions(
         y,

@@ -212,6 +212,30 @@ class SlicedDecision(Decision):
         return self.inner_note + (f" [slice: {self.slice_blocked}]" if self.slice_blocked else "")
 
 
+#: ``slice_blocked`` of a decision whose slices' posterior did not converge
+NOT_CONVERGED = "(not converged)"
+
+
+def blocked_keep(baseline: str, step: Any) -> str | None:
+    """The recommendation when the slice guardrail blocked ``step`` (a row of the steps
+    table): keep ``baseline``, name the slice and what settles it; None when none blocked."""
+    worst, c = step.get("slice_blocked"), step["challenger"]
+    if not (isinstance(worst, str) and worst):
+        return None
+    todo = (
+        "the slices' posterior did not converge, so no slice can be vouched for (fewer, "
+        "larger slices help)"
+        if worst == NOT_CONVERGED
+        else f"slice {worst!r} is likely worse beyond the slice ROPE — score more items of "
+        f"slice {worst!r} to settle it, or improve {c} there"
+    )
+    return (
+        f"keep {baseline}: {c} is better beyond the ROPE overall (P = "
+        f"{float(step['p_right']):.3f}, expected gain {float(step['expected_gain']):+.4g}) "
+        f"but blocked by the slice guardrail: {todo}"
+    )
+
+
 def worse_text(worst: str | None) -> str:
     """The slice most likely worse, or that none is worse in any draw."""
     return "no slice worse in any draw" if worst is None else f"most likely worse {worst!r}"
@@ -266,7 +290,7 @@ class SliceGuarded(PosteriorBase):
                 if worst is None
                 else float(s.per_slice.set_index("slice").loc[worst, "p_worse"])
             )
-            fields_["slice_blocked"] = worst if s.converged else "(not converged)"
+            fields_["slice_blocked"] = worst if s.converged else NOT_CONVERGED
             fields_["outcome"] = "inconclusive"
             fields_["reason"] = (
                 f"{base.reason}, but blocked by slice {worst!r}: P(no slice worse beyond "

@@ -28,13 +28,23 @@ from bayescomp.decision.family import JointDifferences, joint_differences
 from bayescomp.posterior import holdout_draws as hd
 from bayescomp.posterior.compare import compare as compare_posterior
 from bayescomp.posterior.holdout_data import ITEMWISE, Items, item_scores, prepare, resolve
-from bayescomp.posterior.predictions import pop_slicing, prediction_models
+from bayescomp.posterior.predictions import pop_slicing, prediction_models, with_positive_class
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 #: the keyword arguments of compare on a predictions table that name its columns
 COLUMNS = ("y_true", "cluster", "item", "sample")
+#: the other keyword arguments of compare a predictions table takes
+_OPTIONS = (
+    "threshold",
+    "draws",
+    "random_state",
+    "pos_label",
+    "slices",
+    "slice_rope",
+    "slice_gamma",
+)
 
 
 def _item_scores(
@@ -273,13 +283,14 @@ def predictions_walk(
     baseline = settings["baseline"]
     y = columns["y_true"]
     metric = metric if metric is not None else ("accuracy" if y is not None else None)
+    predictions = with_positive_class(predictions, y, names, metric, options)
     name, hib = resolve(metric, predictions[y] if y else None, higher_is_better)
     threshold, draws = options.pop("threshold", None), options.pop("draws", 4000)
     root = np.random.SeedSequence(options.pop("random_state", 0))
     if options:
         raise TypeError(
             f"compare_options {sorted(options)} do not apply to a predictions table (it takes "
-            f"{sorted([*COLUMNS, 'threshold', 'draws', 'random_state', 'slices', 'slice_rope'])})"
+            f"{sorted([*COLUMNS, *_OPTIONS])})"
         )
     seeds = {m: root.spawn(1)[0] for m in names if m != baseline}  # one stream a posterior
     joint_seed = root.spawn(1)[0]
