@@ -103,7 +103,7 @@ def test_a_run_killed_between_looks_resumes_to_the_same_decision(tmp_path):
     ("change", "extra", "says"),
     [
         ("unsorted", ("--time", "t"), "the time column 't' goes back at row 3"),
-        ("label 2", ("--metric", "brier"), "needs binary y_true coded 0/1"),
+        ("label 2", ("--metric", "brier"), "needs y_true coded 0/1"),
         ("", ("--candidate", "nope"), "the log has no column 'nope'"),
         ("", ("--metric", "roc_auc"), "no per-item score"),
     ],

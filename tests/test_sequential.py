@@ -222,7 +222,7 @@ def test_batches_and_a_parquet_file_give_the_same_answer_as_one_frame(tmp_path):
         (dict(rope="1%"), "takes a ROPE that is absolute"),
         (dict(candidate="nope"), "the log has no column 'nope'"),
         (dict(time="t"), "goes back at row 3"),
-        (dict(metric="brier"), "binary y_true"),
+        (dict(metric="brier"), "y_true coded 0/1"),
         (dict(every=0), "every must be a whole number"),
     ],
 )
