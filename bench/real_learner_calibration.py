@@ -295,8 +295,14 @@ def load(path: Path) -> dict[tuple, dict]:
     """The records of this code's fingerprint, by unit of work."""
     key, out = fingerprint(), {}
     if path.exists():
-        for line in path.read_text().splitlines():
-            rec = json.loads(line)
+        lines = path.read_text().splitlines()
+        for i, line in enumerate(lines):
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                if i == len(lines) - 1:  # a run killed while writing its last unit
+                    break
+                raise
             if rec["code"] == key:
                 out[tuple(rec["unit"])] = rec
     return out
