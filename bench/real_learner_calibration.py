@@ -314,6 +314,9 @@ def run(path: Path, minutes: float) -> int:
     todo = [u for u in grid() if u not in done]
     t0, longest = time.monotonic(), 0.0
     path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists() and not path.read_bytes().endswith(b"\n"):  # cut by a killed run
+        text = path.read_bytes()
+        path.write_bytes(text[: text.rfind(b"\n") + 1])
     for unit in todo:
         if time.monotonic() - t0 + longest > 60 * minutes:  # the next unit may be as long
             break
