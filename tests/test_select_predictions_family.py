@@ -14,7 +14,7 @@ from scipy import special
 import bayescomp as bc
 from bayescomp.decision.family import JointDifferences, family_test
 from bayescomp.posterior.holdout import holdout_posterior
-from bayescomp.studies.select_predictions import joint_item_differences
+from bayescomp.decision.steps import joint_item_differences
 
 BENCH = Path(__file__).resolve().parents[1] / "bench" / "test_set_selection.py"
 

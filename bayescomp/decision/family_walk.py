@@ -20,7 +20,6 @@ from bayescomp.decision.family import (
     FamilyTest,
     JointDifferences,
     family_test,
-    joint_differences,
     racing_drop,
     spent_gammas,
 )
@@ -28,8 +27,6 @@ from bayescomp.decision.walk import (
     PAIRED_COLUMNS,
     SCORE_COLUMNS,
     STEP_COLUMNS,
-    Compare,
-    Joint,
     Rule,
     Walk,
     champion_challenger,
@@ -41,6 +38,8 @@ from bayescomp.decision.walk import (
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
+
+    from bayescomp.decision.steps import Steps
 
     from bayescomp.scores.table import Scores
 
@@ -79,31 +78,15 @@ def _block_splits(frame: pd.DataFrame, n0: int) -> int:
     return n0
 
 
-def _paired_joint(names: list[str], state: dict[str, _Step]) -> JointDifferences:
-    """The correlated-t joint posterior of ``names``' differences on their paired splits."""
-    from bayescomp.posterior.ttest import CorrelatedTTestResult
-
-    cols = []
-    for c in names:
-        res = state[c].res
-        if isinstance(res, CorrelatedTTestResult) and res.differences is not None:
-            cols.append(np.ravel(res.differences))  # as compared (log ratios: relative margin)
-            continue
-        pf = state[c].paired.sort_values(["dataset", "split"])
-        sign = 1.0 if state[c].res.higher_is_better else -1.0
-        cols.append(sign * (pf["candidate"].to_numpy(float) - pf["baseline"].to_numpy(float)))
-    return joint_differences(np.column_stack(cols), float(state[names[0]].paired.attrs["rho"]))
-
-
 def _family_test(
-    names: list[str], state: dict[str, _Step], gamma: float, joint: Joint | None
+    names: list[str], state: dict[str, _Step], gamma: float, steps: Steps
 ) -> tuple[FamilyTest, np.ndarray]:
     """The family test over ``names`` (on the same splits) and their mean differences
     (oriented: positive is better)."""
     # the rule's margin as each challenger's compare resolved it: one half-width, or (a
     # standardized margin) one per challenger, tested exactly on differences / half-width
-    halves = np.array([float(np.ravel(state[c].res.rope)[0]) for c in names])
-    posterior = joint(names) if joint is not None else _paired_joint(names, state)
+    halves = np.array([state[c].res.half_width for c in names])
+    posterior = steps.joint(names, {c: state[c].paired for c in names})
     means = np.ravel(posterior.mean)
     if np.ptp(halves) == 0:
         return family_test(posterior, float(halves[0]), gamma), means
@@ -119,9 +102,8 @@ def family(
     challengers: Sequence[str],
     *,
     metric: str,
-    compare: Compare,
+    compare: Steps,
     max_repeats: int = 0,
-    joint: Joint | None = None,
     racing: bool = True,
 ) -> Walk:
     """The family rule (module docstring): a :class:`~bayescomp.decision.walk.Rule`.
@@ -129,8 +111,8 @@ def family(
     Examples
     --------
     >>> import numpy as np, pandas as pd
-    >>> from functools import partial
-    >>> from bayescomp.decision.walk import compare_step
+    >>> from bayescomp.decision.steps import ScoreSteps
+    >>> from bayescomp.posterior.request import check_request
     >>> from bayescomp.scores.table import Scores
     >>> rng = np.random.default_rng(0)
     >>> base = 0.8 + 0.01 * rng.standard_normal(20)
@@ -138,9 +120,8 @@ def family(
     ...                   "split": np.tile(np.arange(20), 3), "n_train": 90, "n_test": 10,
     ...                   "acc": np.r_[base, base + 0.05 + 0.005 * rng.standard_normal(20),
     ...                               base + 0.005 * rng.standard_normal(20)]})
-    >>> cmp = partial(compare_step, metric="acc", rope=0.01, gamma=0.95, hib=True,
-    ...               method="auto")
-    >>> w = family(Scores(f, metrics=["acc"]), "a", ["b", "c"], metric="acc", compare=cmp)
+    >>> steps = ScoreSteps(check_request(metric="acc", rope=0.01, higher_is_better=True))
+    >>> w = family(Scores(f, metrics=["acc"]), "a", ["b", "c"], metric="acc", compare=steps)
     >>> w.champion, w.steps["decision"].tolist(), w.pending
     ('b', ['promote', 'equivalent'], ())
     """
@@ -155,7 +136,7 @@ def family(
         sc = step_table(scores, baseline, c, extra)
         res, d = compare(sc, baseline, c)
         state[c] = _Step(res, d, extra, sc.paired(baseline, c, metric), tried)
-    out, pending = _decide(frame, state, live, max_repeats, racing, baseline, joint)
+    out, pending = _decide(frame, state, live, max_repeats, racing, baseline, compare)
     return _walk(baseline, challengers, failed, state, out, max_repeats, pending)
 
 
@@ -166,7 +147,7 @@ def _decide(
     max_repeats: int,
     racing: bool,
     baseline: str,
-    joint: Joint | None,
+    steps: Steps,
 ) -> tuple[_Outcome, tuple[str, ...]]:
     """The family test at the current look, and the models to fit one more block for.
 
@@ -181,7 +162,7 @@ def _decide(
     block = _block_splits(frame, n0)
     rho = float(state[names[0]].paired.attrs["rho"])
     gammas = spent_gammas(gamma, [n0 + j * block for j in range(max_repeats + 1)], rho, k=len(live))
-    test, gains = _family_test(names, state, float(gammas[look]), joint)
+    test, gains = _family_test(names, state, float(gammas[look]), steps)
     # promotable: certified for the family and holding every guardrail (the step's joint
     # decision); the one with the largest expected gain is promoted
     ok = [

@@ -4,8 +4,8 @@ A *rule* takes a scores table, the baseline and the challengers and returns a
 :class:`Walk` (the steps table, each step's posterior and paired scores, the champion).
 :func:`champion_challenger` is the per-step rule (the rules by name:
 :data:`bayescomp.decision.family_walk.RULES`): each challenger is
-compared with the current champion through a ``compare`` callable (usually
-:func:`compare_step`) and becomes champion when the rule of :func:`bayescomp.decide`
+compared with the current champion through the step engine ``compare``
+(:class:`~bayescomp.decision.steps.Steps`) and becomes champion when the rule of :func:`bayescomp.decide`
 says *promote*.
 
 Sequential repetitions.  A fitted table may hold extra seeded repetitions of the
@@ -23,7 +23,9 @@ Writing a rule (the interface a family-wise rule plugs into)::
 * ``scores`` is a :class:`~bayescomp.scores.table.Scores` table; models may cover
   different numbers of blocks (use :func:`step_table` to compare two models on the
   blocks both have);
-* ``compare(table, champion, challenger)`` returns ``(posterior, Decision)``;
+* ``compare(table, champion, challenger)`` returns ``(posterior, Decision)`` and
+  ``compare.joint(challengers, paired)`` the challengers' joint posterior
+  (:class:`~bayescomp.decision.steps.Steps`);
 * ``max_repeats`` is the budget of extra blocks per comparison;
 * return rows built with :func:`step_row` (``fits`` is filled in by the caller),
   ``pending`` = the models to fit one more block for (empty when final) and
@@ -44,6 +46,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
     from bayescomp.core.rule import Decision
+    from bayescomp.decision.steps import Steps
     from bayescomp.scores.table import Scores
 
 ORDERS = ("given", "name", "mean")
@@ -68,10 +71,6 @@ STEP_COLUMNS = [
 SCORE_COLUMNS = ["champion_score", "challenger_score"]
 PAIRED_COLUMNS = ["dataset", "split", "champion", "challenger"]
 
-Compare = Callable[[ScoresProvider, str, str], "tuple[Any, Decision]"]
-#: the joint posterior of several challengers' differences from the baseline (the family
-#: rule's; default: the correlated t of their paired scores)
-Joint = Callable[[list[str]], Any]
 
 
 @dataclass(frozen=True)
@@ -102,9 +101,8 @@ class Rule(Protocol):
         challengers: Sequence[str],
         *,
         metric: str,
-        compare: Compare,
+        compare: Steps,
         max_repeats: int,
-        joint: Joint | None = None,
     ) -> Walk: ...
 
 
@@ -138,41 +136,6 @@ def challenger_order(
     """Every model but the baseline, in the selection's ``order``."""
     base = settings["baseline"]
     return order_challengers([m for m in names if m != base], settings["order"], means, hib)
-
-
-def compare_step(
-    scores: ScoresProvider,
-    champion: str,
-    challenger: str,
-    *,
-    metric: str,
-    rope: float,
-    gamma: float,
-    hib: bool,
-    method: str,
-    options: dict[str, Any] | None = None,
-) -> tuple[Any, Decision]:
-    """Posterior of ``challenger - champion`` (:func:`bayescomp.compare`) and its decision.
-
-    ``options`` are further keyword arguments of :func:`bayescomp.compare`; its key
-    ``guardrails`` (``{metric: rope}``) makes the step a joint comparison of ``metric`` and
-    those guardrails (``docs/guardrails.md``).
-    """
-    from bayescomp.posterior.compare import compare
-
-    kwargs: dict[str, Any] = dict(metric=metric, rope=rope, higher_is_better=hib)
-    kwargs.update(options or {})
-    guardrails = kwargs.pop("guardrails", None)
-    if guardrails:  # the joint posterior of the primary metric and its guardrails
-        kwargs.update(
-            metric=[metric, *guardrails],
-            rope={metric: rope, **guardrails},
-            higher_is_better={metric: hib},
-        )
-    if method != "auto":
-        kwargs["method"] = method
-    res = compare(scores, champion, challenger, **kwargs)
-    return res, res.decision(gamma)
 
 
 def step_row(
@@ -209,7 +172,7 @@ def step_row(
         "p_right": d.p_right if d else nan,
         "risk": d.risk if d else nan,
         "expected_gain": d.expected_gain if d else nan,
-        "rope": float(np.ravel(res.rope)[0]) if res is not None else nan,  # its half-width
+        "rope": res.half_width if res is not None else nan,  # the margin resolved
         "decision": d.outcome if d else "error",
         "reason": reason,
         "fits": fits,
@@ -278,9 +241,8 @@ def champion_challenger(
     challengers: Sequence[str],
     *,
     metric: str,
-    compare: Compare,
+    compare: Steps,
     max_repeats: int = 0,
-    joint: Joint | None = None,
 ) -> Walk:
     """The champion/challenger rule: walk ``challengers`` against the champion (first
     ``baseline``); a challenger becomes champion when its step decides *promote*.
@@ -293,17 +255,17 @@ def champion_challenger(
     Examples
     --------
     >>> import numpy as np, pandas as pd
-    >>> from functools import partial
+    >>> from bayescomp.decision.steps import ScoreSteps
+    >>> from bayescomp.posterior.request import check_request
     >>> from bayescomp.scores.table import Scores
     >>> rng = np.random.default_rng(0)
     >>> base = 0.8 + 0.01 * rng.standard_normal(20)
     >>> f = pd.DataFrame({"dataset": "d", "model": np.repeat(["a", "b"], 20),
     ...                   "split": np.tile(np.arange(20), 2), "n_train": 90, "n_test": 10,
     ...                   "acc": np.r_[base, base + 0.05 + 0.005 * rng.standard_normal(20)]})
-    >>> cmp = partial(compare_step, metric="acc", rope=0.01, gamma=0.95, hib=True,
-    ...               method="auto")
+    >>> steps = ScoreSteps(check_request(metric="acc", rope=0.01, higher_is_better=True))
     >>> w = champion_challenger(Scores(f, metrics=["acc"]), "a", ["b"], metric="acc",
-    ...                         compare=cmp)
+    ...                         compare=steps)
     >>> w.champion, w.steps["decision"].tolist(), w.pending
     ('b', ['promote'], ())
     """
@@ -376,38 +338,23 @@ def charge_fits(steps: pd.DataFrame, table: Scores, baseline: str) -> pd.DataFra
     return out
 
 
-def memoized(compare: Any) -> Any:
-    """``compare`` computed once per (champion, challenger, table size): the loop walks the
-    same steps again after each new block."""
-    seen: dict[tuple[Any, ...], Any] = {}
-
-    def cached(scores: Scores, champion: str, challenger: str) -> Any:
-        key = (champion, challenger, tuple(scores.models), len(scores))
-        if key not in seen:
-            seen[key] = compare(scores, champion, challenger)
-        return seen[key]
-
-    return cached
-
-
 def recommend(
     scores: ScoresProvider,
     baseline: str,
     champion: str,
     steps: pd.DataFrame,
     *,
-    compare: Compare,
+    compare: Steps,
     metric: str,
-    rope: float,
-    gamma: float,
 ) -> dict[str, Any]:
     """Final action: keep the baseline, or promote the champion (compared directly with the
     baseline on ``scores``), with a sentence saying why."""
+    gamma = compare.request.gamma
     if champion == baseline:
         open_ = steps[(steps["decision"] == "inconclusive") & (steps["expected_gain"] > 0)]
         text = (
-            f"keep {baseline}: no challenger was better beyond the ROPE (±{rope:g}) with "
-            f"probability ≥ {gamma:g}"
+            f"keep {baseline}: no challenger was better beyond the ROPE "
+            f"({compare.request.label()}) with probability ≥ {gamma:g}"
         )
         if not open_.empty:
             from bayescomp.posterior.slices import blocked_keep
@@ -433,7 +380,8 @@ def recommend(
     p_better = float(res.p_better)
     text = (
         f"promote {champion} to replace {baseline}: against {baseline} on the base design "
-        f"P(better) = {p_better:.3f}, P(better beyond ±{rope:g}) = {d.p_right:.3f}, "
+        f"P(better) = {p_better:.3f}, P(better beyond {compare.request.label()}) = "
+        f"{d.p_right:.3f}, "
         f"expected gain {d.expected_gain:+.4g} {metric}, risk P(worse) = {d.risk:.3f}"
     )
     extra = d.step_fields()
@@ -450,7 +398,7 @@ def recommend(
         "p_right": d.p_right,
         "risk": d.risk,
         "expected_gain": d.expected_gain,
-        "rope": float(np.ravel(res.rope)[0]),  # the half-width decided on (a margin's resolved)
+        "rope": res.half_width,  # the half-width decided on (a margin's resolved)
         "direct_decision": d.outcome,
         **extra,
     }

@@ -63,6 +63,11 @@ class PosteriorBase:
         """The region probabilities of each kind the posterior reports (the first decides)."""
         return {"mu": RegionProbabilities.of((self.p_left, self.p_rope, self.p_right), "mu")}
 
+    @property
+    def half_width(self) -> float:
+        """The ROPE's half-width this posterior decided on (its margin, resolved)."""
+        return float(self.rope)
+
     def guards(self) -> dict[str, Any]:
         """What the decision must hold besides this posterior's own rule, by kind (the slice
         guardrail: ``{"slices": SliceResult}``); none here."""
@@ -96,7 +101,7 @@ class PosteriorBase:
             gamma=gamma,
             expected_gain=float(self.expected_gain),
             risk=float(self.p_worse),
-            rope=float(np.ravel(self.rope)[0]),
+            rope=self.half_width,
             baseline=self.baseline_name,
             candidate=self.candidate_name,
             trusted=trusted,
@@ -138,7 +143,7 @@ class PosteriorBase:
                 | quantity
                 | mid
                 | {
-                    "rope": float(np.ravel(self.rope)[0]),
+                    "rope": self.half_width,
                     "p_left": p.p_left,
                     "p_rope": p.p_rope,
                     "p_right": p.p_right,
@@ -204,7 +209,7 @@ class PosteriorBase:
         return (
             f"{type(self).__name__}({difference_label(self, sep=' - ')}: "
             f"mean={float(self.expected_gain):+.4g}{self._repr_extra()}, "
-            f"rope={float(np.ravel(self.rope)[0]):g}; p_left={float(self.p_left):.3f}, "
+            f"rope={self.half_width:g}; p_left={float(self.p_left):.3f}, "
             f"p_rope={float(self.p_rope):.3f}, p_right={float(self.p_right):.3f})"
         )
 

@@ -11,11 +11,11 @@ from typing import Any
 
 import numpy as np
 
-from bayescomp.core.margins import Absolute, Relative, Standardized, as_margin
-from bayescomp.core.orientation import resolve_direction
+from bayescomp.core.margins import Absolute, Relative, as_margin
 from bayescomp.core.protocols import Posterior
 from bayescomp.posterior.differences import differences_by_dataset, one_dataset_differences
 from bayescomp.posterior.predictions import is_predictions, predictions_posterior
+from bayescomp.posterior.request import Request, check_request
 from bayescomp.posterior.registry import (
     REGISTRY,
     TRUTH_COLUMN,
@@ -144,19 +144,13 @@ def compare(
     'promote'
     """
     spec = None if method == "auto" else lookup(method)
-    if not isinstance(rope, dict):
-        one = isinstance(metric, str | None)
-        rope = as_margin(
-            rope,
-            metric=metric if isinstance(metric, str) else None,
-            takes=(Absolute, Relative, Standardized) if one else (Absolute,),
-            where="several metrics",
-        )
     if spec is None and is_predictions(scores, options.get("y_true", TRUTH_COLUMN)):
         spec = lookup("holdout")  # y_true and a column per model: one test set
     if spec is not None and spec.input == "predictions":
         if higher_is_better is not None:
             options = {**options, "higher_is_better": higher_is_better}
+        if not isinstance(rope, dict):
+            rope = as_margin(rope, metric=metric if isinstance(metric, str) else None)
         return predictions_posterior(
             scores,
             baseline,
@@ -167,35 +161,94 @@ def compare(
             random_state=random_state,
             options=options,
         )
-    scores = as_scores(scores)
-    if method == "multivariate" or (metric is not None and not isinstance(metric, str)):
-        return _compare_metrics(
-            scores,
-            baseline,
-            candidate,
-            metric,
-            rope=rope,
-            dataset=dataset,
-            higher_is_better=higher_is_better,
-            method=method,
-            random_state=random_state,
-            options=options,
-        )
-    if metric is not None:  # timings are metrics too (lower is better), as for guardrails
-        from bayescomp.posterior.metric_differences import with_timings
+    scores, request = scores_request(
+        as_scores(scores),
+        metric=metric,
+        rope=rope,
+        higher_is_better=higher_is_better,
+        method=method,
+        random_state=random_state,
+        **options,
+    )
+    return compare_scores(scores, baseline, candidate, request, dataset=dataset)
 
-        scores = with_timings(scores, [metric])
-    metric = scores._check_metric(metric)
-    rope = as_margin(rope, metric=metric)
-    if isinstance(higher_is_better, dict):
-        raise ValueError(
-            "higher_is_better={metric: bool} is for several metrics (metric=[...]); "
-            "for one metric pass True or False"
+
+def scores_request(
+    scores: Scores,
+    *,
+    metric: str | list[str] | None,
+    rope: Any,
+    higher_is_better: bool | dict[str, bool] | None = None,
+    method: str = "auto",
+    **request: Any,
+) -> tuple[Scores, Request]:
+    """The door of a scores table: the table with the timing columns asked for, and the
+    request checked once (:func:`~bayescomp.posterior.request.check_request`) with the
+    metric resolved against the table.  Several metrics (``metric=[primary, *guardrails]``,
+    ``rope={metric: half-width}``) are one request with guardrails."""
+    from bayescomp.posterior.metric_differences import joint_ropes, with_timings
+
+    if method != "multivariate" and isinstance(metric, str | None):
+        if metric is not None:  # timings are metrics too (lower is better), as for guardrails
+            scores = with_timings(scores, [metric])
+        if isinstance(higher_is_better, dict):
+            raise ValueError(
+                "higher_is_better={metric: bool} is for several metrics (metric=[...]); "
+                "for one metric pass True or False"
+            )
+        name = scores._check_metric(metric)
+        guards = request.pop("guardrails", None)
+        if guards:  # the joint posterior of the primary metric and its guardrails
+            scores = with_timings(scores, list(guards))
+            guards = {scores._check_metric(m): r for m, r in dict(guards).items()}
+            request |= dict(guardrails=guards, takes=(Absolute,), where="several metrics")
+        return scores, check_request(
+            metric=name, rope=rope, higher_is_better=higher_is_better, method=method, **request
         )
-    higher_is_better = resolve_direction(metric, higher_is_better)
+    metrics = [metric] if isinstance(metric, str) else [str(m) for m in (metric or [])]
+    if not metrics or len(set(metrics)) != len(metrics):
+        raise ValueError(f"metric must name one or more distinct metrics, got {metric!r}")
+    if method not in ("auto", "multivariate"):
+        raise ValueError(
+            f"several metrics are compared jointly by method='multivariate' (the "
+            f"correlated t on the difference vector), not {method!r}"
+        )
+    scores = with_timings(scores, metrics)
+    names = [scores._check_metric(m) for m in metrics]
+    ropes = joint_ropes(metrics, rope)
+    given = higher_is_better if isinstance(higher_is_better, dict) else {}
+    directions = dict(given) | ({} if given else {names[0]: higher_is_better})
+    return scores, check_request(
+        metric=names[0],
+        rope=ropes[0],
+        higher_is_better={m: v for m, v in directions.items() if v is not None},
+        guardrails=dict(zip(names[1:], ropes[1:], strict=True)),
+        method="multivariate",
+        takes=(Absolute,),
+        where="several metrics",
+        **request,
+    )
+
+
+def compare_scores(
+    scores: Scores,
+    baseline: str | float,
+    candidate: str,
+    request: Request,
+    *,
+    dataset: str | None = None,
+) -> Posterior:
+    """:func:`compare` below the door: the posterior the checked ``request`` asks for on a
+    scores table (its metric a column of ``scores``); nothing is checked again."""
+    from bayescomp.posterior.metric_differences import with_timings
+
+    scores = with_timings(scores, [str(request.metric), *(m for m, _, _ in request.guardrails)])
+    if request.method == "multivariate" or request.guardrails:
+        return _compare_metrics(scores, baseline, candidate, request, dataset)
+    metric, higher_is_better = request.metric, bool(request.higher_is_better)
     sign = 1.0 if higher_is_better else -1.0
     datasets = scores._check_dataset(dataset)
-    method = _time_order_method(scores, datasets, method)
+    method = _time_order_method(scores, datasets, request.method)
     goal = isinstance(baseline, numbers.Real) and not isinstance(baseline, bool)
     if goal and str(baseline) in scores.models:
         raise ValueError(
@@ -206,15 +259,17 @@ def compare(
     spec = lookup(method)
     if spec.input != "scores":
         raise ValueError(f"method={method!r} compares paired predictions, not a scores table")
+    assert metric is not None  # a scores table's request has its metric
     differences, rho, rope = _differences(
-        scores, (baseline, candidate), metric, datasets, sign, goal, method, rope
+        scores, (baseline, candidate), metric, datasets, sign, goal, method, request.margin
     )
     names = {
         "baseline_name": f"goal {float(baseline):g}" if goal else str(baseline),
         "candidate_name": candidate,
         "metric": metric,
     }
-    res = spec.fit(Paired(differences, rho, rope, random_state, names), **options)
+    options = dict(request.options)
+    res = spec.fit(Paired(differences, rho, rope, request.random_state, names), **options)
     if isinstance(
         res, CorrelatedTTestResult | TimeOrderedResult
     ):  # the mean score of each model, for the reader
@@ -326,40 +381,16 @@ def _time_order_method(scores: Scores, datasets: list[str], method: str) -> str:
 
 
 def _compare_metrics(
-    scores: Scores,
-    baseline: Any,
-    candidate: str,
-    metric: Any,
-    *,
-    rope: Any,
-    dataset: str | None,
-    higher_is_better: Any,
-    method: str,
-    random_state: Any,
-    options: dict[str, Any],
+    scores: Scores, baseline: Any, candidate: str, request: Request, dataset: str | None
 ) -> Posterior:
     """Several metrics at once: the oriented difference matrix to the multivariate method."""
-    from bayescomp.posterior.metric_differences import (
-        difference_matrix,
-        resolve_directions,
-        resolve_ropes,
-        with_timings,
-    )
+    from bayescomp.posterior.metric_differences import difference_matrix
 
-    metrics = [metric] if isinstance(metric, str) else [str(m) for m in (metric or [])]
-    if not metrics or len(set(metrics)) != len(metrics):
-        raise ValueError(f"metric must name one or more distinct metrics, got {metric!r}")
-    if method not in ("auto", "multivariate"):
-        raise ValueError(
-            f"several metrics are compared jointly by method='multivariate' (the "
-            f"correlated t on the difference vector), not {method!r}"
-        )
     if isinstance(baseline, numbers.Real) and not isinstance(baseline, bool):
         raise ValueError(
             "a performance goal (a number as baseline) is defined for one metric; "
             "compare several metrics against a baseline model"
         )
-    scores = with_timings(scores, metrics)
     datasets = scores._check_dataset(dataset)
     if len(datasets) > 1:
         raise ValueError(
@@ -367,7 +398,9 @@ def _compare_metrics(
             f"{datasets[:5]} — pass dataset=NAME"
         )
     _time_order_method(scores, datasets, "multivariate")  # says so on a time-ordered design
-    directions = resolve_directions(metrics, higher_is_better)
+    metrics = [str(request.metric), *(m for m, _, _ in request.guardrails)]
+    directions = [bool(request.higher_is_better), *(h for _, _, h in request.guardrails)]
+    ropes = [float(request.margin), *(r for _, r, _ in request.guardrails)]
     d, rho = difference_matrix(scores, str(baseline), candidate, metrics, datasets[0], directions)
     names = {
         "baseline_name": str(baseline),
@@ -375,10 +408,8 @@ def _compare_metrics(
         "metric": metrics,
         "directions": directions,
     }
-    paired = Paired(
-        {datasets[0]: d}, {datasets[0]: rho}, resolve_ropes(metrics, rope), random_state, names
-    )
-    res = lookup("multivariate").fit(paired, **options)
+    paired = Paired({datasets[0]: d}, {datasets[0]: rho}, ropes, request.random_state, names)
+    res = lookup("multivariate").fit(paired, **dict(request.options))
     f = scores.to_frame()
     f = f[f["dataset"] == datasets[0]]
     means = {

@@ -137,6 +137,10 @@ class MultiMetricResult(PosteriorBase):
     def higher_is_better(self) -> bool:
         return self.directions[0]
 
+    @property
+    def half_width(self) -> float:  # the primary metric's
+        return float(self.rope[0])
+
     def marginal(self, metric: str | None = None) -> CorrelatedTTestResult:
         """One metric's marginal posterior, a univariate Student t (with the default prior,
         exactly :func:`bayescomp.correlated_ttest` of that metric)."""
@@ -360,12 +364,8 @@ class MultiMetricResult(PosteriorBase):
 
 
 def _guarded_outcome(res: MultiMetricResult, base: Decision, gamma: float) -> tuple[str, str]:
-    primary = res.metric
-
-    def _fp(p: float, gamma: float) -> str:
-        return format_probability(p, gamma)
-
-    region = f"beyond ±{res.rope[0]:g}" if res.rope[0] > 0 else "at all"
+    primary, _fp = res.metric, format_probability
+    region = f"beyond ±{res.half_width:g}" if res.half_width > 0 else "at all"
     if res.p_joint >= gamma:
         return "promote", (
             f"P({res.candidate_name} better on {primary} {region} and no guardrail worse "

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from bayescomp.core.exceptions import FitError
-from bayescomp.core.orientation import resolve_direction
 from bayescomp.decision.family_walk import resolve_rule
+from bayescomp.decision.steps import ScoreSteps
 from bayescomp.decision.walk import challenger_order
 from bayescomp.scores.model_files import ModelSpec
 from bayescomp.studies.fit_setup import (
@@ -35,11 +35,11 @@ from bayescomp.studies.fit_setup import (
     prepare,
     standard_scoring,
 )
+from bayescomp.posterior.request import check_request
 from bayescomp.studies.select import (
-    checked_settings,
     score_means,
     selection_identity,
-    step_compare,
+    selection_settings,
     walk_selection,
 )
 from bayescomp.studies.selection import Selection
@@ -142,14 +142,8 @@ def select_models(
     from bayescomp.scores.engine import Progress, fit_policy
 
     args = _selection_args(selection)
-    settings, decide = checked_settings(
-        baseline=args["baseline"],
-        rope=args["rope"],
-        gamma=args["gamma"],
-        order=args["order"],
-        max_repeats=max_repeats,
-        compare_options=args["compare_options"],
-    )
+    options = {"random_state": 0, **(args["compare_options"] or {})}
+    settings = selection_settings(args["baseline"], args["order"], max_repeats, options)
     baseline, method = settings["baseline"], settings["method"]
     specs, skipped = fitted_models(models, baseline, on_error)
     data = prepare(specs, X, y, groups, args["dataset"], cv)
@@ -161,7 +155,14 @@ def select_models(
     if scoring is None:
         scoring = standard_scoring(specs, data, args["metric"])
     names, metric = fitted_metric(specs, scoring, args["metric"])
-    settings.update(design_settings(data), metric=metric, scoring=names)
+    request = check_request(
+        metric=metric,
+        rope=args["rope"],
+        gamma=args["gamma"],
+        higher_is_better=args["higher_is_better"],
+        **options,
+    )
+    settings.update(request.settings(), **design_settings(data), metric=metric, scoring=names)
     cache, trackers, close = open_store(store, args["tracker"])
     bar = Progress(progress, "select")
     try:
@@ -182,14 +183,14 @@ def select_models(
             table, counts = fit(list(specs), 0, None)
             if base_errors := _errors(table, baseline):
                 raise FitError(f"the baseline {baseline!r} failed to fit: {base_errors[0]}")
-            hib = resolve_direction(metric, args["higher_is_better"])
             means = score_means(table, list(specs), metric)
+            hib = bool(request.higher_is_better)
             sel = walk_selection(
                 table=table,
                 names=list(specs),
                 challengers=challenger_order(list(specs), settings, means, hib),
                 metric=metric,
-                compare=step_compare(metric, hib, decide),
+                compare=ScoreSteps(request),
                 rule=rule,
                 settings=settings,
                 trackers=trackers,

@@ -13,7 +13,6 @@ same rule through :func:`walk_selection`, the one place a :class:`Selection` is 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +21,7 @@ from bayescomp.studies.selection import Selection, format_steps, listed_candidat
 
 if TYPE_CHECKING:  # pragma: no cover
     from bayescomp.core.protocols import SelectionTracker
-    from bayescomp.decision.walk import Compare, Joint
+    from bayescomp.decision.steps import Steps
     from bayescomp.scores.table import Scores
 
 __all__ = ["Selection", "format_steps", "select", "walk_selection"]
@@ -76,7 +75,7 @@ def select(
     rule : str or callable, default "family"
         ``"family"`` or ``"champion_challenger"`` (with several datasets ``"family"``
         decides per step, with a warning), or a callable
-        ``rule(scores, baseline, challengers, *, metric, compare, max_repeats, joint)``
+        ``rule(scores, baseline, challengers, *, metric, compare, max_repeats)``
         (:mod:`bayescomp.decision.walk`).
     metric : str, optional
         The metric to decide on (the table's only metric when omitted; ``"accuracy"``
@@ -119,20 +118,28 @@ def select(
     from bayescomp.posterior.predictions import is_predictions
 
     resolve_rule(rule)  # a bad rule is said before any work
-    settings, decide = checked_settings(
-        baseline=baseline,
-        rope=rope,
-        gamma=gamma,
-        order=order,
-        max_repeats=0,
-        compare_options=compare_options,
-    )
-    if is_predictions(table, (compare_options or {}).get("y_true", "y_true")):
+    options = {"random_state": 0, **(compare_options or {})}
+    settings = selection_settings(baseline, order, 0, options)
+    if is_predictions(table, options.get("y_true", "y_true")):
+        from bayescomp.core.checks import check_gamma
+        from bayescomp.core.margins import parse_margin
         from bayescomp.studies.select_predictions import predictions_walk
 
-        walk = predictions_walk(table, models, metric, higher_is_better, settings, decide)
+        options.pop("method", None)
+        walk = predictions_walk(
+            table,
+            models,
+            metric,
+            higher_is_better,
+            settings,
+            parse_margin(rope),
+            check_gamma(gamma),
+            options,
+        )
     else:
-        walk = _scores_walk(table, models, metric, dataset, higher_is_better, settings, decide)
+        walk = _scores_walk(
+            table, models, metric, dataset, higher_is_better, settings, rope, gamma, options
+        )
     rule_fn, settings["rule"] = resolve_rule(rule, len(walk["table"].datasets))
     trackers = [tracker] if tracker is not None else []
     for t in trackers:
@@ -145,39 +152,22 @@ def select(
     return sel
 
 
-def checked_settings(
-    *,
-    baseline: str,
-    rope: float,
-    gamma: float,
-    order: str,
-    max_repeats: int,
-    compare_options: Mapping[str, Any] | None,
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Check the decision arguments once; return the selection's settings (what its
-    identity and its record say) and the arguments of each step's compare."""
-    from bayescomp.core.checks import check_gamma, check_number
-    from bayescomp.core.margins import as_margin
+def selection_settings(
+    baseline: str, order: str, max_repeats: int, options: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The selection's own settings, checked (the request's are added where the table's
+    metric is known: :meth:`~bayescomp.posterior.request.Request.settings`)."""
+    from bayescomp.core.checks import check_number
 
-    gamma = check_gamma(gamma)
-    rope = as_margin(rope)  # resolved by each compare, per challenger
     if order not in ORDERS:
         raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
     check_number(max_repeats, "max_repeats", integer=True, min_val=0)
-    options = {"random_state": 0, **(compare_options or {})}
-    method = options.pop("method", "auto")
-    settings = dict(
+    return dict(
         baseline=baseline,
-        rope=rope,
-        gamma=gamma,
         order=order,
         max_repeats=int(max_repeats),
-        method=method,
-        random_state=options["random_state"],
+        method=options.get("method", "auto"),
     )
-    if options.get("guardrails"):
-        settings["guardrails"] = options["guardrails"] = dict(options["guardrails"])
-    return settings, dict(rope=rope, gamma=gamma, method=method, options=options)
 
 
 def selection_identity(settings: Mapping[str, Any], models: Mapping[str, str]) -> str:
@@ -209,14 +199,6 @@ def score_means(table: Scores, models: list[str], metric: str) -> dict[str, floa
     return {m: float(f.loc[f["model"] == m, metric].mean()) for m in models}
 
 
-def step_compare(metric: str, hib: bool, decide: Mapping[str, Any]) -> Compare:
-    """Each step's ``compare(table, champion, challenger) -> (posterior, decision)``,
-    computed once per step (a fitted walk walks the same steps again after a block)."""
-    from bayescomp.decision.walk import compare_step, memoized
-
-    return memoized(partial(compare_step, metric=metric, hib=hib, **decide))
-
-
 def _scores_walk(
     scores: Any,
     models: Any,
@@ -224,14 +206,16 @@ def _scores_walk(
     dataset: str | None,
     higher_is_better: bool | None,
     settings: dict[str, Any],
-    decide: dict[str, Any],
+    rope: Any,
+    gamma: float,
+    options: dict[str, Any],
 ) -> dict[str, Any]:
-    """What :func:`walk_selection` needs to walk a scores table."""
+    """What :func:`walk_selection` needs to walk a scores table, and its request checked."""
     import pandas as pd
 
-    from bayescomp.core.orientation import resolve_direction
+    from bayescomp.decision.steps import ScoreSteps
     from bayescomp.decision.walk import challenger_order
-    from bayescomp.posterior.compare import as_scores
+    from bayescomp.posterior.compare import as_scores, scores_request
     from bayescomp.scores.table import Scores
 
     if isinstance(scores, str | Path):
@@ -242,15 +226,22 @@ def _scores_walk(
             f"table (y_true and a column per model), got {type(scores).__name__}; to fit "
             "models first use bayescomp.select_models(models, X, y, ...)"
         )
-    scores = as_scores(scores)  # a scores frame, as compare and rank take it
-    metric = scores._check_metric(metric)
-    hib = resolve_direction(metric, higher_is_better)
+    scores, request = scores_request(
+        as_scores(scores),  # a scores frame, as compare and rank take it
+        metric=metric,
+        rope=rope,
+        gamma=gamma,
+        higher_is_better=higher_is_better,
+        **options,
+    )
+    metric = str(request.metric)
     names = _table_models(models, scores, settings["baseline"])
     if dataset is not None:
         scores = scores.subset(datasets=[dataset])
     scores = scores.subset(models=names)
     means = score_means(scores, names, metric)
     settings.update(
+        request.settings(),
         metric=metric,
         scoring=[metric],
         cv="precomputed scores",
@@ -259,9 +250,9 @@ def _scores_walk(
     return dict(
         table=scores,
         names=names,
-        challengers=challenger_order(names, settings, means, hib),
+        challengers=challenger_order(names, settings, means, bool(request.higher_is_better)),
         metric=metric,
-        compare=step_compare(metric, hib, decide),
+        compare=ScoreSteps(request),
         candidates=listed_candidates(names, means, "precomputed"),
     )
 
@@ -272,11 +263,10 @@ def walk_selection(
     names: list[str],
     challengers: list[str],
     metric: str,
-    compare: Compare,
+    compare: Steps,
     rule: Rule,
     settings: dict[str, Any],
     trackers: list[Any],
-    joint: Joint | None = None,
     column: str | None = None,
     fit: Callable[..., tuple[Scores, dict[str, Any]]] | None = None,
     counts: Mapping[str, Any] | None = None,
@@ -305,7 +295,6 @@ def walk_selection(
             metric=column or metric,
             compare=compare,
             max_repeats=settings["max_repeats"],
-            **({"joint": joint} if joint is not None else {}),  # the family rule's input
         )
         steps = charge_fits(w.steps, table, baseline) if fit is not None else w.steps
         final = len(steps) if not w.pending else int(w.final or 0)
@@ -327,8 +316,6 @@ def walk_selection(
         steps,
         compare=compare,
         metric=metric,
-        rope=settings["rope"],
-        gamma=settings["gamma"],
     )
     return Selection(
         champion=w.champion,

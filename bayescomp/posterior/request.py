@@ -1,0 +1,170 @@
+"""The comparison request: what a comparison is asked — the metric and its direction, the
+margin, γ, the guards (guardrail metrics, the slice guardrail), the method with its options
+and the seed — checked once, at the door.
+
+:func:`check_request` is the one constructor (as scikit-learn's ``check_scoring`` turns a
+scoring name into a scorer once): :func:`bayescomp.compare`, :func:`bayescomp.select` and
+:func:`bayescomp.select_models` call it, and everything below them takes the frozen
+:class:`Request` and trusts it — no layer parses or checks the margin or resolves the metric
+again (``tests/test_request.py`` counts the calls).  A selection's request is its identity
+in the store (:meth:`Request.settings`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Any
+
+from bayescomp.core.checks import check_gamma
+from bayescomp.core.margins import Absolute, Margin, as_margin, parse_margin
+from bayescomp.core.orientation import resolve_direction
+
+
+@dataclass(frozen=True)
+class SliceGuard:
+    """The slice guardrail (``docs/slices.md``): no slice of ``column`` may be worse beyond
+    ``margin``, decided at ``gamma`` (the request's γ when None)."""
+
+    column: str
+    margin: Absolute
+    gamma: float | None = None
+
+
+@dataclass(frozen=True)
+class Request:
+    """One comparison's question, checked (module docstring).
+
+    ``metric`` is the table's name for it and ``higher_is_better`` its direction (None
+    only where the table decides it: a predictions table's metric is resolved with its
+    labels); ``guardrails`` are ``(metric, half-width, higher_is_better)``; ``options`` the
+    method's own keyword arguments (``draws``, ``prior``, a predictions table's columns).
+    """
+
+    metric: str | None
+    higher_is_better: bool | None
+    margin: Margin
+    gamma: float = 0.95
+    guardrails: tuple[tuple[str, float, bool], ...] = ()
+    slices: SliceGuard | None = None
+    method: str = "auto"
+    random_state: Any = None
+    options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+    def label(self, half_width: float | None = None, reference: float | None = None) -> str:
+        """The margin as every output prints it (:meth:`Margin.label`)."""
+        return self.margin.label(half_width, reference)
+
+    def settings(self) -> dict[str, Any]:
+        """What a selection's identity and record say of the request (JSON-ready)."""
+        out: dict[str, Any] = dict(
+            rope=self.margin,
+            gamma=self.gamma,
+            method=self.method,
+            random_state=self.random_state,
+        )
+        if self.guardrails:
+            out["guardrails"] = {m: r for m, r, _ in self.guardrails}
+        return out
+
+
+def _guardrails(
+    guardrails: Mapping[str, Any] | None, directions: Mapping[str, bool]
+) -> tuple[tuple[str, float, bool], ...]:
+    out = []
+    for m, rope in dict(guardrails or {}).items():
+        margin = as_margin(rope, metric=m, takes=(Absolute,), where="a guardrail")
+        try:
+            hib = resolve_direction(m, directions.get(m))
+        except ValueError:
+            raise ValueError(
+                f"unknown metric {m!r}: bayescomp cannot tell whether higher is better; pass "
+                f"higher_is_better={{{m!r}: True or False}}"
+            ) from None
+        out.append((str(m), float(margin), hib))
+    return tuple(out)
+
+
+def _slice_guard(slices: Any, slice_rope: Any, slice_gamma: Any) -> SliceGuard | None:
+    """The slice guardrail's options checked once: a column name and an absolute margin."""
+    if slices is None:
+        if slice_rope is not None:
+            raise ValueError("slice_rope= goes with slices=, the column of the slices")
+        return None
+    if not isinstance(slices, str):
+        raise ValueError(
+            f"slices= names one column of the predictions table (a string such as 'region'); "
+            f"got {type(slices).__name__} {slices!r}"
+        )
+    if slice_rope is None:
+        raise ValueError("slices= needs slice_rope=, the largest loss on one slice to accept")
+    margin = as_margin(slice_rope, takes=(Absolute,), where="slice_rope")
+    gamma = None if slice_gamma is None else check_gamma(slice_gamma)
+    return SliceGuard(slices, margin, gamma)
+
+
+def check_request(
+    *,
+    metric: str | None,
+    rope: Any,
+    gamma: float = 0.95,
+    higher_is_better: bool | Mapping[str, bool] | None = None,
+    guardrails: Mapping[str, Any] | None = None,
+    slices: str | None = None,
+    slice_rope: Any = None,
+    slice_gamma: float | None = None,
+    method: str = "auto",
+    random_state: Any = None,
+    takes: Sequence[type[Margin]] | None = None,
+    where: str = "here",
+    **options: Any,
+) -> Request:
+    """The one check of a comparison's request (module docstring).
+
+    ``metric`` is the table's resolved name for the metric (a scores table resolves it with
+    :meth:`Scores._check_metric`); with ``higher_is_better`` None its direction is looked up
+    (a metric bayescomp does not know needs it).  ``rope`` is parsed and checked against the
+    metric's range once (:func:`~bayescomp.core.margins.as_margin`); ``takes`` narrows the
+    kinds of margin the door accepts.
+
+    Examples
+    --------
+    >>> r = check_request(metric="accuracy", rope="1%", guardrails={"fit_time": 0.5})
+    >>> r.margin, r.higher_is_better, r.guardrails
+    (Relative(r=0.01), True, (('fit_time', 0.5, False),))
+    >>> r.label()
+    '±1 % (relative)'
+    """
+    directions = dict(higher_is_better) if isinstance(higher_is_better, Mapping) else {}
+    hib = directions.get(metric) if isinstance(higher_is_better, Mapping) else higher_is_better
+    kw = {} if takes is None else {"takes": takes, "where": where}
+    margin = as_margin(rope, metric=metric, **kw)
+    return Request(
+        metric=metric,
+        higher_is_better=None if metric is None and hib is None else _direction(metric, hib),
+        margin=margin,
+        gamma=check_gamma(gamma),
+        guardrails=_guardrails(guardrails, directions),
+        slices=_slice_guard(slices, slice_rope, slice_gamma),
+        method=method,
+        random_state=random_state,
+        options=MappingProxyType(dict(options)),
+    )
+
+
+def _direction(metric: str | None, hib: bool | None) -> bool | None:
+    try:
+        return resolve_direction(metric, hib)
+    except ValueError:
+        if metric is None:
+            return None
+        raise
+
+
+def with_metric(request: Request, metric: str, higher_is_better: bool) -> Request:
+    """``request`` with the metric a predictions table resolved (its labels decide it)."""
+    return replace(request, metric=metric, higher_is_better=higher_is_better)
+
+
+__all__ = ["Request", "SliceGuard", "check_request", "parse_margin", "with_metric"]
