@@ -928,6 +928,7 @@ def _new_surfaces(found: dict[str, Entry]) -> dict[str, Entry]:
     )
 
     def comment(kw: dict) -> Any:
+        from bayescomp.core.margins import parse_margin
         from bayescomp.report.markdown import comparison_markdown
 
         s = bc.Scores.from_frame(kw["table"])
@@ -935,7 +936,7 @@ def _new_surfaces(found: dict[str, Entry]) -> dict[str, Entry]:
             (r, r.decision(0.95).outcome, r.decision(0.95).reason)
             for r in (bc.compare(s, "base", h, rope=kw["rope"]) for h in hostile)
         ]
-        text = comparison_markdown(rows, kw["rope"], 0.95)
+        text = comparison_markdown(rows, parse_margin(kw["rope"]), 0.95)
         bad = [h for h in ("<!--", "<details>", "](", "@o") if h in text.split("\n", 1)[1]]
         if bad:
             raise AssertionError(f"markup left live in the comment: {bad}")

@@ -20,6 +20,7 @@ Run: ``python -m pytest -q tests/test_architecture.py``.
 from __future__ import annotations
 
 import ast
+import itertools
 from pathlib import Path
 
 import pytest
@@ -368,11 +369,17 @@ def test_allow_lists_name_existing_files():
 # raised from 13,818 for bc.watch (+485) and this round's fixes; the request consolidation
 # (one typed request, one step engine, one guarded result) is to bring it to <= 14,000
 MAX_STATEMENTS = 14_376
-MAX_RESULT_PROBES = 1  # decision/family_walk.py's CorrelatedTTestResult: the joint's columns
+MAX_RESULT_PROBES = 0
 MAX_METRIC_LITERALS = 0
 MAX_CONFUSION_MODULES = 0  # the formulas are core/metric.py COUNT_FORMULAS
 MAX_MARKDOWN_MODULES = 1
 MAX_FMT_SKIP = 2  # the two assertions of integrations/testing.py share one signature
+#: parameters typed ``dict[str, Any]`` (in the package, in studies/), ``...Decision`` classes,
+#: half-widths read back from a result (``np.ravel(x.rope)``), margins printed inline
+MAX_DICT_ANY, MAX_DICT_ANY_STUDIES = 113, 25  # was 114 and 30; the aim: <= 40 and <= 5
+MAX_DECISION_CLASSES = 4  # Decision, GuardedDecision, SlicedDecision, UtilityDecision
+MAX_ROPE_READ_BACKS = 0
+MAX_INLINE_MARGINS = 0
 CONSUMERS = ("cli", "report", "integrations", "decision", "studies")
 #: the parameters of the two selection doors, and the exported names
 MAX_SELECT_PARAMETERS, MAX_SELECT_MODELS_PARAMETERS, MAX_EXPORTS = 12, 15, 61  # + watch
@@ -429,6 +436,60 @@ def emits_markdown(tree: ast.Module) -> bool:
     )
 
 
+def dict_any_parameters(tree: ast.Module) -> list[str]:
+    """Parameters annotated ``dict[str, Any]`` or ``Mapping[str, Any]`` (optional or not):
+    entries where a typed object belongs."""
+    out = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef):
+            params = [*n.args.posonlyargs, *n.args.args, *n.args.kwonlyargs]
+            out += [
+                f"{n.name}:{a.arg}"
+                for a in params
+                if a.annotation is not None
+                and (
+                    "dict[str, Any]" in ast.unparse(a.annotation)
+                    or "Mapping[str, Any]" in ast.unparse(a.annotation)
+                )
+            ]
+    return out
+
+
+def decision_classes(tree: ast.Module) -> list[str]:
+    """Classes that are a kind of decision (``...Decision``)."""
+    return [
+        n.name
+        for n in ast.walk(tree)
+        if isinstance(n, ast.ClassDef) and n.name.endswith("Decision")
+    ]
+
+
+def rope_read_backs(tree: ast.Module) -> list[int]:
+    """Lines of ``np.ravel(x.rope)``: a half-width read back up from a result."""
+    return [
+        n.lineno
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call)
+        and getattr(n.func, "attr", getattr(n.func, "id", "")) == "ravel"
+        and any(
+            isinstance(x, ast.Attribute) and x.attr == "rope" for a in n.args for x in ast.walk(a)
+        )
+    ]
+
+
+def inline_margins(tree: ast.Module) -> list[int]:
+    """Lines of f-strings that print ``±`` before a value: a margin not printed by its label."""
+    return [
+        n.lineno
+        for n in ast.walk(tree)
+        if isinstance(n, ast.JoinedStr)
+        for a, b in itertools.pairwise(n.values)
+        if isinstance(a, ast.Constant)
+        and str(a.value).endswith("±")
+        and isinstance(b, ast.FormattedValue)
+    ]
+
+
 def test_concept_ratchets():
     from bayescomp.core.metric import ALIASES, METRICS
 
@@ -456,6 +517,23 @@ def test_concept_ratchets():
     assert len(confusion) <= MAX_CONFUSION_MODULES, f"confusion formulas in {confusion}"
     assert len(markdown) <= MAX_MARKDOWN_MODULES, f"Markdown is written by {markdown}"
     assert skips <= MAX_FMT_SKIP, f"{skips} '# fmt: skip'"
+    typed = {p: dict_any_parameters(t) for p, t in trees.items()}
+    untyped = sum(map(len, typed.values()))
+    in_studies = sum(len(v) for p, v in typed.items() if p.startswith("bayescomp/studies/"))
+    assert untyped <= MAX_DICT_ANY, f"{untyped} parameters typed dict[str, Any]"
+    assert in_studies <= MAX_DICT_ANY_STUDIES, f"{in_studies} dict[str, Any] in studies/"
+    decisions = sorted(c for t in trees.values() for c in decision_classes(t))
+    assert len(decisions) <= MAX_DECISION_CLASSES, f"Decision classes: {decisions}"
+    reads = [f"{p}:{n}" for p, t in trees.items() for n in rope_read_backs(t)]
+    assert len(reads) <= MAX_ROPE_READ_BACKS, f"read the result's half_width: {reads}"
+    inline = [
+        f"{p}:{n}"
+        for p, t in trees.items()
+        if p != "bayescomp/core/margins.py"  # where the label is written
+        for n in inline_margins(t)
+    ]
+    inline += [_rel(p) for p in PACKAGE.rglob("*.j2") if "±{{" in p.read_text(encoding="utf-8")]
+    assert len(inline) <= MAX_INLINE_MARGINS, f"print margins by Margin.label: {inline}"
 
 
 def test_ratchet_detectors_catch_their_shapes():
@@ -466,6 +544,14 @@ def test_ratchet_detectors_catch_their_shapes():
     assert result_probes(tree) == [2]
     assert metric_literals(tree, {"accuracy", "f1", "rmse"}) == [3]
     assert writes_confusion_formulas(tree) and emits_markdown(tree)
+    shapes = ast.parse(
+        "class GuardedDecision: ...\n"
+        "def g(a: dict[str, Any], *, b: dict[str, Any] | None = None):\n"
+        "    return np.ravel(res.rope)[0], f'ROPE ±{r:g}', f'±5'\n"
+    )
+    assert decision_classes(shapes) == ["GuardedDecision"]
+    assert dict_any_parameters(shapes) == ["g:a", "g:b"]
+    assert rope_read_backs(shapes) == [3] and inline_margins(shapes) == [3]
     assert not writes_confusion_formulas(ast.parse("x = a / b"))
 
 

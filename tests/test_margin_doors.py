@@ -47,7 +47,7 @@ def test_standardized_half_width_is_printed_per_candidate(scores_csv, capsys):
     assert halves["b"] > 10 * halves["a"]  # the two candidates really differ
     for m, h in halves.items():
         row = next(line for line in text.splitlines() if line.startswith(f"{m} "))
-        assert f"±{h:.4g}" in row
+        assert f"±{h:g}" in row  # Margin.label of the half-width
     assert "per candidate" in text.splitlines()[0]
     assert main([*argv, "--json"]) == 0
     records = json.loads(capsys.readouterr().out)

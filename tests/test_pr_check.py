@@ -19,7 +19,6 @@ import bayescomp as bc
 from bayescomp.cli.main import main
 from bayescomp.core.regions import format_probability
 from bayescomp.integrations import github
-from bayescomp.report import markdown
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -104,7 +103,7 @@ def test_baseline_age_from_a_store(tmp_path):
     """The age of the baseline's newest stored fit (a fit written on 2020-01-01)."""
     import sqlite3
 
-    from bayescomp.studies.store import ResultStore
+    from bayescomp.studies.store import ResultStore, baseline_age
 
     ResultStore(tmp_path / "runs.sqlite").close()  # the store's own schema
     con = sqlite3.connect(tmp_path / "runs.sqlite")
@@ -114,11 +113,11 @@ def test_baseline_age_from_a_store(tmp_path):
     )
     con.commit()
     con.close()
-    age = markdown.baseline_age(tmp_path / "runs.sqlite", "lr")
+    age = baseline_age(tmp_path / "runs.sqlite", "lr")
     days = (pd.Timestamp.now(tz="UTC") - pd.Timestamp("2020-01-01", tz="UTC")).days
     assert age is not None and age.startswith(f"{days} d ")
-    assert markdown.baseline_age(tmp_path / "runs.sqlite", "gbm") is None  # no fit of it
-    assert markdown.baseline_age(None, "lr") is None
+    assert baseline_age(tmp_path / "runs.sqlite", "gbm") is None  # no fit of it
+    assert baseline_age(None, "lr") is None
 
 
 class FakeGitHub(BaseHTTPRequestHandler):

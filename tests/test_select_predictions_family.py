@@ -13,8 +13,8 @@ from scipy import special
 
 import bayescomp as bc
 from bayescomp.decision.family import JointDifferences, family_test
-from bayescomp.posterior.holdout import holdout_posterior
 from bayescomp.decision.steps import joint_item_differences
+from bayescomp.posterior.holdout import holdout_posterior
 
 BENCH = Path(__file__).resolve().parents[1] / "bench" / "test_set_selection.py"
 

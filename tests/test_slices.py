@@ -277,10 +277,11 @@ def test_slice_results_keep_the_result_contract(degraded):
 def test_pull_request_comment_shows_the_slices(degraded):
     """The PR comment (``--comment-file``) carries the guardrail: P(no slice worse) and the
     slices most likely worse, with the posterior's own numbers, worst first."""
+    from bayescomp.core.margins import Absolute
     from bayescomp.report.markdown import comparison_markdown
 
     d = degraded.decision(0.95)
-    md = comparison_markdown([(degraded, d.outcome, d.reason)], 0.01, 0.95)
+    md = comparison_markdown([(degraded, d.outcome, d.reason)], Absolute(0.01), 0.95)
     s = degraded.slices
     assert f"P(no slice worse) = {s.p_no_slice_worse:.3f}, needed ≥ 0.5" in md
     rows = [line for line in md.splitlines() if line.startswith("| ") and "|---" not in line]
@@ -289,7 +290,7 @@ def test_pull_request_comment_shows_the_slices(degraded):
     f = s.per_slice.set_index("slice")
     assert f"[{f.loc['south', 'hdi_95_low']:+.4g}, {f.loc['south', 'hdi_95_high']:+.4g}]" in md
     assert f"| {f.loc['south', 'p_worse']:.3f} |" in slice_rows[0]
-    plain = comparison_markdown([(degraded.overall, "promote", "")], 0.01, 0.95)
+    plain = comparison_markdown([(degraded.overall, "promote", "")], Absolute(0.01), 0.95)
     assert "Slices of" not in plain
 
 

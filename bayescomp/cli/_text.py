@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import argparse
 import copy
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from bayescomp.core.margins import Margin
 
 ROPE_HELP = (
     "required: half-width of the region of practical equivalence on the metric's "
@@ -25,30 +28,33 @@ def rope_arg(text: str) -> Any:
     from bayescomp.core.margins import parse_margin
 
     try:
-        return parse_margin(text)  # checked by main() once --force-rope is known
+        return parse_margin(text)  # checked by the library's door (check_request)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def rope_note(rope: Any) -> str:
+def rope_note(margin: Margin) -> str:
     """One line saying what the chosen ROPE means for the decisions.
 
     Examples
     --------
-    >>> rope_note(0.01)[:40]
+    >>> from bayescomp.core.margins import Absolute
+    >>> rope_note(Absolute(0.01))[:40]
     'ROPE ±0.01 (--rope): differences within '
     """
-    if not isinstance(rope, float | int):  # a margin resolved per comparison
-        on = "ratio to the baseline" if "%" in str(rope) else "difference"
-        return f"ROPE ±{rope} (--rope): a {on} within it counts as practically equivalent."
-    rope = float(rope)
-    if rope == 0:
+    from bayescomp.core.margins import Absolute, Relative
+
+    label = margin.label()
+    if not isinstance(margin, Absolute):  # a margin resolved per comparison
+        on = "ratio to the baseline" if isinstance(margin, Relative) else "difference"
+        return f"ROPE {label} (--rope): a {on} within it counts as practically equivalent."
+    if margin == 0:
         return (
             "ROPE ±0 (--rope 0): no difference is too small to matter, so 'equivalent' "
             "is impossible and any difference the posterior is sure of decides."
         )
     return (
-        f"ROPE ±{rope:g} (--rope): differences within ±{rope:g} count as practically "
+        f"ROPE {label} (--rope): differences within {label} count as practically "
         "equivalent; 'promote' needs the candidate better by more than that."
     )
 
@@ -161,18 +167,19 @@ def comparison_row(
     ]
 
 
-def difference_headers(margin: Any, higher_is_better: bool) -> tuple[str, str, str]:
+def difference_headers(margin: Margin, higher_is_better: bool) -> tuple[str, str, str]:
     """The headers of a scores table's mean and interval, and the sentence saying what they
     are: the log ratio under a relative margin (the posterior's scale), else the difference.
 
-    >>> difference_headers("1%", True)[:2]
+    >>> from bayescomp.core.margins import Relative
+    >>> difference_headers(Relative(0.01), True)[:2]
     ('mean log ratio', '95% HDI (log ratio)')
     """
-    from bayescomp.core.margins import Relative, parse_margin
+    from bayescomp.core.margins import Relative
 
     a, b = ("candidate", "baseline") if higher_is_better else ("baseline", "candidate")
     low = "" if higher_is_better else " (lower is better)"
-    if isinstance(parse_margin(margin), Relative):
+    if isinstance(margin, Relative):
         return "mean log ratio", "95% HDI (log ratio)", f"Log ratios are log({a} / {b}){low}."
     return "mean diff", INTERVAL_COLUMNS[0], f"Differences are {a} − {b}{low}."
 

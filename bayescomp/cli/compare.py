@@ -264,8 +264,6 @@ def run(args: argparse.Namespace) -> int:
         dataset = None
     if args.save_scores:
         scores.to_csv(args.save_scores)
-    if args.guardrail:
-        return _guarded(scores, baseline, candidates, metric, dataset, args)
     n_datasets = len(scores.datasets) if dataset is None else 1
     return _run(
         args,
@@ -304,6 +302,10 @@ def _run(
     options: dict[str, Any] = {}
     if method == "hierarchical":
         options = {"draws": args.draws, "chains": args.chains}
+    if args.guardrail:  # the joint posterior of the metric and its guardrails (seeded draws)
+        from bayescomp.cli._data import parse_guardrails
+
+        method, options = "multivariate", {"guardrails": parse_guardrails(args.guardrail)}
     warnings.filterwarnings("ignore", "hierarchical fit, attempt")  # the table says each retry
     results = [
         compare(
@@ -323,6 +325,8 @@ def _run(
     decisions = [r.decision(args.gamma) for r in results]
 
     def text() -> str:
+        if method == "multivariate":
+            return format_guarded(results, decisions, args.rope)
         if method in ("ttest", "time_ordered"):
             return format_table(results, decisions, args.rope)
         means = None  # per model, its mean over datasets of the per-dataset mean scores
@@ -334,85 +338,31 @@ def _run(
     return emit(args, decisions, lambda: records, text, results)
 
 
-def _guarded(
-    scores: Any,
-    baseline: Any,
-    candidates: list[str],
-    metric: str | None,
-    dataset: str | None,
-    args: argparse.Namespace,
-) -> int:
-    """``--guardrail``: the joint posterior of the metric and its guardrails per candidate."""
-    from bayescomp.cli._data import parse_guardrails
+def format_guarded(results: list[Any], decisions: list[Decision], margin: Any) -> str:
+    """``--guardrail``: per candidate P(better beyond the ROPE), ``p_joint`` (that and every
+    guardrail held) and the decision, then the reasons."""
+    from bayescomp.core.margins import Absolute
     from bayescomp.core.regions import format_probability
-    from bayescomp.posterior.compare import compare
 
-    guards = parse_guardrails(args.guardrail)
-    metric = scores._check_metric(metric)
-    hib = None if args.higher_is_better is None else {metric: args.higher_is_better}
-    results = [
-        compare(
-            scores,
-            baseline,
-            c,
-            metric=[metric, *guards],
-            dataset=dataset,
-            rope={metric: args.rope, **guards},
-            higher_is_better=hib,
-            random_state=args.seed,
-        )
-        for c in candidates
-    ]
-    decisions = [r.decision(args.gamma) for r in results]
-    rows = [
-        {
-            "baseline": r.baseline_name,
-            "candidate": r.candidate_name,
-            "metric": metric,
-            "guardrails": guards,
-            "rope": args.rope,
-            "p_left": r.p_left,
-            "p_rope": r.p_rope,
-            "p_right": r.p_right,
-            "p_joint": r.p_joint,
-            "p_better": r.p_better,
-            "decision": d.outcome,
-            "reason": d.reason,
-            "gamma": d.gamma,
-        }
+    r0, fp = results[0], format_probability
+    guards = zip(r0.metrics[1:], r0.rope[1:], strict=True)
+    g = ", ".join(f"{m} {Absolute(h).label()}" for m, h in guards)
+    head = f"baseline: {r0.baseline_name}   metric: {r0.metric}   rope: {margin.label()}"
+    table = [
+        [r.candidate_name, fp(r.p_right), fp(r.p_joint), d.outcome]
         for r, d in zip(results, decisions, strict=True)
     ]
-
-    def text() -> str:
-        g = ", ".join(f"{k} ±{v:g}" for k, v in guards.items())
-        head = f"baseline: {baseline}   metric: {metric}   rope: ±{args.rope:g}   guardrails: {g}"
-        table = [
-            [
-                row["candidate"],
-                format_probability(row["p_right"]),
-                format_probability(row["p_joint"]),
-                row["decision"],
-            ]
-            for row in rows
-        ]
-        lines = aligned(table, ["candidate", "P(right)", "p_joint", "decision"])
-        return "\n".join(
-            [
-                terminal_literal(head),
-                "",
-                *map(terminal_literal, lines),
-                "",
-                "p_joint: P(candidate better beyond the ROPE on the metric and every guardrail "
-                "held); promote needs p_joint >= gamma",
-                "",
-                *(
-                    f"  {terminal_literal(r['candidate'])}: {terminal_literal(r['reason'])}"
-                    for r in rows
-                ),
-            ]
-        )
-
-    return emit(args, decisions, lambda: rows, text)
+    lines = [
+        f"{head}   guardrails: {g}",
+        "",
+        *aligned(table, ["candidate", "P(right)", "p_joint", "decision"]),
+        "",
+        "p_joint: P(candidate better beyond the ROPE on the metric and every guardrail held); "
+        "promote needs p_joint >= gamma",
+        "",
+        *(f"  {r.candidate_name}: {d.reason}" for r, d in zip(results, decisions, strict=True)),
+    ]
+    return "\n".join(map(terminal_literal, lines))
 
 
 def format_across(
@@ -427,12 +377,13 @@ def format_across(
     """Table of a comparison by any method but the t-test: every kind of probability per
     candidate, then each decision with its reason, the models' mean scores (``means``)
     and the sampler's diagnostics."""
+    from bayescomp.core.margins import Absolute
     from bayescomp.core.regions import format_probability
 
     r0 = results[0]
     head = (
         f"baseline: {r0.baseline_name}   metric: {r0.metric}   rope: "
-        f"{', '.join(sorted({f'±{float(r.rope):.4g}' for r in results}))}   "
+        f"{', '.join(sorted({Absolute(r.half_width).label() for r in results}))}   "
         f"{scope}   method: {method}"
     )
     rows = [
@@ -479,10 +430,10 @@ def _diagnostics(s: dict[str, Any]) -> list[str]:
 
 def format_table(results: list[Posterior], decisions: list[Decision], margin: Any) -> str:
     """The t-test's table, one line per candidate (read from each summary), then the reasons."""
-    from bayescomp.core.margins import parse_margin
+    from bayescomp.core.margins import Absolute
 
     rows, s0 = [], results[0].summary().iloc[0]
-    half = [f"±{float(r.rope):.4g}" for r in results]
+    half = [Absolute(r.half_width).label() for r in results]
     each = len(set(half)) > 1  # a standardized margin's half-width differs by candidate
     for r, d, h in zip(results, decisions, half, strict=True):
         s = r.summary().iloc[0]
@@ -490,7 +441,7 @@ def format_table(results: list[Posterior], decisions: list[Decision], margin: An
         rows.append(
             comparison_row(r, d, _score(s["candidate_score"]), s["mean"], hdi, rope=each and h)
         )
-    rope = "per candidate (column rope)" if each else parse_margin(margin).label(s0["rope"])
+    rope = "per candidate (column rope)" if each else margin.label(s0["rope"])
     head = (
         f"baseline: {s0['baseline']} (mean {s0['metric']}: {_score(s0['baseline_score'])})   "
         f"metric: {s0['metric']}   rope: {rope}   "

@@ -228,15 +228,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         warnings.formatwarning = shown
 
 
-def checked_rope(rope: Any, args: argparse.Namespace) -> Any:
-    """``--rope`` checked once (:func:`~bayescomp.core.margins.as_margin`), as given with
-    ``--force-rope``; the metric's range is checked where the scores are read."""
-    from bayescomp.core.margins import as_margin, parse_margin
-
-    margin = parse_margin(rope)
-    return as_margin(margin.forced() if getattr(args, "force_rope", False) else margin)
-
-
 def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -252,8 +243,8 @@ def _main(argv: Sequence[str] | None) -> int:
     try:
         with collected_warnings() as counts, _quiet_samplers(getattr(args, "quiet", False)):
             try:
-                if getattr(args, "rope", None) is not None:  # parsed by --rope, checked here
-                    args.rope = checked_rope(args.rope, args)
+                if getattr(args, "force_rope", False) and args.rope is not None:
+                    args.rope = args.rope.forced()  # checked by the library's door, as given
                 return int(args.func(args) or 0)
             except Exception as exc:
                 counts.clear()  # a failed command says one thing (one line): its error

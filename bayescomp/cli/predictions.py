@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from bayescomp.cli._io import emit
-from bayescomp.cli._text import INTERVAL_COLUMNS, comparison_row, rope_note
+from bayescomp.cli._text import INTERVAL_COLUMNS, comparison_row, rope_arg, rope_note
 from bayescomp.cli.main import UserError
 from bayescomp.core.text import terminal_literal
 
@@ -25,7 +25,7 @@ def add_slice_flags(p: argparse.ArgumentParser) -> None:
     """``--slice COL --slice-rope R --slice-gamma G``: the slice guardrail (docs/slices.md)."""
     g = p.add_argument_group("slice guardrail (--predictions)")
     g.add_argument("--slice", metavar="COL", help="each item's slice column; needs bayescomp[mcmc]")
-    g.add_argument("--slice-rope", type=float, metavar="R", help="largest loss on one slice")
+    g.add_argument("--slice-rope", type=rope_arg, metavar="R", help="largest loss on one slice")
     g.add_argument(
         "--slice-gamma",
         type=float,
@@ -188,15 +188,15 @@ def _companions(r: Any) -> str:
 def format_holdout(results: list[Any], decisions: list[Any], margin: Any) -> str:
     """Fixed-width table of comparisons on one test set, then the design and the reasons
     (``margin``: the ROPE as given, each candidate's half-width in its reason)."""
-    from bayescomp.core.margins import parse_margin
+    from bayescomp.core.margins import Absolute
     from bayescomp.posterior.slices import worse_text
 
     r0 = results[0]
-    same = len({r.rope for r in results}) == 1
+    same = len({r.half_width for r in results}) == 1
     rope = (
-        parse_margin(margin).label(r0.rope, reference=r0.baseline_score)
+        margin.label(r0.half_width, reference=r0.baseline_score)
         if same
-        else f"±{margin} (per candidate, in its reason)"
+        else f"{margin.label()} (per candidate, in its reason)"
     )
     design = f"   clusters: {r0.n_clusters}" if r0.n_clusters else ""
     if r0.n_rows != r0.n_items:
@@ -227,7 +227,8 @@ def format_holdout(results: list[Any], decisions: list[Any], margin: Any) -> str
         s = r.guards().get("slices")
         if s is not None:
             extra.append(
-                f"slices: P(no slice worse beyond ±{s.rope:g}) = {s.p_no_slice_worse:.3f} "
+                f"slices: P(no slice worse beyond {Absolute(s.rope).label()}) = "
+                f"{s.p_no_slice_worse:.3f} "
                 f"(required {r.slice_gamma:g}); {worse_text(s.worst_slice)}"
             )
         companions = _companions(r)

@@ -427,13 +427,14 @@ def _select_fitted(
 
 
 def _print(sel: Any, args: argparse.Namespace, csv_mode: bool, report: Any) -> None:
+    from bayescomp.report.markdown import selection_markdown
     from bayescomp.studies.select import format_steps
+    from bayescomp.studies.store import baseline_age
 
     fmt = "json" if args.json else args.format
+    age = baseline_age(args.store, sel.baseline)  # of the baseline's fits, in the comment
     if args.comment_file:
-        from bayescomp.report.markdown import selection_markdown
-
-        Path(args.comment_file).write_text(selection_markdown(sel, args.store), encoding="utf-8")
+        Path(args.comment_file).write_text(selection_markdown(sel, age), encoding="utf-8")
     skipped = skipped_models(sel)
     gate = (
         None
@@ -451,9 +452,7 @@ def _print(sel: Any, args: argparse.Namespace, csv_mode: bool, report: Any) -> N
         print(json.dumps(out, indent=2, allow_nan=False))
         return
     if fmt == "markdown":
-        from bayescomp.report.markdown import selection_markdown
-
-        print(selection_markdown(sel, args.store))
+        print(selection_markdown(sel, age))
         if gate is not None:
             print(
                 f"CI gate `--fail-unless {gate['condition']}`: "
@@ -464,7 +463,7 @@ def _print(sel: Any, args: argparse.Namespace, csv_mode: bool, report: Any) -> N
 
     print(
         f"champion/challenger selection on {terminal_literal(sel.metric)} (ROPE "
-        f"±{sel.rope:g}, γ = {sel.gamma:g}, rule {sel.recommendation.get('rule', '?')}), "
+        f"{sel.rope.label()}, γ = {sel.gamma:g}, rule {sel.recommendation.get('rule', '?')}), "
         f"baseline {terminal_literal(sel.baseline)}\n"
     )
     print(format_steps(sel.steps, sel.gamma))

@@ -61,6 +61,11 @@ class Posterior(Result, Protocol):
     def rope(self) -> Any: ...
 
     @property
+    def half_width(self) -> float:
+        """The ROPE's half-width the posterior decided on (its margin resolved)."""
+        ...
+
+    @property
     def p_left(self) -> Any: ...
 
     @property

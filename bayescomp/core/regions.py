@@ -110,3 +110,14 @@ def argmax_shares(sample: np.ndarray) -> np.ndarray:
     sample = np.asarray(sample, dtype=float)
     top = sample == sample.max(axis=1, keepdims=True)
     return (top / top.sum(axis=1, keepdims=True)).mean(axis=0)
+
+
+def shortest_interval(x: np.ndarray, level: float) -> tuple[float, float]:
+    """The shortest interval holding a share ``level`` of the draws ``x``."""
+    s = np.sort(np.asarray(x, dtype=float).ravel())
+    k = int(np.ceil(level * s.size)) - 1
+    if k <= 0 or k >= s.size:
+        return float(s[0]), float(s[-1])
+    widths = s[k:] - s[: s.size - k]
+    i = int(np.argmin(widths))
+    return float(s[i]), float(s[i + k])

@@ -24,6 +24,7 @@ from typing import Any, Literal
 import numpy as np
 
 from bayescomp.core.checks import check_gamma
+from bayescomp.core.margins import Absolute
 from bayescomp.core.regions import format_probability
 
 Outcome = Literal["promote", "worse", "equivalent", "inconclusive"]
@@ -214,7 +215,7 @@ def decide(
     if not trusted:
         reason = untrusted_reason or "the posterior cannot be trusted"
         return Decision("inconclusive", f"no decision: {reason}", **common)
-    region = f"beyond the ROPE of ±{rope:g}" if rope > 0 else "at all"
+    region = f"beyond the ROPE of {Absolute(rope).label()}" if rope > 0 else "at all"
     outcome = decide_many(*probs, gamma=gamma)[()]
     if outcome == "promote":
         return Decision(

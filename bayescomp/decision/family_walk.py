@@ -40,7 +40,6 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
     from bayescomp.decision.steps import Steps
-
     from bayescomp.scores.table import Scores
 
 #: the columns the family rule adds to the steps table

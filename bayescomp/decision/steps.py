@@ -246,5 +246,3 @@ def joint_item_differences(
     if items[0].cluster is None:  # independent items: the correlated t with rho = 0
         return joint_differences(d, 0.0)
     return _clustered(d, items[0].cluster)
-
-

@@ -34,7 +34,7 @@ Writing a rule (the interface a family-wise rule plugs into)::
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -70,7 +70,6 @@ STEP_COLUMNS = [
 #: shown beside the decision; kept out of STEP_COLUMNS, the columns the store records
 SCORE_COLUMNS = ["champion_score", "challenger_score"]
 PAIRED_COLUMNS = ["dataset", "split", "champion", "challenger"]
-
 
 
 @dataclass(frozen=True)
@@ -216,11 +215,8 @@ def usable_blocks(frame: pd.DataFrame, a: str, b: str, max_repeats: int) -> tupl
 def step_table(scores: Scores, a: str, b: str, blocks: int) -> Scores:
     """The scores of models ``a`` and ``b`` on the design and its first ``blocks`` extra
     blocks (what a step between them compares)."""
-    from bayescomp.scores.table import Scores
-
     f = blocked_scores(scores)
-    keep = f["model"].isin([a, b]) & (f["block"] <= blocks)
-    return Scores(scores.to_frame()[keep.to_numpy()], metrics=scores.metrics)
+    return scores.rows((f["model"].isin([a, b]) & (f["block"] <= blocks)).to_numpy())
 
 
 def _repeat_note(d: Decision, extra: int, max_repeats: int, n_splits: int) -> str:

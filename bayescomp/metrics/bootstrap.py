@@ -20,7 +20,8 @@ from bayescomp.core.exceptions import DegenerateBootstrapWarning
 from bayescomp.core.orientation import clip_to_range
 from bayescomp.metrics._metric import MetricSpec, check_predictions, resolve_metric, safe_call
 from bayescomp.metrics.interval import MetricInterval
-from bayescomp.metrics.spark import is_spark_frame, spark_bootstrap
+from bayescomp.metrics.spark import is_spark_frame
+from bayescomp.metrics.spark_auc import spark_bootstrap
 
 if TYPE_CHECKING:  # pragma: no cover
     pass

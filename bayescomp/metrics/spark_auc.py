@@ -13,7 +13,9 @@ window ordered by score within each range gives the negative weight strictly bel
 group, and a ``groupBy(k, range)`` returns three integer sums per weight column ``k`` and
 range: ``3 x RANGES x columns`` numbers reach the driver, never the rows, and the driver
 adds the pairs across ranges.  Weight column 0 is all ones (the full-data AUC); columns ``1..n_resamples`` are
-Poisson(1) weights, one per bootstrap resample (:func:`spark_auc`).
+Poisson(1) weights, one per bootstrap resample (:func:`spark_auc`).  :func:`spark_bootstrap`
+is :func:`bayescomp.bootstrap_metric` on a Spark DataFrame: this AUC, or the Poisson
+bootstrap of the confusion counts (:func:`~bayescomp.metrics.spark.poisson_bootstrap`).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from bayescomp.metrics.spark import uniform
+from bayescomp.metrics.spark import poisson_bootstrap, score_checks, uniform
 
 #: P(K <= k) for K ~ Poisson(1), k = 0..17: a uniform draw lying above k of them is a draw
 #: of k (beyond 17 the tail is below a 53-bit uniform's resolution)
@@ -98,3 +100,70 @@ def spark_auc(
     poisson = sum(((u >= F.lit(float(c))).cast("long") for c in POISSON_CDF), F.lit(0))
     w = F.when(F.col("k") == 0, F.lit(1)).otherwise(poisson)
     return weighted_auc(rows.select("k", "b", "s", "p", w.alias("w")))
+
+
+def spark_bootstrap(
+    df: Any,
+    spec: Any,
+    method: str,
+    n_resamples: int,
+    confidence_level: float,
+    threshold: float | None,
+    pos_label: Any,
+    random_state: Any,
+    columns: dict[str, str],
+) -> Any:
+    """:func:`bayescomp.bootstrap_metric` on a Spark DataFrame: a Poisson bootstrap run in
+    Spark (:func:`~bayescomp.metrics.spark.poisson_bootstrap`; ROC AUC by :func:`spark_auc`),
+    as a :class:`~bayescomp.metrics.bootstrap.MetricInterval`."""
+    from bayescomp.core.orientation import clip_to_range
+    from bayescomp.metrics.interval import MetricInterval
+
+    if method not in ("percentile", "basic"):
+        raise ValueError(
+            f"method={method!r} needs a jackknife over all rows; the Poisson "
+            "bootstrap in Spark forms method='percentile' or 'basic' intervals"
+        )
+    seed = int(np.random.default_rng(random_state).integers(2**31 - 1))
+    label, score = columns.get("label", "y_true"), columns.get("score", "y_score")
+    if spec.fast == "roc_auc" and threshold is None:
+        n = score_checks(df, label=label, score=score, repetition=None, pos_label=pos_label)[1]
+        values = spark_auc(
+            df, label=label, score=score, pos_label=pos_label, n_resamples=n_resamples, seed=seed
+        )
+        est, dist = float(values[0]), values[1:]
+        if not np.isfinite(est):
+            raise ValueError(f"roc_auc needs both classes in {label!r}; it holds only one")
+    else:
+        est, dist, n = poisson_bootstrap(
+            df,
+            spec.name,
+            label=label,
+            score=score,
+            pos_label=pos_label,
+            threshold=threshold,
+            n_resamples=n_resamples,
+            seed=seed,
+        )
+    if not np.all(np.isfinite(dist)):
+        raise ValueError(
+            f"metric {spec.name!r} was undefined on some resamples (no "
+            "positive, or no predicted positive); use a larger test set"
+        )
+    alpha = 1 - float(confidence_level)
+    q_lo, q_hi = np.quantile(dist, [alpha / 2, 1 - alpha / 2])
+    low, high = (q_lo, q_hi) if method == "percentile" else (2 * est - q_hi, 2 * est - q_lo)
+    low, high, _ = clip_to_range(float(low), float(high), spec.name)
+    return MetricInterval(
+        metric=spec.name,
+        estimate=est,
+        low=low,
+        high=high,
+        standard_error=float(np.std(dist, ddof=1)),
+        distribution=dist,
+        confidence_level=float(confidence_level),
+        method=method,
+        n=n,
+        n_resamples=int(n_resamples),
+        higher_is_better=spec.higher_is_better,
+    )

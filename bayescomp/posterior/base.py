@@ -18,7 +18,7 @@ import numpy as np
 from bayescomp.core.checks import check_level
 from bayescomp.core.jsonable import jsonable
 from bayescomp.core.orientation import difference_label
-from bayescomp.core.regions import RegionProbabilities
+from bayescomp.core.regions import RegionProbabilities, shortest_interval
 from bayescomp.core.rule import Decision, decide
 from bayescomp.posterior.differences import as_output
 
@@ -259,14 +259,3 @@ class DrawsPosterior(PosteriorBase):
         """Highest-density interval of ``mu`` (the shortest interval holding the share
         ``confidence_level`` of the draws)."""
         return shortest_interval(self._draws, check_level(confidence_level, "confidence_level"))
-
-
-def shortest_interval(x: np.ndarray, level: float) -> tuple[float, float]:
-    """The shortest interval holding a share ``level`` of the draws ``x``."""
-    s = np.sort(np.asarray(x, dtype=float).ravel())
-    k = int(np.ceil(level * s.size)) - 1
-    if k <= 0 or k >= s.size:
-        return float(s[0]), float(s[-1])
-    widths = s[k:] - s[: s.size - k]
-    i = int(np.argmin(widths))
-    return float(s[i]), float(s[i + k])

@@ -15,7 +15,6 @@ from bayescomp.core.margins import Absolute, Relative, as_margin
 from bayescomp.core.protocols import Posterior
 from bayescomp.posterior.differences import differences_by_dataset, one_dataset_differences
 from bayescomp.posterior.predictions import is_predictions, predictions_posterior
-from bayescomp.posterior.request import Request, check_request
 from bayescomp.posterior.registry import (
     REGISTRY,
     TRUTH_COLUMN,
@@ -26,6 +25,7 @@ from bayescomp.posterior.registry import (
     methods,
     register,
 )
+from bayescomp.posterior.request import Request, check_request
 from bayescomp.posterior.time_ordered import TimeOrderedResult
 from bayescomp.posterior.ttest import CorrelatedTTestResult
 from bayescomp.scores.table import Scores
@@ -180,6 +180,7 @@ def scores_request(
     rope: Any,
     higher_is_better: bool | dict[str, bool] | None = None,
     method: str = "auto",
+    guardrails: dict[str, Any] | None = None,
     **request: Any,
 ) -> tuple[Scores, Request]:
     """The door of a scores table: the table with the timing columns asked for, and the
@@ -188,44 +189,37 @@ def scores_request(
     ``rope={metric: half-width}``) are one request with guardrails."""
     from bayescomp.posterior.metric_differences import joint_ropes, with_timings
 
-    if method != "multivariate" and isinstance(metric, str | None):
-        if metric is not None:  # timings are metrics too (lower is better), as for guardrails
-            scores = with_timings(scores, [metric])
-        if isinstance(higher_is_better, dict):
-            raise ValueError(
-                "higher_is_better={metric: bool} is for several metrics (metric=[...]); "
-                "for one metric pass True or False"
-            )
-        name = scores._check_metric(metric)
-        guards = request.pop("guardrails", None)
-        if guards:  # the joint posterior of the primary metric and its guardrails
-            scores = with_timings(scores, list(guards))
-            guards = {scores._check_metric(m): r for m, r in dict(guards).items()}
-            request |= dict(guardrails=guards, takes=(Absolute,), where="several metrics")
-        return scores, check_request(
-            metric=name, rope=rope, higher_is_better=higher_is_better, method=method, **request
-        )
-    metrics = [metric] if isinstance(metric, str) else [str(m) for m in (metric or [])]
-    if not metrics or len(set(metrics)) != len(metrics):
+    joint = not isinstance(metric, str | None)
+    metrics = [str(m) for m in (metric or [])] if joint else [metric]  # type: ignore[union-attr]
+    if joint and (not metrics or len(set(metrics)) != len(metrics)):
         raise ValueError(f"metric must name one or more distinct metrics, got {metric!r}")
-    if method not in ("auto", "multivariate"):
+    if (joint or guardrails) and method not in ("auto", "multivariate"):
         raise ValueError(
             f"several metrics are compared jointly by method='multivariate' (the "
             f"correlated t on the difference vector), not {method!r}"
         )
-    scores = with_timings(scores, metrics)
+    if isinstance(higher_is_better, dict) and not (joint or method == "multivariate"):
+        raise ValueError(
+            "higher_is_better={metric: bool} is for several metrics (metric=[...]); "
+            "for one metric pass True or False"
+        )
+    guardrails = dict(guardrails or {})
+    scores = with_timings(scores, [m for m in (*metrics, *guardrails) if m is not None])
     names = [scores._check_metric(m) for m in metrics]
-    ropes = joint_ropes(metrics, rope)
-    given = higher_is_better if isinstance(higher_is_better, dict) else {}
-    directions = dict(given) | ({} if given else {names[0]: higher_is_better})
+    ropes = joint_ropes(metrics, rope) if joint else [rope]
+    guards = dict(zip(names[1:], ropes[1:], strict=True))
+    guards |= {scores._check_metric(m): r for m, r in guardrails.items()}
+    directions = higher_is_better if isinstance(higher_is_better, dict) else {}
+    if not isinstance(higher_is_better, dict) and higher_is_better is not None:
+        directions = {names[0]: higher_is_better}
+    several = joint or bool(guards) or method == "multivariate"
     return scores, check_request(
         metric=names[0],
         rope=ropes[0],
-        higher_is_better={m: v for m, v in directions.items() if v is not None},
-        guardrails=dict(zip(names[1:], ropes[1:], strict=True)),
-        method="multivariate",
-        takes=(Absolute,),
-        where="several metrics",
+        higher_is_better=directions,
+        guardrails=guards,
+        method="multivariate" if several else method,
+        **({"takes": (Absolute,), "where": "several metrics"} if several else {}),
         **request,
     )
 

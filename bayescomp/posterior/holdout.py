@@ -22,8 +22,9 @@ from bayescomp.core.exceptions import BayescompWarning, FewClustersWarning, Zero
 from bayescomp.core.jsonable import jsonable
 from bayescomp.core.margins import Margin, Standardized, as_margin
 from bayescomp.core.orientation import difference_label
+from bayescomp.core.regions import shortest_interval
 from bayescomp.posterior import holdout_draws as hd
-from bayescomp.posterior.base import DrawsPosterior, shortest_interval
+from bayescomp.posterior.base import DrawsPosterior
 from bayescomp.posterior.holdout_data import Items, positive_class, prepare, resolve
 from bayescomp.posterior.holdout_frequentist import cluster_robust_se, delong, mcnemar
 

@@ -21,6 +21,7 @@ from scipy import stats
 
 from bayescomp.core.checks import check_gamma, check_rho, check_rope
 from bayescomp.core.jsonable import jsonable
+from bayescomp.core.margins import Absolute
 from bayescomp.core.regions import RegionProbabilities, format_probability
 from bayescomp.core.rule import Decision
 from bayescomp.posterior.base import PosteriorBase
@@ -282,7 +283,7 @@ class MultiMetricResult(PosteriorBase):
             return GuardedDecision(**base.to_dict(), p_joint=self.p_right, utility=utility)
         outcome, reason = _guarded_outcome(self, base, gamma)
         held = "; ".join(
-            f"{m}: P(worse beyond ±{r:g}) = {self.p_guardrail_broken(m):.3f}"
+            f"{m}: P(worse beyond {Absolute(r).label()}) = {self.p_guardrail_broken(m):.3f}"
             for m, r in zip(self.metrics[1:], self.rope[1:], strict=True)
         )
         fields = base.to_dict()
@@ -365,7 +366,7 @@ class MultiMetricResult(PosteriorBase):
 
 def _guarded_outcome(res: MultiMetricResult, base: Decision, gamma: float) -> tuple[str, str]:
     primary, _fp = res.metric, format_probability
-    region = f"beyond ±{res.half_width:g}" if res.half_width > 0 else "at all"
+    region = f"beyond {Absolute(res.half_width).label()}" if res.half_width > 0 else "at all"
     if res.p_joint >= gamma:
         return "promote", (
             f"P({res.candidate_name} better on {primary} {region} and no guardrail worse "
@@ -380,7 +381,7 @@ def _guarded_outcome(res: MultiMetricResult, base: Decision, gamma: float) -> tu
         r = res.rope[res.metrics.index(worst_m)]
         return "worse", (
             f"guardrail {worst_m} broken: P({res.candidate_name} worse on "
-            f"{worst_m} beyond ±{r:g}) = {_fp(worst_p, gamma)} ≥ {gamma:g}"
+            f"{worst_m} beyond {Absolute(r).label()}) = {_fp(worst_p, gamma)} ≥ {gamma:g}"
         )
     if base.outcome == "equivalent":
         return "equivalent", base.reason

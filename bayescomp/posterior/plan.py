@@ -95,7 +95,7 @@ class SampleSizePlan:
         )
         return (
             f"{self.n_items} items{where} decide a difference of {self.difference:+g} "
-            f"beyond a ROPE of ±{self.rope:g} at gamma={self.gamma:g} with probability "
+            f"beyond a ROPE of {Absolute(self.rope).label()} at gamma={self.gamma:g} with probability "
             f"{self.power:g} (per-item sd {self.sd:.4g}, design effect "
             f"{self.design_effect:.3g})"
         )

@@ -122,24 +122,14 @@ def row_columns(table: pd.DataFrame, options: dict[str, Any]) -> dict[str, Any]:
 
 def pop_slicing(options: dict[str, Any]) -> dict[str, Any]:
     """The slice guardrail's options (``slices``, ``slice_rope``, ``slice_gamma``) taken out
-    of ``options`` and checked once: a column name, and its ROPE (an absolute margin)."""
-    from bayescomp.core.margins import Absolute, as_margin
+    of ``options`` and checked once (:func:`~bayescomp.posterior.request.slice_guard`)."""
+    from bayescomp.posterior.request import slice_guard
 
     out = {k: options.pop(k) for k in ("slices", "slice_rope", "slice_gamma") if k in options}
-    slices = out.get("slices")
-    if slices is None:
-        if set(out) - {"slice_gamma"}:
-            raise ValueError("slice_rope= goes with slices=, the column of the slices")
+    guard = slice_guard(out.get("slices"), out.get("slice_rope"))
+    if guard is None:
         return {}
-    if not isinstance(slices, str):
-        raise ValueError(
-            f"slices= names one column of the predictions table (a string such as 'region'); "
-            f"got {type(slices).__name__} {slices!r}"
-        )
-    if out.get("slice_rope") is None:
-        raise ValueError("slices= needs slice_rope=, the largest loss on one slice to accept")
-    out["slice_rope"] = float(as_margin(out["slice_rope"], takes=(Absolute,), where="slice_rope"))
-    return out
+    return out | {"slice_rope": float(guard.margin)}
 
 
 def with_positive_class(

@@ -13,12 +13,12 @@ in the store (:meth:`Request.settings`).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
 from bayescomp.core.checks import check_gamma
-from bayescomp.core.margins import Absolute, Margin, as_margin, parse_margin
+from bayescomp.core.margins import Absolute, Margin, Relative, Standardized, as_margin
 from bayescomp.core.orientation import resolve_direction
 
 
@@ -86,7 +86,7 @@ def _guardrails(
     return tuple(out)
 
 
-def _slice_guard(slices: Any, slice_rope: Any, slice_gamma: Any) -> SliceGuard | None:
+def slice_guard(slices: Any, slice_rope: Any, slice_gamma: Any = None) -> SliceGuard | None:
     """The slice guardrail's options checked once: a column name and an absolute margin."""
     if slices is None:
         if slice_rope is not None:
@@ -100,8 +100,7 @@ def _slice_guard(slices: Any, slice_rope: Any, slice_gamma: Any) -> SliceGuard |
     if slice_rope is None:
         raise ValueError("slices= needs slice_rope=, the largest loss on one slice to accept")
     margin = as_margin(slice_rope, takes=(Absolute,), where="slice_rope")
-    gamma = None if slice_gamma is None else check_gamma(slice_gamma)
-    return SliceGuard(slices, margin, gamma)
+    return SliceGuard(slices, margin, slice_gamma)  # its gamma checked by the slice test
 
 
 def check_request(
@@ -116,7 +115,7 @@ def check_request(
     slice_gamma: float | None = None,
     method: str = "auto",
     random_state: Any = None,
-    takes: Sequence[type[Margin]] | None = None,
+    takes: Sequence[type[Margin]] = (Absolute, Relative, Standardized),
     where: str = "here",
     **options: Any,
 ) -> Request:
@@ -138,33 +137,17 @@ def check_request(
     """
     directions = dict(higher_is_better) if isinstance(higher_is_better, Mapping) else {}
     hib = directions.get(metric) if isinstance(higher_is_better, Mapping) else higher_is_better
-    kw = {} if takes is None else {"takes": takes, "where": where}
-    margin = as_margin(rope, metric=metric, **kw)
     return Request(
         metric=metric,
-        higher_is_better=None if metric is None and hib is None else _direction(metric, hib),
-        margin=margin,
+        higher_is_better=None if metric is None and hib is None else resolve_direction(metric, hib),
+        margin=as_margin(rope, metric=metric, takes=takes, where=where),
         gamma=check_gamma(gamma),
         guardrails=_guardrails(guardrails, directions),
-        slices=_slice_guard(slices, slice_rope, slice_gamma),
+        slices=slice_guard(slices, slice_rope, slice_gamma),
         method=method,
         random_state=random_state,
         options=MappingProxyType(dict(options)),
     )
 
 
-def _direction(metric: str | None, hib: bool | None) -> bool | None:
-    try:
-        return resolve_direction(metric, hib)
-    except ValueError:
-        if metric is None:
-            return None
-        raise
-
-
-def with_metric(request: Request, metric: str, higher_is_better: bool) -> Request:
-    """``request`` with the metric a predictions table resolved (its labels decide it)."""
-    return replace(request, metric=metric, higher_is_better=higher_is_better)
-
-
-__all__ = ["Request", "SliceGuard", "check_request", "parse_margin", "with_metric"]
+__all__ = ["Request", "SliceGuard", "check_request", "slice_guard"]

@@ -365,7 +365,7 @@ class SequentialResult:
         return (
             f"{self.decision}{at}: {p.candidate} - {p.baseline} ({p.metric}) "
             f"{self.estimate:+.4g}, {100 * p.gamma:g}% confidence sequence "
-            f"[{self.lower:+.4g}, {self.upper:+.4g}], margin ±{p.margin:g}, {self.method}"
+            f"[{self.lower:+.4g}, {self.upper:+.4g}], margin {Absolute(p.margin).label()}, {self.method}"
         )
 
     def to_dict(self) -> dict[str, Any]:

@@ -21,6 +21,7 @@ import numpy as np
 from bayescomp.core.checks import check_number
 from bayescomp.core.exceptions import BayescompWarning
 from bayescomp.core.jsonable import jsonable
+from bayescomp.core.margins import Absolute
 from bayescomp.core.rule import Decision
 from bayescomp.posterior.base import PosteriorBase
 from bayescomp.posterior.hierarchical import HierarchicalResult, hierarchical_test
@@ -294,7 +295,7 @@ class SliceGuarded(PosteriorBase):
             fields_["outcome"] = "inconclusive"
             fields_["reason"] = (
                 f"{base.reason}, but blocked by slice {worst!r}: P(no slice worse beyond "
-                f"±{float(s.rope):g}) = {p:.3f} < {self.slice_gamma:g} (P({worst!r} worse) = "
+                f"{Absolute(s.rope).label()}) = {p:.3f} < {self.slice_gamma:g} (P({worst!r} worse) = "
                 f"{pw:.3f})"
                 if s.converged
                 else f"{base.reason}, but the slices' posterior did not converge "
@@ -330,7 +331,7 @@ class SliceGuarded(PosteriorBase):
         s = self.slices
         return (
             f"SliceGuarded({self.overall!r}; {s.n_datasets} slices, P(no slice worse beyond "
-            f"±{float(s.rope):g}) = {s.p_no_slice_worse:.3f}, {worse_text(s.worst_slice)})"
+            f"{Absolute(s.rope).label()}) = {s.p_no_slice_worse:.3f}, {worse_text(s.worst_slice)})"
         )
 
 

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bayescomp.core.margins import Absolute
 from bayescomp.report._literal import literal_text
 from bayescomp.report.plots import REGION_COLOURS
 
@@ -70,7 +71,7 @@ def _panel(ax: Axes, res: Any, x: np.ndarray, ok: np.ndarray, j: int) -> None:
     ax.axhline(-res.rope[j], color=REGION_COLOURS[0], ls="--", lw=1)
     ax.axvline(0, color="k", lw=0.5)
     ax.axhline(0, color="k", lw=0.5)
-    ax.set_xlabel(f"{res.metrics[0]} gain (primary, ROPE ±{res.rope[0]:g})")
+    ax.set_xlabel(f"{res.metrics[0]} gain (primary, ROPE {Absolute(res.half_width).label()})")
     ax.set_ylabel(f"{res.metrics[j]} gain (guardrail, −{res.rope[j]:g} allowed)")
     p_broken = res.p_guardrail_broken(res.metrics[j])
     ax.set_title(f"P({res.metrics[j]} worse beyond ROPE) = {p_broken:.3f}", fontsize=9)

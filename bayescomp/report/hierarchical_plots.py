@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bayescomp.core.margins import Absolute
 from bayescomp.core.orientation import difference_label
 from bayescomp.report._literal import literal_text
 from bayescomp.report.plots import REGION_COLOURS, fitted_title, region_title
@@ -129,7 +130,14 @@ def plot_forest(res: Any, ax: Axes | None = None) -> Axes:
     y = np.arange(q)
     rope = float(res.rope)
     if rope > 0:
-        ax.axvspan(-rope, rope, color=REGION_COLOURS[1], alpha=0.15, lw=0, label=f"ROPE ±{rope:g}")
+        ax.axvspan(
+            -rope,
+            rope,
+            color=REGION_COLOURS[1],
+            alpha=0.15,
+            lw=0,
+            label=f"ROPE {Absolute(rope).label()}",
+        )
     lo, hi = res.hdi(0.95)
     ax.axvspan(lo, hi, color="#2c7fb8", alpha=0.12, lw=0, label="δ0 95% HDI")
     ax.axvline(
@@ -224,6 +232,7 @@ def plot_slices(res: Any, ax: Axes | None = None, slice_gamma: float = 0.5) -> A
         ax.legend(fontsize=7, loc="lower right", frameon=False)
     ax.set_ylabel("slice (rows)")
     ax.set_title(
-        f"P(no slice worse beyond ±{float(res.rope):g}) = {res.p_no_slice_worse:.3f}", fontsize=9
+        f"P(no slice worse beyond {Absolute(res.rope).label()}) = {res.p_no_slice_worse:.3f}",
+        fontsize=9,
     )
     return ax

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bayescomp.core.margins import Absolute
 from bayescomp.core.orientation import difference_label
 from bayescomp.report._literal import literal_text
 from bayescomp.report.plots import (
@@ -63,7 +64,7 @@ def plot_draws_posterior(res: Any, ax: Axes | None = None, level: float = 0.95) 
     ax.set_xlabel(
         f"difference in {unit} ({difference_label(res)}), {res.n_items} items"
         + (f", {res.n_clusters} clusters" if res.n_clusters else "")
-        + (f", ROPE ±{rope:g}" if rope else "")
+        + (f", ROPE {Absolute(rope).label()}" if rope else "")
     )
     ax.set_ylabel("posterior density")
     ax.spines[["top", "right"]].set_visible(False)
@@ -123,6 +124,6 @@ def holdout_figures(res: Any) -> dict[str, Any]:
 
 
 def _blind_hdi(draws: np.ndarray, level: float) -> tuple[float, float]:
-    from bayescomp.posterior.base import shortest_interval
+    from bayescomp.core.regions import shortest_interval
 
     return shortest_interval(draws, level)

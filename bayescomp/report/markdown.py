@@ -6,12 +6,13 @@ through :func:`escape`.  ``integrations/github.py`` only sends it.
 from __future__ import annotations
 
 import html
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bayescomp.core.margins import parse_margin
+from bayescomp.core.margins import Absolute
 from bayescomp.core.regions import format_probability as fp
-from bayescomp.decision.walk import STEP_COLUMNS
+
+if TYPE_CHECKING:  # pragma: no cover
+    from bayescomp.core.margins import Margin
 
 #: the hidden line that marks bayescomp's comment on a pull request (once, at the top)
 MARKER = "<!-- bayescomp -->"
@@ -69,7 +70,10 @@ def slice_lines(results: list[Any]) -> list[str]:
         if s is None:
             continue
         f = s.per_slice.sort_values("p_worse", ascending=False).head(5)
-        lines += ["", f"**Slices of {escape(r.candidate_name)}** (slice ROPE ±{float(s.rope):g}): "]
+        lines += [
+            "",
+            f"**Slices of {escape(r.candidate_name)}** (slice ROPE {Absolute(s.rope).label()}): ",
+        ]
         lines[-1] += f"P(no slice worse) = {s.p_no_slice_worse:.3f}, needed ≥ {r.slice_gamma:g}"
         cols = ["slice", "rows", "mean difference", "95% interval", "P(worse)"]
         rows = [
@@ -86,31 +90,14 @@ def slice_lines(results: list[Any]) -> list[str]:
     return lines
 
 
-def baseline_age(store: Any, baseline: str) -> str | None:
-    """How old the baseline's newest stored fit is (``--store``), e.g. ``"3 d 4 h"``."""
-    if not store or not Path(store).is_file():
-        return None
-    from datetime import UTC, datetime
-
-    from bayescomp.studies.store import ResultStore
-
-    sql = "SELECT MAX(finished_at) AS t FROM fits WHERE model = ? AND error IS NULL"
-    with ResultStore(store) as st:
-        t = st.query(sql, (baseline,))["t"].iloc[0]
-    if t is None:
-        return None
-    age = datetime.now(UTC) - datetime.fromisoformat(t.replace("Z", "+00:00"))
-    return f"{age.days} d {age.seconds // 3600} h"
-
-
 def comparison_markdown(
-    rows: list[tuple[Any, str, str]], rope: Any, gamma: float, head: str | None = None
+    rows: list[tuple[Any, str, str]], rope: Margin, gamma: float, head: str | None = None
 ) -> str:
     """The comment of a comparison: a row per ``(posterior, decision, reason)``, each
     candidate's ROPE, the reasons and the slices."""
     if head is None:
         head = ", ".join(f"{escape(r.candidate_name)} **{o}**" for r, o, _ in rows)
-    labels = [parse_margin(rope).label(float(r.rope)) for r, _, _ in rows]
+    labels = [rope.label(r.half_width) for r, _, _ in rows]
     each = len(set(labels)) > 1  # a margin resolved per candidate: a column of its own
     cols = ["candidate", "decision", "P(better beyond ROPE)", "P(ROPE)", "P(worse beyond ROPE)"]
     cols += ["mean difference", "95% interval", *(["ROPE"] if each else [])]
@@ -130,12 +117,12 @@ def comparison_markdown(
     return "\n".join([*lines, *slice_lines([r for r, _, _ in rows]), ""])
 
 
-def selection_markdown(sel: Any, store: Any = None) -> str:
+def selection_markdown(sel: Any, age: str | None = None) -> str:
     """A selection's comment: the recommendation, the steps table, every step's reason, the
-    slices of its candidates and the age of the baseline's fits (``store``)."""
+    slices of its candidates and the age of the baseline's fits (``age``: ``"3 d 4 h"``)."""
     rec = sel.recommendation
     head = "promote" if rec["action"] == "promote" else "keep"
-    label = parse_margin(sel.rope).label()
+    label = sel.rope.label()
     lines = [
         MARKER,
         f"## bayescomp selection: **{head} {escape(sel.champion)}**",
@@ -146,7 +133,8 @@ def selection_markdown(sel: Any, store: Any = None) -> str:
         f"{escape(rec.get('rule', 'champion_challenger'))} · baseline {escape(sel.baseline)}",
         "",
     ]
-    cols = STEP_COLUMNS[: STEP_COLUMNS.index("decision") + 1]
+    shown = list(sel.steps.columns)[: list(sel.steps.columns).index("decision") + 1]
+    cols = [c for c in shown if not c.endswith("_score")]  # the steps table's, to decision
     rows = []
     for r in sel.steps.to_dict("records"):
         probs = ("—" if r[c] != r[c] else fp(r[c], sel.gamma) for c in cols[3:8])
@@ -160,7 +148,6 @@ def selection_markdown(sel: Any, store: Any = None) -> str:
         for r in sel.steps.to_dict("records")
     ]
     lines += ["", "</details>", *slice_lines([r for r in sel.results if r is not None])]
-    age = baseline_age(store, sel.baseline)
     return "\n".join([*lines, *([f"\nBaseline fits stored {age} ago."] if age else []), ""])
 
 
@@ -175,7 +162,7 @@ def watch_markdown(res: Any, last: int = 10) -> str:
         "",
         f"**{res.decision}**{at}: estimate {_cell(res.estimate, '+.4f')}, {100 * p.gamma:g} % "
         f"confidence sequence [{_cell(res.lower, '+.4f')}, {_cell(res.upper, '+.4f')}], margin "
-        f"±{p.margin:g} ({res.method}); {res.n_items} labelled items read.",
+        f"{Absolute(p.margin).label()} ({res.method}); {res.n_items} labelled items read.",
         "",
     ]
     rows = [

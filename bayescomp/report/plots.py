@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bayescomp.core.margins import Absolute
 from bayescomp.core.orientation import difference_label
 from bayescomp.core.tally import win_loss_tie
 from bayescomp.report._literal import literal_text
@@ -54,7 +55,9 @@ def plot_t_posterior(res: Any, ax: Axes | None = None, confidence_level: float =
         ax.axvline(rope, color=REGION_COLOURS[1], ls=":", lw=1)
     ax.axvline(0, color="k", ls="--", lw=0.8)
     fitted_title(ax, region_title(res))
-    ax.set_xlabel(f"difference in {unit} ({label})" + (f", ROPE ±{rope:g}" if rope else ""))
+    ax.set_xlabel(
+        f"difference in {unit} ({label})" + (f", ROPE {Absolute(rope).label()}" if rope else "")
+    )
     ax.set_ylabel("posterior density")
     ax.spines[["top", "right"]].set_visible(False)
     return ax

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bayescomp.core.margins import Absolute
 from bayescomp.core.tally import win_loss_tie
 from bayescomp.report._literal import literal_text
 from bayescomp.report.plots import REGION_COLOURS
@@ -87,14 +88,15 @@ def plot_selection(sel: Any, ax: Axes | None = None) -> Any:
                 r["decision"], REGION_COLOURS[1]
             )
             ax_g.plot(gain, y, "o", color=colour, ms=7, mec="k")
-        if sel.rope > 0:
+        halves = sel.steps["rope"].dropna().unique() if "rope" in sel.steps else []
+        if len(halves) == 1 and halves[0] > 0:  # one half-width, as each step resolved it
             ax_g.axvspan(
-                -sel.rope,
-                sel.rope,
+                -halves[0],
+                halves[0],
                 color=REGION_COLOURS[1],
                 alpha=0.15,
                 lw=0,
-                label=f"ROPE ±{sel.rope:g}",
+                label=f"ROPE {sel.rope.label(float(halves[0]))}",
             )
             ax_g.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), fontsize=8, frameon=False)
         ax_g.axvline(0, color="k", ls="--", lw=0.8)
@@ -143,7 +145,7 @@ def plot_paired_scores(
             color=REGION_COLOURS[1],
             alpha=0.18,
             lw=0,
-            label=f"ROPE ±{rope:g}",
+            label=f"ROPE {Absolute(rope).label()}",
         )
     ax.plot(grid, grid, color="k", lw=0.8, ls="--")
     tally = win_loss_tie(x, y, higher_is_better)

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bayescomp.core.margins import Absolute
 from bayescomp.report._literal import literal_text
 from bayescomp.report.templating import figure_of, png_b64, render
 
@@ -25,7 +26,7 @@ def plot_sequence(res: Any, ax: Axes | None = None) -> Axes:
         _, ax = plt.subplots(figsize=(7, 3.6), layout="constrained")
     looks, m, p = res.looks, res.margin, res.plan
     lo, hi = (np.clip(looks[k], -1e300, 1e300) for k in ("lower", "upper"))
-    ax.axhspan(-m, m, color="0.85", label=f"margin ±{m:g}")
+    ax.axhspan(-m, m, color="0.85", label=f"margin {Absolute(m).label()}")
     ax.fill_between(
         looks["items"], lo, hi, alpha=0.3, step="post", label=f"{100 * p.gamma:g}% sequence"
     )
@@ -51,5 +52,10 @@ def write_watch_report(res: Any, directory: str | Path) -> Path:
     (out / "watch.json").write_text(json.dumps(record, indent=2, allow_nan=False))
     png = png_b64(figure_of(plot_sequence(res)), out / "sequence.png")
     page = out / "report.html"
-    page.write_text(render("watch.html.j2", res=res, record=record, png=png), encoding="utf-8")
+    page.write_text(
+        render(
+            "watch.html.j2", res=res, record=record, png=png, margin=Absolute(res.margin).label()
+        ),
+        encoding="utf-8",
+    )
     return page

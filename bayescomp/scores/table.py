@@ -406,15 +406,24 @@ class Scores:
     ) -> Scores:
         """A sub-table with only the given models and/or datasets."""
         f = self._frame
+        keep = np.ones(len(f), dtype=bool)
         if models is not None:
             for m in models:
                 self._check_model(m)
-            f = f[f["model"].isin(models)]
+            keep &= f["model"].isin(models).to_numpy()
         if datasets is not None:
             for d in datasets:
                 self._check_dataset(d)
-            f = f[f["dataset"].isin([str(d) for d in datasets])]
-        return Scores(f, metrics=self._metrics)
+            keep &= f["dataset"].isin([str(d) for d in datasets]).to_numpy()
+        return self.rows(keep)
+
+    def rows(self, keep: Any) -> Scores:
+        """The rows ``keep`` (a boolean mask) of this checked table: a sub-table of its
+        metrics, nothing checked again."""
+        out = Scores.__new__(Scores)
+        out._frame, out._metrics = self._frame[keep].reset_index(drop=True), self._metrics
+        out.design, out.fits_retried, out.attrs = None, 0, {}
+        return out
 
     def paired(
         self, baseline: str, candidate: str, metric: str | None = None, dataset: str | None = None

@@ -23,6 +23,7 @@ from bayescomp.core.exceptions import FitError
 from bayescomp.decision.family_walk import resolve_rule
 from bayescomp.decision.steps import ScoreSteps
 from bayescomp.decision.walk import challenger_order
+from bayescomp.posterior.request import check_request
 from bayescomp.scores.model_files import ModelSpec
 from bayescomp.studies.fit_setup import (
     Data,
@@ -35,7 +36,6 @@ from bayescomp.studies.fit_setup import (
     prepare,
     standard_scoring,
 )
-from bayescomp.posterior.request import check_request
 from bayescomp.studies.select import (
     score_means,
     selection_identity,

@@ -15,12 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 from bayescomp.core.checks import check_no_level
 from bayescomp.core.jsonable import jsonable
+from bayescomp.core.margins import Absolute
 from bayescomp.core.text import terminal_literal
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     from matplotlib.axes import Axes
 
+    from bayescomp.core.margins import Margin
     from bayescomp.scores.model_files import ModelSpec
     from bayescomp.scores.table import Scores
 
@@ -72,7 +74,7 @@ class Selection:
     champion: str
     baseline: str
     metric: str
-    rope: float
+    rope: Margin
     gamma: float
     steps: pd.DataFrame
     recommendation: dict[str, Any]
@@ -161,7 +163,7 @@ class Selection:
 
     def __str__(self) -> str:
         lines = [
-            f"champion/challenger selection on {self.metric} (ROPE ±{self.rope:g}, "
+            f"champion/challenger selection on {self.metric} (ROPE {self.rope.label()}, "
             f"gamma {self.gamma:g}, rule {self.recommendation.get('rule', 'champion_challenger')})",
             "",
         ]
@@ -334,7 +336,7 @@ def format_steps(steps: pd.DataFrame, gamma: float | None = None) -> str:
         cols.insert(cols.index("decision"), "rope")  # a standardized margin's half-width
     f = steps[[c for c in cols if c in steps.columns]].copy()
     if "rope" in f.columns:
-        f["rope"] = f["rope"].map(lambda v: "—" if v != v else f"±{v:.3g}")
+        f["rope"] = f["rope"].map(lambda v: "—" if v != v else Absolute(v).label())
     if "p_joint" in f.columns:  # guardrails: P(better beyond the ROPE and all held)
         f["p_joint"] = f["p_joint"].map(lambda v: "—" if v != v else format_probability(v, gamma))
     for c in ("champion_score", "challenger_score"):

@@ -477,3 +477,19 @@ class MemoryStore(ResultStore):
 
     def __init__(self) -> None:
         super().__init__(":memory:")
+
+
+def baseline_age(path: Any, model: str) -> str | None:
+    """How old ``model``'s newest stored fit in the store at ``path`` is, e.g. ``"3 d 4 h"``
+    (None without a store or a fit of it)."""
+    from datetime import UTC, datetime
+
+    if not path or not Path(path).is_file():
+        return None
+    sql = "SELECT MAX(finished_at) AS t FROM fits WHERE model = ? AND error IS NULL"
+    with ResultStore(path) as st:
+        t = st.query(sql, (model,))["t"].iloc[0]
+    if t is None:
+        return None
+    age = datetime.now(UTC) - datetime.fromisoformat(t.replace("Z", "+00:00"))
+    return f"{age.days} d {age.seconds // 3600} h"

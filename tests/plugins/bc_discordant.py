@@ -33,6 +33,10 @@ class DiscordantResult:
     higher_is_better: bool = True
 
     @property
+    def half_width(self) -> float:
+        return self.rope
+
+    @property
     def p_left(self) -> float:
         return float(np.mean(self.draws < -self.rope))
 
