@@ -105,6 +105,7 @@ def test_rank_on_one_dataset_of_several():
 
 
 def test_rank_across_datasets_fits_each_pair_once_and_mirrors_it(monkeypatch):
+    import dataclasses
     import warnings
 
     import bayescomp.posterior.compare as cmp
@@ -120,13 +121,14 @@ def test_rank_across_datasets_fits_each_pair_once_and_mirrors_it(monkeypatch):
     scores = bc.Scores(
         pd.DataFrame(rows, columns=["dataset", "model", "split", "n_train", "n_test", "accuracy"])
     )
-    real, calls = cmp.compare, []
+    real, calls = cmp.compare_scores, []
 
-    def counted(*args, **kwargs):
-        calls.append((kwargs["baseline"], kwargs["candidate"]))
-        return real(*args, method="signed_rank", random_state=0, **kwargs)
+    def counted(table, baseline, candidate, request, **kwargs):
+        calls.append((baseline, candidate))
+        request = dataclasses.replace(request, method="signed_rank", random_state=0)
+        return real(table, baseline, candidate, request, **kwargs)
 
-    monkeypatch.setattr(cmp, "compare", counted)
+    monkeypatch.setattr(cmp, "compare_scores", counted)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         r = bc.rank(scores, "accuracy", rope=0.01)
@@ -134,7 +136,7 @@ def test_rank_across_datasets_fits_each_pair_once_and_mirrors_it(monkeypatch):
     names = list(r.p_right.index)
     for i, a in enumerate(names):
         for b in names[i + 1 :]:
-            direct = real(
+            direct = bc.compare(
                 scores, b, a, metric="accuracy", rope=0.01, method="signed_rank", random_state=0
             )
             assert r.p_right.loc[a, b] == pytest.approx(direct.p_right)

@@ -24,8 +24,7 @@ import numpy as np
 
 from bayescomp.core.checks import check_no_level
 from bayescomp.core.jsonable import jsonable
-from bayescomp.core.margins import Absolute, as_margin
-from bayescomp.core.orientation import resolve_direction
+from bayescomp.core.margins import Absolute
 from bayescomp.core.rule import decide_many
 from bayescomp.posterior import compare as comparison  # module: compare() looked up on use
 from bayescomp.posterior.compare import as_scores
@@ -213,10 +212,17 @@ def rank(
     ('b', 1.0)
     """
 
-    scores = as_scores(scores)
-    metric = scores._check_metric(metric)
-    rope = as_margin(rope, metric=metric, takes=(Absolute,), where="rank")
-    hib = resolve_direction(metric, higher_is_better)
+    scores, request = comparison.scores_request(
+        as_scores(scores),
+        metric=metric,
+        rope=rope,
+        higher_is_better=higher_is_better,
+        takes=(Absolute,),
+        where="rank",
+        random_state=random_state,
+        **options,
+    )
+    metric, rope, hib = str(request.metric), float(request.margin), bool(request.higher_is_better)
     sign = 1.0 if hib else -1.0
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}; got {method!r}")
@@ -246,19 +252,10 @@ def rank(
         # one posterior per unordered pair (an MCMC fit across datasets); the reverse
         # comparison is its mirror image: left and right swap, the gain changes sign
         mats = {kind: np.full((k, k), np.nan) for kind in KINDS}
-        extra = dict(options, **({} if random_state is None else {"random_state": random_state}))
         pairs = {}
         for i, a in enumerate(names):
             for j in range(i + 1, k):
-                res = comparison.compare(
-                    scores,
-                    baseline=names[j],
-                    candidate=a,
-                    metric=metric,
-                    rope=rope,
-                    higher_is_better=hib,
-                    **extra,
-                )
+                res = comparison.compare_scores(scores, names[j], a, request)
                 pairs[a, names[j]] = res
                 for kind in KINDS:
                     mats[kind][i, j] = float(getattr(res, kind))

@@ -25,7 +25,7 @@ The joint of a predictions table:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
@@ -91,47 +91,36 @@ class ScoreSteps:
 
 @dataclass
 class ItemSteps:
-    """:class:`Steps` on a predictions table (module docstring): ``metric`` and
-    ``higher_is_better`` as resolved with the labels, ``columns`` the table's roles
-    (``y_true``, ``cluster``, ``item``, ``sample``), ``options`` each posterior's
-    (``metric`` and ``higher_is_better`` as given, ``threshold``, ``draws``, the slice
-    guardrail); one seed stream per posterior, spawned from ``seed`` in ``models``' order."""
+    """:class:`Steps` on a predictions table (module docstring): the request's options
+    name the table's columns (``y_true``, ``cluster``, ``item``) and hold ``threshold`` and
+    ``draws``; one seed stream per posterior, spawned from the request's seed in ``models``'
+    order, then the joint's."""
 
     request: Request
     predictions: pd.DataFrame
     baseline: str
     models: list[str]
-    columns: dict[str, Any]
-    options: dict[str, Any]
-    seed: Any
     _seen: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
-        self._root = np.random.SeedSequence(self.seed)
+        self._root = np.random.SeedSequence(self.request.random_state)
         self._seeds = {m: self._root.spawn(1)[0] for m in self.models if m != self.baseline}
         self._joint_seed = self._root.spawn(1)[0]
 
     def __call__(self, _table: Any, champion: str, challenger: str) -> tuple[Any, Decision]:
         """The posterior of a step, once per pair (the table is the predictions')."""
-        from bayescomp.posterior.compare import compare
+        from bayescomp.posterior.predictions import compare_predictions
 
         if (champion, challenger) not in self._seen:
             seed = self._seeds[challenger] if champion == self.baseline else self._root.spawn(1)[0]
-            res = compare(
-                self.predictions,
-                champion,
-                challenger,
-                rope=self.request.margin,
-                random_state=np.random.default_rng(seed),
-                **self.columns,
-                **self.options,
-            )
+            request = replace(self.request, random_state=np.random.default_rng(seed))
+            res = compare_predictions(self.predictions, champion, challenger, request)
             self._seen[champion, challenger] = res, res.decision(self.request.gamma)
         return self._seen[champion, challenger]
 
     def joint(self, challengers: list[str], paired: Mapping[str, Any]) -> JointDifferences:
-        p = self.predictions
-        rows = {k: None if v is None else p[v].to_numpy() for k, v in self.columns.items()}
+        p, o = self.predictions, self.request.options
+        rows = {k: None if o.get(k) is None else p[o[k]].to_numpy() for k in COLUMNS}
         return joint_item_differences(
             rows["y_true"],
             p[self.baseline].to_numpy(),
@@ -140,12 +129,14 @@ class ItemSteps:
             higher_is_better=bool(self.request.higher_is_better),
             item=rows["item"],
             cluster=rows["cluster"],
-            threshold=self.options.get("threshold"),
-            draws=self.options.get("draws", 4000),
+            threshold=o.get("threshold"),
+            draws=o.get("draws", 4000),
             random_state=np.random.default_rng(self._joint_seed),
         )
 
 
+#: the request's options that name a predictions table's columns, one value per row
+COLUMNS = ("y_true", "item", "cluster")
 #: weights generated per chunk (draws x units) for the joint metric draws
 _CHUNK = 4_000_000
 

@@ -11,10 +11,14 @@ from typing import Any
 
 import numpy as np
 
-from bayescomp.core.margins import Absolute, Relative, as_margin
+from bayescomp.core.margins import Absolute, Relative
 from bayescomp.core.protocols import Posterior
 from bayescomp.posterior.differences import differences_by_dataset, one_dataset_differences
-from bayescomp.posterior.predictions import is_predictions, predictions_posterior
+from bayescomp.posterior.predictions import (
+    compare_predictions,
+    is_predictions,
+    predictions_request,
+)
 from bayescomp.posterior.registry import (
     REGISTRY,
     TRUTH_COLUMN,
@@ -147,20 +151,17 @@ def compare(
     if spec is None and is_predictions(scores, options.get("y_true", TRUTH_COLUMN)):
         spec = lookup("holdout")  # y_true and a column per model: one test set
     if spec is not None and spec.input == "predictions":
-        if higher_is_better is not None:
-            options = {**options, "higher_is_better": higher_is_better}
-        if not isinstance(rope, dict):
-            rope = as_margin(rope, metric=metric if isinstance(metric, str) else None)
-        return predictions_posterior(
+        request = predictions_request(
             scores,
-            baseline,
-            candidate,
-            spec,
             metric=metric,
             rope=rope,
+            higher_is_better=higher_is_better,  # type: ignore[arg-type]
+            models=[str(baseline), str(candidate)],
+            method="holdout" if method == "auto" else method,
             random_state=random_state,
-            options=options,
+            **options,
         )
+        return compare_predictions(scores, baseline, candidate, request)
     scores, request = scores_request(
         as_scores(scores),
         metric=metric,

@@ -405,6 +405,38 @@ def holdout_posterior(
         y_true, baseline, candidate = positive_class(
             name, pos_label, y_true, baseline, candidate, threshold=threshold
         )
+    return items_posterior(
+        y_true,
+        baseline,
+        candidate,
+        (name, direction, margin),
+        cluster=cluster,
+        item=item,
+        threshold=threshold,
+        draws=draws,
+        prior=prior,
+        names=(str(baseline_name), str(candidate_name)),
+        random_state=random_state,
+    )
+
+
+def items_posterior(
+    y_true: Any,
+    baseline: Any,
+    candidate: Any,
+    asked: tuple[str, bool, Margin],
+    *,
+    cluster: Any = None,
+    item: Any = None,
+    threshold: float | None = None,
+    draws: int = 4000,
+    prior: float = 1.0,
+    names: tuple[str, str] = ("baseline", "candidate"),
+    random_state: Any = None,
+) -> HoldoutResult:
+    """:func:`holdout_posterior` below its door: ``asked`` is the metric, its direction and
+    the margin, resolved and checked (by it, or by ``compare``'s request)."""
+    name, direction, margin = asked
     draws = _check_draws(draws)
     if not (np.isfinite(prior) and prior >= 0):
         raise ValueError(f"prior must be a count >= 0 (1 is uniform); got {prior!r}")
@@ -442,8 +474,8 @@ def holdout_posterior(
         candidate_score=score_c,
         n_items=items.n_items,
         n_rows=items.n_rows,
-        baseline_name=str(baseline_name),
-        candidate_name=str(candidate_name),
+        baseline_name=names[0],
+        candidate_name=names[1],
         metric=name,
         higher_is_better=direction,
         n_clusters=items.n_clusters,

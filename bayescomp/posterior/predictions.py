@@ -1,8 +1,9 @@
 """A table of item-level predictions: column ``y_true``, one column per model, and optional
 ``cluster`` and ``item``/``sample`` columns — the input of ``compare`` on one test set.
 
-:func:`predictions_posterior` is ``compare``'s path for such a table: two model columns,
-checked once, to the method (``holdout``) and the slice guardrail; :func:`prediction_models`
+:func:`predictions_request` is ``compare``'s door for such a table and
+:func:`compare_predictions` its path below the door: two model columns, checked once, to the
+method (``holdout``) and the slice guardrail; :func:`prediction_models`
 lists the model columns (every column that is not ``y_true``, the cluster, item or sample).
 """
 
@@ -10,10 +11,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from bayescomp.posterior.request import check_request
 from bayescomp.scores.csvio import unique_columns
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
+
+    from bayescomp.posterior.request import Request
 
 
 #: column names read as the true labels of a predictions table
@@ -120,18 +124,6 @@ def row_columns(table: pd.DataFrame, options: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def pop_slicing(options: dict[str, Any]) -> dict[str, Any]:
-    """The slice guardrail's options (``slices``, ``slice_rope``, ``slice_gamma``) taken out
-    of ``options`` and checked once (:func:`~bayescomp.posterior.request.slice_guard`)."""
-    from bayescomp.posterior.request import slice_guard
-
-    out = {k: options.pop(k) for k in ("slices", "slice_rope", "slice_gamma") if k in options}
-    guard = slice_guard(out.get("slices"), out.get("slice_rope"))
-    if guard is None:
-        return {}
-    return out | {"slice_rope": float(guard.margin)}
-
-
 def with_positive_class(
     table: pd.DataFrame, y_true: str | None, models: list[str], metric: Any, options: dict
 ) -> pd.DataFrame:
@@ -153,37 +145,47 @@ def with_positive_class(
     return table.assign(**dict(zip(columns, coded, strict=True)))
 
 
-def predictions_posterior(
-    table: pd.DataFrame,
-    baseline: Any,
-    candidate: Any,
-    spec: Any,
+def predictions_request(
+    table: Any,
     *,
     metric: Any,
     rope: Any,
-    random_state: Any,
-    options: dict[str, Any],
-) -> Any:
-    """:func:`bayescomp.compare` on a predictions table: two model columns, checked, to the
-    method ``spec`` (``holdout`` by default), under the slice guardrail with ``slices=``.
-
-    ``options``: ``y_true`` (the label column; None for per-item scores), ``cluster``,
-    ``item``, ``sample`` (column names), ``slices``, ``slice_rope``, ``slice_gamma``, and
-    the method's own (``threshold``, ``draws``, ``prior``, ``higher_is_better``).
-    """
+    higher_is_better: bool | None = None,
+    models: list[str] | None = None,
+    y_true: str | None = Y_TRUE,
+    **request: Any,
+) -> Request:
+    """The door of a predictions table (:func:`bayescomp.compare`, :func:`bayescomp.select`):
+    the metric resolved with the labels (``accuracy`` when omitted with ``y_true``; a
+    ``neg_*`` name refused on positive values of ``models``), then the request checked once
+    (:func:`~bayescomp.posterior.request.check_request`: the margin, γ, the slice guardrail);
+    the table's columns (``y_true``, ``cluster``, ``item``, ``sample``) and the method's own
+    options ride in :attr:`Request.options`."""
     import pandas as pd
 
-    from bayescomp.posterior.registry import PairedPredictions
+    from bayescomp.posterior.holdout_data import resolve
 
     if not isinstance(table, pd.DataFrame):
         raise ValueError(
             f"this method compares paired predictions: pass a DataFrame with a {Y_TRUE!r} "
             f"column and one column of predictions per model, not a {type(table).__name__}"
         )
-    options = dict(options)
+    metric = metric if metric is not None else ("accuracy" if y_true is not None else None)
+    values = [table[m].to_numpy() for m in models or () if m in table.columns]
+    name, hib = resolve(metric, y_true, higher_is_better, values)
+    return check_request(metric=name, rope=rope, higher_is_better=hib, y_true=y_true, **request)
+
+
+def compare_predictions(
+    table: pd.DataFrame, baseline: Any, candidate: Any, request: Request
+) -> Any:
+    """:func:`bayescomp.compare` on a predictions table below the door: two model columns,
+    checked, to the request's method (``holdout`` by default), under the slice guardrail."""
+    from bayescomp.posterior.registry import PairedPredictions, lookup
+
+    options = dict(request.options)
     y_true = options.pop("y_true", Y_TRUE)
-    slicing = pop_slicing(options)
-    slices = slicing.get("slices")
+    slices = None if request.slices is None else request.slices.column
     names = {k: options.get(k) for k in ("cluster", "item", "sample")}
     roles = {y_true, slices, *(v for v in names.values() if isinstance(v, str))}
     models = [str(c) for c in table.columns if c not in roles]
@@ -207,30 +209,30 @@ def predictions_posterior(
             + ", ".join(f"column {c!r} ({n} rows)" for c, n in missing.items())
             + "; drop those items for every model so that the predictions stay paired"
         )
-    table = with_positive_class(table, y_true, [str(baseline), str(candidate)], metric, options)
-    pair = table[[str(baseline), str(candidate)]]
+    pair = [str(baseline), str(candidate)]
+    table = with_positive_class(table, y_true, pair, request.metric, options)
     y = _column(table, y_true, "y_true")
-    labels = {"baseline_name": str(baseline), "candidate_name": str(candidate)}
+    labels = {"baseline_name": pair[0], "candidate_name": pair[1], "metric": request.metric}
     data = PairedPredictions(
         y,
-        pair.iloc[:, 0].to_numpy(),
-        pair.iloc[:, 1].to_numpy(),
-        rope,
-        random_state,
-        labels | {"metric": metric},
+        table[pair[0]].to_numpy(),
+        table[pair[1]].to_numpy(),
+        request.margin,
+        request.random_state,
+        labels,
+        request.higher_is_better,
     )
-    overall = spec.fit(data, **row_columns(table, options))
+    overall = lookup(request.method).fit(data, **row_columns(table, options))
     if slices is None:
         return overall
     from bayescomp.posterior.slices import guard_slices, item_differences
 
-    how = {k: options.get(k) for k in ("higher_is_better", "threshold")}
-    d = item_differences(metric or overall.metric, y, data.baseline, data.candidate, how)
-    cluster = (
-        _column(table, names["cluster"], "cluster")
-        if isinstance(names["cluster"], str)
-        else names["cluster"]
-    )
-    guard = {"random_state": random_state, "cluster": cluster} | slicing
-    guard.pop("slices")
+    how = {"higher_is_better": request.higher_is_better, "threshold": options.get("threshold")}
+    d = item_differences(request.metric, y, data.baseline, data.candidate, how)
+    cluster = names["cluster"]
+    cluster = _column(table, cluster, "cluster") if isinstance(cluster, str) else cluster
+    guard = {"random_state": request.random_state, "cluster": cluster}
+    guard |= {"slice_rope": float(request.slices.margin)}  # type: ignore[union-attr]
+    if request.slices.gamma is not None:  # type: ignore[union-attr]
+        guard["slice_gamma"] = request.slices.gamma  # type: ignore[union-attr]
     return guard_slices(overall, d, _column(table, slices, "slices"), guard)

@@ -68,7 +68,9 @@ class PairedPredictions:
     rope : float
     random_state : int, Generator or None
     names : dict
-        ``baseline_name``, ``candidate_name`` and ``metric``, for labels.
+        ``baseline_name``, ``candidate_name`` and ``metric`` (resolved: its canonical name).
+    higher_is_better : bool
+        The metric's direction, resolved.
     """
 
     y_true: Any
@@ -77,6 +79,7 @@ class PairedPredictions:
     rope: Any
     random_state: Any
     names: dict[str, Any]
+    higher_is_better: bool | None = None
 
 
 @dataclasses.dataclass(frozen=True)

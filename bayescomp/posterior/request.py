@@ -137,10 +137,11 @@ def check_request(
     """
     directions = dict(higher_is_better) if isinstance(higher_is_better, Mapping) else {}
     hib = directions.get(metric) if isinstance(higher_is_better, Mapping) else higher_is_better
+    margin = as_margin(rope, metric=metric, takes=takes, where=where)  # said first
     return Request(
         metric=metric,
         higher_is_better=None if metric is None and hib is None else resolve_direction(metric, hib),
-        margin=as_margin(rope, metric=metric, takes=takes, where=where),
+        margin=margin,
         gamma=check_gamma(gamma),
         guardrails=_guardrails(guardrails, directions),
         slices=slice_guard(slices, slice_rope, slice_gamma),

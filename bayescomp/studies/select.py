@@ -121,20 +121,11 @@ def select(
     options = {"random_state": 0, **(compare_options or {})}
     settings = selection_settings(baseline, order, 0, options)
     if is_predictions(table, options.get("y_true", "y_true")):
-        from bayescomp.core.checks import check_gamma
-        from bayescomp.core.margins import parse_margin
         from bayescomp.studies.select_predictions import predictions_walk
 
         options.pop("method", None)
         walk = predictions_walk(
-            table,
-            models,
-            metric,
-            higher_is_better,
-            settings,
-            parse_margin(rope),
-            check_gamma(gamma),
-            options,
+            table, models, metric, higher_is_better, settings, rope, gamma, options
         )
     else:
         walk = _scores_walk(

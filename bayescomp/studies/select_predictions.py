@@ -15,9 +15,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from bayescomp.decision.steps import ItemSteps
-from bayescomp.posterior.holdout_data import ITEMWISE, item_scores, resolve
-from bayescomp.posterior.predictions import pop_slicing, prediction_models, with_positive_class
-from bayescomp.posterior.request import check_request
+from bayescomp.posterior.holdout_data import ITEMWISE, item_scores
+from bayescomp.posterior.predictions import (
+    prediction_models,
+    predictions_request,
+    with_positive_class,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -94,64 +97,51 @@ def predictions_walk(
     metric: str | None,
     higher_is_better: bool | None,
     settings: dict[str, Any],
-    margin: Any,
+    rope: Any,
     gamma: float,
     compare_options: dict[str, Any],
 ) -> dict[str, Any]:
     """What :func:`~bayescomp.studies.select.walk_selection` needs to walk a predictions
-    table: the per-item scores (items as splits), each step's compare on two model
-    columns, and the family rule's joint posterior on the same items."""
+    table: the per-item scores (items as splits), the request checked once at its door
+    (:func:`~bayescomp.posterior.predictions.predictions_request`), and the step engine
+    (:class:`~bayescomp.decision.steps.ItemSteps`)."""
     from bayescomp.decision.walk import challenger_order
     from bayescomp.scores.table import Scores
     from bayescomp.studies.selection import listed_candidates
 
-    options = dict(compare_options)
-    columns = {"y_true": "y_true", "cluster": None, "item": None, "sample": None}
-    columns |= {k: options.pop(k) for k in COLUMNS if k in options}
-    slicing = pop_slicing(options)
-    drop = [slicing["slices"]] if slicing.get("slices") else None
-    names = _models(predictions, models, settings["baseline"], columns, drop)
-    baseline = settings["baseline"]
-    y = columns["y_true"]
-    metric = metric if metric is not None else ("accuracy" if y is not None else None)
-    predictions = with_positive_class(predictions, y, names, metric, options)
-    name, hib = resolve(metric, predictions[y] if y else None, higher_is_better)
-    threshold, draws = options.pop("threshold", None), options.pop("draws", 4000)
-    seed = options.pop("random_state", 0)
-    if options:
+    options = {"random_state": 0, **compare_options}
+    unknown = set(options) - {*COLUMNS, *_OPTIONS}
+    if unknown:
         raise TypeError(
-            f"compare_options {sorted(options)} do not apply to a predictions table (it takes "
+            f"compare_options {sorted(unknown)} do not apply to a predictions table (it takes "
             f"{sorted([*COLUMNS, *_OPTIONS])})"
         )
-    request = check_request(
-        metric=name,
-        rope=margin,
-        gamma=gamma,
-        higher_is_better=hib,
-        method=settings["method"],
-        random_state=seed,
-    )
-    compare = ItemSteps(
-        request,
+    columns = {"y_true": "y_true", "cluster": None, "item": None, "sample": None}
+    columns |= {k: options.pop(k) for k in COLUMNS if k in options}
+    drop = [options["slices"]] if options.get("slices") else None
+    names = _models(predictions, models, settings["baseline"], columns, drop)
+    baseline, y = settings["baseline"], columns["y_true"]
+    given = metric if metric is not None else ("accuracy" if y is not None else None)
+    predictions = with_positive_class(predictions, y, names, given, options)
+    request = predictions_request(
         predictions,
-        baseline,
-        names,
-        columns,
-        dict(
-            metric=metric,
-            higher_is_better=higher_is_better,
-            threshold=threshold,
-            draws=draws,
-            **slicing,  # the slice guardrail (docs/slices.md)
-        ),
-        seed,
+        metric=metric,
+        rope=rope,
+        gamma=gamma,
+        higher_is_better=higher_is_better,
+        models=names,
+        method="holdout",
+        **{k: v for k, v in columns.items() if v is not None or k == "y_true"},
+        **options,
     )
+    compare = ItemSteps(request, predictions, baseline, names)
     first = {m: compare(None, baseline, m)[0] for m in names if m != baseline}
     means = {baseline: next(iter(first.values())).baseline_score}
     means |= {m: r.candidate_score for m, r in first.items()}
     # a whole-set metric (AUC, F1) has no per-item score: the table holds the predictions
+    name = str(request.metric)
     column = name if y is None or name in ITEMWISE else f"{name}_prediction"
-    frame = _item_scores(predictions, names, name, columns, threshold)
+    frame = _item_scores(predictions, names, name, columns, options.get("threshold"))
     scores = Scores.from_frame(frame.rename(columns={name: column}), metrics=[column])
     settings.update(
         request.settings(),
@@ -163,7 +153,7 @@ def predictions_walk(
     return dict(
         table=scores,
         names=names,
-        challengers=challenger_order(names, settings, means, hib),
+        challengers=challenger_order(names, settings, means, bool(request.higher_is_better)),
         metric=name,
         column=column,
         compare=compare,

@@ -24,23 +24,22 @@ if TYPE_CHECKING:  # pragma: no cover
     "Bayesian bootstrap; clusters, repeated samples)",
 )
 def _holdout(data: PairedPredictions, **options: Any) -> Posterior:
-    from bayescomp.posterior.holdout import holdout_posterior
+    from bayescomp.posterior.holdout import items_posterior
 
-    names = dict(data.names)
-    metric = names.pop("metric", None) or ("accuracy" if data.y_true is not None else None)
-    takes = {"cluster", "item", "threshold", "draws", "prior", "higher_is_better", "pos_label"}
+    takes = {"cluster", "item", "threshold", "draws", "prior"}
     if set(options) - takes:
         raise ValueError(
             f"method='holdout' takes the options cluster, item, sample, threshold, draws, "
             f"prior, higher_is_better and pos_label; not {sorted(set(options) - takes)}"
         )
-    return holdout_posterior(
+    names = (data.names["baseline_name"], data.names["candidate_name"])
+    asked = (data.names["metric"], bool(data.higher_is_better), data.rope)
+    return items_posterior(
         data.y_true,
         data.baseline,
         data.candidate,
-        metric=metric,
-        rope=data.rope,
+        asked,
+        names=names,
         random_state=data.random_state,
-        **names,
         **options,
     )
