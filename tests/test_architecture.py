@@ -60,23 +60,15 @@ MAX_FUNCTION_LINES = 80
 #: (a ratchet: it may shrink, never grow).  Every entry says why; the aim is none.
 _REFLOWED = "over the limit only since `ruff format` reflowed it (issue 17); split it, then remove this entry"
 MODULE_SIZE_ALLOWLIST: dict[str, tuple[int, str]] = {
-    "bayescomp/cli/compare.py": (520, _REFLOWED),
-    "bayescomp/integrations/mlflow.py": (564, _REFLOWED),
-    "bayescomp/posterior/multivariate.py": (509, _REFLOWED),
-    "bayescomp/scores/table.py": (531, _REFLOWED),
+    "bayescomp/integrations/mlflow.py": (561, _REFLOWED),
+    "bayescomp/scores/table.py": (514, _REFLOWED),
 }
 #: "path:function" -> (lines of code, reason), the same ratchet for functions
 FUNCTION_SIZE_ALLOWLIST: dict[str, tuple[int, str]] = {
-    "bayescomp/metrics/_metric.py:check_predictions": (82, _REFLOWED),
     "bayescomp/metrics/unlabeled.py:_one_class": (90, _REFLOWED),
-    "bayescomp/posterior/compare.py:compare": (105, _REFLOWED),
-    "bayescomp/studies/fitted.py:select_models": (92, _REFLOWED),
-    "bayescomp/studies/fitted.py:_decide": (101, _REFLOWED),
+    "bayescomp/studies/fitted.py:select_models": (87, _REFLOWED),
     "bayescomp/studies/learning.py:summary": (83, _REFLOWED),
     "bayescomp/studies/learning.py:learning_curves": (99, _REFLOWED),
-    "bayescomp/studies/select.py:select": (99, _REFLOWED),
-    "bayescomp/studies/select.py:_select_table": (103, _REFLOWED),
-    "bayescomp/studies/select_predictions.py:select_predictions": (117, _REFLOWED),
 }
 
 
@@ -357,9 +349,21 @@ def test_size_no_function_over_80_lines_of_code():
     assert not too_long, "functions to split:\n" + "\n".join(too_long)
 
 
-def test_allow_lists_name_existing_files():
-    for key in [*MODULE_SIZE_ALLOWLIST, *FUNCTION_SIZE_ALLOWLIST]:
-        assert (ROOT / key.split(":")[0]).is_file(), f"allow-list entry {key} names no file"
+def test_allow_lists_name_what_exists_at_its_size():
+    """Each entry names a live module or function still over the limit, at exactly its size
+    today: one that shrank is set to its size, one under the limit is removed."""
+    for key, (n, _) in MODULE_SIZE_ALLOWLIST.items():
+        lines = len((ROOT / key).read_text(encoding="utf-8").splitlines())
+        assert MAX_MODULE_LINES < lines == n, f"{key}: set its entry to {lines} or remove it"
+    for key, (n, _) in FUNCTION_SIZE_ALLOWLIST.items():
+        path, name = key.split(":")
+        tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))
+        sizes = [
+            code_lines(f)
+            for f in ast.walk(tree)
+            if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef) and f.name == name
+        ]
+        assert sizes and MAX_FUNCTION_LINES < max(sizes) == n, f"{key}: {sizes}; set or remove it"
 
 
 #: ceilings that only go down (the concept ratchets): AST statements of the package (the
@@ -377,7 +381,7 @@ MAX_FMT_SKIP = 2  # the two assertions of integrations/testing.py share one sign
 #: parameters typed ``dict[str, Any]`` (in the package, in studies/), ``...Decision`` classes,
 #: half-widths read back from a result (``np.ravel(x.rope)``), margins printed inline
 MAX_DICT_ANY, MAX_DICT_ANY_STUDIES = 113, 25  # was 114 and 30; the aim: <= 40 and <= 5
-MAX_DECISION_CLASSES = 4  # Decision, GuardedDecision, SlicedDecision, UtilityDecision
+MAX_DECISION_CLASSES = 2  # Decision (its guards' fields) and the cost-aware UtilityDecision
 MAX_ROPE_READ_BACKS = 0
 MAX_INLINE_MARGINS = 0
 CONSUMERS = ("cli", "report", "integrations", "decision", "studies")
@@ -538,7 +542,7 @@ def test_concept_ratchets():
 
 def test_ratchet_detectors_catch_their_shapes():
     tree = ast.parse(
-        "def f(r):\n    isinstance(r, SliceGuarded)\n    x = ('accuracy', 'f1', 'rmse')\n"
+        "def f(r):\n    isinstance(r, HoldoutResult)\n    x = ('accuracy', 'f1', 'rmse')\n"
         "    p = tp / (tp + fp)\n    return '| a |\\n|---|'"
     )
     assert result_probes(tree) == [2]

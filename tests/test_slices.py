@@ -16,7 +16,8 @@ from scipy import stats
 
 from bayescomp.cli.main import main
 from bayescomp.posterior.compare import compare
-from bayescomp.posterior.slices import SliceGuarded, slice_differences, slice_test
+from bayescomp.posterior.holdout import HoldoutResult
+from bayescomp.posterior.slices import slice_differences, slice_test
 
 REGIONS = ["north", "south", "east", "west", "centre", "coast", "hills", "lakes"]
 SIZES = [3000, 2000, 1500, 1000, 800, 600, 400, 200]
@@ -39,13 +40,13 @@ def _table(south: float, seed: int = 1, good: float = 0.04, disc: float = 0.12) 
     return pd.concat(parts, ignore_index=True)
 
 
-def _compare(t: pd.DataFrame, **kw) -> SliceGuarded:
+def _compare(t: pd.DataFrame, **kw) -> HoldoutResult:
     kw = {"metric": "accuracy", "rope": 0.01, "slices": "region", "slice_rope": 0.02} | kw
     return compare(t, "a", "b", random_state=0, **kw)
 
 
 @pytest.fixture(scope="module")
-def degraded() -> SliceGuarded:
+def degraded() -> HoldoutResult:
     return _compare(_table(south=-0.05))
 
 

@@ -144,7 +144,9 @@ def emit(
         if not args.json:
             print(f"wrote {len(written)} plot(s) to {args.plots}", file=sys.stderr)
     markdown = getattr(args, "format", None) == "markdown"
-    if (getattr(args, "comment_file", None) or markdown) and results is None:
+    if (getattr(args, "comment_file", None) or markdown) and (
+        results is None or getattr(args, "guardrail", None)
+    ):
         raise UserError("--format markdown and --comment-file show comparisons, not --guardrail")
     if results is not None and (getattr(args, "comment_file", None) or markdown):
         from bayescomp.report.markdown import comparison_markdown

@@ -229,7 +229,7 @@ def format_holdout(results: list[Any], decisions: list[Any], margin: Any) -> str
             extra.append(
                 f"slices: P(no slice worse beyond {Absolute(s.rope).label()}) = "
                 f"{s.p_no_slice_worse:.3f} "
-                f"(required {r.slice_gamma:g}); {worse_text(s.worst_slice)}"
+                f"(required {s.slice_gamma:g}); {worse_text(s.worst_slice)}"
             )
         companions = _companions(r)
         if companions:

@@ -18,7 +18,7 @@ person must see before promoting a model.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -50,6 +50,13 @@ class Decision:
         metric's own scale, positive means better).
     risk : float
         ``P(mu < 0)``: probability that the candidate is worse at all.
+    p_joint, guardrails, utility
+        Under guardrail metrics: P(better beyond the ROPE and no guardrail worse beyond
+        its own), each guardrail's risk, and the cost-aware decision reported beside
+        (:class:`~bayescomp.posterior.multivariate.MultiMetricResult`).
+    p_no_slice_worse, slice_blocked
+        Under the slice guardrail: P(no slice worse beyond the slice ROPE) and the slice
+        that blocked a promotion ("" when none did; :func:`gate`).
     """
 
     outcome: Outcome
@@ -60,6 +67,11 @@ class Decision:
     p_right: float
     expected_gain: float
     risk: float
+    p_joint: float | None = None
+    guardrails: str = ""
+    utility: Any = None
+    p_no_slice_worse: float | None = None
+    slice_blocked: str = ""
 
     def __str__(self) -> str:
         return f"{self.outcome}: {self.reason}"
@@ -71,16 +83,49 @@ class Decision:
         return bool(self.p_rope + self.p_right >= self.gamma)
 
     def to_dict(self) -> dict[str, object]:
-        return asdict(self)
+        """The outcome and its numbers, and the columns its guards add."""
+        core = {k: v for k, v in asdict(self).items() if k in OUTCOME_FIELDS}
+        return core | self.step_fields()
 
     def step_fields(self) -> dict[str, Any]:
-        """Extra columns of a selection step (none for one metric; see
-        :class:`~bayescomp.posterior.multivariate.GuardedDecision`)."""
-        return {}
+        """Extra columns of a selection step: those of the guards that applied."""
+        out: dict[str, Any] = {}
+        if self.guardrails:
+            out.update(p_joint=self.p_joint, guardrails=self.guardrails)
+        if self.utility is not None:
+            u = self.utility
+            out.update(
+                expected_utility=u.expected_utility,
+                p_utility_positive=u.p_positive,
+                utility_decision=u.outcome,
+            )
+        if self.p_no_slice_worse is not None:
+            out.update(p_no_slice_worse=self.p_no_slice_worse, slice_blocked=self.slice_blocked)
+        return out
 
     def step_note(self) -> str:
-        """What a selection step's reason adds to :attr:`reason` (guardrails, costs)."""
-        return ""
+        """What a selection step's reason adds to :attr:`reason` (guardrails, costs, slices)."""
+        note = f" [guardrails: {self.guardrails}]" if self.guardrails else ""
+        note += f" [cost-aware: {self.utility}]" if self.utility is not None else ""
+        return note + (f" [slice: {self.slice_blocked}]" if self.slice_blocked else "")
+
+
+#: the fields of every decision (the guards' come after them)
+OUTCOME_FIELDS = ("outcome", "reason", "gamma", "p_left", "p_rope", "p_right")
+OUTCOME_FIELDS += ("expected_gain", "risk")
+
+
+def gate(base: Decision, held: bool, why: str, **guard: Any) -> Decision:
+    """The one rule of a guarded decision: a promotion stands only when its guard holds,
+    else it is *inconclusive*, saying why; ``guard`` are the guard's fields.
+
+    >>> d = decide(0.0, 0.02, 0.98, expected_gain=0.03, risk=0.0, rope=0.01)
+    >>> gate(d, False, "a slice is worse", p_no_slice_worse=0.3).outcome
+    'inconclusive'
+    """
+    if base.outcome == "promote" and not held:
+        return replace(base, outcome="inconclusive", reason=f"{base.reason}, but {why}", **guard)
+    return replace(base, **guard)
 
 
 def split_gamma(gamma: float, k: int) -> float:

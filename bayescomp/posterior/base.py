@@ -70,7 +70,7 @@ class PosteriorBase:
 
     def guards(self) -> dict[str, Any]:
         """What the decision must hold besides this posterior's own rule, by kind (the slice
-        guardrail: ``{"slices": SliceResult}``); none here."""
+        guardrail: ``{"slices": SliceResult}``), each with a ``gate(decision)``; none here."""
         return {}
 
     def diagnostics_summary(self) -> dict[str, Any]:
@@ -96,7 +96,7 @@ class PosteriorBase:
         if on not in probs:
             raise ValueError(f"on must be one of {sorted(probs)}; got {on!r}")
         trusted, why = self._trust(on)
-        return decide(
+        d = decide(
             *probs[on].as_tuple(),
             gamma=gamma,
             expected_gain=float(self.expected_gain),
@@ -108,6 +108,9 @@ class PosteriorBase:
             untrusted_reason=why,
             advice=self._advice(gamma),
         )
+        for guard in self.guards().values():  # each guard's gate (core.rule.gate)
+            d = guard.gate(d)
+        return d
 
     # ------------------------------------------------------------------ summary
     def _columns(self, level: float) -> dict[str, Any]:

@@ -12,13 +12,13 @@ whole clusters are resampled and the design effect is reported.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from bayescomp.core.checks import check_level, rng_from
-from bayescomp.core.exceptions import BayescompWarning, FewClustersWarning, ZeroVarianceWarning
+from bayescomp.core.exceptions import FewClustersWarning, ZeroVarianceWarning
 from bayescomp.core.jsonable import jsonable
 from bayescomp.core.margins import Margin, Standardized, as_margin
 from bayescomp.core.orientation import difference_label
@@ -26,12 +26,13 @@ from bayescomp.core.regions import shortest_interval
 from bayescomp.posterior import holdout_draws as hd
 from bayescomp.posterior.base import DrawsPosterior
 from bayescomp.posterior.holdout_data import Items, positive_class, prepare, resolve
-from bayescomp.posterior.holdout_frequentist import cluster_robust_se, delong, mcnemar
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
+
+    from bayescomp.posterior.slices import SliceResult
 
 __all__ = ["HoldoutResult", "holdout_posterior"]
 
@@ -99,10 +100,27 @@ class HoldoutResult(DrawsPosterior):
     within_item_share: float | None = None
     counts: dict[str, int] | None = None
     frequentist: dict[str, Any] = field(default_factory=dict, repr=False)
+    #: the slice guardrail's posterior (``compare(..., slices=)``, ``docs/slices.md``)
+    slices: SliceResult | None = field(default=None, repr=False)
 
     @property
     def _draws(self) -> np.ndarray:
         return self.draws
+
+    def guards(self) -> dict[str, Any]:
+        """The slice guardrail, when the comparison has one (``{"slices": SliceResult}``)."""
+        return {} if self.slices is None else {"slices": self.slices}
+
+    @property
+    def overall(self) -> HoldoutResult:
+        """The same posterior without its slice guardrail."""
+        return replace(self, slices=None)
+
+    def plot_slices(self, *, ax: Axes | None = None) -> Axes:
+        """The forest plot of the slices (:meth:`SliceResult.plot`)."""
+        if self.slices is None:
+            raise ValueError("this comparison has no slice guardrail (compare(..., slices=))")
+        return self.slices.plot(ax=ax)
 
     @property
     def interval_widening(self) -> float | None:
@@ -168,6 +186,16 @@ class HoldoutResult(DrawsPosterior):
             "within_item_share": self.within_item_share,
             "draws": int(self.draws.size),
         }
+        if self.slices is not None:
+            d = self.decision(gamma)
+            out |= {
+                "slice_blocked": d.slice_blocked or None,
+                "p_no_slice_worse": d.p_no_slice_worse,
+            }
+            out |= {
+                "slice_gamma": self.slices.slice_gamma,
+                "slice_guardrail": self.slices.to_dict(),
+            }
         if self.counts is not None:
             out.update(self.counts)
         for name, comp in self.frequentist.items():
@@ -210,6 +238,12 @@ class HoldoutResult(DrawsPosterior):
 
         return plot_design_effect(self, ax=ax, level=confidence_level)
 
+    def _repr_html_(self) -> str:
+        """The posterior's card, then the slices' forest plot when it has them."""
+        from bayescomp.report.notebook import posterior_html, slices_html
+
+        return posterior_html(self) + ("" if self.slices is None else slices_html(self))
+
     def figures(self) -> dict[str, Figure]:
         """The posterior, and with clusters the design effect, each on a new figure."""
         from bayescomp.report.holdout_plots import holdout_figures
@@ -221,31 +255,6 @@ def _check_draws(draws: Any) -> int:
     if isinstance(draws, bool) or int(draws) != draws or draws < 100:
         raise ValueError(f"draws must be an integer >= 100 (4000 is the default); got {draws!r}")
     return int(draws)
-
-
-def _mean_draws(
-    items: Items, sign: float, draws: int, rng: np.random.Generator, prior: float
-) -> tuple[np.ndarray, np.ndarray | None, str, dict[str, Any]]:
-    """Draws (and cluster-blind draws) of the oriented mean difference, its method, extras."""
-    d = sign * (items.candidate - items.baseline)
-    extras: dict[str, Any] = {}
-    frequentist: dict[str, Any] = {"standard_error": cluster_robust_se(d, items.cluster)}
-    if items.kind == "binary":
-        blind, counts = hd.dirichlet_multinomial(items.baseline, items.candidate, draws, rng, prior)
-        blind = sign * blind
-        extras["counts"] = counts
-        frequentist["mcnemar"] = mcnemar(counts["only_baseline"], counts["only_candidate"])
-        method = "dirichlet_multinomial"
-    else:
-        plain = hd.bayesian_bootstrap_mean(d, draws, rng, small_sample=False)
-        blind = hd.student_scale(plain, float(d.mean()), d.size, rng)
-        method = "bayesian_bootstrap"
-    extras["frequentist"] = frequentist
-    if items.cluster is None:
-        return blind, None, method, extras
-    plain_c = hd.cluster_bootstrap_mean(d, items.cluster, draws, rng, small_sample=False)
-    draws_c = hd.student_scale(plain_c, float(d.mean()), int(items.n_clusters or 0), rng)
-    return draws_c, blind, "cluster_bayesian_bootstrap", extras
 
 
 #: fewer clusters than this: the cluster bootstrap's interval is warned about
@@ -268,37 +277,6 @@ def _design_effect(mu: np.ndarray, blind: np.ndarray, n_clusters: int) -> float:
             stacklevel=3,
         )
     return design
-
-
-def _delong(pos: np.ndarray, b: np.ndarray, c: np.ndarray, cluster: np.ndarray | None) -> Any:
-    """The paired DeLong test; with clusters Obuchowski's clustered one (or, when the
-    classes sit in fewer than 2 clusters each, the classic one with a warning)."""
-    if cluster is None:
-        return delong(pos, b, c)
-    try:
-        return delong(pos, b, c, cluster=cluster)
-    except ValueError as exc:
-        warnings.warn(
-            f"the DeLong test below ignores the clusters: {exc}",
-            BayescompWarning,
-            stacklevel=4,
-        )
-        return delong(pos, b, c)
-
-
-def _metric_draws(
-    items: Items, sign: float, draws: int, rng: np.random.Generator
-) -> tuple[np.ndarray, np.ndarray | None, str, dict[str, Any]]:
-    pos = np.asarray(items.y_true, dtype=bool)
-    b, c, name = items.baseline, items.candidate, items.metric
-    blind = sign * hd.bayesian_bootstrap_metric(name, pos, b, c, draws, rng)
-    extras: dict[str, Any] = {"frequentist": {}}
-    if name == "roc_auc" and pos.sum() >= 2 and (~pos).sum() >= 2:
-        extras["frequentist"]["delong"] = _delong(pos, b, c, items.cluster)
-    if items.cluster is None:
-        return blind, None, "bayesian_bootstrap", extras
-    clustered = sign * hd.bayesian_bootstrap_metric(name, pos, b, c, draws, rng, items.cluster)
-    return clustered, blind, "cluster_bayesian_bootstrap", extras
 
 
 def _scores(items: Items) -> tuple[float, float]:
@@ -451,9 +429,9 @@ def items_posterior(
     rng = rng_from(random_state)
     sign = 1.0 if direction else -1.0
     if items.kind == "metric":
-        mu, blind, method, extras = _metric_draws(items, sign, draws, rng)
+        mu, blind, method, extras = hd.metric_draws(items, sign, draws, rng)
     else:
-        mu, blind, method, extras = _mean_draws(items, sign, draws, rng, prior)
+        mu, blind, method, extras = hd.mean_draws(items, sign, draws, rng, prior)
     score_b, score_c = _scores(items)
     rope = _half_width(margin, items, score_b)
     if np.ptp(mu) == 0:

@@ -31,16 +31,26 @@ Dirichlet(1, ..., 1) weights are drawn exactly (``Dirichlet(block sizes)``, the 
 property) and the weighted mean inside each block, whose spread is tiny because the block
 holds neighbouring values, by its exact mean and variance (a normal draw).  The tests
 check it against the exact draws.
+
+:func:`mean_draws` and :func:`metric_draws` draw a test set's difference by the kind of its
+scores, with the frequentist companions beside (McNemar, the standard error, DeLong).
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bayescomp.core.exceptions import BayescompWarning
 from bayescomp.core.metric import metric_record
 from bayescomp.core.weighted_auc import auc_weighted
+from bayescomp.posterior.holdout_frequentist import cluster_robust_se, delong, mcnemar
+
+if TYPE_CHECKING:  # pragma: no cover
+    from bayescomp.posterior.holdout_data import Items
 
 #: above this many items a mean without clusters uses the blocked Bayesian bootstrap
 EXACT_MAX_ITEMS = 20_000
@@ -180,3 +190,61 @@ def bayesian_bootstrap_metric(
 def metric_value(name: str, pos: np.ndarray, pred: np.ndarray) -> float:
     """The metric on the test set as it is (all weights equal)."""
     return float(weighted_metric(name)(pos, pred, np.ones((1, pred.size)))[0])
+
+
+def mean_draws(
+    items: Items, sign: float, draws: int, rng: np.random.Generator, prior: float
+) -> tuple[np.ndarray, np.ndarray | None, str, dict[str, Any]]:
+    """Draws (and cluster-blind draws) of the oriented mean difference, its method, extras."""
+    d = sign * (items.candidate - items.baseline)
+    extras: dict[str, Any] = {}
+    frequentist: dict[str, Any] = {"standard_error": cluster_robust_se(d, items.cluster)}
+    if items.kind == "binary":
+        blind, counts = dirichlet_multinomial(items.baseline, items.candidate, draws, rng, prior)
+        blind = sign * blind
+        extras["counts"] = counts
+        frequentist["mcnemar"] = mcnemar(counts["only_baseline"], counts["only_candidate"])
+        method = "dirichlet_multinomial"
+    else:
+        plain = bayesian_bootstrap_mean(d, draws, rng, small_sample=False)
+        blind = student_scale(plain, float(d.mean()), d.size, rng)
+        method = "bayesian_bootstrap"
+    extras["frequentist"] = frequentist
+    if items.cluster is None:
+        return blind, None, method, extras
+    plain_c = cluster_bootstrap_mean(d, items.cluster, draws, rng, small_sample=False)
+    draws_c = student_scale(plain_c, float(d.mean()), int(items.n_clusters or 0), rng)
+    return draws_c, blind, "cluster_bayesian_bootstrap", extras
+
+
+def _delong(pos: np.ndarray, b: np.ndarray, c: np.ndarray, cluster: np.ndarray | None) -> Any:
+    """The paired DeLong test; with clusters Obuchowski's clustered one (or, when the
+    classes sit in fewer than 2 clusters each, the classic one with a warning)."""
+    if cluster is None:
+        return delong(pos, b, c)
+    try:
+        return delong(pos, b, c, cluster=cluster)
+    except ValueError as exc:
+        warnings.warn(
+            f"the DeLong test below ignores the clusters: {exc}",
+            BayescompWarning,
+            stacklevel=4,
+        )
+        return delong(pos, b, c)
+
+
+def metric_draws(
+    items: Items, sign: float, draws: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray | None, str, dict[str, Any]]:
+    """Draws (and cluster-blind draws) of the oriented difference of a whole-set metric
+    (ROC AUC, F1, ...), its method, and the DeLong test beside an AUC."""
+    pos = np.asarray(items.y_true, dtype=bool)
+    b, c, name = items.baseline, items.candidate, items.metric
+    blind = sign * bayesian_bootstrap_metric(name, pos, b, c, draws, rng)
+    extras: dict[str, Any] = {"frequentist": {}}
+    if name == "roc_auc" and pos.sum() >= 2 and (~pos).sum() >= 2:
+        extras["frequentist"]["delong"] = _delong(pos, b, c, items.cluster)
+    if items.cluster is None:
+        return blind, None, "bayesian_bootstrap", extras
+    clustered = sign * bayesian_bootstrap_metric(name, pos, b, c, draws, rng, items.cluster)
+    return clustered, blind, "cluster_bayesian_bootstrap", extras

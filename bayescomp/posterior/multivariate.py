@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -55,34 +55,6 @@ class UtilityDecision:
 
     def __str__(self) -> str:
         return f"{self.outcome}: {self.reason}"
-
-
-@dataclass(frozen=True)
-class GuardedDecision(Decision):
-    """:class:`~bayescomp.core.rule.Decision` of the primary metric (its ``p_*``, gain, risk)
-    under guardrails; ``p_joint`` is the probability the promotion needs: primary better
-    beyond its ROPE *and* no guardrail worse beyond its own ROPE."""
-
-    p_joint: float = float("nan")
-    guardrails: str = ""
-    utility: UtilityDecision | None = None
-
-    def step_fields(self) -> dict[str, Any]:
-        """Extra columns of a selection step (only those that apply)."""
-        out: dict[str, Any] = {}
-        if self.guardrails:
-            out.update(p_joint=self.p_joint, guardrails=self.guardrails)
-        if self.utility is not None:
-            out.update(
-                expected_utility=self.utility.expected_utility,
-                p_utility_positive=self.utility.p_positive,
-                utility_decision=self.utility.outcome,
-            )
-        return out
-
-    def step_note(self) -> str:  # a step's reason: the guardrails' and cost-aware outcomes
-        note = f" [guardrails: {self.guardrails}]" if self.guardrails else ""
-        return note + (f" [cost-aware: {self.utility}]" if self.utility is not None else "")
 
 
 @dataclass(frozen=True)
@@ -280,15 +252,20 @@ class MultiMetricResult(PosteriorBase):
         base = self.marginal().decision(gamma)
         utility = self.utility() if self.gains is not None else None
         if len(self.metrics) == 1:
-            return GuardedDecision(**base.to_dict(), p_joint=self.p_right, utility=utility)
+            return replace(base, p_joint=self.p_right, utility=utility)
         outcome, reason = _guarded_outcome(self, base, gamma)
         held = "; ".join(
             f"{m}: P(worse beyond {Absolute(r).label()}) = {self.p_guardrail_broken(m):.3f}"
             for m, r in zip(self.metrics[1:], self.rope[1:], strict=True)
         )
-        fields = base.to_dict()
-        fields.update(outcome=outcome, reason=reason)
-        return GuardedDecision(**fields, p_joint=self.p_joint, guardrails=held, utility=utility)
+        return replace(
+            base,
+            outcome=outcome,
+            reason=reason,
+            p_joint=self.p_joint,
+            guardrails=held,
+            utility=utility,
+        )
 
     def utility(
         self, gains: Mapping[str, float] | None = None, switching_cost: float | None = None

@@ -10,9 +10,8 @@ strength from the rest.  :func:`slice_test` fits it with the slice ROPE as the m
 
 from __future__ import annotations
 
-import math
 import warnings
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -22,15 +21,14 @@ from bayescomp.core.checks import check_number
 from bayescomp.core.exceptions import BayescompWarning
 from bayescomp.core.jsonable import jsonable
 from bayescomp.core.margins import Absolute
-from bayescomp.core.rule import Decision
-from bayescomp.posterior.base import PosteriorBase
+from bayescomp.core.rule import Decision, gate
 from bayescomp.posterior.hierarchical import HierarchicalResult, hierarchical_test
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     from matplotlib.axes import Axes
 
-__all__ = ["SLICE_GAMMA", "SliceGuarded", "SliceResult", "slice_differences", "slice_test"]
+__all__ = ["SLICE_GAMMA", "SliceResult", "slice_differences", "slice_test"]
 
 #: default required P(no slice worse beyond the slice ROPE); see docs/slices.md for the bench
 SLICE_GAMMA = 0.5
@@ -111,6 +109,8 @@ class SliceResult(HierarchicalResult):
 
     rows: tuple[int, ...] = ()
     left_out: tuple[str, ...] = ()
+    #: P(no slice worse beyond the slice ROPE) a promotion needs
+    slice_gamma: float = SLICE_GAMMA
 
     @cached_property
     def _slice_draws(self) -> np.ndarray:
@@ -148,11 +148,38 @@ class SliceResult(HierarchicalResult):
             }
         )
 
-    def plot(self, *, ax: Axes | None = None, slice_gamma: float = SLICE_GAMMA) -> Axes:
+    def plot(self, *, ax: Axes | None = None) -> Axes:
         """Forest plot of the slices: size, shrunk difference and 95 % HDI, flagged slices."""
         from bayescomp.report.hierarchical_plots import plot_slices
 
-        return plot_slices(self, ax=ax, slice_gamma=slice_gamma)
+        return plot_slices(self, ax=ax, slice_gamma=self.slice_gamma)
+
+    def gate(self, base: Decision) -> Decision:
+        """``base`` under the slice guardrail (:func:`~bayescomp.core.rule.gate`): a
+        promotion needs ``P(no slice worse beyond the slice ROPE) >= slice_gamma`` and a
+        converged slice posterior."""
+        p, worst = self.p_no_slice_worse, self.worst_slice
+        held = self.converged and p >= self.slice_gamma
+        if not self.converged:
+            why = (
+                f"the slices' posterior did not converge ({self.convergence_problems}): no "
+                "slice can be vouched for"
+            )
+        else:
+            pw = (
+                0.0
+                if worst is None
+                else float(self.per_slice.set_index("slice").loc[worst, "p_worse"])
+            )
+            why = (
+                f"blocked by slice {worst!r}: P(no slice worse beyond "
+                f"{Absolute(self.rope).label()}) = {p:.3f} < {self.slice_gamma:g} "
+                f"(P({worst!r} worse) = {pw:.3f})"
+            )
+        blocked = (
+            "" if held or base.outcome != "promote" else worst if self.converged else NOT_CONVERGED
+        )
+        return gate(base, held, why, p_no_slice_worse=p, slice_blocked=blocked or "")
 
 
 def slice_test(
@@ -163,6 +190,7 @@ def slice_test(
     rows: dict[str, int] | None = None,
     left_out: tuple[str, ...] = (),
     random_state: Any = None,
+    slice_gamma: float = SLICE_GAMMA,
     **options: Any,
 ) -> SliceResult:
     """Partially pooled per-slice differences: :func:`hierarchical_test` with slices as groups.
@@ -186,31 +214,7 @@ def slice_test(
     res = hierarchical_test(differences, rho, rope=rope, random_state=random_state, **options)
     base = {f.name: getattr(res, f.name) for f in fields(res)}
     sizes = tuple(int(rows[s]) for s in res.dataset_names) if rows else ()
-    return SliceResult(**base, rows=sizes, left_out=tuple(left_out))
-
-
-@dataclass(frozen=True)
-class SlicedDecision(Decision):
-    """The overall decision, blocked when a slice is likely worse beyond the slice ROPE."""
-
-    p_no_slice_worse: float = math.nan
-    slice_blocked: str = ""
-    inner: dict[str, Any] = field(default_factory=dict)
-    inner_note: str = ""
-
-    def to_dict(self) -> dict[str, object]:
-        out = super().to_dict()
-        del out["inner"], out["inner_note"]
-        return out | self.inner
-
-    def step_fields(self) -> dict[str, Any]:
-        return self.inner | {
-            "p_no_slice_worse": self.p_no_slice_worse,
-            "slice_blocked": self.slice_blocked,
-        }
-
-    def step_note(self) -> str:
-        return self.inner_note + (f" [slice: {self.slice_blocked}]" if self.slice_blocked else "")
+    return SliceResult(**base, rows=sizes, left_out=tuple(left_out), slice_gamma=slice_gamma)
 
 
 #: ``slice_blocked`` of a decision whose slices' posterior did not converge
@@ -240,99 +244,6 @@ def blocked_keep(baseline: str, step: Any) -> str | None:
 def worse_text(worst: str | None) -> str:
     """The slice most likely worse, or that none is worse in any draw."""
     return "no slice worse in any draw" if worst is None else f"most likely worse {worst!r}"
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class SliceGuarded(PosteriorBase):
-    """An overall posterior under a slice guardrail: every attribute of ``overall``, and a
-    :meth:`decision` that promotes only when ``overall`` promotes *and*
-    ``P(no slice worse beyond the slice ROPE) >= slice_gamma``."""
-
-    overall: Any
-    slices: SliceResult
-    slice_gamma: float = SLICE_GAMMA
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__") or name in ("overall", "slices"):
-            raise AttributeError(name)
-        return getattr(self.overall, name)
-
-    p_left = property(lambda self: self.overall.p_left)
-    p_rope = property(lambda self: self.overall.p_rope)
-    p_right = property(lambda self: self.overall.p_right)
-
-    def probabilities(self) -> dict[str, Any]:
-        return self.overall.probabilities()
-
-    def guards(self) -> dict[str, Any]:
-        return {"slices": self.slices}
-
-    def summary(self, confidence_level: float | None = None, gamma: float = 0.95) -> pd.DataFrame:
-        """The overall summary, its decision under the guardrail, and the guardrail's numbers."""
-        d = self.decision(gamma)
-        out = self.overall.summary(confidence_level=confidence_level, gamma=gamma)
-        return out.assign(decision=d.outcome, p_no_slice_worse=d.p_no_slice_worse)
-
-    def plot(self, *, ax: Axes | None = None) -> Axes:
-        """The overall posterior's plot (the slices': :meth:`plot_slices`)."""
-        return self.overall.plot(ax=ax)
-
-    def decision(self, gamma: float = 0.95, on: str | None = None) -> SlicedDecision:
-        base = self.overall.decision(gamma) if on is None else self.overall.decision(gamma, on)
-        s = self.slices
-        p = s.p_no_slice_worse
-        fields_ = base.to_dict() | {"p_no_slice_worse": p}
-        fields_ |= {"inner": base.step_fields(), "inner_note": base.step_note()}
-        fields_ = {k: v for k, v in fields_.items() if k in SlicedDecision.__dataclass_fields__}
-        if base.outcome == "promote" and (p < self.slice_gamma or not s.converged):
-            worst = s.worst_slice
-            pw = (
-                0.0
-                if worst is None
-                else float(s.per_slice.set_index("slice").loc[worst, "p_worse"])
-            )
-            fields_["slice_blocked"] = worst if s.converged else NOT_CONVERGED
-            fields_["outcome"] = "inconclusive"
-            fields_["reason"] = (
-                f"{base.reason}, but blocked by slice {worst!r}: P(no slice worse beyond "
-                f"{Absolute(s.rope).label()}) = {p:.3f} < {self.slice_gamma:g} (P({worst!r} worse) = "
-                f"{pw:.3f})"
-                if s.converged
-                else f"{base.reason}, but the slices' posterior did not converge "
-                f"({s.convergence_problems}): no slice can be vouched for"
-            )
-        return SlicedDecision(**fields_)
-
-    def to_dict(self, **kwargs: Any) -> dict[str, Any]:
-        """The overall result's numbers, the decision under the slice guardrail, the slices."""
-        d = self.decision(kwargs.get("gamma", 0.95))
-        return self.overall.to_dict(**kwargs) | {
-            "decision": d.outcome,
-            "slice_blocked": d.slice_blocked or None,
-            "p_no_slice_worse": d.p_no_slice_worse,
-            "slice_gamma": self.slice_gamma,
-            "slice_guardrail": self.slices.to_dict(),
-        }
-
-    def plot_slices(self, *, ax: Axes | None = None) -> Axes:
-        """The forest plot of the slices (``plot()`` is the overall posterior's)."""
-        return self.slices.plot(ax=ax, slice_gamma=self.slice_gamma)
-
-    def figures(self) -> dict[str, Any]:
-        return self.overall.figures() | {"slices": self.plot_slices().figure}
-
-    def _repr_html_(self) -> str:
-        """The overall posterior's card with the sliced decision, then the slices' forest."""
-        from bayescomp.report.notebook import posterior_html, slices_html
-
-        return posterior_html(self) + slices_html(self)
-
-    def __repr__(self) -> str:
-        s = self.slices
-        return (
-            f"SliceGuarded({self.overall!r}; {s.n_datasets} slices, P(no slice worse beyond "
-            f"{Absolute(s.rope).label()}) = {s.p_no_slice_worse:.3f}, {worse_text(s.worst_slice)})"
-        )
 
 
 def item_differences(
@@ -391,8 +302,9 @@ def slice_cv_test(
 
 
 def guard_slices(overall: Any, differences: Any, labels: Any, options: dict[str, Any]) -> Any:
-    """``overall`` under the slice guardrail of ``options`` (``slice_rope``,
-    ``slice_gamma``, ``cluster``): the per-row ``differences`` grouped by ``labels``."""
+    """``overall`` (a one-test-set posterior) under the slice guardrail of ``options``
+    (``slice_rope``, ``slice_gamma``, ``cluster``): the per-row ``differences`` grouped by
+    ``labels``, its slices' posterior its guard (:meth:`SliceResult.gate`)."""
     gamma = check_number(
         options.get("slice_gamma", SLICE_GAMMA),
         "slice_gamma",
@@ -410,7 +322,14 @@ def guard_slices(overall: Any, differences: Any, labels: Any, options: dict[str,
         rows=rows,
         left_out=small,
         random_state=options.get("random_state"),
+        slice_gamma=gamma,
         metric=overall.metric,
         **names,
     )
-    return SliceGuarded(overall, res, gamma)
+    try:
+        return replace(overall, slices=res)
+    except TypeError:  # a method's posterior without slices
+        raise ValueError(
+            "the slice guardrail (slices=) guards the one-test-set posterior "
+            "(method='holdout'), not this method's"
+        ) from None

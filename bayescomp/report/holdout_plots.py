@@ -109,7 +109,7 @@ def plot_design_effect(res: Any, ax: Axes | None = None, level: float = 0.95) ->
 
 
 def holdout_figures(res: Any) -> dict[str, Any]:
-    """Every plot of a comparison on one test set, each on a new figure."""
+    """Every plot of a comparison on one test set (its slices' too), each on a new figure."""
     import matplotlib.pyplot as plt
 
     out = {}
@@ -120,6 +120,8 @@ def holdout_figures(res: Any) -> dict[str, Any]:
         fig, ax = plt.subplots(figsize=(7, 3.6), layout="constrained")
         draw(res, ax=ax)
         out[name] = fig
+    if res.slices is not None:  # the slice guardrail's forest plot
+        out["slices"] = res.plot_slices().figure
     return out
 
 

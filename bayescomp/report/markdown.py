@@ -74,7 +74,7 @@ def slice_lines(results: list[Any]) -> list[str]:
             "",
             f"**Slices of {escape(r.candidate_name)}** (slice ROPE {Absolute(s.rope).label()}): ",
         ]
-        lines[-1] += f"P(no slice worse) = {s.p_no_slice_worse:.3f}, needed ≥ {r.slice_gamma:g}"
+        lines[-1] += f"P(no slice worse) = {s.p_no_slice_worse:.3f}, needed ≥ {s.slice_gamma:g}"
         cols = ["slice", "rows", "mean difference", "95% interval", "P(worse)"]
         rows = [
             [

@@ -54,7 +54,7 @@ def posterior_html(res: Posterior, gamma: float = 0.95) -> str:
 
 
 def slices_html(res: Any) -> str:
-    """The forest plot of a slice guardrail (:class:`~bayescomp.posterior.slices.SliceGuarded`)."""
+    """The forest plot of a comparison's slice guardrail (``res.plot_slices()``)."""
     png = png_b64(figure_of(res.plot_slices()), dpi=_DPI)
     return f"<img alt='slices' src='data:image/png;base64,{png}'>"
 

@@ -86,3 +86,30 @@ def check_numeric_cells(frame: pd.DataFrame, col: str, *, required: bool) -> pd.
         "fix or remove them (leave a failed fit's cell empty and drop its split for every model;"
         " with ';' as the separator, pass decimal=',' to read_csv if commas are decimal marks)"
     )
+
+
+def check_unique_keys(df: pd.DataFrame, key: list[str]) -> None:
+    """Refuse rows that repeat a ``key`` (a long table's (dataset, model, split, metric))."""
+    dup = df.duplicated(key, keep=False)
+    if dup.any():
+        rows = df.loc[dup, key].drop_duplicates().head(3).to_dict("records")
+        raise ValueError(
+            f"{int(dup.sum())} rows repeat a ({', '.join(key)}) key, e.g. {rows}; each model has "
+            "one value per metric and split of each dataset: remove the repeated rows"
+        )
+
+
+def warn_row_order(df: pd.DataFrame) -> None:
+    """No ``split`` column: pairing by row order is said, not done silently."""
+    import warnings
+
+    from bayescomp.core.exceptions import RowOrderPairingWarning
+
+    if df.groupby(["dataset", "model"], sort=False).size().max() > 1:
+        warnings.warn(
+            "the table has no 'split' column: splits are numbered by row order within each "
+            "model, so the k-th row of every model is paired with the k-th row of the others "
+            "(reordering rows changes the result); add a 'split' column to pair explicitly",
+            RowOrderPairingWarning,
+            stacklevel=3,
+        )

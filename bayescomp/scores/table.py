@@ -17,7 +17,14 @@ import pandas as pd
 
 from bayescomp.core.checks import check_fraction
 from bayescomp.core.orientation import canonical_metric, check_metric_range, resolve_direction
-from bayescomp.scores.cells import check_filled, check_numeric_cells, model_rows, split_ranges
+from bayescomp.scores.cells import (
+    check_filled,
+    check_numeric_cells,
+    check_unique_keys,
+    model_rows,
+    split_ranges,
+    warn_row_order,
+)
 from bayescomp.scores.csvio import read_frame, unique_columns, write_frame
 from bayescomp.scores.importers import (
     DEFAULT_DATASET,
@@ -47,32 +54,6 @@ META = frozenset(
         "error",
     }
 )
-
-
-def _check_unique(df: pd.DataFrame, key: list[str]) -> None:
-    dup = df.duplicated(key, keep=False)
-    if dup.any():
-        rows = df.loc[dup, key].drop_duplicates().head(3).to_dict("records")
-        raise ValueError(
-            f"{int(dup.sum())} rows repeat a ({', '.join(key)}) key, e.g. {rows}; each model has "
-            "one value per metric and split of each dataset: remove the repeated rows"
-        )
-
-
-def _warn_row_order(df: pd.DataFrame) -> None:
-    """No ``split`` column: pairing by row order is said, not done silently."""
-    import warnings
-
-    from bayescomp.core.exceptions import RowOrderPairingWarning
-
-    if df.groupby(["dataset", "model"], sort=False).size().max() > 1:
-        warnings.warn(
-            "the table has no 'split' column: splits are numbered by row order within each "
-            "model, so the k-th row of every model is paired with the k-th row of the others "
-            "(reordering rows changes the result); add a 'split' column to pair explicitly",
-            RowOrderPairingWarning,
-            stacklevel=3,
-        )
 
 
 class Scores:
@@ -235,7 +216,7 @@ class Scores:
                     "split of every score; without it the scores cannot be paired across models"
                 )
             index = [c for c in df.columns if c not in ("metric", value_col)]
-            _check_unique(
+            check_unique_keys(
                 df, [c for c in ("dataset", "model", "split", "metric") if c in df.columns]
             )
             df = df.pivot_table(
@@ -243,7 +224,7 @@ class Scores:
             ).reset_index()
             df.columns.name = None
         if "split" not in df.columns:
-            _warn_row_order(df)
+            warn_row_order(df)
             df["split"] = df.groupby(["dataset", "model"], sort=False).cumcount()
         if test_fraction is not None:
             tf = check_fraction(test_fraction, "test_fraction")
@@ -405,22 +386,17 @@ class Scores:
         self, *, models: list[str] | None = None, datasets: list[str] | None = None
     ) -> Scores:
         """A sub-table with only the given models and/or datasets."""
-        f = self._frame
-        keep = np.ones(len(f), dtype=bool)
-        if models is not None:
-            for m in models:
-                self._check_model(m)
-            keep &= f["model"].isin(models).to_numpy()
-        if datasets is not None:
-            for d in datasets:
-                self._check_dataset(d)
-            keep &= f["dataset"].isin([str(d) for d in datasets]).to_numpy()
-        return self.rows(keep)
+        for m in models or ():
+            self._check_model(m)
+        for d in datasets or ():
+            self._check_dataset(d)
+        keep = self._frame["model"].isin(self.models if models is None else models)
+        keep &= self._frame["dataset"].isin([str(d) for d in datasets or self.datasets])
+        return self.rows(keep.to_numpy())
 
     def rows(self, keep: Any) -> Scores:
-        """The rows ``keep`` (a boolean mask) of this checked table: a sub-table of its
-        metrics, nothing checked again."""
-        out = Scores.__new__(Scores)
+        """The rows ``keep`` (a boolean mask) of this checked table, nothing checked again."""
+        out = Scores.__new__(Scores)  # its names found afresh (_names)
         out._frame, out._metrics = self._frame[keep].reset_index(drop=True), self._metrics
         out.design, out.fits_retried, out.attrs = None, 0, {}
         return out
