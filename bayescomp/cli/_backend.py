@@ -8,7 +8,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from bayescomp.scores.backends import BACKENDS
+from bayescomp.core.exceptions import WorkersLostError
+from bayescomp.scores.backends import BACKENDS, use_backend
 
 
 def add_backend_args(parser: argparse.ArgumentParser) -> None:
@@ -61,8 +62,6 @@ def fit_options(args: argparse.Namespace) -> dict[str, Any]:
 def on_backend(args: argparse.Namespace) -> Iterator[None]:
     """Run the block's fits on ``--backend``; lost workers become one user-facing error."""
     from bayescomp.cli.main import UserError
-    from bayescomp.core.exceptions import WorkersLostError
-    from bayescomp.scores.backends import use_backend
 
     with use_backend(args.backend, args.scheduler):
         try:

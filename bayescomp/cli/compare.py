@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from bayescomp.cli import _parents, mlflow_runs
 from bayescomp.cli._backend import fit_options, on_backend
-from bayescomp.cli._io import emit, json_record, output_file
+from bayescomp.cli._data import TIMINGS, own_data, parse_guardrails
+from bayescomp.cli._io import emit, json_record, output_file, read_csv
 from bayescomp.cli._text import (
     INTERVAL_COLUMNS,
     DefaultsHelp,
@@ -124,7 +125,6 @@ def _add_outputs(p: argparse.ArgumentParser) -> None:
 def _scores_from_models(args: argparse.Namespace) -> tuple[Any, str, list[str], str]:
     from sklearn.model_selection import RepeatedKFold, RepeatedStratifiedKFold
 
-    from bayescomp.cli._data import TIMINGS, own_data, parse_guardrails
     from bayescomp.scores.crossval import cross_validate_paired
     from bayescomp.scores.datasets import check_task, default_metric, load_dataset
     from bayescomp.scores.model_files import load_models
@@ -215,7 +215,6 @@ def _method(args: argparse.Namespace, *, many: bool, timed: bool = False) -> tup
 
 def _from_predictions(args: argparse.Namespace) -> tuple[Any, Any, list[str], str | None]:
     """A CSV of paired predictions: ``y_true`` and one column of predictions per model."""
-    from bayescomp.cli._io import read_csv
     from bayescomp.posterior.registry import TRUTH_COLUMN
 
     if len(args.inputs) != 1:
@@ -303,8 +302,6 @@ def _run(
     if method == "hierarchical":
         options = {"draws": args.draws, "chains": args.chains}
     if args.guardrail:  # the joint posterior of the metric and its guardrails (seeded draws)
-        from bayescomp.cli._data import parse_guardrails
-
         method, options = "multivariate", {"guardrails": parse_guardrails(args.guardrail)}
     warnings.filterwarnings("ignore", "hierarchical fit, attempt")  # the table says each retry
     results = [

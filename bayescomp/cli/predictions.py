@@ -15,7 +15,7 @@ import warnings
 from collections.abc import Iterator
 from typing import Any
 
-from bayescomp.cli._io import emit
+from bayescomp.cli._io import emit, parse_label, read_csv
 from bayescomp.cli._text import INTERVAL_COLUMNS, comparison_row, rope_arg, rope_note
 from bayescomp.cli.main import UserError
 from bayescomp.core.text import terminal_literal
@@ -64,7 +64,6 @@ def quiet_retries(args: argparse.Namespace) -> Iterator[None]:
 
 def read_predictions(args: argparse.Namespace) -> tuple[Any, dict[str, Any], list[str]]:
     """The predictions table, the column options, and its model columns."""
-    from bayescomp.cli._io import read_csv
     from bayescomp.posterior.predictions import prediction_models
 
     table = read_csv(args.predictions)  # two columns of one name refused (read_frame)
@@ -97,7 +96,6 @@ def read_predictions(args: argparse.Namespace) -> tuple[Any, dict[str, Any], lis
 def label_options(args: argparse.Namespace, table: Any, columns: dict[str, Any]) -> dict[str, Any]:
     """``--threshold`` and ``--pos-label`` (parsed to the label column's type) as the
     options of a comparison on the predictions table."""
-    from bayescomp.cli._io import parse_label
 
     given = {"threshold": args.threshold}
     if args.pos_label is not None and columns["y_true"] is not None:

@@ -22,8 +22,17 @@ from typing import Any
 
 from bayescomp.cli import _parents
 from bayescomp.cli._backend import fit_options, on_backend
+from bayescomp.cli._data import TIMINGS, name_the_column, own_data, parse_guardrails
 from bayescomp.cli._text import DefaultsHelp, rope_note
-from bayescomp.cli.predictions import add_slice_flags, quiet_retries, slice_options
+from bayescomp.cli.predictions import (
+    add_slice_flags,
+    label_options,
+    quiet_retries,
+    read_predictions,
+    slice_options,
+)
+from bayescomp.core.exceptions import FitError
+from bayescomp.core.text import terminal_literal
 
 
 def register(subparsers: Any) -> None:
@@ -222,7 +231,6 @@ def _tracker(args: argparse.Namespace) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     from bayescomp.cli.main import UserError
-    from bayescomp.core.exceptions import FitError
     from bayescomp.scores.model_files import ModelFileError
     from bayescomp.studies.fitted import select_models
 
@@ -251,7 +259,6 @@ def run(args: argparse.Namespace) -> int:
             "--draws/--chains set the hierarchical model across several datasets; "
             "with one dataset the correlated t-test needs no sampling"
         )
-    from bayescomp.cli._data import parse_guardrails
 
     guardrails = parse_guardrails(args.guardrail, fitted=not csv_mode)
     common["compare_options"] = {
@@ -330,7 +337,6 @@ def _select_predictions(args: argparse.Namespace) -> Any:
     """``select --predictions``: a selection over the model columns of one test set
     (``--rule``: family-wise by default)."""
     from bayescomp.cli.main import UserError
-    from bayescomp.cli.predictions import label_options, read_predictions
     from bayescomp.studies.select import select
 
     slicing = slice_options(args)
@@ -358,9 +364,7 @@ def _select_predictions(args: argparse.Namespace) -> Any:
 def _select_fitted(
     select: Any, sources: list[str], args: argparse.Namespace, common: dict[str, Any]
 ) -> Any:
-    from bayescomp.cli._data import name_the_column, own_data
     from bayescomp.cli.main import UserError
-    from bayescomp.core.exceptions import FitError
 
     own = own_data(args)
     if not args.dataset and own is None:
@@ -402,7 +406,6 @@ def _select_fitted(
     y_arg = None if len(data) > 1 else next(iter(data.values()))[1]
     # scoring=None: every fit is scored on the decision metric and the task's standard
     # metrics, so a later run with another --metric reads them from --store
-    from bayescomp.cli._data import TIMINGS
 
     guarded = [g for g in common["compare_options"].get("guardrails", ()) if g not in TIMINGS]
     try:
@@ -459,7 +462,6 @@ def _print(sel: Any, args: argparse.Namespace, csv_mode: bool, report: Any) -> N
                 f"**{'passed' if gate['met'] else 'FAILED'}**"
             )
         return
-    from bayescomp.core.text import terminal_literal
 
     print(
         f"champion/challenger selection on {terminal_literal(sel.metric)} (ROPE "

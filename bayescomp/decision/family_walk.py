@@ -29,6 +29,7 @@ from bayescomp.decision.walk import (
     STEP_COLUMNS,
     Rule,
     Walk,
+    blocked_scores,
     champion_challenger,
     failure,
     step_row,
@@ -124,7 +125,6 @@ def family(
     >>> w.champion, w.steps["decision"].tolist(), w.pending
     ('b', ['promote', 'equivalent'], ())
     """
-    from bayescomp.decision.walk import blocked_scores
 
     frame = blocked_scores(scores)
     failed = {c: failure(frame, c) for c in challengers}

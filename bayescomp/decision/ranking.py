@@ -29,6 +29,7 @@ from bayescomp.core.rule import decide_many
 from bayescomp.posterior import compare as comparison  # module: compare() looked up on use
 from bayescomp.posterior.compare import as_scores
 from bayescomp.posterior.ttest import correlated_ttest
+from bayescomp.scores.cells import split_ranges
 from bayescomp.splits.design import rho_from_sizes
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -427,7 +428,6 @@ def _plackett_luce(
             f"method='plackett_luce' ranks models across datasets and needs at least 2; the "
             f"scores cover {scores.datasets}. On one dataset use method='pairwise'"
         )
-    from bayescomp.scores.cells import split_ranges
 
     f = scores.to_frame()
     vals = f[metric].to_numpy(dtype=float)

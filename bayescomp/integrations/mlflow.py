@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bayescomp.core import checks, margins
 from bayescomp.core.rule import split_gamma
 from bayescomp.integrations.mlflow_hints import not_found
 from bayescomp.integrations.mlflow_runs import RunComparison, compare_runs  # noqa: F401
@@ -501,7 +502,6 @@ class BayesianThreshold:
     greater_is_better: bool = True
 
     def __post_init__(self) -> None:
-        from bayescomp.core import checks, margins
 
         checks.check_gamma(self.gamma)
         margins.as_margin(self.rope, takes=(margins.Absolute,), where="a validation threshold")

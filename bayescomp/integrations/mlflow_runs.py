@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from bayescomp.core.checks import check_gamma
 from bayescomp.core.margins import Absolute, as_margin
 from bayescomp.core.rule import joint_outcome, split_gamma
 
@@ -255,7 +256,6 @@ def compare_runs(
     import numpy as np
     import pandas as pd
 
-    from bayescomp.core.checks import check_gamma
     from bayescomp.posterior.holdout import holdout_posterior
 
     if candidate_run_id == baseline_run_id:

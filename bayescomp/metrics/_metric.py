@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 
 from bayescomp.core.metric import AVERAGES, METRICS, MULTICLASS, function_needs, metric_record
-from bayescomp.core.orientation import canonical_metric
+from bayescomp.core.orientation import canonical_metric, higher_is_better
+from bayescomp.metrics import _fast
 
 #: the kind of a MetricSpec by what the metric needs (core.metric.Metric.needs)
 _KIND = {"labels": "label", "scores": "score", "values": "regression"}
@@ -64,8 +65,6 @@ class MetricSpec:
         """Metric on each resample ``y[rows[i]]``; rows has shape (B, n)."""
         fast = self.fast
         if fast is not None and y_pred.ndim == 1 and (fast != "roc_auc" or _binary(y_true)):
-            from bayescomp.metrics import _fast
-
             if fast == "roc_auc":
                 return _fast.auc_rows(self.positive_mask(y_true), y_pred, rows)
             hit = (y_true == y_pred)[rows]
@@ -79,8 +78,6 @@ class MetricSpec:
         """Metric of each frequency-weighted resample; weights has shape (r, b)."""
         fast = self.fast
         if fast is not None and y_pred.ndim == 1 and (fast != "roc_auc" or _binary(y_true)):
-            from bayescomp.metrics import _fast
-
             if fast == "roc_auc":
                 return _fast.auc_weighted(self.positive_mask(y_true), y_pred, weights)
             hit = (y_true == y_pred).astype(float)
@@ -101,7 +98,6 @@ def _binary(y_true: np.ndarray) -> bool:
 
 
 def _direction(name: str) -> bool | None:
-    from bayescomp.core.orientation import higher_is_better
 
     try:
         return higher_is_better(name)

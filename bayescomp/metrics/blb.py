@@ -18,6 +18,7 @@ import numpy as np
 from bayescomp.core.checks import check_n_jobs
 from bayescomp.core.exceptions import BLBCenterWarning
 from bayescomp.core.orientation import check_metric_value
+from bayescomp.metrics import _fast
 from bayescomp.metrics._metric import MetricSpec, check_predictions, resolve_metric, safe_call
 from bayescomp.metrics.blb_core import (
     BLBInterval,
@@ -39,7 +40,6 @@ def _is_dask(x: Any) -> bool:
 
 def _full_estimate(spec: MetricSpec, yt: Any, yp: Any, dask: bool) -> float | None:
     """Metric on all rows; memory-light for ROC AUC; None when not computable (Dask)."""
-    from bayescomp.metrics import _fast
 
     if spec.fast == "roc_auc" and np.ndim(yp) == 1:
         if dask:

@@ -20,8 +20,8 @@ import numpy as np
 from bayescomp.core.checks import check_level
 from bayescomp.core.jsonable import jsonable
 from bayescomp.core.metric import count_metrics, metric_record, shown
-from bayescomp.metrics._metric import numeric_scores
-from bayescomp.metrics.spark import is_spark_frame
+from bayescomp.metrics._metric import check_no_missing_labels, check_pos_label, numeric_scores
+from bayescomp.metrics.spark import is_spark_frame, score_checks, threshold_counts
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -209,7 +209,6 @@ def _spark_curves(
     columns: dict[str, Any],
 ) -> ThresholdCurves:
     """:func:`threshold_curves` on a Spark DataFrame: the counts are computed in Spark."""
-    from bayescomp.metrics.spark import score_checks, threshold_counts
 
     rep = columns.get("repetition", "repetition")
     if rep is not None and rep not in df.columns:
@@ -375,7 +374,6 @@ def threshold_curves(
         return _spark_curves(
             predictions, thresholds, metrics, pos_label, (lo_q, hi_q), dict(columns or {})
         )
-    from bayescomp.metrics._metric import check_no_missing_labels, check_pos_label
 
     if estimator is not None:
         from bayescomp.metrics.oof import oof_positive_scores

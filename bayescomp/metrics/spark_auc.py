@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from bayescomp.core.orientation import clip_to_range
 from bayescomp.metrics.spark import poisson_bootstrap, score_checks, uniform
 
 #: P(K <= k) for K ~ Poisson(1), k = 0..17: a uniform draw lying above k of them is a draw
@@ -116,7 +117,6 @@ def spark_bootstrap(
     """:func:`bayescomp.bootstrap_metric` on a Spark DataFrame: a Poisson bootstrap run in
     Spark (:func:`~bayescomp.metrics.spark.poisson_bootstrap`; ROC AUC by :func:`spark_auc`),
     as a :class:`~bayescomp.metrics.bootstrap.MetricInterval`."""
-    from bayescomp.core.orientation import clip_to_range
     from bayescomp.metrics.interval import MetricInterval
 
     if method not in ("percentile", "basic"):

@@ -43,7 +43,7 @@ from bayescomp.metrics.blb_core import (
     subset_size,
     subset_task,
 )
-from bayescomp.metrics.spark import check_columns, confusion_value, uniform
+from bayescomp.metrics.spark import check_columns, confusion_value, score_checks, uniform
 
 _RESULT_SCHEMA = (
     "subset long, center double, lo double, hi double, sd double, r long, "
@@ -218,7 +218,6 @@ def spark_center(
     est = None
     if estimate != "subsets":
         if spec.fast == "roc_auc":
-            from bayescomp.metrics.spark import score_checks
             from bayescomp.metrics.spark_auc import spark_auc
 
             score_checks(df, label=label, score=score, repetition=None, pos_label=pos_label)

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from bayescomp.core.exceptions import TimeOrderedDesignWarning
 from bayescomp.core.margins import Absolute, Relative
 from bayescomp.core.protocols import Posterior
 from bayescomp.posterior.differences import differences_by_dataset, one_dataset_differences
@@ -26,7 +27,6 @@ from bayescomp.posterior.registry import (
     Paired,
     PairedPredictions,
     lookup,
-    methods,
     register,
 )
 from bayescomp.posterior.request import Request, check_request
@@ -35,15 +35,6 @@ from bayescomp.posterior.ttest import CorrelatedTTestResult
 from bayescomp.scores.table import Scores
 
 __all__ = ["REGISTRY", "Method", "Paired", "PairedPredictions", "compare", "register"]
-
-
-def __getattr__(name: str) -> Any:
-    """``METHODS`` and ``ACROSS_DATASETS``, read when asked (a plugin's method is listed)."""
-    if name == "METHODS":
-        return ("auto", *methods())
-    if name == "ACROSS_DATASETS":
-        return tuple(n for n, m in methods().items() if m.across_datasets)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def as_scores(scores: Any) -> Scores:
@@ -355,8 +346,6 @@ def is_time_ordered_scores(scores: Scores, datasets: list[str]) -> bool:
 def _time_order_method(scores: Scores, datasets: list[str], method: str) -> str:
     """``auto`` on a time-ordered design is ``time_ordered``; an equicorrelated one warns."""
     import warnings
-
-    from bayescomp.core.exceptions import TimeOrderedDesignWarning
 
     timed = is_time_ordered_scores(scores, datasets)
     if method == "auto":

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from bayescomp.core.metric import METRICS
+from bayescomp.core.metric import METRICS, metric_record
 from bayescomp.core.orientation import canonical_metric, resolve_direction
 
 #: per-item scores of metrics that are means of items: name -> (score(y, pred), needs y_true)
@@ -193,7 +193,6 @@ def positive_class(
     labels of f1, precision and recall likewise; accuracy and error_rate count matching
     labels as they are (scikit-learn's ``accuracy_score``), so only a ``threshold`` (scores
     turned into 1 for ``pos_label``) makes them read ``y_true`` as 0/1."""
-    from bayescomp.core.metric import metric_record
 
     y = _complete(y_true, "y_true")
     if not np.any(y == pos_label):

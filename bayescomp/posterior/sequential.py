@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from bayescomp.core.checks import check_gamma
 from bayescomp.core.exceptions import BayescompWarning
 from bayescomp.core.margins import Absolute, as_margin
 from bayescomp.core.metric import metric_record
@@ -418,7 +419,6 @@ def read_log(log: Any) -> Any:
 def make_plan(frame: Any, settings: dict[str, Any]) -> Plan:
     """The checked :class:`Plan` of :func:`watch`'s ``settings`` (its keyword arguments);
     the slices guarded are those of ``frame``."""
-    from bayescomp.core.checks import check_gamma
 
     columns = dict(settings)
     metric, every = columns.pop("metric"), columns.pop("every", 1)

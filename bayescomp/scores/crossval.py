@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from bayescomp.core.checks import check_n_jobs, check_number, check_samples
 from bayescomp.core.exceptions import FitFailedWarning, WorkersLostError
-from bayescomp.core.orientation import LOSS_SCORERS, canonical_metric
+from bayescomp.core.orientation import LOSS_SCORERS, canonical_metric, higher_is_better
+from bayescomp.scores.cells import split_ranges
 from bayescomp.scores.engine import FitTask, Progress, multimetric, run_fits
 from bayescomp.scores.estimators import tuned_params
 from bayescomp.scores.fit_cache import check_cache, load_cached, recorder, split_records
@@ -97,7 +98,6 @@ def _check_scorer_key(key: str) -> None:
     """A scorer's values are always higher-is-better (scikit-learn negates losses), so a
     column named after a loss ("mse") would hold negated values that every comparison would
     flip a second time."""
-    from bayescomp.core.orientation import higher_is_better
 
     try:
         lower = not higher_is_better(key)
@@ -420,8 +420,6 @@ def _to_scores(
     blocks: bool,
 ) -> Scores:
     import pandas as pd
-
-    from bayescomp.scores.cells import split_ranges
 
     rows = []
     failed: dict[str, list[tuple[int, str]]] = {}

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bayescomp.scores.model_files import ModelSpec
+from bayescomp.scores.model_files import ModelSpec, load_specs
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -156,7 +156,6 @@ def standard_scoring(
 def fitted_models(
     models: Any, baseline: str, on_error: str
 ) -> tuple[dict[str, ModelSpec], dict[str, str]]:
-    from bayescomp.scores.model_files import load_specs
 
     if models is None:
         raise ValueError("pass the candidate models (a folder, model files or a dict)")

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bayescomp.core.exceptions import FitError
+from bayescomp.core.exceptions import FitError, FitFailedWarning
 from bayescomp.decision.family_walk import resolve_rule
 from bayescomp.decision.steps import ScoreSteps
 from bayescomp.decision.walk import challenger_order
@@ -38,6 +38,7 @@ from bayescomp.studies.fit_setup import (
 )
 from bayescomp.studies.select import (
     score_means,
+    select,
     selection_identity,
     selection_settings,
     walk_selection,
@@ -215,8 +216,6 @@ def _selection_args(selection: Mapping[str, Any]) -> dict[str, Any]:
     """``select``'s keyword arguments, with its defaults; anything else is refused."""
     import inspect
 
-    from bayescomp.studies.select import select
-
     params = inspect.signature(select).parameters
     defaults = {k: p.default for k, p in params.items() if p.kind is p.KEYWORD_ONLY}
     unknown = sorted(set(selection) - set(defaults) | ({"models"} & set(selection)))
@@ -254,8 +253,6 @@ def _fit(
     parts = []
     with warnings.catch_warnings():
         if on_error == "skip":  # a failed model becomes an error step, saying why
-            from bayescomp.core.exceptions import FitFailedWarning
-
             warnings.simplefilter("ignore", FitFailedWarning)
         for name, d in data.items():
             parts.append(

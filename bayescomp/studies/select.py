@@ -16,8 +16,9 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bayescomp.decision.walk import ORDERS, Rule
-from bayescomp.studies.selection import Selection, format_steps, listed_candidates
+from bayescomp.core.checks import check_number
+from bayescomp.decision.walk import ORDERS, Rule, challenger_order, charge_fits, recommend
+from bayescomp.studies.selection import Selection, format_steps, listed_candidates, merge_warnings
 
 if TYPE_CHECKING:  # pragma: no cover
     from bayescomp.core.protocols import SelectionTracker
@@ -148,7 +149,6 @@ def selection_settings(
 ) -> dict[str, Any]:
     """The selection's own settings, checked (the request's are added where the table's
     metric is known: :meth:`~bayescomp.posterior.request.Request.settings`)."""
-    from bayescomp.core.checks import check_number
 
     if order not in ORDERS:
         raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
@@ -205,7 +205,6 @@ def _scores_walk(
     import pandas as pd
 
     from bayescomp.decision.steps import ScoreSteps
-    from bayescomp.decision.walk import challenger_order
     from bayescomp.posterior.compare import as_scores, scores_request
     from bayescomp.scores.table import Scores
 
@@ -272,8 +271,6 @@ def walk_selection(
     column the rule reads when it is not ``metric`` (a predictions table's predictions).
     """
     from bayescomp.decision.family_walk import family_note
-    from bayescomp.decision.walk import charge_fits, recommend
-    from bayescomp.studies.selection import merge_warnings
 
     baseline = settings["baseline"]
     counts = dict(counts or {"fits_performed": 0, "fits_loaded": 0, "warned": []})

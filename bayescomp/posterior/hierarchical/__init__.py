@@ -16,6 +16,7 @@ One job per module, imported in this order:
 
 from typing import Any
 
+from bayescomp.core import exceptions
 from bayescomp.core.regions import RegionProbabilities
 from bayescomp.posterior.hierarchical.diagnostics import ESS_BULK_MIN, R_HAT_MAX
 from bayescomp.posterior.hierarchical.io import load
@@ -44,7 +45,5 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     if name == "ConvergenceWarning":  # on first use: it subclasses scikit-learn's
-        from bayescomp.core import exceptions
-
         return exceptions.ConvergenceWarning
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

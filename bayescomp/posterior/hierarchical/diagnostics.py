@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from bayescomp.core.arviz_compat import DrawArrays
+from bayescomp.core.arviz_compat import DrawArrays, diagnostics_summary
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -100,7 +100,6 @@ def diagnostics_table(idata: Any, var_names: Any = DIAG_VARS) -> pd.DataFrame:
     >>> list(table.index[-2:]), list(table.columns[:3])
     (['sigma[a]', 'sigma[b]'], ['r_hat', 'ess_bulk', 'ess_tail'])
     """
-    from bayescomp.core.arviz_compat import diagnostics_summary
 
     table = diagnostics_summary(idata, var_names)
     table = table[_COLUMNS].astype(float)

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bayescomp.posterior import nutpie_fast
+
 if TYPE_CHECKING:  # pragma: no cover
     from bayescomp.posterior.hierarchical.model import Prepared
 
@@ -82,7 +84,6 @@ def _variables(q: int, parameterization: str) -> list[tuple[str, tuple[int, ...]
 def sample_fast(prep: Prepared, parameterization: str, **run: Any) -> Any:
     """Posterior draws (standardised scale), as nutpie returns them on the PyMC path
     (``run``: the settings of :func:`bayescomp.posterior.nutpie_fast.sample`)."""
-    from bayescomp.posterior import nutpie_fast
 
     k = kernels()
     q = prep.q

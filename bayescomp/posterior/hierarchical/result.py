@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bayescomp.core.arviz_compat import DrawArrays
+from bayescomp.core.arviz_compat import DrawArrays, hdi, hdi_per_coordinate
 from bayescomp.core.checks import check_level
 from bayescomp.core.jsonable import jsonable
 from bayescomp.core.optional import require
@@ -206,7 +206,6 @@ class HierarchicalResult(DrawsPosterior, MCMCChecks):
 
     def hdi(self, confidence_level: float = 0.95) -> tuple[float, float]:
         """Highest-density interval of ``delta0``."""
-        from bayescomp.core.arviz_compat import hdi
 
         level = check_level(confidence_level, "confidence_level")
         lo, hi = hdi(self._delta0, level)
@@ -282,8 +281,6 @@ class HierarchicalResult(DrawsPosterior, MCMCChecks):
     def per_dataset(self) -> pd.DataFrame:
         """Shrunk per-dataset differences ``delta_i`` with HDI and region probabilities."""
         import pandas as pd
-
-        from bayescomp.core.arviz_compat import hdi_per_coordinate
 
         post = self.idata.posterior["delta"]
         draws = post.values.reshape(-1, post.sizes["dataset"])

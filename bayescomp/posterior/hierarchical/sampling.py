@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from bayescomp.core import exceptions
-from bayescomp.core.checks import check_rope, seed_from
+from bayescomp.core.checks import check_number, check_rope, seed_from
+from bayescomp.core.optional import require
 from bayescomp.posterior.hierarchical.diagnostics import ESS_BULK_MIN, ess_required, retry_note
 from bayescomp.posterior.hierarchical.io import from_draws, relabel
 from bayescomp.posterior.hierarchical.model import (
@@ -48,8 +49,6 @@ def resolve_sampler(sampler: str) -> str:
     what the ``mcmc`` extra installs (never on numpyro or jax), so a seed gives the same
     draws whatever else is installed."""
     from importlib.util import find_spec
-
-    from bayescomp.core.optional import require
 
     if sampler not in _SAMPLERS:
         raise ValueError(f"sampler must be one of {_SAMPLERS}; got {sampler!r}")
@@ -147,7 +146,6 @@ def _check_options(
     parameterization: str,
     std_upper: float,
 ) -> None:
-    from bayescomp.core.checks import check_number
 
     for name, val in (("chains", chains), ("draws", draws), ("tune", tune)):
         check_number(val, name, integer=True, min_val=1)

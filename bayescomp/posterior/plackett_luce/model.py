@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from bayescomp.core.optional import require
+
 __all__ = ["MAX_ORDERINGS", "Rankings", "plackett_luce_loglik", "rankings_from_scores"]
 
 #: largest number of strict orderings one tied dataset may expand to (7! = 5040)
@@ -230,7 +232,6 @@ def build_model(k: int) -> Any:
     Only ``k`` is fixed: the number of datasets and of tied orders may change from one
     fit to the next (the arrays below are placeholders with the right dtypes).
     """
-    from bayescomp.core.optional import require
 
     pm = require("pymc", "mcmc", "the Plackett-Luce ranking")
     import pytensor.tensor as pt

@@ -17,7 +17,9 @@ from typing import Any
 import numpy as np
 
 from bayescomp.core import exceptions
-from bayescomp.core.checks import check_bool, seed_from
+from bayescomp.core.arviz_compat import from_dict
+from bayescomp.core.checks import check_bool, check_number, seed_from
+from bayescomp.posterior.hierarchical.diagnostics import check_convergence, diagnostics_table
 from bayescomp.posterior.hierarchical.sampling import resolve_sampler, sample_model
 from bayescomp.posterior.plackett_luce.model import Rankings, get_model, rankings_from_scores
 from bayescomp.posterior.plackett_luce.result import PlackettLuceResult, expected_rank
@@ -40,7 +42,6 @@ def _resolve(sampler: str) -> str:
 def _check_options(
     chains: int, draws: int, tune: int, target_accept: float, concentration: float
 ) -> None:
-    from bayescomp.core.checks import check_number
 
     for name, val in (("chains", chains), ("draws", draws), ("tune", tune)):
         check_number(val, name, integer=True, min_val=1)
@@ -71,8 +72,6 @@ def _sample(rankings: Rankings, concentration: float, backend: str, **run: Any) 
 
 def _converged(worth: np.ndarray) -> bool:
     """The result's convergence check (:class:`PlackettLuceResult`'s), on draws of the worths."""
-    from bayescomp.core.arviz_compat import from_dict
-    from bayescomp.posterior.hierarchical.diagnostics import check_convergence, diagnostics_table
 
     idata = from_dict({"posterior": {"worth": worth}}, dims={"worth": ["model"]})
     return check_convergence(diagnostics_table(idata, var_names=("worth",)), 0)[0]
@@ -80,7 +79,6 @@ def _converged(worth: np.ndarray) -> bool:
 
 def _to_idata(raw: Any, rankings: Rankings, attrs: dict[str, Any]) -> Any:
     """Worths and expected ranks named by model; observed ranks in ``constant_data``."""
-    from bayescomp.core.arviz_compat import from_dict
 
     worth = raw.posterior["worth"].values
     ranks = rankings.ranks
