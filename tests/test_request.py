@@ -111,7 +111,7 @@ def test_a_request_is_frozen_and_says_its_margin():
     r = check_request(metric="roc_auc", rope="2%", gamma=0.9, guardrails={"fit_time": 0.5})
     assert r.higher_is_better is True and r.gamma == 0.9
     assert r.guardrails == (("fit_time", 0.5, False),)  # a timing: lower is better
-    assert r.label() == "±2 % (relative)"
+    assert r.margin.label() == "±2 % (relative)"
     with pytest.raises(AttributeError):
         r.gamma = 0.5  # type: ignore[misc]
     with pytest.raises(ValueError, match="wider than half the metric's range"):

@@ -217,27 +217,27 @@ def add_guardrail_flag(p: argparse.ArgumentParser) -> None:
     )
 
 
-def parse_guardrails(values: list[str], *, fitted: bool = False) -> dict[str, float]:
-    """``["neg_log_loss:0.01", …]`` -> ``{"neg_log_loss": 0.01, …}``, or a one-line error;
+def parse_guardrails(values: list[str], *, fitted: bool = False) -> dict[str, Any]:
+    """``["neg_log_loss:0.01", …]`` -> ``{"neg_log_loss": Absolute(0.01), …}``, each ROPE
+    parsed by ``--rope``'s parser (checked at the library's door), or a one-line error;
     ``fitted``: each metric must be a scikit-learn scorer name (or a fit/score time)."""
-    import math
-
+    from bayescomp.cli._text import rope_arg
     from bayescomp.cli.main import UserError
 
-    out: dict[str, float] = {}
+    out: dict[str, Any] = {}
     for text in values:
-        metric, *rest = text.split(":")
+        metric, _, rope = text.partition(":")
+        if metric in out:
+            raise UserError(f"--guardrail {metric!r} is given twice; give each metric once")
         try:
-            value = float(rest[0]) if len(rest) == 1 else float("nan")
-        except ValueError:
-            value = float("nan")
-        if not metric or not (math.isfinite(value) and value >= 0):
+            if not metric:
+                raise argparse.ArgumentTypeError("no metric")
+            out[metric] = rope_arg(rope)
+        except argparse.ArgumentTypeError:
             raise UserError(
                 f"--guardrail {text!r}: METRIC:ROPE expected, with a finite ROPE >= 0, e.g. "
                 "--guardrail neg_log_loss:0.01"
-            )
-        if metric in out:
-            raise UserError(f"--guardrail {metric!r} is given twice; give each metric once")
+            ) from None
         if fitted and metric not in TIMINGS:
             from bayescomp.scores.crossval import resolve_scorers
 
@@ -246,7 +246,6 @@ def parse_guardrails(values: list[str], *, fitted: bool = False) -> dict[str, fl
             except ValueError as exc:
                 why = str(exc).split(" or a callable")[0]
                 raise UserError(f"--guardrail {text!r}: {why}, or fit_time / score_time") from None
-        out[metric] = value
     return out
 
 

@@ -350,7 +350,7 @@ def recommend(
         open_ = steps[(steps["decision"] == "inconclusive") & (steps["expected_gain"] > 0)]
         text = (
             f"keep {baseline}: no challenger was better beyond the ROPE "
-            f"({compare.request.label()}) with probability ≥ {gamma:g}"
+            f"({compare.request.margin.label()}) with probability ≥ {gamma:g}"
         )
         if not open_.empty:
             from bayescomp.posterior.slices import blocked_keep
@@ -376,7 +376,7 @@ def recommend(
     p_better = float(res.p_better)
     text = (
         f"promote {champion} to replace {baseline}: against {baseline} on the base design "
-        f"P(better) = {p_better:.3f}, P(better beyond {compare.request.label()}) = "
+        f"P(better) = {p_better:.3f}, P(better beyond {compare.request.margin.label()}) = "
         f"{d.p_right:.3f}, "
         f"expected gain {d.expected_gain:+.4g} {metric}, risk P(worse) = {d.risk:.3f}"
     )

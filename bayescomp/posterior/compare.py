@@ -14,7 +14,7 @@ import numpy as np
 from bayescomp.core.exceptions import TimeOrderedDesignWarning
 from bayescomp.core.margins import Absolute, Relative
 from bayescomp.core.protocols import Posterior
-from bayescomp.posterior.differences import differences_by_dataset, one_dataset_differences
+from bayescomp.posterior.differences import differences_by_dataset
 from bayescomp.posterior.predictions import (
     compare_predictions,
     is_predictions,
@@ -288,25 +288,20 @@ def _differences(
         models = [candidate] if goal else [str(baseline), candidate]
         scores = _log_scores(scores, metric, models, float(baseline) if goal else 1.0)
         baseline = float(np.log(baseline)) if goal else baseline
-    if lookup(method).across_datasets:
-        if len(datasets) < 2:
-            raise ValueError(
-                f"method={method!r} compares across datasets and needs at least 2; the scores "
-                f"cover {datasets}. On one dataset use the correlated t-test (method='ttest')"
-            )
-        differences, rho = differences_by_dataset(
-            scores, baseline, candidate, metric, datasets, sign, goal
+    if lookup(method).across_datasets and len(datasets) < 2:
+        raise ValueError(
+            f"method={method!r} compares across datasets and needs at least 2; the scores "
+            f"cover {datasets}. On one dataset use the correlated t-test (method='ttest')"
         )
-    else:
-        if len(datasets) > 1:
-            raise ValueError(
-                f"the scores cover {len(datasets)} datasets {datasets[:5]}; the correlated "
-                "t-test compares on one dataset — pass dataset=NAME, or method='hierarchical' "
-                "(or 'signed_rank'/'sign') to compare across datasets"
-            )
-        differences, rho = one_dataset_differences(
-            scores, baseline, candidate, metric, datasets[0], sign, goal
+    if not lookup(method).across_datasets and len(datasets) > 1:
+        raise ValueError(
+            f"the scores cover {len(datasets)} datasets {datasets[:5]}; the correlated "
+            "t-test compares on one dataset — pass dataset=NAME, or method='hierarchical' "
+            "(or 'signed_rank'/'sign') to compare across datasets"
         )
+    differences, rho = differences_by_dataset(
+        scores, baseline, candidate, metric, datasets, sign, goal
+    )
     return differences, rho, rope.half_width(differences)
 
 

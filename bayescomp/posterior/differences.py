@@ -226,40 +226,6 @@ def per_dataset_means(differences: Any) -> tuple[np.ndarray, tuple[str, ...] | N
     return z, names
 
 
-def one_dataset_differences(
-    scores: Scores,
-    baseline: str | float,
-    candidate: str,
-    metric: str,
-    dataset: str,
-    sign: float,
-    goal: bool,
-) -> tuple[dict[str, np.ndarray], dict[str, float]]:
-    """The oriented paired differences on one dataset, validated as the t-test needs."""
-    if goal:
-        goal_value = float(baseline)
-        if not np.isfinite(goal_value):
-            raise ValueError(f"the performance goal must be a finite number, got {goal_value}")
-        scores._check_model(candidate)
-        f = scores.to_frame()
-        f = f[(f["model"] == candidate) & (f["dataset"] == dataset)].sort_values("split")
-        if f.empty:
-            raise ValueError(
-                f"model {candidate!r} has no scores on dataset {dataset!r}; pass "
-                "dataset= to compare it where it was scored"
-            )
-        vals = f[metric].to_numpy(dtype=float)
-        if not np.all(np.isfinite(vals)):
-            raise ValueError(f"{metric!r} of {candidate!r} has NaN/inf scores; fix or drop them")
-        d = paired_differences(np.full(len(vals), goal_value), vals)
-        rho = scores.rho(dataset, model=candidate)
-    else:
-        paired = scores.paired(str(baseline), candidate, metric, dataset)
-        d = paired_differences(paired["baseline"].to_numpy(), paired["candidate"].to_numpy())
-        rho = paired.attrs["rho"]
-    return {dataset: d if sign > 0 else -d}, {dataset: rho}
-
-
 def differences_by_dataset(
     scores: Scores,
     baseline: str | float,
@@ -269,28 +235,35 @@ def differences_by_dataset(
     sign: float,
     goal: bool,
 ) -> tuple[dict[str, np.ndarray], dict[str, float]]:
-    """Per-dataset oriented differences ``candidate - baseline`` and test fractions."""
+    """Per-dataset oriented differences ``candidate - baseline``, validated as the posteriors
+    need (:func:`paired_differences`), and each dataset's test fraction; with ``goal`` the
+    baseline is a performance goal, a number."""
     differences: dict[str, np.ndarray] = {}
     rho: dict[str, float] = {}
     if goal:
+        if not np.isfinite(float(baseline)):
+            raise ValueError(f"the performance goal must be a finite number, got {baseline}")
         scores._check_model(candidate)
         f = scores.to_frame()
         f = f[f["model"] == candidate]
     for ds in datasets:
         if goal:
-            g = f[f["dataset"] == ds]
+            g = f[f["dataset"] == ds].sort_values("split")
             if g.empty:
-                raise ValueError(f"model {candidate!r} has no scores on dataset {ds!r}")
-            vals = g[metric].to_numpy(dtype=float)
-            if not np.all(np.isfinite(vals)):
                 raise ValueError(
-                    f"{metric!r} of {candidate!r} on dataset {ds!r} has NaN/inf "
-                    "scores; fix or drop them"
+                    f"model {candidate!r} has no scores on dataset {ds!r}; pass "
+                    "dataset= to compare it where it was scored"
                 )
-            differences[ds] = sign * (vals - float(baseline))
-            rho[ds] = scores.rho(ds, model=candidate)
-            continue
-        paired = scores.paired(str(baseline), candidate, metric, ds)
-        differences[ds] = sign * (paired["candidate"].to_numpy() - paired["baseline"].to_numpy())
-        rho[ds] = paired.attrs["rho"]
+            c = g[metric].to_numpy(dtype=float)
+            if not np.all(np.isfinite(c)):
+                raise ValueError(
+                    f"{metric!r} of {candidate!r} has NaN/inf scores; fix or drop them"
+                )
+            b, rho[ds] = np.full(c.size, float(baseline)), scores.rho(ds, model=candidate)
+        else:
+            paired = scores.paired(str(baseline), candidate, metric, ds)
+            b, c = paired["baseline"].to_numpy(), paired["candidate"].to_numpy()
+            rho[ds] = paired.attrs["rho"]
+        d = paired_differences(b, c)
+        differences[ds] = d if sign > 0 else -d
     return differences, rho

@@ -222,17 +222,13 @@ def compare_predictions(
         labels,
         request.higher_is_better,
     )
-    overall = lookup(request.method).fit(data, **row_columns(table, options))
+    columns = row_columns(table, options)  # cluster and item as one value per row
+    overall = lookup(request.method).fit(data, **columns)
     if slices is None:
         return overall
     from bayescomp.posterior.slices import guard_slices, item_differences
 
     how = {"higher_is_better": request.higher_is_better, "threshold": options.get("threshold")}
     d = item_differences(request.metric, y, data.baseline, data.candidate, how)
-    cluster = names["cluster"]
-    cluster = _column(table, cluster, "cluster") if isinstance(cluster, str) else cluster
-    guard = {"random_state": request.random_state, "cluster": cluster}
-    guard |= {"slice_rope": float(request.slices.margin)}  # type: ignore[union-attr]
-    if request.slices.gamma is not None:  # type: ignore[union-attr]
-        guard["slice_gamma"] = request.slices.gamma  # type: ignore[union-attr]
-    return guard_slices(overall, d, _column(table, slices, "slices"), guard)
+    labels, cluster = _column(table, slices, "slices"), columns.get("cluster")
+    return guard_slices(overall, d, labels, request.slices, cluster, request.random_state)

@@ -52,10 +52,6 @@ class Request:
     random_state: Any = None
     options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
 
-    def label(self, half_width: float | None = None, reference: float | None = None) -> str:
-        """The margin as every output prints it (:meth:`Margin.label`)."""
-        return self.margin.label(half_width, reference)
-
     def settings(self) -> dict[str, Any]:
         """What a selection's identity and record say of the request (JSON-ready)."""
         out: dict[str, Any] = dict(
@@ -132,7 +128,7 @@ def check_request(
     >>> r = check_request(metric="accuracy", rope="1%", guardrails={"fit_time": 0.5})
     >>> r.margin, r.higher_is_better, r.guardrails
     (Relative(r=0.01), True, (('fit_time', 0.5, False),))
-    >>> r.label()
+    >>> r.margin.label()
     '±1 % (relative)'
     """
     directions = dict(higher_is_better) if isinstance(higher_is_better, Mapping) else {}

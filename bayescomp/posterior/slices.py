@@ -28,6 +28,8 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     from matplotlib.axes import Axes
 
+    from bayescomp.posterior.request import SliceGuard
+
 __all__ = ["SLICE_GAMMA", "SliceResult", "slice_differences", "slice_test"]
 
 #: default required P(no slice worse beyond the slice ROPE); see docs/slices.md for the bench
@@ -301,27 +303,29 @@ def slice_cv_test(
     )
 
 
-def guard_slices(overall: Any, differences: Any, labels: Any, options: dict[str, Any]) -> Any:
-    """``overall`` (a one-test-set posterior) under the slice guardrail of ``options``
-    (``slice_rope``, ``slice_gamma``, ``cluster``): the per-row ``differences`` grouped by
-    ``labels``, its slices' posterior its guard (:meth:`SliceResult.gate`)."""
+def guard_slices(
+    overall: Any, differences: Any, labels: Any, guard: SliceGuard, cluster: Any, seed: Any
+) -> Any:
+    """``overall`` (a one-test-set posterior) under the slice guardrail ``guard``: the
+    per-row ``differences`` grouped by ``labels`` (units: ``cluster``'s), its slices'
+    posterior its guard (:meth:`SliceResult.gate`)."""
     gamma = check_number(
-        options.get("slice_gamma", SLICE_GAMMA),
+        SLICE_GAMMA if guard.gamma is None else guard.gamma,
         "slice_gamma",
         min_val=0,
         max_val=1,
         include_boundaries="neither",
     )
-    groups, rows = slice_differences(differences, labels, options.get("cluster"))
+    groups, rows = slice_differences(differences, labels, cluster)
     small = tuple(sorted(set(map(str, np.unique(np.asarray(labels).astype(str)))) - set(groups)))
     names = {"baseline_name": overall.baseline_name, "candidate_name": overall.candidate_name}
     res = slice_test(
         groups,
-        float(options.get("rho", 0.0)),
-        slice_rope=options["slice_rope"],
+        0.0,  # items (or clusters) are independent units
+        slice_rope=float(guard.margin),
         rows=rows,
         left_out=small,
-        random_state=options.get("random_state"),
+        random_state=seed,
         slice_gamma=gamma,
         metric=overall.metric,
         **names,
