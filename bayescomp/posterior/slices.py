@@ -4,7 +4,8 @@ The slices of one dataset (region, segment, language) are the groups of the hier
 model (Corani et al. 2017): each slice's mean difference is partially pooled towards the
 others, so thirty slices are not thirty chances of a false alarm and a 20-row slice borrows
 strength from the rest.  :func:`slice_test` fits it with the slice ROPE as the model's ROPE;
-:class:`SliceGuarded` joins an overall posterior with it and blocks a promotion unless
+:func:`guard_slices` makes it the one-test-set posterior's guard (its ``slices``), whose
+:meth:`SliceResult.gate` blocks a promotion unless
 ``P(no slice worse beyond the slice ROPE) >= slice_gamma``.
 """
 
