@@ -118,3 +118,22 @@ def test_a_request_is_frozen_and_says_its_margin():
         check_request(metric="roc_auc", rope=0.8)
     with pytest.raises(ValueError, match="slices= needs slice_rope="):
         check_request(metric="accuracy", rope=0.01, slices="region")
+
+
+def test_a_predictions_selection_checks_its_request_at_the_door_only():
+    """On one test set the door resolves the metric with the labels and checks the margin:
+    a selection of three steps makes the calls one of one step makes, and no more."""
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 600)
+    accuracy = {"base": 0.8, "a": 0.82, "b": 0.9, "c": 0.75}
+    preds = pd.DataFrame(
+        {"y_true": y} | {m: np.where(rng.random(600) < a, y, 1 - y) for m, a in accuracy.items()}
+    )
+    kw = dict(baseline="base", rope=0.01, metric="accuracy", rule="champion_challenger")
+    three, seen = calls(lambda: bc.select(preds, **kw))
+    one, seen_one = calls(lambda: bc.select(preds[["y_true", "base", "b"]], **kw))
+    assert len(three.steps) == 3 and len(one.steps) == 1
+    assert seen == seen_one and seen["as_margin"] == 1 and seen["holdout_data.resolve"] == 1
+    # the promoted step is the one-test-set posterior of compare on the same two columns
+    direct = bc.compare(preds, "base", "b", metric="accuracy", rope=0.01, random_state=0)
+    assert three.steps["decision"].tolist()[1] == direct.decision().outcome == "promote"
