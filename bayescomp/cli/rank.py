@@ -106,18 +106,9 @@ def run(args: argparse.Namespace) -> int:
     scores = Scores.read_csv(args.scores, test_fraction=args.test_fraction)
     many = args.dataset is None and len(scores.datasets) > 1
     method = args.method or ("plackett_luce" if many else "pairwise")
-    if method == "plackett_luce" and args.rope:
-        raise UserError(
-            "--rope is a margin between two models; a Plackett-Luce ranking has "
-            "none: drop --rope or use --method pairwise"
-        )
     options = {k: v for k, v in (("draws", args.draws), ("chains", args.chains)) if v is not None}
-    kwargs: dict[str, Any] = dict(
-        metric=args.metric, dataset=args.dataset, method=method, random_state=args.seed, **options
-    )
-    if method == "pairwise":
-        kwargs["rope"] = args.rope
-    res = rank(scores, **kwargs)
+    kwargs: dict[str, Any] = dict(metric=args.metric, dataset=args.dataset, method=method)
+    res = rank(scores, rope=args.rope, random_state=args.seed, **kwargs, **options)
     short = not args.all_pairs and len(res.models) > MAX_ALL_PAIRS_SHOWN
     table = _table(res, method, args.gamma, adjacent=short and method == "pairwise")
     metric = res.metric or args.metric or "score"

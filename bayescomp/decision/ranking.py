@@ -213,6 +213,12 @@ def rank(
     ('b', 1.0)
     """
 
+    if method == "plackett_luce" and rope != 0:  # said before the table is read
+        raise ValueError(
+            f"rope={rope} has no meaning for method='plackett_luce': a ranking uses only the "
+            "order of the models on each dataset, not by how much they differ; leave rope=0, "
+            "or use method='pairwise' for ROPE probabilities"
+        )
     scores, request = comparison.scores_request(
         as_scores(scores),
         metric=metric,
@@ -417,12 +423,6 @@ def _plackett_luce(
 
     from bayescomp.posterior.plackett_luce import plackett_luce  # PyMC: imported on use
 
-    if rope != 0:
-        raise ValueError(
-            f"rope={rope:g} has no meaning for method='plackett_luce': a ranking uses only the "
-            "order of the models on each dataset, not by how much they differ; leave rope=0, "
-            "or use method='pairwise' for ROPE probabilities"
-        )
     if len(scores.datasets) < 2:
         raise ValueError(
             f"method='plackett_luce' ranks models across datasets and needs at least 2; the "

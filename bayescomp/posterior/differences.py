@@ -235,9 +235,10 @@ def differences_by_dataset(
     sign: float,
     goal: bool,
 ) -> tuple[dict[str, np.ndarray], dict[str, float]]:
-    """Per-dataset oriented differences ``candidate - baseline``, validated as the posteriors
-    need (:func:`paired_differences`), and each dataset's test fraction; with ``goal`` the
-    baseline is a performance goal, a number."""
+    """Per-dataset oriented differences ``candidate - baseline`` and each dataset's test
+    fraction (one dataset's validated as the t-test needs: :func:`paired_differences`; across
+    datasets one split each is enough for the rank tests); with ``goal`` the baseline is a
+    performance goal, a number."""
     differences: dict[str, np.ndarray] = {}
     rho: dict[str, float] = {}
     if goal:
@@ -264,6 +265,6 @@ def differences_by_dataset(
             paired = scores.paired(str(baseline), candidate, metric, ds)
             b, c = paired["baseline"].to_numpy(), paired["candidate"].to_numpy()
             rho[ds] = paired.attrs["rho"]
-        d = paired_differences(b, c)
+        d = paired_differences(b, c) if len(datasets) == 1 else c - b  # 1 split a dataset: ok
         differences[ds] = d if sign > 0 else -d
     return differences, rho
