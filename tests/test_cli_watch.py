@@ -106,6 +106,7 @@ def test_a_run_killed_between_looks_resumes_to_the_same_decision(tmp_path):
         ("label 2", ("--metric", "brier"), "needs y_true coded 0/1"),
         ("", ("--candidate", "nope"), "the log has no column 'nope'"),
         ("", ("--metric", "roc_auc"), "no per-item score"),
+        ("label 2", ("--classes", "0,1"), "column 'y_true' holds ['2'], outside the classes"),
     ],
 )
 def test_bad_logs_are_refused_in_one_line(tmp_path, change, extra, says):

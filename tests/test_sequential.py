@@ -224,6 +224,8 @@ def test_batches_and_a_parquet_file_give_the_same_answer_as_one_frame(tmp_path):
         (dict(time="t"), "goes back at row 3"),
         (dict(metric="brier"), "y_true coded 0/1"),
         (dict(every=0), "every must be a whole number"),
+        (dict(classes=(0, 1)), r"column 'y_true' holds \['2'\], outside the classes \[0, 1\]"),
+        (dict(classes=(0, 1, 2), baseline="t"), r"column 't' holds \['3'\], outside the classes"),
     ],
 )
 def test_bad_input_is_refused_in_one_line(change, says):
@@ -234,6 +236,17 @@ def test_bad_input_is_refused_in_one_line(change, says):
     with pytest.raises(ValueError, match=says) as err:
         bc.watch(log, **kw)
     assert "\n" not in str(err.value)
+
+
+def test_labels_inside_the_classes_change_nothing():
+    """With every label named, a log whose labels (read as floats: one is missing) are all
+    classes gives the answer it gives without classes=."""
+    log = _log(np.random.default_rng(3), 3000).astype({"y_true": float})
+    log.loc[2999, "y_true"] = np.nan
+    kw = dict(baseline="old", candidate="new", metric="accuracy", rope=0.02, every=100)
+    named, plain = bc.watch(log, classes=("0", "1"), **kw).to_dict(), bc.watch(log, **kw).to_dict()
+    assert named.pop("plan")["classes"] == ["0", "1"] and plain.pop("plan")["classes"] == []
+    assert named == plain
 
 
 def test_the_plot_draws_the_sequence_the_margin_band_and_the_decision_point():

@@ -54,7 +54,7 @@ class Store:
 
         if "plan" not in self.meta:
             return plan
-        stored = json.loads(self.meta["plan"])
+        stored = {"classes": [], **json.loads(self.meta["plan"])}
         given = json.loads(json.dumps(plan.to_dict()))
         changed = [k for k in given if k != "slices" and given[k] != stored[k]]
         if changed:
@@ -75,6 +75,7 @@ class Store:
             )
         stored["slices"] = tuple(stored["slices"])
         stored["guardrails"] = tuple(map(tuple, stored["guardrails"]))
+        stored["classes"] = tuple(stored.get("classes", ()))
         return Plan(**stored)
 
     def save(self, plan: Any, log: tuple[int, str], new: Any, decision: Any) -> None:
@@ -105,7 +106,8 @@ def _fingerprint(rows: Any, plan: Any) -> str:
 
 def run_watch(args: argparse.Namespace) -> int:
     from bayescomp.cli._data import parse_guardrails
-    from bayescomp.posterior.sequential import decide_entries, entries, make_plan, read_log
+    from bayescomp.posterior.sequential import decide_entries, entries, make_plan
+    from bayescomp.scores.csvio import read_log
 
     frame = read_log(args.file)
     settings = {k: getattr(args, k) for k in ("baseline", "candidate", "metric", "rope", "gamma")}
@@ -115,7 +117,7 @@ def run_watch(args: argparse.Namespace) -> int:
         settings
         | columns
         | {"every": args.every, "slice": args.slice, "slice_rope": args.slice_rope}
-        | {"guardrails": parse_guardrails(args.guardrail)},
+        | {"guardrails": parse_guardrails(args.guardrail), "classes": tuple(args.classes or ())},
     )
     store = Store(args.store) if args.store else None
     old = None
@@ -200,6 +202,12 @@ def register(subparsers: Any) -> None:
     )
     w.add_argument("--every", type=counting(1), default=1, help="look every N labelled items")
     w.add_argument("--label", default="y_true", metavar="COL", help="the label column")
+    w.add_argument(
+        "--classes",
+        type=lambda text: [c.strip() for c in text.split(",")],
+        metavar="A,B,...",
+        help="every label there is: a label (or a predicted one) outside them is refused",
+    )
     w.add_argument("--cluster", metavar="COL", help="one entry per cluster (its mean)")
     w.add_argument("--time", metavar="COL", help="arrival time column (checked sorted)")
     w.add_argument("--slice", metavar="COL", help="guard every slice of this column")

@@ -433,3 +433,15 @@ def prepare(
     sb, sc = _per_item(sb, item_codes, n_items), _per_item(sc, item_codes, n_items)
     binary = bool(np.all((sb == 0) | (sb == 1)) and np.all((sc == 0) | (sc == 1)))
     return Items("binary" if binary else "mean", metric, sb, sc, None, clusters, n, share)
+
+
+def item_kind(metric: str) -> str:
+    """The per-item score kind of ``metric``'s record, or a one-line refusal."""
+    record = metric_record(metric)
+    if record is None or record.item is None:
+        raise ValueError(
+            f"metric {metric!r} has no per-item score, so no sequence of paired items can "
+            "track it (ROC AUC ranks pairs of items: docs/live_promotion.md); watch a mean of "
+            "items: accuracy, error_rate, brier, log_loss, mse or mae"
+        )
+    return record.item

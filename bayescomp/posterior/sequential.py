@@ -29,10 +29,10 @@ import numpy as np
 from bayescomp.core.checks import check_gamma
 from bayescomp.core.exceptions import BayescompWarning
 from bayescomp.core.margins import Absolute, as_margin
-from bayescomp.core.metric import metric_record
 from bayescomp.core.orientation import canonical_metric, higher_is_better
 from bayescomp.core.rule import joint_outcome, split_gamma
-from bayescomp.posterior.holdout_data import item_scores
+from bayescomp.posterior.holdout_data import item_kind, item_scores
+from bayescomp.scores.csvio import read_log
 
 #: probabilities are clipped to [LOG_CLIP, 1 - LOG_CLIP] for the log loss: per-item loss
 #: in [0, log(1 / LOG_CLIP)]
@@ -134,6 +134,8 @@ class Plan:
     #: the slice values guarded (fixed at the first look: each takes a share of the budget)
     slices: tuple = ()
     guardrails: tuple[tuple[str, float], ...] = ()
+    #: the labels there are (empty: any): a label, or a predicted one, outside them is refused
+    classes: tuple = ()
 
     @property
     def guards(self) -> list[tuple[str, float]]:
@@ -150,18 +152,6 @@ class Plan:
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(self).items()}
 
 
-def item_kind(metric: str) -> str:
-    """The per-item score kind of ``metric``'s record, or a one-line refusal."""
-    record = metric_record(metric)
-    if record is None or record.item is None:
-        raise ValueError(
-            f"metric {metric!r} has no per-item score, so no sequence of paired items can "
-            "track it (ROC AUC ranks pairs of items: docs/live_promotion.md); watch a mean of "
-            "items: accuracy, error_rate, brier, log_loss, mse or mae"
-        )
-    return record.item
-
-
 def paired_differences(frame: Any, plan: Plan, metric: str) -> np.ndarray:
     """Per-row ``candidate - baseline`` of ``metric``'s per-item score, oriented so that
     positive is better (log loss on probabilities clipped to :data:`LOG_CLIP`)."""
@@ -175,6 +165,11 @@ def paired_differences(frame: Any, plan: Plan, metric: str) -> np.ndarray:
         scores.append(item_scores(canonical_metric(metric), y, pred))
     diff = scores[0] - scores[1]
     return diff if higher_is_better(metric) else -diff
+
+
+def _name(label: Any) -> str:
+    """A label as text, ``1.0`` read as ``1`` (a label column with gaps is read as floats)."""
+    return str(int(label)) if isinstance(label, float) and label.is_integer() else str(label)
 
 
 def _checked_rows(frame: Any, plan: Plan) -> Any:
@@ -201,7 +196,17 @@ def _checked_rows(frame: Any, plan: Plan) -> Any:
                 f"({t.iloc[back[0] + 1]} after {t.iloc[back[0]]}): the log must be in "
                 "arrival order; sort it by time first"
             )
-    return frame[frame[plan.label].notna()]
+    rows = frame[frame[plan.label].notna()]
+    predicted = item_kind(plan.metric) in ("hit", "miss")  # the models' columns hold labels
+    named = [plan.label, plan.baseline, plan.candidate][: 3 if predicted else 1]
+    for col in named if plan.classes else ():
+        bad = sorted(set(map(_name, rows[col].unique())) - set(map(_name, plan.classes)))
+        if bad:
+            raise ValueError(
+                f"column {col!r} holds {bad[:5]}, outside the classes {list(plan.classes)}: fix "
+                "the log, or name every class with classes="
+            )
+    return rows
 
 
 def entries(frame: Any, plan: Plan, skip_clusters: Iterable = ()) -> Any:
@@ -394,28 +399,6 @@ def _finite(value: float) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def read_log(log: Any) -> Any:
-    """A log as one DataFrame with a fresh row index: a CSV or Parquet path, a DataFrame,
-    or an iterable of DataFrame batches (concatenated in arrival order)."""
-    import pandas as pd
-
-    if isinstance(log, pd.DataFrame):
-        return log.reset_index(drop=True)
-    if isinstance(log, str) or hasattr(log, "__fspath__"):
-        from bayescomp.scores.csvio import read_frame
-
-        name = str(log).lower()
-        frame = pd.read_parquet(log) if name.endswith((".parquet", ".pq")) else read_frame(log)
-        return frame.reset_index(drop=True)
-    batches = list(log) if isinstance(log, Iterable) else []
-    if not batches or not all(isinstance(b, pd.DataFrame) for b in batches):
-        raise ValueError(
-            "log must be a CSV or Parquet path, a DataFrame or an iterable of DataFrame "
-            f"batches; got {type(log).__name__}"
-        )
-    return pd.concat(batches, ignore_index=True)
-
-
 def make_plan(frame: Any, settings: dict[str, Any]) -> Plan:
     """The checked :class:`Plan` of :func:`watch`'s ``settings`` (its keyword arguments);
     the slices guarded are those of ``frame``."""
@@ -437,6 +420,7 @@ def make_plan(frame: Any, settings: dict[str, Any]) -> Plan:
     if slice_margin is not None:
         slice_margin = float(as_margin(slice_margin, metric=metric, takes=(Absolute,), where=where))
     gamma = check_gamma(columns.pop("gamma", 0.95))
+    columns["classes"] = tuple(columns.get("classes") or ())
     plan = Plan(metric=metric, margin=margin, gamma=gamma, every=int(every), **columns)
     plan = replace(plan, slice_margin=slice_margin, guardrails=tuple(guardrails))
     if plan.slice is None:
@@ -460,6 +444,7 @@ def watch(
     slice: str | None = None,
     slice_rope: Any = None,
     guardrails: dict[str, Any] | None = None,
+    classes: tuple = (),
 ) -> SequentialResult:
     """Compare ``candidate`` with ``baseline`` on a prediction log, looking every ``every``
     labelled items and stopping at the first decision; valid however often one looks.
@@ -481,6 +466,9 @@ def watch(
         worse beyond ``slice_rope`` (default ``rope``).
     guardrails : dict
         ``{metric: rope}``: other metrics that must be known not worse beyond their rope.
+    classes : sequence
+        Every label there is: a label (or, for accuracy and error rate, a prediction) outside
+        them is refused, not counted as a miss.
 
     Examples
     --------

@@ -18,6 +18,7 @@ import codecs
 import csv
 import gzip
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -150,3 +151,23 @@ def write_frame(
     if "quoting" not in kwargs and any("\r" in v for v in cells):
         kwargs["quoting"] = csv.QUOTE_NONNUMERIC
     return safe.to_csv(path, **kwargs)
+
+
+def read_log(log: Any) -> Any:
+    """A log as one DataFrame with a fresh row index: a CSV or Parquet path, a DataFrame,
+    or an iterable of DataFrame batches (concatenated in arrival order)."""
+    import pandas as pd
+
+    if isinstance(log, pd.DataFrame):
+        return log.reset_index(drop=True)
+    if isinstance(log, str) or hasattr(log, "__fspath__"):
+        name = str(log).lower()
+        frame = pd.read_parquet(log) if name.endswith((".parquet", ".pq")) else read_frame(log)
+        return frame.reset_index(drop=True)
+    batches = list(log) if isinstance(log, Iterable) else []
+    if not batches or not all(isinstance(b, pd.DataFrame) for b in batches):
+        raise ValueError(
+            "log must be a CSV or Parquet path, a DataFrame or an iterable of DataFrame "
+            f"batches; got {type(log).__name__}"
+        )
+    return pd.concat(batches, ignore_index=True)
