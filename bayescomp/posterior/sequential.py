@@ -167,11 +167,6 @@ def paired_differences(frame: Any, plan: Plan, metric: str) -> np.ndarray:
     return diff if higher_is_better(metric) else -diff
 
 
-def _name(label: Any) -> str:
-    """A label as text, ``1.0`` read as ``1`` (a label column with gaps is read as floats)."""
-    return str(int(label)) if isinstance(label, float) and label.is_integer() else str(label)
-
-
 def _checked_rows(frame: Any, plan: Plan) -> Any:
     """The labelled rows of ``frame``, after the one-line checks of the log."""
     import pandas as pd
@@ -197,10 +192,11 @@ def _checked_rows(frame: Any, plan: Plan) -> Any:
                 "arrival order; sort it by time first"
             )
     rows = frame[frame[plan.label].notna()]
-    predicted = item_kind(plan.metric) in ("hit", "miss")  # the models' columns hold labels
-    named = [plan.label, plan.baseline, plan.candidate][: 3 if predicted else 1]
-    for col in named if plan.classes else ():
-        bad = sorted(set(map(_name, rows[col].unique())) - set(map(_name, plan.classes)))
+    kinds = 3 if item_kind(plan.metric) in ("hit", "miss") else 1  # predicted labels too
+    for col in [plan.label, plan.baseline, plan.candidate][:kinds] if plan.classes else ():
+        known = pd.Index(plan.classes)  # a numeric label column: 1.0 is class "1"
+        known = pd.to_numeric(known, errors="coerce") if rows[col].dtype.kind in "iuf" else known
+        bad = sorted(map(str, rows.loc[~rows[col].isin(known), col].unique()))
         if bad:
             raise ValueError(
                 f"column {col!r} holds {bad[:5]}, outside the classes {list(plan.classes)}: fix "

@@ -57,19 +57,6 @@ def plot_metric_interval(res: Any, ax: Axes | None = None, color: str = "C0") ->
 
 
 @literal_text
-def plot_paired_interval(res: Any, ax: Axes | None = None) -> Axes:
-    """Bootstrap distribution of ``candidate - baseline`` with zero marked."""
-    ax = plot_metric_interval(res.difference, ax=ax, color="C2")
-    ax.axvline(0.0, color="grey", lw=1)
-    title = f"{res.metric}: {res.candidate_name} − {res.baseline_name}"
-    if res.share_resamples_better is not None:
-        title += f"  (better in {100 * res.share_resamples_better:.1f}% of resamples)"
-    ax.set_title(title, fontsize=10)
-    ax.set_xlabel(f"difference in {res.metric}")
-    return ax
-
-
-@literal_text
 def plot_blb_convergence(res: Any, ax: Axes | None = None) -> Axes:
     """Averaged BLB interval width after each subset."""
     ax = _axes(ax)

@@ -22,7 +22,6 @@ import numpy as np
 from bayescomp.core.exceptions import FitError, FitFailedWarning
 from bayescomp.decision.family_walk import resolve_rule
 from bayescomp.decision.steps import ScoreSteps
-from bayescomp.decision.walk import challenger_order
 from bayescomp.posterior.request import check_request
 from bayescomp.scores.model_files import ModelSpec
 from bayescomp.studies.fit_setup import (
@@ -185,11 +184,10 @@ def select_models(
             if base_errors := _errors(table, baseline):
                 raise FitError(f"the baseline {baseline!r} failed to fit: {base_errors[0]}")
             means = score_means(table, list(specs), metric)
-            hib = bool(request.higher_is_better)
             sel = walk_selection(
                 table=table,
                 names=list(specs),
-                challengers=challenger_order(list(specs), settings, means, hib),
+                means=means,
                 metric=metric,
                 compare=ScoreSteps(request),
                 rule=rule,

@@ -240,7 +240,7 @@ def _scores_walk(
     return dict(
         table=scores,
         names=names,
-        challengers=challenger_order(names, settings, means, bool(request.higher_is_better)),
+        means=means,
         metric=metric,
         compare=ScoreSteps(request),
         candidates=listed_candidates(names, means, "precomputed"),
@@ -251,7 +251,7 @@ def walk_selection(
     *,
     table: Scores,
     names: list[str],
-    challengers: list[str],
+    means: Mapping[str, float],
     metric: str,
     compare: Steps,
     rule: Rule,
@@ -268,11 +268,13 @@ def walk_selection(
     With ``fit`` (a fitted selection), while the rule names models *pending* one more
     block of repetitions, ``fit(models, block, table)`` fits it and the rule walks again;
     each step is told to the trackers as soon as it is final.  ``column`` is the table's
-    column the rule reads when it is not ``metric`` (a predictions table's predictions).
+    column the rule reads when it is not ``metric`` (a predictions table's predictions);
+    ``means``, each model's mean score, order the challengers (``order="mean"``).
     """
     from bayescomp.decision.family_walk import family_note
 
     baseline = settings["baseline"]
+    challengers = challenger_order(names, settings, means, bool(compare.request.higher_is_better))
     counts = dict(counts or {"fits_performed": 0, "fits_loaded": 0, "warned": []})
     reported = 0
     while True:

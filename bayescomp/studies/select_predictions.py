@@ -80,17 +80,6 @@ def _item_scores(
     return pd.concat(frames, ignore_index=True)
 
 
-def _models(
-    predictions: pd.DataFrame, models: Any, baseline: str, columns: dict[str, Any], drop: Any
-) -> list[str]:
-    names = prediction_models(
-        predictions, models=None if models is None else list(models), drop=drop, **columns
-    )
-    if baseline not in names or len(names) < 2:
-        raise ValueError(f"a selection needs {baseline!r} and a challenger; models: {names}")
-    return names
-
-
 def predictions_walk(
     predictions: pd.DataFrame,
     models: Any,
@@ -105,7 +94,6 @@ def predictions_walk(
     table: the per-item scores (items as splits), the request checked once at its door
     (:func:`~bayescomp.posterior.predictions.predictions_request`), and the step engine
     (:class:`~bayescomp.decision.steps.ItemSteps`)."""
-    from bayescomp.decision.walk import challenger_order
     from bayescomp.scores.table import Scores
     from bayescomp.studies.selection import listed_candidates
 
@@ -119,8 +107,11 @@ def predictions_walk(
     columns = {"y_true": "y_true", "cluster": None, "item": None, "sample": None}
     columns |= {k: options.pop(k) for k in COLUMNS if k in options}
     drop = [options["slices"]] if options.get("slices") else None
-    names = _models(predictions, models, settings["baseline"], columns, drop)
     baseline, y = settings["baseline"], columns["y_true"]
+    listed = None if models is None else list(models)
+    names = prediction_models(predictions, models=listed, drop=drop, **columns)
+    if baseline not in names or len(names) < 2:
+        raise ValueError(f"a selection needs {baseline!r} and a challenger; models: {names}")
     given = metric if metric is not None else ("accuracy" if y is not None else None)
     predictions = with_positive_class(predictions, y, names, given, options)
     request = predictions_request(
@@ -153,7 +144,7 @@ def predictions_walk(
     return dict(
         table=scores,
         names=names,
-        challengers=challenger_order(names, settings, means, bool(request.higher_is_better)),
+        means=means,
         metric=name,
         column=column,
         compare=compare,
