@@ -111,8 +111,16 @@ class Decision:
 
 
 #: the fields of every decision (the guards' come after them)
-OUTCOME_FIELDS = ("outcome", "reason", "gamma", "p_left", "p_rope", "p_right")
-OUTCOME_FIELDS += ("expected_gain", "risk")
+OUTCOME_FIELDS: tuple[str, ...] = (
+    "outcome",
+    "reason",
+    "gamma",
+    "p_left",
+    "p_rope",
+    "p_right",
+    "expected_gain",
+    "risk",
+)
 
 
 def gate(base: Decision, held: bool, why: str, **guard: Any) -> Decision:
@@ -247,7 +255,7 @@ def decide(
     """
     gamma = check_gamma(gamma)
     probs = _check_probabilities(p_left, p_rope, p_right, expected_gain, risk, trusted)
-    common = dict(
+    common: dict[str, Any] = dict(
         gamma=gamma,
         p_left=probs[0],
         p_rope=probs[1],

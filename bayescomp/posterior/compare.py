@@ -182,7 +182,7 @@ def scores_request(
     from bayescomp.posterior.metric_differences import joint_ropes, with_timings
 
     joint = not isinstance(metric, str | None)
-    metrics = [str(m) for m in (metric or [])] if joint else [metric]  # type: ignore[union-attr]
+    metrics: list[Any] = [str(m) for m in (metric or [])] if joint else [metric]
     if joint and (not metrics or len(set(metrics)) != len(metrics)):
         raise ValueError(f"metric must name one or more distinct metrics, got {metric!r}")
     if (joint or guardrails) and method not in ("auto", "multivariate"):
@@ -205,13 +205,14 @@ def scores_request(
     if not isinstance(higher_is_better, dict) and higher_is_better is not None:
         directions = {names[0]: higher_is_better}
     several = joint or bool(guards) or method == "multivariate"
+    door: dict[str, Any] = {"takes": (Absolute,), "where": "several metrics"} if several else {}
     return scores, check_request(
         metric=names[0],
         rope=ropes[0],
         higher_is_better=directions,
         guardrails=guards,
         method="multivariate" if several else method,
-        **({"takes": (Absolute,), "where": "several metrics"} if several else {}),
+        **door,
         **request,
     )
 
@@ -379,7 +380,7 @@ def _compare_metrics(
     _time_order_method(scores, datasets, "multivariate")  # says so on a time-ordered design
     metrics = [str(request.metric), *(m for m, _, _ in request.guardrails)]
     directions = [bool(request.higher_is_better), *(h for _, _, h in request.guardrails)]
-    ropes = [float(request.margin), *(r for _, r, _ in request.guardrails)]
+    ropes = [request.margin.half_width(), *(r for _, r, _ in request.guardrails)]
     d, rho = difference_matrix(scores, str(baseline), candidate, metrics, datasets[0], directions)
     names = {
         "baseline_name": str(baseline),
