@@ -66,7 +66,7 @@ MODULE_SIZE_ALLOWLIST: dict[str, tuple[int, str]] = {
 #: "path:function" -> (lines of code, reason), the same ratchet for functions
 FUNCTION_SIZE_ALLOWLIST: dict[str, tuple[int, str]] = {
     "bayescomp/metrics/unlabeled.py:_one_class": (90, _REFLOWED),
-    "bayescomp/studies/fitted.py:select_models": (87, _REFLOWED),
+    "bayescomp/studies/fitted.py:select_models": (86, _REFLOWED),
     "bayescomp/studies/learning.py:summary": (83, _REFLOWED),
     "bayescomp/studies/learning.py:learning_curves": (99, _REFLOWED),
 }
