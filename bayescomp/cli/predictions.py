@@ -96,7 +96,6 @@ def read_predictions(args: argparse.Namespace) -> tuple[Any, dict[str, Any], lis
 def label_options(args: argparse.Namespace, table: Any, columns: dict[str, Any]) -> dict[str, Any]:
     """``--threshold`` and ``--pos-label`` (parsed to the label column's type) as the
     options of a comparison on the predictions table."""
-
     given = {"threshold": args.threshold}
     if args.pos_label is not None and columns["y_true"] is not None:
         given["pos_label"] = parse_label(args.pos_label, table[columns["y_true"]].to_numpy())

@@ -125,7 +125,6 @@ def family(
     >>> w.champion, w.steps["decision"].tolist(), w.pending
     ('b', ['promote', 'equivalent'], ())
     """
-
     frame = blocked_scores(scores)
     failed = {c: failure(frame, c) for c in challengers}
     live = [c for c in challengers if failed[c] is None]

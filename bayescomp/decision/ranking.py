@@ -212,7 +212,6 @@ def rank(
     >>> r.models[0], round(float(r.p_better.loc["b", "a"]), 3)
     ('b', 1.0)
     """
-
     if method == "plackett_luce" and rope != 0:  # said before the table is read
         raise ValueError(
             f"rope={rope} has no meaning for method='plackett_luce': a ranking uses only the "

@@ -40,7 +40,6 @@ def _is_dask(x: Any) -> bool:
 
 def _full_estimate(spec: MetricSpec, yt: Any, yp: Any, dask: bool) -> float | None:
     """Metric on all rows; memory-light for ROC AUC; None when not computable (Dask)."""
-
     if spec.fast == "roc_auc" and np.ndim(yp) == 1:
         if dask:
             import dask.array as da

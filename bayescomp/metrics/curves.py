@@ -209,7 +209,6 @@ def _spark_curves(
     columns: dict[str, Any],
 ) -> ThresholdCurves:
     """:func:`threshold_curves` on a Spark DataFrame: the counts are computed in Spark."""
-
     rep = columns.get("repetition", "repetition")
     if rep is not None and rep not in df.columns:
         rep = None  # one repetition: the whole frame

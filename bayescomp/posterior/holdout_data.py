@@ -193,7 +193,6 @@ def positive_class(
     labels of f1, precision and recall likewise; accuracy and error_rate count matching
     labels as they are (scikit-learn's ``accuracy_score``), so only a ``threshold`` (scores
     turned into 1 for ``pos_label``) makes them read ``y_true`` as 0/1."""
-
     y = _complete(y_true, "y_true")
     if not np.any(y == pos_label):
         raise ValueError(

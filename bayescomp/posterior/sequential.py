@@ -398,7 +398,6 @@ def _finite(value: float) -> float | None:
 def make_plan(frame: Any, settings: dict[str, Any]) -> Plan:
     """The checked :class:`Plan` of :func:`watch`'s ``settings`` (its keyword arguments);
     the slices guarded are those of ``frame``."""
-
     columns = dict(settings)
     metric, every = columns.pop("metric"), columns.pop("every", 1)
     item_kind(metric)

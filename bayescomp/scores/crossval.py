@@ -98,7 +98,6 @@ def _check_scorer_key(key: str) -> None:
     """A scorer's values are always higher-is-better (scikit-learn negates losses), so a
     column named after a loss ("mse") would hold negated values that every comparison would
     flip a second time."""
-
     try:
         lower = not higher_is_better(key)
     except ValueError:  # unknown name: compare() asks for the direction

@@ -149,7 +149,6 @@ def selection_settings(
 ) -> dict[str, Any]:
     """The selection's own settings, checked (the request's are added where the table's
     metric is known: :meth:`~bayescomp.posterior.request.Request.settings`)."""
-
     if order not in ORDERS:
         raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
     check_number(max_repeats, "max_repeats", integer=True, min_val=0)

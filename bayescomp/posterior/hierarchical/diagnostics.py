@@ -100,7 +100,6 @@ def diagnostics_table(idata: Any, var_names: Any = DIAG_VARS) -> pd.DataFrame:
     >>> list(table.index[-2:]), list(table.columns[:3])
     (['sigma[a]', 'sigma[b]'], ['r_hat', 'ess_bulk', 'ess_tail'])
     """
-
     table = diagnostics_summary(idata, var_names)
     table = table[_COLUMNS].astype(float)
     table.index.name = "parameter"

@@ -84,7 +84,6 @@ def _variables(q: int, parameterization: str) -> list[tuple[str, tuple[int, ...]
 def sample_fast(prep: Prepared, parameterization: str, **run: Any) -> Any:
     """Posterior draws (standardised scale), as nutpie returns them on the PyMC path
     (``run``: the settings of :func:`bayescomp.posterior.nutpie_fast.sample`)."""
-
     k = kernels()
     q = prep.q
     variables = _variables(q, parameterization)

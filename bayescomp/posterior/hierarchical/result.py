@@ -206,7 +206,6 @@ class HierarchicalResult(DrawsPosterior, MCMCChecks):
 
     def hdi(self, confidence_level: float = 0.95) -> tuple[float, float]:
         """Highest-density interval of ``delta0``."""
-
         level = check_level(confidence_level, "confidence_level")
         lo, hi = hdi(self._delta0, level)
         return float(lo), float(hi)

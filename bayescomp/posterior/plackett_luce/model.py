@@ -232,7 +232,6 @@ def build_model(k: int) -> Any:
     Only ``k`` is fixed: the number of datasets and of tied orders may change from one
     fit to the next (the arrays below are placeholders with the right dtypes).
     """
-
     pm = require("pymc", "mcmc", "the Plackett-Luce ranking")
     import pytensor.tensor as pt
 

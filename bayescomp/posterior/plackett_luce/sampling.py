@@ -72,14 +72,12 @@ def _sample(rankings: Rankings, concentration: float, backend: str, **run: Any) 
 
 def _converged(worth: np.ndarray) -> bool:
     """The result's convergence check (:class:`PlackettLuceResult`'s), on draws of the worths."""
-
     idata = from_dict({"posterior": {"worth": worth}}, dims={"worth": ["model"]})
     return check_convergence(diagnostics_table(idata, var_names=("worth",)), 0)[0]
 
 
 def _to_idata(raw: Any, rankings: Rankings, attrs: dict[str, Any]) -> Any:
     """Worths and expected ranks named by model; observed ranks in ``constant_data``."""
-
     worth = raw.posterior["worth"].values
     ranks = rankings.ranks
     used = np.isin(ranks.index, rankings.datasets)
