@@ -34,6 +34,7 @@ from bayescomp.core.margins import Relative
 from bayescomp.decision.family import JointDifferences, joint_differences
 from bayescomp.posterior import holdout_draws as hd
 from bayescomp.posterior.holdout_data import Items, prepare
+from bayescomp.posterior.predictions import COLUMNS, compare_predictions
 from bayescomp.posterior.request import Request
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -109,8 +110,6 @@ class ItemSteps:
 
     def __call__(self, _table: Any, champion: str, challenger: str) -> tuple[Any, Decision]:
         """The posterior of a step, once per pair (the table is the predictions')."""
-        from bayescomp.posterior.predictions import compare_predictions
-
         if (champion, challenger) not in self._seen:
             seed = self._seeds[challenger] if champion == self.baseline else self._root.spawn(1)[0]
             request = replace(self.request, random_state=np.random.default_rng(seed))
@@ -135,8 +134,6 @@ class ItemSteps:
         )
 
 
-#: the request's options that name a predictions table's columns, one value per row
-COLUMNS = ("y_true", "item", "cluster")
 #: weights generated per chunk (draws x units) for the joint metric draws
 _CHUNK = 4_000_000
 

@@ -159,6 +159,7 @@ class HoldoutResult(DrawsPosterior):
         level = confidence_level
         low, high = self.hdi(level)
         pct = f"{100 * level:g}"
+        d = self.decision(gamma)
         out: dict[str, Any] = {
             "baseline": self.baseline_name,
             "candidate": self.candidate_name,
@@ -178,7 +179,7 @@ class HoldoutResult(DrawsPosterior):
             "p_rope": self.p_rope,
             "p_right": self.p_right,
             "p_better": self.p_better,
-            "decision": self.decision(gamma).outcome,
+            "decision": d.outcome,
             "n_items": self.n_items,
             "n_rows": self.n_rows,
             "n_clusters": self.n_clusters,
@@ -187,7 +188,6 @@ class HoldoutResult(DrawsPosterior):
             "draws": int(self.draws.size),
         }
         if self.slices is not None:
-            d = self.decision(gamma)
             out |= {
                 "slice_blocked": d.slice_blocked or None,
                 "p_no_slice_worse": d.p_no_slice_worse,

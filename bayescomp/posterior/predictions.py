@@ -22,6 +22,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: column names read as the true labels of a predictions table
 Y_TRUE = "y_true"
+#: the keyword arguments of compare on a predictions table that name its columns
+COLUMNS = ("y_true", "cluster", "item", "sample")
 
 
 def is_predictions(frame: Any, y_true: str | None = Y_TRUE) -> bool:

@@ -418,7 +418,7 @@ class Scores:
             When a split is present for one model and not the other, when the
             split sizes differ between the models, or when a score is NaN/inf.
         """
-        metric = metric if metric in self._metrics else self._check_metric(metric)
+        metric = self._check_metric(metric)
         self._check_model(baseline)
         self._check_model(candidate)
         if baseline == candidate:

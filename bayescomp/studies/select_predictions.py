@@ -17,6 +17,7 @@ import numpy as np
 from bayescomp.decision.steps import ItemSteps
 from bayescomp.posterior.holdout_data import ITEMWISE, item_scores
 from bayescomp.posterior.predictions import (
+    COLUMNS,
     prediction_models,
     predictions_request,
     with_positive_class,
@@ -25,8 +26,6 @@ from bayescomp.posterior.predictions import (
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-#: the keyword arguments of compare on a predictions table that name its columns
-COLUMNS = ("y_true", "cluster", "item", "sample")
 #: the other keyword arguments of compare a predictions table takes
 _OPTIONS = (
     "threshold",
