@@ -263,3 +263,47 @@ def test_collected_warnings_count_without_growing():
         warnings.simplefilter("always")
         warnings.warn("after", UserWarning, stacklevel=1)
     assert [str(w.message) for w in seen] == ["after"]
+
+
+def test_a_fit_records_only_the_warnings_its_own_thread_raises():
+    """The fits run in a thread of their own while the main thread replays the warnings
+    of finished fits; a replay during a fit was counted as that fit's warning too."""
+    import threading
+    import warnings
+
+    from sklearn.base import BaseEstimator, ClassifierMixin
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.metrics import get_scorer
+
+    from bayescomp.scores.engine import fit_and_score
+
+    started, replayed = threading.Event(), threading.Event()
+
+    class WarnsAfterTheReplay(ClassifierMixin, BaseEstimator):
+        def fit(self, X, y):
+            started.set()
+            assert replayed.wait(30)
+            warnings.warn("the fit's own", ConvergenceWarning, stacklevel=1)
+            self.classes_ = np.unique(y)
+            return self
+
+        def predict(self, X):
+            return np.full(len(X), self.classes_[0])
+
+    X, y = np.arange(40.0).reshape(20, 2), np.arange(20) % 2
+    out: dict = {}
+    rows = np.arange(20)
+    fit = threading.Thread(
+        target=lambda: out.update(
+            fit_and_score(WarnsAfterTheReplay(), X, y, rows[:15], rows[15:],
+                          {"accuracy": get_scorer("accuracy")})
+        )
+    )  # fmt: skip
+    with warnings.catch_warnings(record=True) as main_thread:
+        fit.start()
+        assert started.wait(30)
+        warnings.warn("model 'x': a replay in the main thread", UserWarning, stacklevel=1)
+        replayed.set()
+        fit.join(30)
+    assert out["warnings"] == [(ConvergenceWarning, "the fit's own", 1)]
+    assert [str(w.message) for w in main_thread] == ["model 'x': a replay in the main thread"]

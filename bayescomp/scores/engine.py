@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 import warnings
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
@@ -93,29 +94,48 @@ def fit_and_score(
     >>> res["scores"], res["error"]
     ({'accuracy': 0.9666666666666667}, None)
     """
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")  # counted here; the caller's filters apply on replay
+    with own_warnings() as caught:
         res = _fit_and_score(
             estimator, X, y, train, test, scorers, error_score, multimetric, inspect, predict
         )
     counts: dict[tuple[type, str], int] = {}
-    for w in caught:
-        key = (w.category, str(w.message))
+    for key in caught:
         counts[key] = counts.get(key, 0) + 1
     res["warnings"] = [(cat, msg, n) for (cat, msg), n in counts.items()]
     return res
 
 
+@contextmanager
+def own_warnings() -> Iterator[list[tuple[type, str]]]:
+    """Record, as ``(category, message)``, every warning raised in this thread inside the
+    block (each one: the filters are ``"always"`` there); a warning another thread raises
+    meanwhile is passed on to the display in place before the block.  ``catch_warnings`` alone is
+    process-wide: the fits run in a thread of their own while this process's main
+    thread replays the warnings of finished fits, which it would record as this fit's.
+    """
+    me = threading.get_ident()
+    caught: list[tuple[type, str]] = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        shown = warnings.showwarning
+
+        def record(message: Any, category: type, *where: Any, **kw: Any) -> None:
+            if threading.get_ident() == me:
+                caught.append((category, str(message)))
+            else:
+                shown(message, category, *where, **kw)
+
+        warnings.showwarning = record
+        yield caught
+
+
 def replay_warnings(result: Mapping[str, Any], source: str = "") -> None:
     """Raise again, in this process, the warnings a :func:`fit_and_score` task caught;
     ``source`` (e.g. ``"model 'lr'"``) is put before each message, so that it names the
-    model that raised it.  A message that already names its model keeps it: a replay in
-    the main thread is recorded by a fit running in a worker thread at that moment
-    (``catch_warnings`` is process-wide), and is replayed again with that fit."""
+    model that raised it."""
     for category, message, count in result.get("warnings", ()):
-        named = source and not message.startswith("model '")
         for _ in range(count):
-            warnings.warn(f"{source}: {message}" if named else message, category, stacklevel=2)
+            warnings.warn(f"{source}: {message}" if source else message, category, stacklevel=2)
 
 
 def _failed(
