@@ -16,7 +16,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bayescomp.cli.main import collected_warnings, format_warnings
+from bayescomp.cli.main import format_warnings
+from bayescomp.scores.engine import counted_warnings
 
 # runs the CLI in a fresh interpreter, then reports its own peak resident memory (MiB)
 RUNNER = textwrap.dedent("""
@@ -245,10 +246,10 @@ def test_json_output_is_still_complete(tmp_path):
     assert json.loads(proc.stdout)["champion"] == "a"
 
 
-def test_collected_warnings_count_without_growing():
+def test_counted_warnings_count_without_growing():
     import warnings
 
-    with collected_warnings() as counts:
+    with counted_warnings() as counts:
         for i in range(10_000):
             warnings.warn("same", RuntimeWarning, stacklevel=1)
             if i < 3:

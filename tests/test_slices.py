@@ -17,6 +17,7 @@ from scipy import stats
 from bayescomp.cli.main import main
 from bayescomp.posterior.compare import compare
 from bayescomp.posterior.holdout import HoldoutResult
+from bayescomp.posterior.request import slice_guard
 from bayescomp.posterior.slices import slice_differences, slice_test
 
 REGIONS = ["north", "south", "east", "west", "centre", "coast", "hills", "lakes"]
@@ -108,9 +109,11 @@ def test_bad_slice_input_is_said():
         slice_differences(np.zeros(900), np.arange(900) // 2)
     with pytest.raises(ValueError, match="looks like an id"):
         slice_differences(np.zeros(2010), np.arange(2010) // 10)  # 201 slices
-    for bad in (0, -0.1, "0.02", True, float("nan")):
+    for bad in (0, -0.1, "2%", True, float("nan")):
         with pytest.raises(ValueError, match="slice_rope"):
-            slice_test({"a": [0.1, 0.2], "b": [0.0, 0.1]}, 0.0, slice_rope=bad)
+            slice_guard("region", bad)
+    with pytest.raises(ValueError, match="slice_gamma"):
+        slice_guard("region", 0.02, slice_gamma=1.0)
     with pytest.raises(ValueError, match="slice_rope"):
         _compare(t, slice_rope=None)
     with pytest.raises(ValueError, match="mean of per-item scores"):

@@ -186,9 +186,10 @@ def test_cli_rank_many_models_prints_adjacent_pairs_one_per_line(tmp_path, capsy
 def test_hierarchical_retries_are_each_said_with_why_and_reach_the_cli():
     from test_hierarchical import _fake_draws
 
-    from bayescomp.cli.main import collected_warnings, format_warnings
+    from bayescomp.cli.main import format_warnings
     from bayescomp.posterior.hierarchical import model as H
     from bayescomp.posterior.hierarchical import sampling
+    from bayescomp.scores.engine import counted_warnings
 
     prep = H.prepare_datasets({"a": [0.1, 0.2, 0.4], "b": [0.0, -0.1, 0.05, 0.2]}, 0.2, 1000.0)
     raws = {
@@ -212,7 +213,7 @@ def test_hierarchical_retries_are_each_said_with_why_and_reach_the_cli():
             draws=50,
         )
 
-    with collected_warnings() as counts:
+    with counted_warnings() as counts:
         res = fit()
     said = [m for (cat, m) in counts if issubclass(cat, bc.ConvergenceWarning)]
     assert len(said) == 3 == len(res.attempts) - 1

@@ -107,25 +107,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-@contextlib.contextmanager
-def collected_warnings() -> Iterator[Counter]:
-    """Count the warnings raised inside the block instead of showing them.
-
-    Yields a ``Counter`` keyed by ``(category, message)``.  Every warning is counted
-    (``simplefilter("always")``) but stored once, so memory is bounded by the number of
-    *distinct* warnings whatever the number of fits.
-    """
-    counts: Counter = Counter()
-
-    def count(message, category, filename, lineno, file=None, line=None):
-        counts[(category, str(message))] += 1
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("always")
-        warnings.showwarning = count
-        yield counts
-
-
 def format_warnings(counts: Counter, command: str) -> list[str]:
     """One entry per distinct warning: its category name, how often, and the message."""
     from bayescomp.scores.model_files import ModelFileWarning
@@ -239,9 +220,11 @@ def _main(argv: Sequence[str] | None) -> int:
             file=sys.stderr,
         )
         return 2
+    from bayescomp.scores.engine import counted_warnings
+
     counts: Counter = Counter()
     try:
-        with collected_warnings() as counts, _quiet_samplers(getattr(args, "quiet", False)):
+        with counted_warnings() as counts, _quiet_samplers(getattr(args, "quiet", False)):
             try:
                 if getattr(args, "force_rope", False) and args.rope is not None:
                     args.rope = args.rope.forced()  # checked by the library's door, as given

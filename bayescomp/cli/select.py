@@ -237,7 +237,7 @@ def run(args: argparse.Namespace) -> int:
     if args.predictions or args.slice or args.slice_rope:  # one test set (or a slice flag)
         with quiet_retries(args):
             sel = _select_predictions(args)
-        sel.settings["data"] = {"predictions": args.predictions}
+        sel = sel.with_data({"predictions": args.predictions})
         report = sel.report(args.report) if args.report else None
         _print(sel, args, True, report)
         return 0 if gate_met(sel, args.fail_unless, args.on_error == "skip") else 1
@@ -290,7 +290,7 @@ def run(args: argparse.Namespace) -> int:
         if isinstance(exc, ImportError):
             raise UserError(str(exc)) from None
         raise
-    sel.settings["data"] = data_setting(args, sources[0] if csv_mode else None)
+    sel = sel.with_data(data_setting(args, sources[0] if csv_mode else None))
     report = sel.report(args.report) if args.report else None
     _print(sel, args, csv_mode, report)
     return 0 if gate_met(sel, args.fail_unless, args.on_error == "skip") else 1

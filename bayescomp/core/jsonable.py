@@ -25,3 +25,20 @@ def jsonable(value: Any) -> Any:
     from bayescomp.core.margins import Margin
 
     return str(value) if isinstance(value, Margin) else value
+
+
+def json_digest(value: Any) -> str:
+    """SHA-256 (hex) of ``value`` written as JSON (keys sorted; what JSON cannot write by
+    its ``repr``): the one digest of a record — a selection's identity, a stored fit's
+    checksum, an estimator's parameters.
+
+    Examples
+    --------
+    >>> json_digest({"b": 1, "a": [0.5, None]}) == json_digest({"a": [0.5, None], "b": 1})
+    True
+    """
+    import hashlib
+    import json
+
+    text = json.dumps(value, sort_keys=True, default=repr)
+    return hashlib.sha256(text.encode()).hexdigest()

@@ -266,12 +266,11 @@ def _walk(
 
 
 def family_note(
-    rec: dict[str, Any], steps: pd.DataFrame, settings: dict[str, Any]
+    rec: dict[str, Any], steps: pd.DataFrame, rule: str, gamma: float
 ) -> dict[str, Any]:
     """The recommendation with the rule that decided it and, under the family rule, the
     family-wise rate it carries, the runners-up and the promoted model's simultaneous
     lower bound of its gain (in the text where it is above the ROPE)."""
-    rule, gamma = settings["rule"], float(settings["gamma"])
     rec = dict(rec, rule=rule)
     if "p_family" not in steps.columns or steps["p_family"].isna().all():
         if rule != "family":

@@ -129,14 +129,6 @@ def order_challengers(
     return list(challengers)
 
 
-def challenger_order(
-    names: list[str], settings: Mapping[str, Any], means: Mapping[str, float], hib: bool
-) -> list[str]:
-    """Every model but the baseline, in the selection's ``order``."""
-    base = settings["baseline"]
-    return order_challengers([m for m in names if m != base], settings["order"], means, hib)
-
-
 def step_row(
     step: int,
     champion: str,

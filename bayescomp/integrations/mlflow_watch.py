@@ -9,12 +9,11 @@ version, recorded on the run's tags as ``select`` records it (``docs/mlflow.md``
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 import time
 from typing import Any
 
+from bayescomp.core.jsonable import json_digest
 from bayescomp.integrations.mlflow import TAG, MlflowTracker
 
 #: MLflow's limit on the metrics of one ``log_batch``
@@ -30,8 +29,7 @@ class WatchTracker(MlflowTracker):
         candidate's registry version). Returns the run id."""
         from mlflow.entities import Metric
 
-        plan = json.dumps(res.plan.to_dict(), sort_keys=True)
-        self.identity = hashlib.sha256(plan.encode()).hexdigest()[:16]
+        self.identity = json_digest(res.plan.to_dict())[:16]
         exp = self.client.get_experiment_by_name(self.experiment)
         exp_id = exp.experiment_id if exp else self.client.create_experiment(self.experiment)
         found = self.client.search_runs(

@@ -22,15 +22,6 @@ from bayescomp.metrics import _fast
 _KIND = {"labels": "label", "scores": "score", "values": "regression"}
 
 
-def _binary_scores(fname: str) -> bool:
-    """A binary metric of one column of scores (scored against ``y_true == pos_label``)."""
-    return any(m.function == fname and m.binary_scores for m in METRICS.values())
-
-
-def _takes_pos_label(fname: str) -> bool:
-    return any(m.function == fname and m.averaged for m in METRICS.values())
-
-
 @dataclass(frozen=True)
 class MetricSpec:
     """A resolved metric: ``func(y_true, y_pred, sample_weight=None) -> float``."""
@@ -191,8 +182,10 @@ def resolve_metric(
         )
     if beta is not None and fname == "fbeta_score":
         kw["beta"] = float(beta)
-    takes_pos = _takes_pos_label(fname)
-    binary_score = _binary_scores(fname) and "multi_class" not in kw
+    records = [m for m in METRICS.values() if m.function == fname]
+    takes_pos = any(m.averaged for m in records)
+    # a binary metric of one column of scores (scored against ``y_true == pos_label``)
+    binary_score = any(m.binary_scores for m in records) and "multi_class" not in kw
     positive = None
     if pos_label is not None and "average" not in kw and (takes_pos or binary_score):
         positive = pos_label

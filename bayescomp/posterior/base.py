@@ -10,6 +10,7 @@ table, the JSON, the repr, the notebook card and the figures are written here, o
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -27,16 +28,23 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
 
 
-class PosteriorBase:
+@dataclass(frozen=True, eq=False, kw_only=True)
+class Compared:
+    """What every posterior of a difference is about (keyword-only fields): the ROPE's
+    half-width (an array for a batch or several metrics) and the two models' names."""
+
+    rope: Any
+    baseline_name: str = "baseline"
+    candidate_name: str = "candidate"
+
+
+class PosteriorBase(Compared):
     """Shared members of every posterior (``core.protocols.Posterior``)."""
 
     #: ``method`` in :meth:`to_dict`
     method_name: ClassVar[str] = ""
-    baseline_name: str
-    candidate_name: str
     metric: str | None
     higher_is_better: bool
-    rope: Any
 
     #: each model's score (the raw metric), None where the posterior does not know it
     baseline_score: Any

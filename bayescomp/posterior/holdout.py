@@ -83,15 +83,12 @@ class HoldoutResult(DrawsPosterior):
     """
 
     draws: np.ndarray = field(repr=False)
-    rope: float
     method: str
     estimate: float
     baseline_score: float
     candidate_score: float
     n_items: int
     n_rows: int
-    baseline_name: str = "baseline"
-    candidate_name: str = "candidate"
     metric: str | None = None
     higher_is_better: bool = True
     n_clusters: int | None = None

@@ -86,11 +86,8 @@ class MultiMetricResult(PosteriorBase):
     df: int
     rho: float
     n: int
-    rope: np.ndarray
     metrics: tuple[str, ...]
     directions: tuple[bool, ...]
-    baseline_name: str = "baseline"
-    candidate_name: str = "candidate"
     differences: np.ndarray | None = field(default=None, repr=False, compare=False)
     prior: str = "marginal"
     draws: int = 100_000

@@ -85,12 +85,9 @@ class RankTestResult(PosteriorBase):
 
     sample: np.ndarray = field(repr=False)
     test: str
-    rope: float
     differences: np.ndarray = field(repr=False)
     prior_strength: float = 1.0
     prior_place: str = "rope"
-    baseline_name: str = "baseline"
-    candidate_name: str = "candidate"
     metric: str | None = None
     dataset_names: tuple[str, ...] | None = None
     gain_sample: np.ndarray | None = field(default=None, repr=False)

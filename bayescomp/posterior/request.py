@@ -7,7 +7,7 @@ scoring name into a scorer once): :func:`bayescomp.compare`, :func:`bayescomp.se
 :func:`bayescomp.select_models` call it, and everything below them takes the frozen
 :class:`Request` and trusts it — no layer parses or checks the margin or resolves the metric
 again (``tests/test_request.py`` counts the calls).  A selection's request is its identity
-in the store (:meth:`Request.settings`).
+in the store (:class:`~bayescomp.studies.selection.SelectionSetup`).
 """
 
 from __future__ import annotations
@@ -17,19 +17,22 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from bayescomp.core.checks import check_gamma
+from bayescomp.core.checks import check_gamma, check_number
 from bayescomp.core.margins import Absolute, Margin, Relative, Standardized, as_margin
 from bayescomp.core.orientation import resolve_direction
+
+#: default probability that no slice is worse a promotion needs (``docs/slices.md``)
+SLICE_GAMMA = 0.5
 
 
 @dataclass(frozen=True)
 class SliceGuard:
     """The slice guardrail (``docs/slices.md``): no slice of ``column`` may be worse beyond
-    ``margin``, decided at ``gamma`` (the request's γ when None)."""
+    ``margin`` (> 0), decided at ``gamma``."""
 
     column: str
     margin: Absolute
-    gamma: float | None = None
+    gamma: float = SLICE_GAMMA
 
 
 @dataclass(frozen=True)
@@ -52,18 +55,6 @@ class Request:
     random_state: Any = None
     options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
 
-    def settings(self) -> dict[str, Any]:
-        """What a selection's identity and record say of the request (JSON-ready)."""
-        out: dict[str, Any] = dict(
-            rope=self.margin,
-            gamma=self.gamma,
-            method=self.method,
-            random_state=self.random_state,
-        )
-        if self.guardrails:
-            out["guardrails"] = {m: r for m, r, _ in self.guardrails}
-        return out
-
 
 def _guardrails(
     guardrails: Mapping[str, Any] | None, directions: Mapping[str, bool]
@@ -83,7 +74,8 @@ def _guardrails(
 
 
 def slice_guard(slices: Any, slice_rope: Any, slice_gamma: Any = None) -> SliceGuard | None:
-    """The slice guardrail's options checked once: a column name and an absolute margin."""
+    """The slice guardrail's options checked once: a column name, an absolute margin above
+    0 and the probability in (0, 1) a promotion needs (:data:`SLICE_GAMMA` when None)."""
     if slices is None:
         if slice_rope is not None:
             raise ValueError("slice_rope= goes with slices=, the column of the slices")
@@ -95,8 +87,19 @@ def slice_guard(slices: Any, slice_rope: Any, slice_gamma: Any = None) -> SliceG
         )
     if slice_rope is None:
         raise ValueError("slices= needs slice_rope=, the largest loss on one slice to accept")
-    margin = as_margin(slice_rope, takes=(Absolute,), where="slice_rope")
-    return SliceGuard(slices, margin, slice_gamma)  # its gamma checked by the slice test
+    try:
+        margin = as_margin(slice_rope, takes=(Absolute,), where="slice_rope")
+    except ValueError as exc:
+        raise ValueError(f"slice_rope={slice_rope!r}: {exc}") from None
+    if not float(margin) > 0:
+        raise ValueError(
+            "slice_rope must be > 0 (a slice is worse when its difference is below minus "
+            "it): pass the largest loss on one slice you would accept, e.g. slice_rope=0.02"
+        )
+    if slice_gamma is None:
+        return SliceGuard(slices, margin)
+    check_number(slice_gamma, "slice_gamma", min_val=0, max_val=1, include_boundaries="neither")
+    return SliceGuard(slices, margin, float(slice_gamma))
 
 
 def check_request(

@@ -18,35 +18,21 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bayescomp.core.checks import check_number
 from bayescomp.core.exceptions import BayescompWarning
 from bayescomp.core.jsonable import jsonable
 from bayescomp.core.margins import Absolute
 from bayescomp.core.rule import Decision, gate
 from bayescomp.posterior.hierarchical import HierarchicalResult, hierarchical_test
+from bayescomp.posterior.request import SLICE_GAMMA, SliceGuard, slice_guard
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     from matplotlib.axes import Axes
 
-    from bayescomp.posterior.request import SliceGuard
-
-__all__ = ["SLICE_GAMMA", "SliceResult", "slice_differences", "slice_test"]
+__all__ = ["SliceResult", "slice_differences", "slice_test"]
 
 #: default required P(no slice worse beyond the slice ROPE); see docs/slices.md for the bench
-SLICE_GAMMA = 0.5
 MAX_SLICES, MIN_MEDIAN_ROWS = 200, 5
-
-
-def check_slice_rope(slice_rope: Any) -> float:
-    """The slice ROPE: a number > 0 (a slice is *worse* when its difference is below −it)."""
-    return check_number(
-        slice_rope,
-        "slice_rope",
-        min_val=0,
-        include_boundaries="neither",
-        advice="pass the largest loss on one slice you would accept, e.g. slice_rope=0.02",
-    )
 
 
 def slice_differences(
@@ -212,9 +198,8 @@ def slice_test(
     >>> res.p_no_slice_worse > 0.5  # doctest: +SKIP
     True
     """
-    rope = check_slice_rope(slice_rope)
     options = {"draws": 1000, **options}
-    res = hierarchical_test(differences, rho, rope=rope, random_state=random_state, **options)
+    res = hierarchical_test(differences, rho, rope=slice_rope, random_state=random_state, **options)
     base = {f.name: getattr(res, f.name) for f in fields(res)}
     sizes = tuple(int(rows[s]) for s in res.dataset_names) if rows else ()
     return SliceResult(**base, rows=sizes, left_out=tuple(left_out), slice_gamma=slice_gamma)
@@ -286,6 +271,7 @@ def slice_cv_test(
     test rows (the table of :func:`bayescomp.scores.slices.cross_validate_slices`), paired
     ``candidate - baseline`` (a split where a slice has no test rows is left out for it),
     with rho the test fraction."""
+    guard = slice_guard("slice", slice_rope)
     wide = table.pivot(index=["split", "row"], columns="model", values="y_pred")
     keys = table.drop_duplicates(["split", "row"]).set_index(["split", "row"]).loc[wide.index]
     y = keys["y_true"].to_numpy()
@@ -297,7 +283,7 @@ def slice_cv_test(
     return slice_test(
         diffs,
         float(keys["rho"].mean()),
-        slice_rope=slice_rope,
+        slice_rope=float(guard.margin),
         random_state=random_state,
         rows={s: int(rows[s]) for s in diffs},
         **names,
@@ -310,13 +296,6 @@ def guard_slices(
     """``overall`` (a one-test-set posterior) under the slice guardrail ``guard``: the
     per-row ``differences`` grouped by ``labels`` (units: ``cluster``'s), its slices'
     posterior its guard (:meth:`SliceResult.gate`)."""
-    gamma = check_number(
-        SLICE_GAMMA if guard.gamma is None else guard.gamma,
-        "slice_gamma",
-        min_val=0,
-        max_val=1,
-        include_boundaries="neither",
-    )
     groups, rows = slice_differences(differences, labels, cluster)
     small = tuple(sorted(set(map(str, np.unique(np.asarray(labels).astype(str)))) - set(groups)))
     names = {"baseline_name": overall.baseline_name, "candidate_name": overall.candidate_name}
@@ -327,7 +306,7 @@ def guard_slices(
         rows=rows,
         left_out=small,
         random_state=seed,
-        slice_gamma=gamma,
+        slice_gamma=guard.gamma,
         metric=overall.metric,
         **names,
     )

@@ -77,9 +77,6 @@ class TimeOrderedResult(PosteriorBase):
     phi: np.ndarray
     df: int
     n: int
-    rope: float
-    baseline_name: str = "baseline"
-    candidate_name: str = "candidate"
     metric: str | None = None
     differences: np.ndarray | None = field(default=None, repr=False, compare=False)
     higher_is_better: bool = True
@@ -263,14 +260,14 @@ def time_ordered_test(
             one * 0.0,
             n - 1,
             n,
-            rope,
-            baseline_name,
-            candidate_name,
             metric,
             d,
             bool(higher_is_better),
             float(base_arr.mean()),
             float(cand_arr.mean()),
+            rope=rope,
+            baseline_name=baseline_name,
+            candidate_name=candidate_name,
         )
     phi, logw, loc, scale = _components((d - centre) / spread, prior, GRID_CELLS)
     w = np.exp(logw - logw.max())

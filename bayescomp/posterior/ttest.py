@@ -72,9 +72,6 @@ class CorrelatedTTestResult(PosteriorBase):
     df: int
     rho: Any
     n: int
-    rope: Any
-    baseline_name: str = "baseline"
-    candidate_name: str = "candidate"
     metric: str | None = None
     differences: np.ndarray | None = field(default=None, repr=False, compare=False)
     #: orientation of the metric; differences are always oriented so positive = better
@@ -273,7 +270,7 @@ class CorrelatedTTestResult(PosteriorBase):
             "metric": self.metric,
             "baseline_score": np.nan if self.baseline_score is None else self.baseline_score,
             "candidate_score": np.nan if self.candidate_score is None else self.candidate_score,
-            "difference": _label(self),
+            "difference": difference_label(self, sep=" - "),
             "mean": self.mean,
             "sd": self.sd,
             f"hdi_{pct}_low": low,
@@ -313,7 +310,7 @@ class CorrelatedTTestResult(PosteriorBase):
                 f"df={self.df})"
             )
         return (
-            f"CorrelatedTTestResult({_label(self)}: "
+            f"CorrelatedTTestResult({difference_label(self, sep=' - ')}: "
             f"mean={float(self.mean):+.4g}, scale={float(self.scale):.4g}, df={self.df}, "
             f"rho={float(self.rho):.3g}, rope={float(self.rope):g}; "
             f"p_left={float(self.p_left):.3f}, p_rope={float(self.p_rope):.3f}, "
@@ -335,10 +332,6 @@ class CorrelatedTTestResult(PosteriorBase):
         if self.is_batch:
             raise ValueError("plot() draws a single comparison; index the batch first")
         return plot_t_posterior(self, ax=ax, confidence_level=confidence_level)
-
-
-def _label(res: Any) -> str:
-    return difference_label(res, sep=" - ")
 
 
 def _mean_score(scores: Any, axis: int, shape: tuple[int, ...]) -> Any:

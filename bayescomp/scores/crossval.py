@@ -89,11 +89,6 @@ class PositiveLoss:
         return f"PositiveLoss({self.negated!r})"
 
 
-def _failure(exc: BaseException) -> str:
-    """The failure of a model as the fit engine marked it (model, split, column hint)."""
-    return str(exc.__dict__.get("bayescomp_model_failure", exc))
-
-
 def _check_scorer_key(key: str) -> None:
     """A scorer's values are always higher-is-better (scikit-learn negates losses), so a
     column named after a loss ("mse") would hold negated values that every comparison would
@@ -401,8 +396,9 @@ def _run(
         exc.results = dict(results)
         raise
     except (ValueError, TypeError) as exc:  # the estimator refused the data: say so, and how
+        failure = exc.__dict__.get("bayescomp_model_failure", exc)  # as the fit engine marked it
         raise (ValueError if isinstance(exc, ValueError) else TypeError)(
-            f"a model could not be fitted or scored on these data: {_failure(exc)}. Check "
+            f"a model could not be fitted or scored on these data: {failure}. Check "
             "that X and y suit every model (e.g. numeric features, or a pipeline that encodes "
             "them), or pass error_score=np.nan to record the failed splits and go on"
         ) from exc

@@ -21,6 +21,7 @@ import sys
 import threading
 import time
 import warnings
+from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -94,39 +95,40 @@ def fit_and_score(
     >>> res["scores"], res["error"]
     ({'accuracy': 0.9666666666666667}, None)
     """
-    with own_warnings() as caught:
+    with counted_warnings(own_thread=True) as caught:
         res = _fit_and_score(
             estimator, X, y, train, test, scorers, error_score, multimetric, inspect, predict
         )
-    counts: dict[tuple[type, str], int] = {}
-    for key in caught:
-        counts[key] = counts.get(key, 0) + 1
-    res["warnings"] = [(cat, msg, n) for (cat, msg), n in counts.items()]
+    res["warnings"] = [(cat, msg, n) for (cat, msg), n in caught.items()]
     return res
 
 
 @contextmanager
-def own_warnings() -> Iterator[list[tuple[type, str]]]:
-    """Record, as ``(category, message)``, every warning raised in this thread inside the
-    block (each one: the filters are ``"always"`` there); a warning another thread raises
-    meanwhile is passed on to the display in place before the block.  ``catch_warnings`` alone is
-    process-wide: the fits run in a thread of their own while this process's main
-    thread replays the warnings of finished fits, which it would record as this fit's.
+def counted_warnings(*, own_thread: bool = False) -> Iterator[Counter]:
+    """Count the warnings raised inside the block instead of showing them.
+
+    Yields a ``Counter`` keyed by ``(category, message)``.  Every warning is counted
+    (``simplefilter("always")``) but stored once, so memory is bounded by the number of
+    *distinct* warnings whatever the number of fits.  With ``own_thread``, only this
+    thread's: a warning another thread raises meanwhile goes on to the display in place
+    before the block (``catch_warnings`` alone is process-wide: a fit runs in a thread of
+    its own while the main thread replays the warnings of finished fits, which the fit
+    would count as its own).
     """
     me = threading.get_ident()
-    caught: list[tuple[type, str]] = []
+    counts: Counter = Counter()
     with warnings.catch_warnings():
         warnings.simplefilter("always")
         shown = warnings.showwarning
 
-        def record(message: Any, category: type, *where: Any, **kw: Any) -> None:
-            if threading.get_ident() == me:
-                caught.append((category, str(message)))
-            else:
+        def count(message: Any, category: type, *where: Any, **kw: Any) -> None:
+            if own_thread and threading.get_ident() != me:
                 shown(message, category, *where, **kw)
+            else:
+                counts[(category, str(message))] += 1
 
-        warnings.showwarning = record
-        yield caught
+        warnings.showwarning = count
+        yield counts
 
 
 def replay_warnings(result: Mapping[str, Any], source: str = "") -> None:

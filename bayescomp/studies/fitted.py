@@ -35,14 +35,8 @@ from bayescomp.studies.fit_setup import (
     prepare,
     standard_scoring,
 )
-from bayescomp.studies.select import (
-    score_means,
-    select,
-    selection_identity,
-    selection_settings,
-    walk_selection,
-)
-from bayescomp.studies.selection import Selection
+from bayescomp.studies.select import check_walk, score_means, select, walk_selection
+from bayescomp.studies.selection import Selection, SelectionSetup
 
 if TYPE_CHECKING:  # pragma: no cover
     from bayescomp.core.protocols import FitStore
@@ -143,11 +137,11 @@ def select_models(
 
     args = _selection_args(selection)
     options = {"random_state": 0, **(args["compare_options"] or {})}
-    settings = selection_settings(args["baseline"], args["order"], max_repeats, options)
-    baseline, method = settings["baseline"], settings["method"]
+    check_walk(args["order"], max_repeats)
+    baseline, method = args["baseline"], options.get("method", "auto")
     specs, skipped = fitted_models(models, baseline, on_error)
     data = prepare(specs, X, y, groups, args["dataset"], cv)
-    rule, settings["rule"] = resolve_rule(args["rule"], len(data))
+    rule, rule_name = resolve_rule(args["rule"], len(data))
     if len(data) > 1 and method in ("auto", "hierarchical"):  # say it before any fit
         from bayescomp.core.optional import require
 
@@ -162,13 +156,14 @@ def select_models(
         higher_is_better=args["higher_is_better"],
         **options,
     )
-    settings.update(request.settings(), **design_settings(data), metric=metric, scoring=names)
+    design = {**design_settings(data), "scoring": names}
+    setup = SelectionSetup(request, baseline, args["order"], int(max_repeats), rule_name, design)
     cache, trackers, close = open_store(store, args["tracker"])
     bar = Progress(progress, "select")
     try:
-        identity = selection_identity(settings, {m: params_hash(s) for m, s in specs.items()})
+        identity = setup.identity({m: params_hash(s) for m, s in specs.items()})
         for t in trackers:
-            t.on_start(identity, settings)
+            t.on_start(identity, setup.to_dict())
         fit = partial(
             _fit,
             specs=specs,
@@ -188,10 +183,9 @@ def select_models(
                 table=table,
                 names=list(specs),
                 means=means,
-                metric=metric,
                 compare=ScoreSteps(request),
                 rule=rule,
-                settings=settings,
+                setup=setup,
                 trackers=trackers,
                 fit=fit,
                 counts=counts,

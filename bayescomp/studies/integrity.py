@@ -13,14 +13,14 @@
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
 import os
 import sqlite3
 import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
+
+from bayescomp.core.jsonable import json_digest
 
 
 class StoreError(ValueError):
@@ -62,10 +62,7 @@ def fit_checksum(
 ) -> str:
     """SHA-256 of a stored fit's content; NaN and missing scores are written as None."""
     values = {m: (None if v is None or v != v else float(v)) for m, v in scores.items()}
-    text = json.dumps(
-        [dataset, model, int(split), params_hash, error, sorted(values.items())], sort_keys=True
-    )
-    return hashlib.sha256(text.encode()).hexdigest()
+    return json_digest([dataset, model, int(split), params_hash, error, sorted(values.items())])
 
 
 def predictions_checksum(
@@ -75,8 +72,7 @@ def predictions_checksum(
 
     Apart from the fit's own checksum, so that a version that does not know predictions
     still verifies the fits of a store that has them."""
-    text = json.dumps([dataset, model, int(split), kind, y_true, y_score])
-    return hashlib.sha256(text.encode()).hexdigest()
+    return json_digest([dataset, model, int(split), kind, y_true, y_score])
 
 
 class StoreLock:

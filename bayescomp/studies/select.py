@@ -17,8 +17,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bayescomp.core.checks import check_number
-from bayescomp.decision.walk import ORDERS, Rule, challenger_order, charge_fits, recommend
-from bayescomp.studies.selection import Selection, format_steps, listed_candidates, merge_warnings
+from bayescomp.decision.walk import ORDERS, Rule, charge_fits, order_challengers, recommend
+from bayescomp.studies.selection import (
+    Selection,
+    SelectionSetup,
+    format_steps,
+    listed_candidates,
+    merge_warnings,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from bayescomp.core.protocols import SelectionTracker
@@ -119,66 +125,35 @@ def select(
     from bayescomp.posterior.predictions import is_predictions
 
     resolve_rule(rule)  # a bad rule is said before any work
+    check_walk(order, 0)
     options = {"random_state": 0, **(compare_options or {})}
-    settings = selection_settings(baseline, order, 0, options)
     if is_predictions(table, options.get("y_true", "y_true")):
         from bayescomp.studies.select_predictions import predictions_walk
 
         options.pop("method", None)
         walk = predictions_walk(
-            table, models, metric, higher_is_better, settings, rope, gamma, options
+            table, models, metric, higher_is_better, baseline, rope, gamma, options
         )
     else:
         walk = _scores_walk(
-            table, models, metric, dataset, higher_is_better, settings, rope, gamma, options
+            table, models, metric, dataset, higher_is_better, baseline, rope, gamma, options
         )
-    rule_fn, settings["rule"] = resolve_rule(rule, len(walk["table"].datasets))
+    rule_fn, rule_name = resolve_rule(rule, len(walk["table"].datasets))
+    setup = SelectionSetup(walk.pop("request"), baseline, order, 0, rule_name, walk.pop("design"))
     trackers = [tracker] if tracker is not None else []
     for t in trackers:
-        t.on_start(
-            selection_identity(settings, dict.fromkeys(walk["names"], "precomputed")), settings
-        )
-    sel = walk_selection(rule=rule_fn, settings=settings, trackers=trackers, **walk)
+        t.on_start(setup.identity(dict.fromkeys(walk["names"], "precomputed")), setup.to_dict())
+    sel = walk_selection(rule=rule_fn, setup=setup, trackers=trackers, **walk)
     for t in trackers:
         t.on_finish(sel)
     return sel
 
 
-def selection_settings(
-    baseline: str, order: str, max_repeats: int, options: Mapping[str, Any]
-) -> dict[str, Any]:
-    """The selection's own settings, checked (the request's are added where the table's
-    metric is known: :meth:`~bayescomp.posterior.request.Request.settings`)."""
+def check_walk(order: str, max_repeats: int) -> None:
+    """The walk's own settings checked: the challengers' order and the repetitions it adds."""
     if order not in ORDERS:
         raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
     check_number(max_repeats, "max_repeats", integer=True, min_val=0)
-    return dict(
-        baseline=baseline,
-        order=order,
-        max_repeats=int(max_repeats),
-        method=options.get("method", "auto"),
-    )
-
-
-def selection_identity(settings: Mapping[str, Any], models: Mapping[str, str]) -> str:
-    """A digest naming one selection: its settings (design fingerprints included) and the
-    parameter hash of every model; a rerun of the same selection has the same identity.
-
-    Examples
-    --------
-    >>> a = selection_identity({"rope": 0.01}, {"lr": "ab12"})
-    >>> a == selection_identity({"rope": 0.01}, {"lr": "ab12"}), len(a)
-    (True, 64)
-    >>> a == selection_identity({"rope": 0.02}, {"lr": "ab12"})
-    False
-    """
-    import hashlib
-    import json
-
-    text = json.dumps(
-        {"settings": dict(settings), "models": dict(models)}, sort_keys=True, default=repr
-    )
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def score_means(table: Scores, models: list[str], metric: str) -> dict[str, float]:
@@ -195,12 +170,13 @@ def _scores_walk(
     metric: str | None,
     dataset: str | None,
     higher_is_better: bool | None,
-    settings: dict[str, Any],
+    baseline: str,
     rope: Any,
     gamma: float,
     options: dict[str, Any],
 ) -> dict[str, Any]:
-    """What :func:`walk_selection` needs to walk a scores table, and its request checked."""
+    """What :func:`walk_selection` needs to walk a scores table, its request checked and
+    its design."""
     import pandas as pd
 
     from bayescomp.decision.steps import ScoreSteps
@@ -224,23 +200,20 @@ def _scores_walk(
         **options,
     )
     metric = str(request.metric)
-    names = _table_models(models, scores, settings["baseline"])
+    names = _table_models(models, scores, baseline)
     if dataset is not None:
         scores = scores.subset(datasets=[dataset])
     scores = scores.subset(models=names)
     means = score_means(scores, names, metric)
-    settings.update(
-        request.settings(),
-        metric=metric,
-        scoring=[metric],
-        cv="precomputed scores",
-        design_fingerprint=_table_digest(scores),
+    design = dict(
+        scoring=[metric], cv="precomputed scores", design_fingerprint=_table_digest(scores)
     )
     return dict(
+        request=request,
+        design=design,
         table=scores,
         names=names,
         means=means,
-        metric=metric,
         compare=ScoreSteps(request),
         candidates=listed_candidates(names, means, "precomputed"),
     )
@@ -251,10 +224,9 @@ def walk_selection(
     table: Scores,
     names: list[str],
     means: Mapping[str, float],
-    metric: str,
     compare: Steps,
     rule: Rule,
-    settings: dict[str, Any],
+    setup: SelectionSetup,
     trackers: list[Any],
     column: str | None = None,
     fit: Callable[..., tuple[Scores, dict[str, Any]]] | None = None,
@@ -272,8 +244,13 @@ def walk_selection(
     """
     from bayescomp.decision.family_walk import family_note
 
-    baseline = settings["baseline"]
-    challengers = challenger_order(names, settings, means, bool(compare.request.higher_is_better))
+    baseline, metric = setup.baseline, str(setup.request.metric)
+    challengers = order_challengers(
+        [m for m in names if m != baseline],
+        setup.order,
+        means,
+        bool(setup.request.higher_is_better),
+    )
     counts = dict(counts or {"fits_performed": 0, "fits_loaded": 0, "warned": []})
     reported = 0
     while True:
@@ -283,7 +260,7 @@ def walk_selection(
             challengers,
             metric=column or metric,
             compare=compare,
-            max_repeats=settings["max_repeats"],
+            max_repeats=setup.max_repeats,
         )
         steps = charge_fits(w.steps, table, baseline) if fit is not None else w.steps
         final = len(steps) if not w.pending else int(w.final or 0)
@@ -308,12 +285,9 @@ def walk_selection(
     )
     return Selection(
         champion=w.champion,
-        baseline=baseline,
-        metric=metric,
-        rope=settings["rope"],
-        gamma=settings["gamma"],
+        setup=setup,
         steps=steps,
-        recommendation=family_note(rec, steps, settings),
+        recommendation=family_note(rec, steps, setup.rule, setup.request.gamma),
         scores=table,
         results=w.results,
         paired=w.paired,
@@ -321,7 +295,6 @@ def walk_selection(
         fits_loaded=counts["fits_loaded"],
         fit_warnings=merge_warnings(counts["warned"]),
         fits_total=len(table) if fit is not None else 0,
-        settings=settings,
         base_scores=base,
         **{"skipped": {}, **fields},
     )

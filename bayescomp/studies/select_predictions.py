@@ -84,7 +84,7 @@ def predictions_walk(
     models: Any,
     metric: str | None,
     higher_is_better: bool | None,
-    settings: dict[str, Any],
+    baseline: str,
     rope: Any,
     gamma: float,
     compare_options: dict[str, Any],
@@ -106,7 +106,7 @@ def predictions_walk(
     columns = {"y_true": "y_true", "cluster": None, "item": None, "sample": None}
     columns |= {k: options.pop(k) for k in COLUMNS if k in options}
     drop = [options["slices"]] if options.get("slices") else None
-    baseline, y = settings["baseline"], columns["y_true"]
+    y = columns["y_true"]
     listed = None if models is None else list(models)
     names = prediction_models(predictions, models=listed, drop=drop, **columns)
     if baseline not in names or len(names) < 2:
@@ -133,18 +133,15 @@ def predictions_walk(
     column = name if y is None or name in ITEMWISE else f"{name}_prediction"
     frame = _item_scores(predictions, names, name, columns, options.get("threshold"))
     scores = Scores.from_frame(frame.rename(columns={name: column}), metrics=[column])
-    settings.update(
-        request.settings(),
-        metric=name,
-        cv="one test set (item-level predictions)",
-        cluster=columns["cluster"],
-        item=columns["item"],
+    design = dict(
+        cv="one test set (item-level predictions)", cluster=columns["cluster"], item=columns["item"]
     )
     return dict(
+        request=request,
+        design=design,
         table=scores,
         names=names,
         means=means,
-        metric=name,
         column=column,
         compare=compare,
         candidates=listed_candidates(names, means, "predictions"),

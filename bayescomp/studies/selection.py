@@ -9,12 +9,12 @@ table as aligned text.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bayescomp.core.checks import check_no_level
-from bayescomp.core.jsonable import jsonable
+from bayescomp.core.jsonable import json_digest, jsonable
 from bayescomp.core.margins import Absolute
 from bayescomp.core.text import terminal_literal
 
@@ -23,8 +23,57 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
     from bayescomp.core.margins import Margin
+    from bayescomp.posterior.request import Request
     from bayescomp.scores.model_files import ModelSpec
     from bayescomp.scores.table import Scores
+
+
+@dataclass(frozen=True)
+class SelectionSetup:
+    """What one selection was asked, checked at its door: the comparison request, the
+    baseline, the challengers' ``order``, the repetitions it may add, the rule that walks
+    them, and the design it ran on (``cv``, fingerprints, scorers: JSON-ready).
+
+    :meth:`identity` names the selection in the store and in MLflow (a rerun of the same
+    selection on the same models finds its runs again); ``data`` is what the command line
+    read, shown in the report but no part of the identity.
+    """
+
+    request: Request
+    baseline: str
+    order: str
+    max_repeats: int
+    rule: str
+    design: Mapping[str, Any]
+    data: Mapping[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The setup as one flat record (the selection's ``settings``)."""
+        r = self.request
+        out = {k: getattr(self, k) for k in ("baseline", "order", "max_repeats", "rule")}
+        out |= {k: getattr(r, k) for k in ("gamma", "method", "random_state", "metric")}
+        out |= {"rope": r.margin, **self.design}
+        if r.guardrails:
+            out["guardrails"] = {m: half_width for m, half_width, _ in r.guardrails}
+        return out if self.data is None else {**out, "data": dict(self.data)}
+
+    def identity(self, models: Mapping[str, str]) -> str:
+        """A digest of the setup (``data`` aside) and every model's parameter hash.
+
+        Examples
+        --------
+        >>> from bayescomp.posterior.request import check_request
+        >>> def setup(rope):
+        ...     request = check_request(metric="accuracy", rope=rope)
+        ...     return SelectionSetup(request, "lr", "given", 0, "family", {})
+        >>> a = setup(0.01).identity({"lr": "ab12"})
+        >>> a == setup(0.01).identity({"lr": "ab12"}), len(a)
+        (True, 64)
+        >>> a == setup(0.02).identity({"lr": "ab12"})
+        False
+        """
+        settings = {k: v for k, v in self.to_dict().items() if k != "data"}
+        return json_digest({"settings": settings, "models": dict(models)})
 
 
 @dataclass(frozen=True, eq=False)
@@ -35,8 +84,13 @@ class Selection:
     ----------
     champion : str
         The model to run in production (the baseline when nothing beat it).
-    baseline : str
-        The model in production before the selection.
+    setup : SelectionSetup
+        What the selection was asked (the request, the baseline, the rule, the design).
+    baseline, metric, rope, gamma : str, str, Margin, float
+        The model in production before the selection, the metric decided on, the margin of
+        practical equivalence and the probability a decision needs (read from ``setup``).
+    settings : dict
+        The setup as one flat record (:meth:`SelectionSetup.to_dict`).
     steps : DataFrame
         One row per challenger: ``step, champion, challenger, champion_score,
         challenger_score, p_better, p_left, p_rope, p_right, risk, expected_gain,
@@ -72,10 +126,7 @@ class Selection:
     """
 
     champion: str
-    baseline: str
-    metric: str
-    rope: Margin
-    gamma: float
+    setup: SelectionSetup
     steps: pd.DataFrame
     recommendation: dict[str, Any]
     scores: Scores
@@ -86,13 +137,36 @@ class Selection:
     fits_performed: int
     fits_loaded: int
     fits_total: int
-    settings: dict[str, Any]
     store: str | None = None
     base_scores: Scores | None = None
     fits_retried: int = 0
     fit_warnings: list[dict[str, Any]] = field(default_factory=list)
     _specs: dict[str, ModelSpec] = field(default_factory=dict, repr=False)
     _data: dict[str, tuple[Any, Any]] = field(default_factory=dict, repr=False)
+
+    @property
+    def baseline(self) -> str:
+        return self.setup.baseline
+
+    @property
+    def metric(self) -> str:
+        return str(self.setup.request.metric)
+
+    @property
+    def rope(self) -> Margin:
+        return self.setup.request.margin
+
+    @property
+    def gamma(self) -> float:
+        return self.setup.request.gamma
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        return self.setup.to_dict()
+
+    def with_data(self, data: Mapping[str, Any]) -> Selection:
+        """The same selection, saying what data it read (the command line's files)."""
+        return replace(self, setup=replace(self.setup, data=dict(data)))
 
     # ------------------------------------------------------------------ output
     def summary(self, *, confidence_level: float | None = None) -> pd.DataFrame:

@@ -124,9 +124,6 @@ class HierarchicalResult(DrawsPosterior, MCMCChecks):
     """
 
     idata: Any = _BuiltOnRead()
-    rope: float
-    baseline_name: str = "baseline"
-    candidate_name: str = "candidate"
     metric: str | None = None
     parameterization: str = "centered"
     sampler: str = "pymc"
