@@ -31,9 +31,7 @@ def test_placements_average_to_the_roc_auc_of_each_class():
 
 def test_split_variance_is_the_packages_correlated_ttest():
     """The bench's ``split`` posterior is :func:`bayescomp.correlated_ttest` at
-    rho = n_test / n; with one repetition the per-row variance of a split's rows and of
-    their averages over repetitions are one number, so ``row_split`` is the larger of the
-    split and the row variance."""
+    rho = n_test / n."""
     n = 120
     rec = bench.one_dataset("easy", "nb/logreg", n, 0, folds=3, repeats=2)
     assert rec["folds"] == 3 and len(rec["acc"]) == 6 and sum(rec["n_test"]) == 2 * n
@@ -42,20 +40,55 @@ def test_split_variance_is_the_packages_correlated_ttest():
     mean, scale, df = bench.posterior(rec, "acc", n, "split")
     assert (mean, scale, df) == (pytest.approx(res.mean), pytest.approx(res.scale), 5)
     assert scale == pytest.approx(np.sqrt(d.var(ddof=1) * (1 / 6 + 0.5)))
-    for metric in ("acc", "auc"):
-        one = bench.variances(rec, metric, n, repeats=1)
-        assert one["row_split"] == pytest.approx(max(one["split"], one["row"]))
-        both = bench.variances(rec, metric, n)
-        assert both["row"] <= both["row_split"] <= both["row_train3"]
     # averaging a row's differences over repetitions first can only cancel
     assert rec["acc_row_cum"][1] <= max(rec["acc_row_each"]) + 1e-12
 
 
+def _record(e: np.ndarray, folds: int) -> dict:
+    """A bench record of per-row accuracy differences ``e`` (repetitions × rows): a random
+    partition into ``folds`` test folds per repetition, no fits."""
+    repeats, n = e.shape
+    rng = np.random.default_rng(0)
+    acc = [
+        e[r, f].mean() for r in range(repeats) for f in np.array_split(rng.permutation(n), folds)
+    ]
+    cum = np.cumsum(e, axis=0) / np.arange(1, repeats + 1)[:, None]
+    return {
+        "folds": folds,
+        "acc": acc,
+        "n_test": [n // folds] * (folds * repeats),
+        "acc_row_cum": cum.var(axis=1, ddof=1).tolist(),
+        "acc_row_each": e.var(axis=1, ddof=1).tolist(),
+    }
+
+
+def test_rows_variance_tells_persistent_differences_from_partition_noise():
+    """Flips that do not repeat over the repetitions are partition noise: ``rows`` keeps only
+    the CV mean's partition variance (far below ``split``) and ``gated`` reads it; the same
+    differences in every repetition are all persistent: ``rows`` is their row-sampling
+    variance and ``gated`` falls back to ``split``; one repetition cannot tell them apart."""
+    rng = np.random.default_rng(1)
+    n, k, repeats = 2000, 10, 10
+    flips = rng.choice([-1.0, 0.0, 1.0], p=[0.05, 0.9, 0.05], size=(repeats, n))
+    v = bench.variances(_record(flips, k), "acc", n)
+    assert v["gated"] == v["rows"] < v["split"] / 3
+    means = flips.mean(axis=1)
+    rho = 1 / k
+    partition = means.var(ddof=1) / repeats / (1 / (k * repeats) + rho / (1 - rho))
+    assert v["rows"] == pytest.approx(partition, rel=0.5)
+    same = np.repeat(flips[:1], repeats, axis=0)
+    v = bench.variances(_record(same, k), "acc", n)
+    assert v["gated"] == v["split"]
+    assert v["rows"] == pytest.approx(k * same[0].var(ddof=1) / n)
+    one = bench.variances(_record(flips, k), "acc", n, repeats=1)
+    assert one["gated"] == one["split"] and np.isnan(one["rows"])
+
+
 @pytest.mark.slow
-def test_split_and_row_split_variances_cover_the_cv_estimand_on_real_learners():
+def test_split_variance_covers_the_cv_estimand_on_real_learners():
     """20 data sets of 200 rows, naive Bayes vs logistic regression, 10 × 2 CV, the CV
-    truth from 20 training sets: the split and row-plus-training variances cover it about
-    95 % of the time (binomial tolerance: at least 0.95 − 3 se)."""
+    truth from 20 training sets: the split variance covers it about 95 % of the time
+    (binomial tolerance: at least 0.95 − 3 se)."""
     records = {
         ("truth", "easy", "nb/logreg", 200, 0): bench.truth_chunk(
             "easy", "nb/logreg", 200, 0, draws=20
@@ -70,6 +103,6 @@ def test_split_and_row_split_variances_cover_the_cv_estimand_on_real_learners():
     lo, hi = stats.chi2.ppf([0.001, 0.999], 19) / 19
     for r in rows:
         assert r["datasets"] == 20
-        if r["variance"] in ("split", "row_split"):
+        if r["variance"] == "split":
             assert r["cover_cv"] >= 0.95 - 3 * se, r
             assert lo / 2 < r["var_ratio"] < hi * 2, r
