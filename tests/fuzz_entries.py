@@ -1548,7 +1548,9 @@ def _damaged_store(kw: dict) -> Any:
     from bayescomp.studies.store import ResultStore
 
     path = Path(tempfile.mkdtemp()) / "s.sqlite"
-    fit = {"scores": {"accuracy": 0.9}, "fit_time": 0.1, "score_time": 0.0, "error": None}
+    from bayescomp.core.protocols import Fit
+
+    fit = Fit({"accuracy": 0.9}, fit_time=0.1)
     with ResultStore(path) as store:
         store.write_fit(
             dataset="d", model="m", split=0, seed=0, result=fit, params_hash="h", params="{}"

@@ -296,15 +296,21 @@ def test_a_fit_records_only_the_warnings_its_own_thread_raises():
     rows = np.arange(20)
     fit = threading.Thread(
         target=lambda: out.update(
-            fit_and_score(WarnsAfterTheReplay(), X, y, rows[:15], rows[15:],
-                          {"accuracy": get_scorer("accuracy")})
+            fit=fit_and_score(
+                WarnsAfterTheReplay(),
+                X,
+                y,
+                rows[:15],
+                rows[15:],
+                {"accuracy": get_scorer("accuracy")},
+            )
         )
-    )  # fmt: skip
+    )
     with warnings.catch_warnings(record=True) as main_thread:
         fit.start()
         assert started.wait(30)
         warnings.warn("model 'x': a replay in the main thread", UserWarning, stacklevel=1)
         replayed.set()
         fit.join(30)
-    assert out["warnings"] == [(ConvergenceWarning, "the fit's own", 1)]
+    assert out["fit"].warnings == ((ConvergenceWarning, "the fit's own", 1),)
     assert [str(w.message) for w in main_thread] == ["model 'x': a replay in the main thread"]

@@ -573,5 +573,5 @@ def test_one_fit_engine_runs_tasks_and_hands_back_results_by_key(data):
     )
     assert sorted(got) == [0, 1, 2]
     ref = cross_validate(GaussianNB(), X, y, cv=splits, scoring="accuracy")["test_score"]
-    np.testing.assert_allclose([got[k]["scores"]["accuracy"] for k in range(3)], ref)
-    assert [got[k]["predictions"] for k in range(3)] == [len(te) for _, te in splits]
+    np.testing.assert_allclose([got[k].scores["accuracy"] for k in range(3)], ref)
+    assert [got[k].predictions for k in range(3)] == [len(te) for _, te in splits]

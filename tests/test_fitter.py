@@ -65,11 +65,11 @@ class DictStore:
         return {
             k: r
             for (d, m, k), r in self.fits.items()
-            if (d, m) == (dataset, model) and r["error"] is None
+            if (d, m) == (dataset, model) and r.error is None
         }
 
     def write_fit(self, *, dataset, model, split, seed, result, params_hash, params):
-        self.fits[(dataset, model, split)] = dict(result)
+        self.fits[(dataset, model, split)] = result
         self.writes += 1
 
 
@@ -98,9 +98,7 @@ def test_a_dict_store_passes_through_select_and_resumes(bc_data):
     ref = bc.cross_validate_paired(models, X, y, cv=cv, scoring="roc_auc", progress=False)
     for (_, m, k), r in store.fits.items():
         f = ref.to_frame()
-        assert (
-            r["scores"]["roc_auc"] == f.loc[(f["model"] == m) & (f["split"] == k), "roc_auc"].item()
-        )
+        assert r.scores["roc_auc"] == f.loc[(f["model"] == m) & (f["split"] == k), "roc_auc"].item()
     with pytest.raises(DesignChangedError, match="changed"):
         bc.select_models({**models, "lr": _lr(2.0)}, X, y, store=store, **kw)
 

@@ -103,7 +103,7 @@ def test_a_store_from_before_predictions_gains_the_table_and_keeps_its_fits(tmp_
     with bc.ResultStore(path) as st:
         assert st.count_fits() == 6
         old = st.load_fits("data", "nb")
-        assert len(old) == 3 and all("predictions" not in f for f in old.values())
+        assert len(old) == 3 and all(f.predictions is None for f in old.values())
         with pytest.raises(bc.DesignChangedError, match="data"):  # iris is stored as "data"
             bc.threshold_curves(GaussianNB(), X, y, cv=_cv(), cache=st)
         bc.threshold_curves(

@@ -405,7 +405,7 @@ def test_all_workers_killed_without_a_store_returns_the_finished_fits(tmp_path, 
         assert isinstance(exc, WorkersLostError), out
         assert f"{exc.finished} of 18 fits finished and were kept" in str(exc)
         assert 1 <= exc.finished == len(exc.results) < 18
-        kept = {key: r["scores"]["roc_auc"] for key, r in exc.results.items()}
+        kept = {key: r.scores["roc_auc"] for key, r in exc.results.items()}
         assert kept == {key: cv_reference[key] for key in kept}
     finally:
         pool.close()

@@ -95,13 +95,12 @@ class Store:
 
 
 def _fingerprint(rows: Any, plan: Any) -> str:
-    """A hash of the model columns of ``rows`` (labels may still arrive)."""
-    import hashlib
-
+    """A hash of the model columns' values in ``rows`` (labels may still arrive)."""
+    import joblib
     import pandas as pd
 
     values = pd.util.hash_pandas_object(rows[[plan.baseline, plan.candidate]], index=True)
-    return hashlib.sha256(values.to_numpy().tobytes()).hexdigest()
+    return str(joblib.hash(values.to_numpy()))
 
 
 def run_watch(args: argparse.Namespace) -> int:

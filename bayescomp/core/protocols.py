@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -17,6 +18,32 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from bayescomp.core.regions import RegionProbabilities
     from bayescomp.core.rule import Decision
+
+
+@dataclass(frozen=True)
+class OutOfFold:
+    """A fit's out-of-fold predictions on its test rows, of one ``kind`` (a name that
+    changes whenever the predictions would, e.g. the scores of a positive class)."""
+
+    kind: str
+    y_true: Any
+    y_score: Any
+
+
+@dataclass(frozen=True)
+class Fit:
+    """One finished fit: its scores (``{scorer: value}``, the ``error_score`` of a failed
+    one), its times, why it failed (None when it did not), what ``inspect`` read off the
+    fitted estimator (the hyperparameters a search chose), its out-of-fold predictions
+    when kept, and the warnings it raised as ``(category, message, count)``."""
+
+    scores: Mapping[str, float]
+    fit_time: float = 0.0
+    score_time: float = 0.0
+    error: str | None = None
+    best_params: Any = None
+    predictions: OutOfFold | None = None
+    warnings: tuple[tuple[type, str, int], ...] = ()
 
 
 @runtime_checkable
@@ -134,11 +161,10 @@ class FitStore(Protocol):
     to refuse a changed design, data or model), ``check_block`` before the splits of an
     extra seeded repetition are fitted, ``load_fits`` to read what is already done and
     ``write_fit`` as soon as each fit finishes (in the process that called).  A split
-    record is ``{"split", "block", "repeat", "fold", "train", "test", "seed"}``; a fit
-    result is ``{"scores": {metric: float}, "fit_time", "score_time", "error": str |
-    None, "best_params": dict | None}``, and ``"predictions": {"kind": str, "y_true":
-    array, "y_score": array}`` when the fit kept its out-of-fold predictions (e.g.
-    :func:`bayescomp.threshold_curves`): ``load_fits`` returns them with the fit.  :class:`~bayescomp.studies.store.ResultStore`
+    record is ``{"split", "block", "repeat", "fold", "train", "test", "seed"}``; a fit is
+    a :class:`Fit`, with its :class:`OutOfFold` predictions when it kept them (e.g.
+    :func:`bayescomp.threshold_curves`): ``load_fits`` returns them with the fit (its
+    warnings are not kept).  :class:`~bayescomp.studies.store.ResultStore`
     (SQLite) is the package's backend; a dict-backed one is a page of code
     (``docs/selection.md``).
     """
@@ -182,7 +208,7 @@ class FitStore(Protocol):
     ) -> None:
         """Record a model's parameters (refuse when its stored fits used other ones)."""
 
-    def load_fits(self, dataset: str, model: str) -> Mapping[int, Mapping[str, Any]]:
+    def load_fits(self, dataset: str, model: str) -> Mapping[int, Fit]:
         """The successful stored fits of ``model`` on ``dataset``, keyed by split id."""
 
     def write_fit(
@@ -192,7 +218,7 @@ class FitStore(Protocol):
         model: str,
         split: int,
         seed: int | None,
-        result: Mapping[str, Any],
+        result: Fit,
         params_hash: str,
         params: str,
     ) -> Any:

@@ -55,8 +55,8 @@ def oof_positive_scores(
         cache=cache,
         predict=(kind, predict),
     )
-    pairs = [fits.results[t]["predictions"] for t in fits.tasks]
-    return [(p["y_true"], p["y_score"]) for p in pairs], response_method == "predict_proba"
+    pairs = [fits.results[t].predictions for t in fits.tasks]
+    return [(p.y_true, p.y_score) for p in pairs], response_method == "predict_proba"
 
 
 def positive_scores(

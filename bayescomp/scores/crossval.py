@@ -6,11 +6,13 @@ import numbers
 import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from bayescomp.core.checks import check_n_jobs, check_number, check_samples
 from bayescomp.core.exceptions import FitFailedWarning, WorkersLostError
 from bayescomp.core.orientation import LOSS_SCORERS, canonical_metric, higher_is_better
+from bayescomp.core.protocols import OutOfFold
 from bayescomp.scores.cells import split_ranges
 from bayescomp.scores.engine import FitTask, Progress, multimetric, run_fits
 from bayescomp.scores.estimators import tuned_params
@@ -19,7 +21,7 @@ from bayescomp.scores.table import Scores
 from bayescomp.splits.design import SplitDesign, materialise_splits
 
 if TYPE_CHECKING:  # pragma: no cover
-    from bayescomp.core.protocols import FitStore
+    from bayescomp.core.protocols import Fit, FitStore
 
 
 def resolve_scorers(scoring: Any, estimator: Any = None) -> dict[str, Callable]:
@@ -246,19 +248,15 @@ def cross_validate_paired(
 
 
 def warning_tally(
-    tasks: list[tuple[str, int]], results: list[dict[str, Any]], dataset: str
+    tasks: list[tuple[str, int]], results: list[Fit], dataset: str
 ) -> list[dict[str, Any]]:
-    """The warnings the fits computed now raised, counted per model:
-    ``[{"dataset", "model", "warning", "message", "count"}]`` (fits read from a cache
-    raised nothing now)."""
-    counts: dict[tuple[str, str, str], int] = {}
-    for task, res in zip(tasks, results, strict=True):
-        for category, message, n in res.get("warnings", ()):
-            key = (task[0], category.__name__, str(message))
-            counts[key] = counts.get(key, 0) + int(n)
+    """The warnings the fits computed now raised (fits read from a cache raised nothing
+    now), one record per fit and warning: ``{"dataset", "model", "warning", "message",
+    "count"}`` (:func:`~bayescomp.studies.selection.merge_warnings` adds them up)."""
     return [
-        {"dataset": dataset, "model": m, "warning": c, "message": msg, "count": n}
-        for (m, c, msg), n in counts.items()
+        {"dataset": dataset, "model": m, "warning": c.__name__, "message": msg, "count": n}
+        for (m, _), res in zip(tasks, results, strict=True)
+        for c, msg, n in res.warnings
     ]
 
 
@@ -268,7 +266,7 @@ class PairedFits:
     ``(model, split)`` task, in ``tasks`` order, and the splits they were fitted on."""
 
     tasks: list[tuple[str, int]]
-    results: dict[tuple[str, int], dict[str, Any]]
+    results: dict[tuple[str, int], Fit]
     splits: list[dict[str, Any]]
     design: SplitDesign
     loaded: int
@@ -298,9 +296,9 @@ def fit_paired(
     Takes the arguments of :func:`cross_validate_paired`, and ``predict``: ``(kind,
     predict(fitted_estimator, X_test, y_test) -> (y_true, y_score))``, the out-of-fold
     predictions to keep with every fit (e.g. :func:`bayescomp.threshold_curves`'s scores of
-    the positive class).  They are written to ``cache`` with the fit, as ``{"kind",
-    "y_true", "y_score"}``, and a stored fit is reused only when it holds predictions of
-    the same ``kind`` (a name that changes whenever the predictions would).
+    the positive class).  They are kept with each fit (:class:`OutOfFold`) and written to
+    ``cache`` with it, and a stored fit is reused only when it holds predictions of the
+    same ``kind`` (a name that changes whenever the predictions would).
     """
     from sklearn.base import is_classifier, is_regressor
     from sklearn.utils import indexable
@@ -318,7 +316,7 @@ def fit_paired(
     scorers = {name: resolve_scorers(scoring, est) for name, est in models.items()}
     multi = {name: multimetric(scorers[name], est) for name, est in models.items()}
     tasks = [(name, k) for name in models for k in range(len(splits))]
-    results: dict[Any, dict[str, Any]] = {}
+    results: dict[Any, Fit] = {}
     params = (
         check_cache(cache, dataset, models, scorers, (X, y), cv, splits, prints, design.n_samples)
         if cache is not None
@@ -332,7 +330,7 @@ def fit_paired(
         else 0
     )
 
-    finished = recorder(results, cache, dataset, splits, params, kind)
+    finished = recorder(results, cache, dataset, splits, params)
 
     todo = [
         FitTask(
@@ -346,7 +344,7 @@ def fit_paired(
             error_score,
             multi[t[0]],
             inspect=tuned_params,
-            predict=predict[1] if predict is not None else None,
+            predict=partial(out_of_fold, *predict) if predict is not None else None,
         )
         for t in tasks
         if t not in results
@@ -361,6 +359,14 @@ def fit_paired(
     return PairedFits(tasks, results, splits, design, loaded, retried)
 
 
+def out_of_fold(
+    kind: str, predict: Callable[[Any, Any, Any], Any], est: Any, X_test: Any, y_test: Any
+) -> OutOfFold:
+    """``predict``'s ``(y_true, y_score)`` of a fitted estimator on its test rows, kept as
+    the :class:`~bayescomp.core.protocols.OutOfFold` predictions of ``kind``."""
+    return OutOfFold(kind, *predict(est, X_test, y_test))
+
+
 def _check_fit_arguments(error_score: Any, extra_repeats: Any) -> None:
     if not (isinstance(error_score, str) and error_score == "raise") and not isinstance(
         error_score, numbers.Number
@@ -371,8 +377,8 @@ def _check_fit_arguments(error_score: Any, extra_repeats: Any) -> None:
 
 def _run(
     tasks: list[FitTask],
-    finished: Callable[[Any, dict[str, Any]], None],
-    results: dict[Any, dict[str, Any]],
+    finished: Callable[[Any, Fit], None],
+    results: dict[Any, Fit],
     n_jobs: int | None,
     bar: Progress,
     single_thread: bool,
@@ -407,7 +413,7 @@ def _run(
 
 def _to_scores(
     tasks: list[tuple[str, int]],
-    results: list[dict],
+    results: list[Fit],
     splits: list[dict[str, Any]],
     dataset: str,
     design: SplitDesign,
@@ -419,8 +425,8 @@ def _to_scores(
     rows = []
     failed: dict[str, list[tuple[int, str]]] = {}
     for (name, k), res in zip(tasks, results, strict=True):
-        if res["error"] is not None:
-            failed.setdefault(name, []).append((k, res["error"]))
+        if res.error is not None:
+            failed.setdefault(name, []).append((k, res.error))
         s = splits[k]
         rows.append(
             {
@@ -431,11 +437,11 @@ def _to_scores(
                 "fold": s["fold"],
                 "n_train": len(s["train"]),
                 "n_test": len(s["test"]),
-                "fit_time": res["fit_time"],
-                "score_time": res["score_time"],
-                **res["scores"],
+                "fit_time": res.fit_time,
+                "score_time": res.score_time,
+                **res.scores,
                 **({"block": s["block"]} if blocks else {}),
-                "error": res["error"],
+                "error": res.error,
             }
         )
     # one warning per model (not one per split: 100 identical warnings hide the message)
@@ -452,7 +458,7 @@ def _to_scores(
         frame = frame.drop(columns="error")
     if design.time_ordered:  # compare() then uses the time-ordered posterior
         frame["time_ordered"] = True
-    metrics = list(dict.fromkeys(m for res in results for m in res["scores"]))
+    metrics = list(dict.fromkeys(m for res in results for m in res.scores))
     # a failed split holds the user's numeric error_score, which may lie outside the range
     out = Scores(frame, metrics=metrics, design=None if blocks else design, check_ranges=not failed)
     out.attrs["fit_warnings"] = warning_tally(tasks, results, dataset)

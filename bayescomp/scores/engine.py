@@ -25,23 +25,13 @@ from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
+from bayescomp.core.protocols import Fit
 from bayescomp.scores.dispatch import DispatchReport, dispatch
-
-
-def _take(data: Any, idx: np.ndarray) -> Any:
-    """Rows ``idx`` of an array, a DataFrame/Series or a list (None stays None)."""
-    if data is None:
-        return None
-    if hasattr(data, "iloc"):
-        return data.iloc[idx]
-    if hasattr(data, "shape"):
-        return data[idx]
-    return [data[i] for i in idx]
 
 
 def multimetric(scorers: Mapping[str, Callable], estimator: Any) -> Callable:
@@ -67,21 +57,20 @@ def fit_and_score(
     multimetric: Callable | None = None,
     inspect: Callable[[Any], Any] | None = None,
     predict: Callable[[Any, Any, Any], Any] | None = None,
-) -> dict[str, Any]:
+) -> Fit:
     """Clone, fit on ``train``, score on ``test``; one task of paired cross-validation.
 
-    Returns ``{"scores": {name: float}, "fit_time": s, "score_time": s, "error": str|None,
-    "info": ..., "predictions": ..., "warnings": [...]}``.  ``multimetric`` is ``scorers``
+    Returns the :class:`~bayescomp.core.protocols.Fit`.  ``multimetric`` is ``scorers``
     combined into one callable that shares predictions between them (built here when not
     given; an empty ``scorers`` scores nothing).  ``inspect(fitted_estimator)`` runs after
-    a successful fit and its value is returned as ``info`` (e.g. the hyperparameters a
-    search chose); ``predict(fitted_estimator, X_test, y_test)`` likewise, returned as
-    ``predictions`` (e.g. out-of-fold scores); both are None otherwise.
+    a successful fit and its value is the fit's ``best_params`` (the hyperparameters a
+    search chose); ``predict(fitted_estimator, X_test, y_test)`` likewise, its
+    ``predictions`` (e.g. ``(y_true, y_score)``: the caller names their kind).
 
-    Warnings raised by the fit or the scoring are caught here and returned as
-    ``"warnings": [(category, message, count), ...]`` (distinct ones, counted), so
-    that they reach the calling process whatever the joblib backend:
-    :func:`replay_warnings` raises them there, where the caller's filters apply.
+    Warnings raised by the fit or the scoring are caught here and kept in the fit's
+    ``warnings`` (distinct ones, counted), so that they reach the calling process
+    whatever the joblib backend: :func:`replay_warnings` raises them there, where the
+    caller's filters apply.
 
     Examples
     --------
@@ -92,15 +81,14 @@ def fit_and_score(
     >>> rows = np.arange(len(y))
     >>> res = fit_and_score(GaussianNB(), X, y, rows[rows % 5 > 0], rows[rows % 5 == 0],
     ...                     {"accuracy": get_scorer("accuracy")})
-    >>> res["scores"], res["error"]
+    >>> res.scores, res.error
     ({'accuracy': 0.9666666666666667}, None)
     """
     with counted_warnings(own_thread=True) as caught:
         res = _fit_and_score(
             estimator, X, y, train, test, scorers, error_score, multimetric, inspect, predict
         )
-    res["warnings"] = [(cat, msg, n) for (cat, msg), n in caught.items()]
-    return res
+    return replace(res, warnings=tuple((cat, msg, n) for (cat, msg), n in caught.items()))
 
 
 @contextmanager
@@ -131,26 +119,23 @@ def counted_warnings(*, own_thread: bool = False) -> Iterator[Counter]:
         yield counts
 
 
-def replay_warnings(result: Mapping[str, Any], source: str = "") -> None:
+def replay_warnings(result: Fit, source: str = "") -> None:
     """Raise again, in this process, the warnings a :func:`fit_and_score` task caught;
     ``source`` (e.g. ``"model 'lr'"``) is put before each message, so that it names the
     model that raised it."""
-    for category, message, count in result.get("warnings", ()):
+    for category, message, count in result.warnings:
         for _ in range(count):
             warnings.warn(f"{source}: {message}" if source else message, category, stacklevel=2)
 
 
 def _failed(
-    scorers: Mapping[str, Any], error_score: Any, fit_time: float, score_time: float, error: str
-) -> dict[str, Any]:
-    return {
-        "scores": dict.fromkeys(scorers, float(error_score)),
-        "fit_time": fit_time,
-        "score_time": score_time,
-        "error": error,
-        "info": None,
-        "predictions": None,
-    }
+    scorers: Mapping[str, Callable],
+    error_score: Any,
+    fit_time: float,
+    score_time: float,
+    error: str,
+) -> Fit:
+    return Fit(dict.fromkeys(scorers, float(error_score)), fit_time, score_time, error)
 
 
 def _explained(exc: BaseException, X: Any) -> str:
@@ -176,13 +161,14 @@ def _fit_and_score(
     multimetric_: Callable | None,
     inspect: Callable[[Any], Any] | None,
     predict: Callable[[Any, Any, Any], Any] | None,
-) -> dict[str, Any]:
+) -> Fit:
     from sklearn.base import clone
+    from sklearn.utils import _safe_indexing
 
     raise_ = isinstance(error_score, str) and error_score == "raise"
     est = clone(estimator)
-    X_tr, X_te = _take(X, train), _take(X, test)
-    y_tr, y_te = _take(y, train), _take(y, test)
+    X_tr, X_te = _safe_indexing(X, train), _safe_indexing(X, test)
+    y_tr, y_te = (None, None) if y is None else (_safe_indexing(y, train), _safe_indexing(y, test))
     t0 = time.perf_counter()
     try:
         est.fit(X_tr, y_tr) if y is not None else est.fit(X_tr)
@@ -210,14 +196,13 @@ def _fit_and_score(
             time.perf_counter() - t0,
             f"scoring failed: {type(exc).__name__}: {exc}",
         )
-    return {
-        "scores": scores,
-        "fit_time": fit_time,
-        "score_time": time.perf_counter() - t0,
-        "error": None,
-        "info": inspect(est) if inspect is not None else None,
-        "predictions": predictions,
-    }
+    return Fit(
+        scores,
+        fit_time,
+        time.perf_counter() - t0,
+        best_params=inspect(est) if inspect is not None else None,
+        predictions=predictions,
+    )
 
 
 # --------------------------------------------------------------------------- runner
@@ -265,7 +250,7 @@ def die_with_parent() -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
-def _run_task(task: FitTask, single_thread: bool) -> tuple[Hashable, dict[str, Any]]:
+def _run_task(task: FitTask, single_thread: bool) -> tuple[Hashable, Fit]:
     """A worker task.  With ``single_thread``, native thread pools (OpenMP, BLAS) are
     limited to one thread during the fit: parallelism comes from running several fits at
     once (``n_jobs``), and oversubscribed OpenMP pools make e.g. histogram gradient
@@ -345,7 +330,7 @@ def fit_policy(
 
 def run_fits(
     tasks: Iterable[FitTask],
-    on_result: Callable[[Hashable, dict[str, Any]], None],
+    on_result: Callable[[Hashable, Fit], None],
     *,
     n_jobs: int | None = None,
     progress: Progress | None = None,
@@ -387,7 +372,7 @@ def run_fits(
     if progress is not None:
         progress.grow(len(tasks))
 
-    def arrived(key: Hashable, res: dict[str, Any]) -> None:
+    def arrived(key: Hashable, res: Fit) -> None:
         replay_warnings(res, source(key) if source is not None else "")
         on_result(key, res)
         if progress is not None:

@@ -12,7 +12,7 @@ from bayescomp.scores.estimators import estimator_params, is_self_tuning
 from bayescomp.splits.design import SplitDesign, materialise_splits
 
 if TYPE_CHECKING:  # pragma: no cover
-    from bayescomp.core.protocols import FitStore
+    from bayescomp.core.protocols import Fit, FitStore
 
 
 def split_records(
@@ -94,7 +94,7 @@ def load_cached(
     dataset: str,
     scorers: Mapping[str, Mapping[str, Any]],
     n_splits: int,
-    results: dict[Any, dict[str, Any]],
+    results: dict[Any, Fit],
     bar: Progress,
     kind: str | None = None,
 ) -> int:
@@ -104,9 +104,9 @@ def load_cached(
     found = {}
     for name in scorers:
         for k, res in cache.load_fits(dataset, name).items():
-            has = kind is None or (res.get("predictions") or {}).get("kind") == kind
-            if int(k) < n_splits and has and set(scorers[name]) <= set(res["scores"]):
-                found[(name, int(k))] = {"error": None, "best_params": None, **res}
+            has = kind is None or (res.predictions is not None and res.predictions.kind == kind)
+            if int(k) < n_splits and has and set(scorers[name]) <= set(res.scores):
+                found[(name, int(k))] = res
     bar.grow(len(found))
     for key, res in found.items():
         results[key] = res
@@ -115,21 +115,16 @@ def load_cached(
 
 
 def recorder(
-    results: dict[Any, dict[str, Any]],
+    results: dict[Any, Fit],
     cache: FitStore | None,
     dataset: str,
     splits: list[dict[str, Any]],
     params: Mapping[str, tuple[str, str]],
-    kind: str | None,
-) -> Callable[[tuple[str, int], dict[str, Any]], None]:
+) -> Callable[[tuple[str, int], Fit], None]:
     """The callback that takes each finished fit: into ``results``, and at once into
-    ``cache`` (with its predictions as ``{"kind", "y_true", "y_score"}`` when ``kind``)."""
+    ``cache`` (with its out-of-fold predictions when it kept them)."""
 
-    def finished(key: tuple[str, int], res: dict[str, Any]) -> None:
-        res["best_params"] = res.pop("info")
-        pred = res.pop("predictions", None)
-        if kind is not None and pred is not None:
-            res["predictions"] = {"kind": kind, "y_true": pred[0], "y_score": pred[1]}
+    def finished(key: tuple[str, int], res: Fit) -> None:
         results[key] = res
         if cache is not None:
             name, k = key

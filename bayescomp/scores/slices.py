@@ -70,12 +70,12 @@ def cross_validate_slices(
     parts = []
     for model, k in fits.tasks:
         test = np.asarray(fits.splits[k]["test"])
-        kept = fits.results[model, k]["predictions"]
+        kept = fits.results[model, k].predictions
         rho = test.size / (test.size + len(fits.splits[k]["train"]))
         parts.append(
             pd.DataFrame({"model": model, "split": k, "row": test, "rho": rho})
             .assign(slice=labels.to_numpy()[test].astype(str))
-            .assign(y_true=kept["y_true"], y_pred=kept["y_score"])
+            .assign(y_true=kept.y_true, y_pred=kept.y_score)
         )
     return pd.concat(parts, ignore_index=True)
 

@@ -110,12 +110,9 @@ def available_memory() -> int:
 
 
 def file_digest(path: Path) -> str:
-    """SHA-256 of the file's bytes (read in 4 MiB blocks)."""
-    h = hashlib.sha256()
+    """SHA-256 of the file's bytes."""
     with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 22), b""):
-            h.update(block)
-    return h.hexdigest()
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def data_identity(digest: str, choice: dict[str, Any]) -> str:

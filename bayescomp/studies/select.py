@@ -177,6 +177,7 @@ def _scores_walk(
 ) -> dict[str, Any]:
     """What :func:`walk_selection` needs to walk a scores table, its request checked and
     its design."""
+    import joblib
     import pandas as pd
 
     from bayescomp.decision.steps import ScoreSteps
@@ -205,9 +206,9 @@ def _scores_walk(
         scores = scores.subset(datasets=[dataset])
     scores = scores.subset(models=names)
     means = score_means(scores, names, metric)
-    design = dict(
-        scoring=[metric], cv="precomputed scores", design_fingerprint=_table_digest(scores)
-    )
+    # the design's fingerprint: a hash of the table's values
+    table_hash = joblib.hash(pd.util.hash_pandas_object(scores.to_frame(), index=False).to_numpy())
+    design = dict(scoring=[metric], cv="precomputed scores", design_fingerprint=table_hash)
     return dict(
         request=request,
         design=design,
@@ -339,15 +340,3 @@ def _table_models(models: Any, scores: Scores, baseline: str) -> list[str]:
             "from; add the candidates' scores"
         )
     return names
-
-
-def _table_digest(scores: Scores) -> str:
-    """SHA-256 of a scores table's content (the design fingerprint of precomputed scores)."""
-    import hashlib
-
-    import pandas as pd
-
-    f = scores.to_frame()
-    return hashlib.sha256(
-        pd.util.hash_pandas_object(f, index=False).to_numpy().tobytes()
-    ).hexdigest()

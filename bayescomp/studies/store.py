@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from bayescomp.core.exceptions import DesignChangedError
 from bayescomp.core.jsonable import jsonable
+from bayescomp.core.protocols import Fit, OutOfFold
 from bayescomp.scores.estimators import no_effect
 from bayescomp.studies.integrity import (
     StoreError,
@@ -251,48 +252,41 @@ class ResultStore:
             )
 
     # -------------------------------------------------------------------- fits
-    def load_fits(self, dataset: str, model: str) -> dict[int, dict[str, Any]]:
+    def load_fits(self, dataset: str, model: str) -> dict[int, Fit]:
         """Successful stored fits of one model on one dataset, keyed by split."""
-        out: dict[int, dict[str, Any]] = {}
         rows = self._con.execute(
             "SELECT fit_id, split, fit_time, score_time, best_params, params_hash, checksum "
             "FROM fits WHERE dataset=? AND model=? AND error IS NULL",
             (dataset, model),
         ).fetchall()
-        sums = {}
-        for fit_id, split, ft, st, bp, ph, cs in rows:
-            out[int(split)] = {
-                "fit_id": fit_id,
-                "scores": {},
-                "fit_time": ft,
-                "score_time": st,
-                "error": None,
-                "best_params": json.loads(bp) if bp else None,
-            }
-            sums[int(split)] = (ph, cs)
-        for fit_id, _, split, metric, value in self._con.execute(
-            "SELECT s.fit_id, s.model, s.split, s.metric, s.value FROM scores s JOIN fits f "
+        stored = {int(split): (fit_id, ph, cs) for fit_id, split, _, _, _, ph, cs in rows}
+        scores: dict[int, dict[str, float]] = {split: {} for split in stored}
+        for fit_id, split, metric, value in self._con.execute(
+            "SELECT s.fit_id, s.split, s.metric, s.value FROM scores s JOIN fits f "
             "USING (fit_id) WHERE s.dataset=? AND s.model=? AND f.error IS NULL",
             (dataset, model),
         ):
             if not isinstance(value, int | float | None):  # SQLite keeps text in a REAL column
                 why = f"has the {metric} score {str(value)[:40]!r}, not a number: it was"
                 raise self._tampered("fit", model, split, dataset, why, fit_id)
-            out[int(split)]["scores"][metric] = float("nan") if value is None else float(value)
-        self._load_predictions(dataset, model, out)
-        for split, (ph, cs) in sums.items():
+            scores[int(split)][metric] = float("nan") if value is None else float(value)
+        for split, (fit_id, ph, cs) in stored.items():
             if cs is not None and cs != fit_checksum(
-                dataset, model, split, ph, None, out[split]["scores"]
+                dataset, model, split, ph, None, scores[split]
             ):
-                raise self._tampered(
-                    "fit",
-                    model,
-                    split,
-                    dataset,
-                    "does not match its checksum: its scores were",
-                    out[split]["fit_id"],
-                )
-        return out
+                why = "does not match its checksum: its scores were"
+                raise self._tampered("fit", model, split, dataset, why, fit_id)
+        kept = self._load_predictions(dataset, model)
+        return {
+            int(split): Fit(
+                scores[int(split)],
+                ft,
+                st,
+                best_params=json.loads(bp) if bp else None,
+                predictions=kept.get(int(split)),
+            )
+            for _, split, ft, st, bp, _, _ in rows
+        }
 
     def _tampered(
         self, what: str, model: str, split: int, dataset: str, why: str, fit_id: int
@@ -304,8 +298,8 @@ class ResultStore:
             f"WHERE fit_id={fit_id}) to have it refitted, or move the store aside"
         )
 
-    def _load_predictions(self, dataset: str, model: str, fits: dict[int, dict[str, Any]]) -> None:
-        """Add the stored out-of-fold predictions to ``fits`` (by split), each checked."""
+    def _load_predictions(self, dataset: str, model: str) -> dict[int, OutOfFold]:
+        """The stored out-of-fold predictions of a model's fits, by split, each checked."""
         import numpy as np
 
         rows = self._con.execute(
@@ -313,28 +307,21 @@ class ResultStore:
             "p JOIN fits f USING (fit_id) WHERE f.dataset=? AND f.model=? AND f.error IS NULL",
             (dataset, model),
         )
+        out = {}
         for split, fit_id, kind, y_true, y_score, cs in rows:
             if cs != predictions_checksum(dataset, model, split, kind, y_true, y_score):
-                raise self._tampered(
-                    "predictions",
-                    model,
-                    split,
-                    dataset,
-                    "do not match their checksum: they were",
-                    fit_id,
-                )
-            fits[int(split)]["predictions"] = {
-                "kind": kind,
-                "y_true": np.asarray(json.loads(y_true)),
-                "y_score": np.asarray(json.loads(y_score), dtype=float),
-            }
+                why = "do not match their checksum: they were"
+                raise self._tampered("predictions", model, split, dataset, why, fit_id)
+            y = np.asarray(json.loads(y_score), dtype=float)
+            out[int(split)] = OutOfFold(kind, np.asarray(json.loads(y_true)), y)
+        return out
 
     def _write_predictions(
-        self, fit_id: int, dataset: str, model: str, split: int, predictions: Mapping[str, Any]
+        self, fit_id: int, dataset: str, model: str, split: int, predictions: OutOfFold
     ) -> None:
-        y_true = json.dumps(jsonable(predictions["y_true"]))
-        y_score = json.dumps(jsonable(predictions["y_score"]))
-        kind = str(predictions["kind"])
+        y_true = json.dumps(jsonable(predictions.y_true))
+        y_score = json.dumps(jsonable(predictions.y_score))
+        kind = str(predictions.kind)
         self._con.execute(
             "INSERT INTO predictions VALUES (?,?,?,?,?)",
             (
@@ -353,19 +340,19 @@ class ResultStore:
         model: str,
         split: int,
         seed: int | None,
-        result: Mapping[str, Any],
+        result: Fit,
         params_hash: str,
         params: str,
         run_id: int | None = None,
     ) -> int:
         """Write one finished fit (and its scores) in its own transaction; return its id.
 
-        A failed fit (``result["error"]`` set) is recorded too, and replaced when
+        A failed fit (``result.error`` set) is recorded too, and replaced when
         a later run fits it again.  ``run_id`` defaults to the run a
         :class:`SqliteTracker` on this store opened (None without one).
         """
         run_id = self.run_id if run_id is None else run_id
-        best = result.get("best_params")
+        best = result.best_params
         with self.transaction():
             self._con.execute(
                 "DELETE FROM fits WHERE dataset=? AND model=? AND split=?",
@@ -381,9 +368,9 @@ class ResultStore:
                     model,
                     int(split),
                     seed,
-                    float(result["fit_time"]),
-                    float(result["score_time"]),
-                    result.get("error"),
+                    float(result.fit_time),
+                    float(result.score_time),
+                    result.error,
                     params_hash,
                     params,
                     json.dumps(best, default=repr) if best is not None else None,
@@ -391,9 +378,7 @@ class ResultStore:
                     self._host,
                     os.getpid(),
                     utc_now(),
-                    fit_checksum(
-                        dataset, model, split, params_hash, result.get("error"), result["scores"]
-                    ),
+                    fit_checksum(dataset, model, split, params_hash, result.error, result.scores),
                 ),
             )
             fit_id = int(cur.lastrowid)
@@ -401,11 +386,11 @@ class ResultStore:
                 "INSERT INTO scores VALUES (?,?,?,?,?,?)",
                 [
                     (fit_id, dataset, model, int(split), m, None if v != v else float(v))
-                    for m, v in result["scores"].items()
+                    for m, v in result.scores.items()
                 ],
             )
-            if result.get("predictions") is not None:
-                self._write_predictions(fit_id, dataset, model, int(split), result["predictions"])
+            if result.predictions is not None:
+                self._write_predictions(fit_id, dataset, model, int(split), result.predictions)
         return fit_id
 
     def count_fits(self, *, successful: bool = True) -> int:
@@ -466,12 +451,12 @@ class MemoryStore(ResultStore):
 
     Examples
     --------
+    >>> from bayescomp.core.protocols import Fit
     >>> st = MemoryStore()
     >>> st.write_fit(dataset="d", model="m", split=0, seed=0, params_hash="h", params="{}",
-    ...              result={"scores": {"acc": 0.9}, "fit_time": 0.1, "score_time": 0.0,
-    ...                      "error": None, "best_params": None})
+    ...              result=Fit({"acc": 0.9}, fit_time=0.1))
     1
-    >>> st.load_fits("d", "m")[0]["scores"]
+    >>> st.load_fits("d", "m")[0].scores
     {'acc': 0.9}
     """
 
