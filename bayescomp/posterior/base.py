@@ -10,7 +10,7 @@ table, the JSON, the repr, the notebook card and the figures are written here, o
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -25,6 +25,7 @@ from bayescomp.posterior.differences import as_output
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
+    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
 
@@ -36,6 +37,8 @@ class Compared:
     rope: Any
     baseline_name: str = "baseline"
     candidate_name: str = "candidate"
+    #: the slice guardrail's posterior (``slices=``, ``docs/slices.md``), None without one
+    slices: Any = field(default=None, repr=False, compare=False)
 
 
 class PosteriorBase(Compared):
@@ -78,8 +81,31 @@ class PosteriorBase(Compared):
 
     def guards(self) -> dict[str, Any]:
         """What the decision must hold besides this posterior's own rule, by kind (the slice
-        guardrail: ``{"slices": SliceResult}``), each with a ``gate(decision)``; none here."""
-        return {}
+        guardrail: ``{"slices": SliceResult}``), each with a ``gate(decision)``."""
+        return {} if self.slices is None else {"slices": self.slices}
+
+    @property
+    def overall(self) -> Any:
+        """The same posterior without its slice guardrail."""
+        return replace(self, slices=None)
+
+    def plot_slices(self, *, ax: Axes | None = None) -> Axes:
+        """The forest plot of the slices (:meth:`SliceResult.plot`)."""
+        if self.slices is None:
+            raise ValueError("this comparison has no slice guardrail (slices=)")
+        return self.slices.plot(ax=ax)
+
+    def _slice_record(self, d: Decision) -> dict[str, Any]:
+        """What a ``to_dict`` says of the slice guardrail under decision ``d`` (none without
+        one)."""
+        if self.slices is None:
+            return {}
+        return {
+            "slice_blocked": d.slice_blocked or None,
+            "p_no_slice_worse": d.p_no_slice_worse,
+            "slice_gamma": self.slices.slice_gamma,
+            "slice_guardrail": self.slices.to_dict(),
+        }
 
     def diagnostics_summary(self) -> dict[str, Any]:
         """Nothing sampled, nothing to diagnose (overridden by sampled posteriors)."""
@@ -184,6 +210,7 @@ class PosteriorBase(Compared):
         """The summary's first row, ``method`` and, with several kinds of probability,
         every kind; JSON-ready."""
         out = {**self.summary().iloc[0].to_dict(), "method": self.method_name}
+        out |= self._slice_record(self.decision(0.95))
         out.pop("quantity", None)
         if len(self.probabilities()) > 1:
             out["probabilities"] = self._every_kind()
@@ -226,10 +253,11 @@ class PosteriorBase(Compared):
 
     # --------------------------------------------------------------------- plot
     def _repr_html_(self) -> str:
-        """Rich display in Jupyter: key numbers, decision and reason, a small plot."""
-        from bayescomp.report.notebook import posterior_html
+        """Rich display in Jupyter: key numbers, decision and reason, a small plot, then the
+        slices' forest plot when it has them."""
+        from bayescomp.report.notebook import posterior_html, slices_html
 
-        return posterior_html(self)
+        return posterior_html(self) + ("" if self.slices is None else slices_html(self))
 
     def figures(self) -> dict[str, Figure]:
         """The posterior plot, on a new figure."""

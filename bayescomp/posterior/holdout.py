@@ -12,7 +12,7 @@ whole clusters are resampled and the design effect is reported.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -32,7 +32,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-    from bayescomp.posterior.slices import SliceResult
 
 __all__ = ["HoldoutResult", "holdout_posterior"]
 
@@ -97,27 +96,10 @@ class HoldoutResult(DrawsPosterior):
     within_item_share: float | None = None
     counts: dict[str, int] | None = None
     frequentist: dict[str, Any] = field(default_factory=dict, repr=False)
-    #: the slice guardrail's posterior (``compare(..., slices=)``, ``docs/slices.md``)
-    slices: SliceResult | None = field(default=None, repr=False)
 
     @property
     def _draws(self) -> np.ndarray:
         return self.draws
-
-    def guards(self) -> dict[str, Any]:
-        """The slice guardrail, when the comparison has one (``{"slices": SliceResult}``)."""
-        return {} if self.slices is None else {"slices": self.slices}
-
-    @property
-    def overall(self) -> HoldoutResult:
-        """The same posterior without its slice guardrail."""
-        return replace(self, slices=None)
-
-    def plot_slices(self, *, ax: Axes | None = None) -> Axes:
-        """The forest plot of the slices (:meth:`SliceResult.plot`)."""
-        if self.slices is None:
-            raise ValueError("this comparison has no slice guardrail (compare(..., slices=))")
-        return self.slices.plot(ax=ax)
 
     @property
     def interval_widening(self) -> float | None:
@@ -184,15 +166,7 @@ class HoldoutResult(DrawsPosterior):
             "within_item_share": self.within_item_share,
             "draws": int(self.draws.size),
         }
-        if self.slices is not None:
-            out |= {
-                "slice_blocked": d.slice_blocked or None,
-                "p_no_slice_worse": d.p_no_slice_worse,
-            }
-            out |= {
-                "slice_gamma": self.slices.slice_gamma,
-                "slice_guardrail": self.slices.to_dict(),
-            }
+        out |= self._slice_record(d)
         if self.counts is not None:
             out.update(self.counts)
         for name, comp in self.frequentist.items():
@@ -234,12 +208,6 @@ class HoldoutResult(DrawsPosterior):
         from bayescomp.report.holdout_plots import plot_design_effect
 
         return plot_design_effect(self, ax=ax, level=confidence_level)
-
-    def _repr_html_(self) -> str:
-        """The posterior's card, then the slices' forest plot when it has them."""
-        from bayescomp.report.notebook import posterior_html, slices_html
-
-        return posterior_html(self) + ("" if self.slices is None else slices_html(self))
 
     def figures(self) -> dict[str, Figure]:
         """The posterior, and with clusters the design effect, each on a new figure."""
