@@ -9,7 +9,7 @@ import numpy as np
 from bayescomp.core.margins import Absolute
 from bayescomp.core.orientation import difference_label
 from bayescomp.report._literal import literal_text
-from bayescomp.report.plots import REGION_COLOURS, fitted_title, region_title
+from bayescomp.report.plots import REGION_COLOURS, fitted_title, new_axes, region_title
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -67,15 +67,13 @@ def plot_simplex(
     >>> [float(x) for x in ax.get_xlim()]
     [-0.15, 1.15]
     """
-    import matplotlib.pyplot as plt
 
     pts = np.asarray(sample, dtype=float)
     if pts.ndim != 2 or pts.shape[1] != 3:
         raise ValueError(f"sample must have shape (draws, 3); got {pts.shape}")
     if len(pts) > max_points:
         pts = pts[:: int(np.ceil(len(pts) / max_points))]
-    if ax is None:
-        _, ax = plt.subplots(figsize=(5.2, 4.8), layout="constrained")
+    ax = new_axes(ax, (5.2, 4.8))
     corners = np.array([[0.0, 0.0], [0.5, _SQRT3 / 2], [1.0, 0.0], [0.0, 0.0]])
     ax.plot(corners[:, 0], corners[:, 1], color="k", lw=1)
     centre = _project(np.array([[1 / 3, 1 / 3, 1 / 3]]))[0]
@@ -121,12 +119,10 @@ def plot_forest(res: Any, ax: Axes | None = None) -> Axes:
 
     ``res`` is a :class:`~bayescomp.posterior.hierarchical.HierarchicalResult`.
     """
-    import matplotlib.pyplot as plt
 
     frame = res.per_dataset.sort_values("mean").reset_index(drop=True)
     q = len(frame)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6.5, max(3.0, 0.16 * q + 1.2)), layout="constrained")
+    ax = new_axes(ax, (6.5, max(3.0, 0.16 * q + 1.2)))
     y = np.arange(q)
     rope = float(res.rope)
     if rope > 0:
@@ -174,12 +170,10 @@ def plot_forest(res: Any, ax: Axes | None = None) -> Axes:
 def plot_delta0_posterior(res: Any, ax: Axes | None = None) -> Axes:
     """ArviZ posterior plot of ``delta0`` with the ROPE, the reference value 0 and the
     three region probabilities in the title."""
-    import matplotlib.pyplot as plt
 
     from bayescomp.core.arviz_compat import plot_posterior
 
-    if ax is None:
-        _, ax = plt.subplots(figsize=(7.5, 4.0), layout="constrained")
+    ax = new_axes(ax, (7.5, 4.0))
     rope = float(res.rope)
     plot_posterior(
         res.idata,

@@ -13,6 +13,7 @@ from bayescomp.report._literal import literal_text
 from bayescomp.report.plots import (
     REGION_COLOURS,
     fitted_title,
+    new_axes,
     region_title,
     shaded_density,
 )
@@ -49,10 +50,8 @@ def _rope_lines(ax: Axes, rope: float) -> None:
 def plot_draws_posterior(res: Any, ax: Axes | None = None, level: float = 0.95) -> Axes:
     """Density of the posterior draws of a :class:`~bayescomp.posterior.holdout.HoldoutResult`
     with the ROPE band, the HDI and the three region probabilities."""
-    import matplotlib.pyplot as plt
 
-    if ax is None:
-        _, ax = plt.subplots(figsize=(7, 3.6), layout="constrained")
+    ax = new_axes(ax, (7, 3.6))
     x = _grid(res, res.draws)
     dens = _density(res.draws, x)
     ymax = max(float(dens.max()), 1e-12)
@@ -74,12 +73,10 @@ def plot_draws_posterior(res: Any, ax: Axes | None = None, level: float = 0.95) 
 @literal_text
 def plot_design_effect(res: Any, ax: Axes | None = None, level: float = 0.95) -> Axes:
     """The posterior that resamples clusters beside the cluster-blind one, with both HDIs."""
-    import matplotlib.pyplot as plt
 
     if res.blind_draws is None:
         raise ValueError("this comparison has no clusters; pass cluster= to see a design effect")
-    if ax is None:
-        _, ax = plt.subplots(figsize=(7, 3.6), layout="constrained")
+    ax = new_axes(ax, (7, 3.6))
     x = _grid(res, res.draws, res.blind_draws)
     blind = res.blind_draws
     for k, (draws, colour, name) in enumerate(

@@ -11,25 +11,17 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from bayescomp.report._literal import literal_text
+from bayescomp.report.plots import new_axes
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     from matplotlib.axes import Axes
 
 
-def _axes(ax: Axes | None, figsize: tuple[float, float] = (6.4, 4.2)) -> Axes:
-    if ax is not None:
-        return ax
-    import matplotlib.pyplot as plt
-
-    _, ax = plt.subplots(figsize=figsize)
-    return ax
-
-
 @literal_text
 def plot_metric_interval(res: Any, ax: Axes | None = None, color: str = "C0") -> Axes:
     """Histogram of the resampled metric; estimate and interval bounds as vertical lines."""
-    ax = _axes(ax)
+    ax = new_axes(ax, (6.4, 4.2), None)
     dist = np.asarray(res.distribution)
     ax.hist(
         dist,
@@ -59,7 +51,7 @@ def plot_metric_interval(res: Any, ax: Axes | None = None, color: str = "C0") ->
 @literal_text
 def plot_blb_convergence(res: Any, ax: Axes | None = None) -> Axes:
     """Averaged BLB interval width after each subset."""
-    ax = _axes(ax)
+    ax = new_axes(ax, (6.4, 4.2), None)
     h = np.asarray(res.history)
     ax.plot(np.arange(1, h.size + 1), h, marker="o", color="C0")
     ax.set_xlabel("subsets processed")
@@ -83,7 +75,7 @@ def plot_threshold_curves(
     """Mean curve over repetitions with a band, thresholds written along the curve."""
     if band not in ("std", "quantile"):
         raise ValueError(f"band must be 'std' or 'quantile'; got {band!r}")
-    ax = _axes(ax, (6.0, 5.4))
+    ax = new_axes(ax, (6.0, 5.4), None)
     color = color or "C0"
     if kind == "pr":
         xname, yname = xlabel, ylabel = "recall", "precision"
@@ -157,7 +149,7 @@ def plot_threshold_curves(
 @literal_text
 def plot_recall_at_k(res: Any, ax: Axes | None = None, max_k: int | None = None) -> Axes:
     """recall@k on the unlabeled pool against k, with the class size and the ideal line."""
-    ax = _axes(ax)
+    ax = new_axes(ax, (6.4, 4.2), None)
     t = res.table
     if max_k is None:
         size = res.class_size if np.ndim(res.class_size) == 0 else max(res.class_size)
@@ -206,7 +198,7 @@ def plot_recall_at_k(res: Any, ax: Axes | None = None, max_k: int | None = None)
 @literal_text
 def plot_metric_table(frame: pd.DataFrame, ax: Axes | None = None) -> Axes:
     """Forest plot of a :func:`bayescomp.metric_table`: estimate and interval per metric."""
-    ax = _axes(ax, (6.0, 0.45 * len(frame) + 1.2))
+    ax = new_axes(ax, (6.0, 0.45 * len(frame) + 1.2), None)
     y = np.arange(len(frame))[::-1]
     est = frame["estimate"].to_numpy(dtype=float)
     lo = frame["low"].to_numpy(dtype=float)
@@ -236,7 +228,7 @@ def plot_learning_curves(
     lc: Any, ax: Axes | None = None, confidence_level: float | None = None
 ) -> Axes:
     """Mean score per training size with credible bands, one line per model."""
-    ax = _axes(ax)
+    ax = new_axes(ax, (6.4, 4.2), None)
     s = lc.summary(confidence_level=confidence_level)
     per_model = s[s["kind"] == "model"]
     for i, (model, g) in enumerate(per_model.groupby("model", sort=False)):
@@ -257,7 +249,7 @@ def plot_learning_curves(
 @literal_text
 def plot_learning_difference(lc: Any, ax: Axes | None = None) -> Axes:
     """Difference candidate − baseline per training size with its band and P(better at all)."""
-    ax = _axes(ax)
+    ax = new_axes(ax, (6.4, 4.2), None)
     s = lc.summary()
     d = s[s["kind"] == "difference"]
     if d.empty:

@@ -18,17 +18,26 @@ if TYPE_CHECKING:  # pragma: no cover
 REGION_COLOURS = ("#c0392b", "#7f8c8d", "#27ae60")
 
 
+def new_axes(
+    ax: Axes | None, figsize: tuple[float, float], layout: str | None = "constrained"
+) -> Axes:
+    """``ax``, or the axes of a new figure of ``figsize`` (every plot's start)."""
+    if ax is not None:
+        return ax
+    import matplotlib.pyplot as plt
+
+    return plt.subplots(figsize=figsize, layout=layout)[1]
+
+
 @literal_text
 def plot_t_posterior(res: Any, ax: Axes | None = None, confidence_level: float = 0.95) -> Axes:
     """Density of the correlated t posterior, ROPE band, HDI and region probabilities.
 
     ``res`` is a single :class:`~bayescomp.posterior.ttest.CorrelatedTTestResult`.
     """
-    import matplotlib.pyplot as plt
     from scipy import stats
 
-    if ax is None:
-        _, ax = plt.subplots(figsize=(7, 3.6), layout="constrained")
+    ax = new_axes(ax, (7, 3.6))
     mean, scale, rope = float(res.mean), float(res.scale), float(res.rope)
     unit = res.metric or "score"
     label = difference_label(res)
@@ -151,11 +160,9 @@ def region_title(res: Any, head: str = "") -> str:
 def plot_frequentist(res: Any, ax: Axes | None = None) -> Axes:
     """The t sampling distribution of the mean paired difference (Nadeau–Bengio), with its
     confidence interval shaded and zero marked; the title gives t and the p-value."""
-    import matplotlib.pyplot as plt
     from scipy import stats
 
-    if ax is None:
-        _, ax = plt.subplots(figsize=(7, 3.6), layout="constrained")
+    ax = new_axes(ax, (7, 3.6))
     mean, se = float(res.mean), float(res.standard_error)
     q = stats.t.ppf(0.999, res.df)
     x = np.linspace(min(mean - q * se, 0.0), max(mean + q * se, 0.0), 600)
@@ -185,10 +192,8 @@ def plot_paired_lines(
     Lines going up are splits where the candidate scored higher; the panel on
     the right shows the distribution of the paired differences.
     """
-    import matplotlib.pyplot as plt
 
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6, 3.6), layout="constrained")
+    ax = new_axes(ax, (6, 3.6))
     b = np.asarray(paired["baseline"], dtype=float)
     c = np.asarray(paired["candidate"], dtype=float)
     bname = paired.attrs.get("baseline_name", "baseline")

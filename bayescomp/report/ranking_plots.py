@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from bayescomp.report._literal import literal_text
-from bayescomp.report.plots import REGION_COLOURS
+from bayescomp.report.plots import REGION_COLOURS, new_axes
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -43,12 +43,10 @@ def plot_rank_diagram(
     groups : list of tuple of str
         The groups to join (e.g. ``result.uncertain_groups(gamma)``).
     """
-    import matplotlib.pyplot as plt
 
     ranks = ranks.sort_values("expected_rank", kind="stable")
     k = len(ranks)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6.4, 0.9 + 0.42 * k), layout="constrained")
+    ax = new_axes(ax, (6.4, 0.9 + 0.42 * k))
     y = np.arange(k)[::-1]
     row = dict(zip(ranks.index, y, strict=True))
     ax.hlines(y, ranks["rank_low"], ranks["rank_high"], color="k", lw=1.6)
@@ -90,12 +88,10 @@ def plot_p_best(
     diamond on each bar: it is smaller than ``P(best)`` for a clear winner, because
     even the best model loses some datasets.
     """
-    import matplotlib.pyplot as plt
 
     order = p_best.sort_values(ascending=False, kind="stable").index
     k = len(order)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6.4, 0.9 + 0.4 * k), layout="constrained")
+    ax = new_axes(ax, (6.4, 0.9 + 0.4 * k))
     y = np.arange(k)[::-1]
     vals = p_best.loc[order].to_numpy(dtype=float)
     ax.barh(y, vals, color=REGION_COLOURS[2], alpha=0.8, height=0.6, label="P(best)")
@@ -127,12 +123,10 @@ def plot_control(
     A bar past ``gamma`` is a model better than the control, one below ``1 - gamma``
     a model worse than it; in between the data do not tell.
     """
-    import matplotlib.pyplot as plt
 
     p = p_beats_control.sort_values(ascending=False, kind="stable")
     k = len(p)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6.4, 0.9 + 0.4 * k), layout="constrained")
+    ax = new_axes(ax, (6.4, 0.9 + 0.4 * k))
     y = np.arange(k)[::-1]
     vals = p.to_numpy(dtype=float)
     colours = [

@@ -9,7 +9,7 @@ import numpy as np
 from bayescomp.core.margins import Absolute
 from bayescomp.core.tally import win_loss_tie
 from bayescomp.report._literal import literal_text
-from bayescomp.report.plots import REGION_COLOURS
+from bayescomp.report.plots import REGION_COLOURS, new_axes
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -127,10 +127,8 @@ def plot_paired_scores(
     above the diagonal are splits the challenger won; the grey band is the ROPE around
     the diagonal.
     """
-    import matplotlib.pyplot as plt
 
-    if ax is None:
-        _, ax = plt.subplots(figsize=(4.2, 4), layout="constrained")
+    ax = new_axes(ax, (4.2, 4))
     x = paired["champion"].to_numpy(dtype=float)
     y = paired["challenger"].to_numpy(dtype=float)
     lo = float(min(x.min(), y.min()))
@@ -178,11 +176,9 @@ def plot_paired_scores(
 @literal_text
 def plot_ranking(matrix: pd.DataFrame, title: str, ax: Axes | None = None) -> Axes:
     """Heatmap of a pairwise probability matrix (rows against columns), values annotated."""
-    import matplotlib.pyplot as plt
 
     k = len(matrix)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(1.6 + 0.75 * k, 1.2 + 0.65 * k), layout="constrained")
+    ax = new_axes(ax, (1.6 + 0.75 * k, 1.2 + 0.65 * k))
     vals = matrix.to_numpy(dtype=float)
     im = ax.imshow(vals, cmap="RdYlGn", vmin=0, vmax=1)
     ax.set_xticks(range(k), matrix.columns, rotation=35, ha="right", fontsize=8)

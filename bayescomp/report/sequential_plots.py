@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from bayescomp.core.margins import Absolute
 from bayescomp.report._literal import literal_text
+from bayescomp.report.plots import new_axes
 from bayescomp.report.templating import figure_of, png_b64, render
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -19,11 +20,9 @@ if TYPE_CHECKING:  # pragma: no cover
 def plot_sequence(res: Any, ax: Axes | None = None) -> Axes:
     """The estimate and the confidence sequence at each look, the margin band, and the
     decision point (a :class:`~bayescomp.posterior.sequential.SequentialResult`)."""
-    import matplotlib.pyplot as plt
     import numpy as np
 
-    if ax is None:
-        _, ax = plt.subplots(figsize=(7, 3.6), layout="constrained")
+    ax = new_axes(ax, (7, 3.6))
     looks, m, p = res.looks, res.margin, res.plan
     lo, hi = (np.clip(looks[k], -1e300, 1e300) for k in ("lower", "upper"))
     ax.axhspan(-m, m, color="0.85", label=f"margin {Absolute(m).label()}")

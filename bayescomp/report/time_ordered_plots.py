@@ -10,6 +10,7 @@ from bayescomp.core.orientation import difference_label
 from bayescomp.report._literal import literal_text
 from bayescomp.report.plots import (
     fitted_title,
+    new_axes,
     region_title,
     shaded_density,
 )
@@ -24,11 +25,9 @@ def plot_mixture_posterior(
 ) -> Axes:
     """Density of ``mu`` (a :class:`~bayescomp.posterior.time_ordered.TimeOrderedResult`),
     the ROPE band, the equal-tailed interval and the three region probabilities."""
-    import matplotlib.pyplot as plt
     from scipy import stats
 
-    if ax is None:
-        _, ax = plt.subplots(figsize=(7, 3.6), layout="constrained")
+    ax = new_axes(ax, (7, 3.6))
     rope = float(res.rope)
     lo_q, hi_q = res.quantile(0.005), res.quantile(0.995)
     lo, hi = min(lo_q, -1.5 * rope), max(hi_q, 1.5 * rope)
