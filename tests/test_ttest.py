@@ -131,7 +131,7 @@ def test_interval_coverage_simulation(true_rho, n):
     # ignoring the correlation: the interval is far too narrow
     assert cover0 < 0.85, cover0
     # probability calibration: P(mu_hat side) behaves like a p-value -> uniform
-    u = np.asarray(corrected._cdf(mu))
+    u = 1 - np.asarray(corrected._tail(mu, upper=True))  # P(posterior mu <= true mu)
     assert stats.kstest(u, "uniform").pvalue > 1e-3
 
 

@@ -84,20 +84,15 @@ class CorrelatedTTestResult(PosteriorBase):
     def _point_mass(self) -> np.ndarray:
         return np.asarray(self.scale) == 0
 
-    def _dist(self) -> Any:
-        # scipy forbids scale == 0; use 1 there and handle point masses separately.
-        scale = np.where(self._point_mass, 1.0, self.scale)
-        return stats.t(self.df, loc=self.mean, scale=scale)
-
-    def _cdf(self, x: Any) -> Any:
-        mean = np.asarray(self.mean)
-        cdf = self._dist().cdf(x)
-        return _out(np.where(self._point_mass, (mean <= x).astype(float), cdf))
-
-    def _sf(self, x: Any) -> Any:
-        mean = np.asarray(self.mean)
-        sf = self._dist().sf(x)
-        return _out(np.where(self._point_mass, (mean > x).astype(float), sf))
+    def _tail(self, x: Any, upper: bool = False) -> Any:
+        """``P(mu > x)`` (``upper``) or ``P(mu < x)``, by the Student-t cdf
+        (``scipy.special.stdtr``, which ``scipy.stats.t`` itself calls); where the scale is 0
+        the posterior is a point mass at the mean."""
+        mean = np.asarray(self.mean, dtype=float)
+        point = self._point_mass
+        scale = np.where(point, 1.0, np.asarray(self.scale, dtype=float))
+        z = (mean - x) / scale if upper else (x - mean) / scale
+        return _out(np.where(point, (mean > x) if upper else (mean < x), special.stdtr(self.df, z)))
 
     @property
     def is_batch(self) -> bool:
@@ -107,31 +102,18 @@ class CorrelatedTTestResult(PosteriorBase):
     @property
     def p_better(self) -> Any:
         """``P(mu > 0)``: the candidate is better at all."""
-        return self._sf(0.0)
+        return self._tail(0.0, upper=True)
 
     @property
     def p_worse(self) -> Any:
         """``P(mu < 0)``: the risk that the candidate is worse."""
-        mean = np.asarray(self.mean)
-        cdf = self._dist().cdf(0.0)
-        return _out(np.where(self._point_mass, (mean < 0).astype(float), cdf))
+        return self._tail(0.0)
 
     @cached_property
     def _tails(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(P(mu < -rope), P(mu > rope))``, computed once with the Student-t cdf
-        (``scipy.special.stdtr``, which ``scipy.stats.t`` itself calls)."""
-        mean = np.asarray(self.mean, dtype=float)
+        """``(P(mu < -rope), P(mu > rope))``, computed once."""
         rope = np.asarray(self.rope, dtype=float)
-        scale = np.asarray(self.scale, dtype=float)
-        point = scale == 0
-        if point.any():  # scale 0 is a point mass at the mean
-            scale = np.where(point, 1.0, scale)
-        left = special.stdtr(self.df, (-rope - mean) / scale)
-        right = special.stdtr(self.df, (mean - rope) / scale)
-        if point.any():
-            left = np.where(point, (mean < -rope).astype(float), left)
-            right = np.where(point, (mean > rope).astype(float), right)
-        return left, right
+        return np.asarray(self._tail(-rope), float), np.asarray(self._tail(rope, upper=True), float)
 
     @property
     def expected_gain(self) -> Any:
