@@ -138,3 +138,33 @@ def test_a_predictions_selection_checks_its_request_at_the_door_only():
     # the promoted step is the one-test-set posterior of compare on the same two columns
     direct = bc.compare(preds, "base", "b", metric="accuracy", rope=0.01, random_state=0)
     assert three.steps["decision"].tolist()[1] == direct.decision().outcome == "promote"
+
+
+def test_a_sliced_selection_checks_its_slice_guardrail_once():
+    """The slice guardrail's options are checked by ``slice_guard`` at the door, once for a
+    selection of three steps, and every step carries its slices' posterior."""
+    from bayescomp.posterior import request as request_module
+
+    rng = np.random.default_rng(5)
+    n = 2400
+    y = rng.integers(0, 2, n)
+    accuracy = {"base": 0.8, "a": 0.84, "b": 0.86, "c": 0.78}
+    preds = pd.DataFrame(
+        {"y_true": y}
+        | {m: np.where(rng.random(n) < a, y, 1 - y) for m, a in accuracy.items()}
+        | {"region": np.repeat(["north", "south", "east", "west"], n // 4)}
+    )
+    COUNTED[request_module.slice_guard.__code__] = "slice_guard"
+    try:
+        slicing = {"slices": "region", "slice_rope": 0.02}
+        sel, seen = calls(
+            lambda: bc.select(
+                preds, baseline="base", rope=0.01, metric="accuracy", compare_options=slicing
+            )
+        )
+    finally:
+        del COUNTED[request_module.slice_guard.__code__]
+    assert len(sel.steps) == 3
+    assert all(r is not None and r.slices is not None for r in sel.results)
+    assert seen["slice_guard"] == 1
+    assert seen["as_margin"] == 2  # the ROPE and the slice ROPE, at the door

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, cast, runtime_checkable
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -44,6 +44,22 @@ class Fit:
     best_params: Any = None
     predictions: OutOfFold | None = None
     warnings: tuple[tuple[type, str, int], ...] = ()
+
+
+class Card:
+    """A result's notebook card (:func:`bayescomp.report.notebook.result_html`): its title
+    (``card_title``, else the class's name), its summary and its plot, after the result's
+    own line in words when ``card_says``."""
+
+    card_title: ClassVar[str | None] = None
+    card_says: ClassVar[bool] = False
+
+    def _repr_html_(self) -> str:
+        """Rich display in Jupyter: the card."""
+        from bayescomp.report.notebook import result_html
+
+        result = cast("Result", self)  # a Card is mixed into a Result
+        return result_html(result, self.card_title, str(self) if self.card_says else None)
 
 
 @runtime_checkable

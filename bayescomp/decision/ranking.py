@@ -25,6 +25,7 @@ import numpy as np
 from bayescomp.core.checks import check_no_level
 from bayescomp.core.jsonable import jsonable
 from bayescomp.core.margins import Absolute
+from bayescomp.core.protocols import Card
 from bayescomp.core.rule import decide_many
 from bayescomp.posterior import compare as comparison  # module: compare() looked up on use
 from bayescomp.posterior.compare import as_scores
@@ -44,7 +45,7 @@ METHODS = ("pairwise", "plackett_luce")
 
 
 @dataclass(frozen=True)
-class Ranking:
+class Ranking(Card):
     """Pairwise posterior probabilities of ``k`` models (rows against columns).
 
     Attributes
@@ -127,12 +128,6 @@ class Ranking:
                 "pairs": self.summary().to_dict("records"),
             }
         )
-
-    def _repr_html_(self) -> str:
-        """Rich display in Jupyter: the pairs table and a small plot."""
-        from bayescomp.report.notebook import result_html
-
-        return result_html(self)
 
     def plot(self, kind: str = "p_better", *, ax: Axes | None = None) -> Axes:
         """Heatmap of one matrix (``p_better``, ``p_right``, ``p_rope``, ``p_left``)."""

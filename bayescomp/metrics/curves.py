@@ -20,6 +20,7 @@ import numpy as np
 from bayescomp.core.checks import check_level
 from bayescomp.core.jsonable import jsonable
 from bayescomp.core.metric import count_metrics, metric_record, shown
+from bayescomp.core.protocols import Card
 from bayescomp.metrics._metric import check_no_missing_labels, check_pos_label, numeric_scores
 from bayescomp.metrics.spark import is_spark_frame, score_checks, threshold_counts
 
@@ -31,7 +32,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 @dataclass(frozen=True)
-class ThresholdCurves:
+class ThresholdCurves(Card):
     """Metrics of every repetition at fixed thresholds, and their spread.
 
     Attributes
@@ -130,12 +131,6 @@ class ThresholdCurves:
                 "std": {m: s[m]["std"].to_numpy() for m in self.metrics},
             }
         )
-
-    def _repr_html_(self) -> str:
-        """Rich display in Jupyter: the summary and a small plot."""
-        from bayescomp.report.notebook import result_html
-
-        return result_html(self)
 
     def plot(
         self,

@@ -11,6 +11,7 @@ import numpy as np
 from bayescomp.core.checks import check_own_level
 from bayescomp.core.jsonable import jsonable
 from bayescomp.core.orientation import clip_to_range
+from bayescomp.core.protocols import Card
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -18,7 +19,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 @dataclass(frozen=True)
-class MetricInterval:
+class MetricInterval(Card):
     """A confidence interval for one metric on one test set.
 
     Attributes
@@ -41,6 +42,8 @@ class MetricInterval:
         Number of test rows.
     n_resamples : int
     """
+
+    card_says = True
 
     metric: str
     estimate: float
@@ -97,12 +100,6 @@ class MetricInterval:
     def to_dict(self) -> dict[str, Any]:
         """The summary's row, JSON-ready."""
         return jsonable(self.summary().iloc[0].to_dict())
-
-    def _repr_html_(self) -> str:
-        """Rich display in Jupyter: the interval in words, the summary, a small plot."""
-        from bayescomp.report.notebook import result_html
-
-        return result_html(self, reason=str(self))
 
     def plot(self, *, ax: Axes | None = None) -> Axes:
         """Histogram of the resampled metric with the estimate and the interval marked."""

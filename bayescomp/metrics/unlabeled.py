@@ -18,6 +18,7 @@ import numpy as np
 from bayescomp.core.checks import check_no_level, check_no_missing
 from bayescomp.core.exceptions import PrecisionAboveOneWarning
 from bayescomp.core.jsonable import jsonable
+from bayescomp.core.protocols import Card
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -25,7 +26,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 @dataclass(frozen=True)
-class UnlabeledPrecisionAtK:
+class UnlabeledPrecisionAtK(Card):
     """Recall@k, precision@k and F1@k on an unlabeled pool, for one class.
 
     Attributes
@@ -58,6 +59,8 @@ class UnlabeledPrecisionAtK:
         Number of ``k`` flagged in ``above_one_significant``.
     """
 
+    card_says = True
+
     table: pd.DataFrame = field(repr=False)
     class_size: Any
     positive_class: Any
@@ -88,12 +91,6 @@ class UnlabeledPrecisionAtK:
                 "table": self.table.reset_index().to_dict("records"),
             }
         )
-
-    def _repr_html_(self) -> str:
-        """Rich display in Jupyter: the best ``k`` in words, the table, a small plot."""
-        from bayescomp.report.notebook import result_html
-
-        return result_html(self, reason=str(self))
 
     def to_frame(self) -> pd.DataFrame:
         return self.table.reset_index()

@@ -15,6 +15,7 @@ from scipy import stats
 
 from bayescomp.core.checks import check_level, check_rho
 from bayescomp.core.jsonable import jsonable
+from bayescomp.core.protocols import Card
 from bayescomp.posterior.differences import as_output, corrected_scale, paired_differences
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -25,8 +26,10 @@ __all__ = ["NadeauBengioResult", "nadeau_bengio_ttest"]
 
 
 @dataclass(frozen=True)
-class NadeauBengioResult:
+class NadeauBengioResult(Card):
     """Frequentist corrected resampled t-test (Nadeau & Bengio 2003)."""
+
+    card_title = "Nadeau–Bengio corrected t-test"
 
     statistic: Any
     pvalue: Any
@@ -63,12 +66,6 @@ class NadeauBengioResult:
         """The summary's row (``{"comparisons": [...]}`` for a batch), JSON-ready."""
         rows = self.summary().to_dict("records")
         return jsonable(rows[0] if np.ndim(self.mean) == 0 else {"comparisons": rows})
-
-    def _repr_html_(self) -> str:
-        """Rich display in Jupyter: the summary and a small plot."""
-        from bayescomp.report.notebook import result_html
-
-        return result_html(self, title="Nadeau–Bengio corrected t-test")
 
     def plot(self, *, ax: Axes | None = None) -> Axes:
         """The t sampling distribution of the mean difference, its interval and zero."""

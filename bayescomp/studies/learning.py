@@ -19,6 +19,7 @@ from bayescomp.core.checks import check_level, check_samples
 from bayescomp.core.jsonable import jsonable
 from bayescomp.core.margins import Absolute, as_margin
 from bayescomp.core.orientation import metric_bounds
+from bayescomp.core.protocols import Card
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -29,7 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 @dataclass(frozen=True)
-class LearningCurves:
+class LearningCurves(Card):
     """Per-split scores of several models at a schedule of training sizes.
 
     Attributes
@@ -208,12 +209,6 @@ class LearningCurves:
                 "rows": self.summary().to_dict("records"),
             }
         )
-
-    def _repr_html_(self) -> str:
-        """Rich display in Jupyter: the summary and a small plot."""
-        from bayescomp.report.notebook import result_html
-
-        return result_html(self)
 
     def plot(self, *, ax: Axes | None = None, confidence_level: float | None = None) -> Axes:
         """Mean score per training size with credible bands, one line per model."""

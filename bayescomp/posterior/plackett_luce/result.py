@@ -13,6 +13,7 @@ import numpy as np
 
 from bayescomp.core.checks import check_gamma, check_level
 from bayescomp.core.jsonable import jsonable
+from bayescomp.core.protocols import Card
 from bayescomp.posterior.hierarchical.diagnostics import MCMCChecks, diagnostics_table
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -84,7 +85,7 @@ def _latex(text: str) -> str:
 
 
 @dataclass(frozen=True, eq=False)
-class PlackettLuceResult(MCMCChecks):
+class PlackettLuceResult(MCMCChecks, Card):
     """Posterior of a Bayesian Plackett–Luce model of per-dataset rankings.
 
     Attributes
@@ -102,6 +103,8 @@ class PlackettLuceResult(MCMCChecks):
     tied : tuple of str
         Datasets with a partial tie (their likelihood sums over the tied orders).
     """
+
+    card_title = "Plackett–Luce ranking"
 
     idata: Any = field(repr=False)
     metric: str | None = None
@@ -340,12 +343,6 @@ class PlackettLuceResult(MCMCChecks):
                 "convergence_problems": self.convergence_problems,
             }
         )
-
-    def _repr_html_(self) -> str:
-        """Rich display in Jupyter: the summary and the rank diagram."""
-        from bayescomp.report.notebook import result_html
-
-        return result_html(self, title="Plackett–Luce ranking")
 
     def plot(self, gamma: float = 0.95, *, ax: Axes | None = None) -> Axes:
         """The rank diagram (see :meth:`plot_ranks`)."""
