@@ -18,7 +18,7 @@ import numpy as np
 from bayescomp.core.checks import check_level, check_samples
 from bayescomp.core.jsonable import jsonable
 from bayescomp.core.margins import Absolute, as_margin
-from bayescomp.core.orientation import metric_bounds
+from bayescomp.core.orientation import clip_to_range
 from bayescomp.core.protocols import Card
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -120,13 +120,10 @@ class LearningCurves(Card):
         from bayescomp.posterior.ttest import ZeroVarianceWarning
 
         level = self.confidence_level if confidence_level is None else float(confidence_level)
-        bounds = metric_bounds(self.metric)
-        width = bounds[1] - bounds[0]
-        diff_bounds = (-width, width)
+        regions = ("p_better", "p_left", "p_rope", "p_right")
         rows = []
         for size in self.train_sizes:
             size = int(size)
-            rho = self.rho(size)
             for model in self.models:
                 g = self._rows(model, size)
                 base = dict(
@@ -134,49 +131,23 @@ class LearningCurves(Card):
                     train_size=size,
                     n_train=float(g["n_train"].mean()),
                     n_test=float(g["n_test"].mean()),
-                    rho=rho,
+                    rho=self.rho(size),
                     n_splits=len(g),
                     confidence_level=level,
                 )
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", ZeroVarianceWarning)
-                    post = self.posterior(model, size)
-                lo, hi, clipped = _clip(_raw_interval(post, level), bounds)
-                rows.append(
-                    {
-                        **base,
-                        "kind": "model",
-                        "mean": post.mean,
-                        "sd": post.sd,
-                        "low": lo,
-                        "high": hi,
-                        "clipped": clipped,
-                        "p_better": np.nan,
-                        "p_left": np.nan,
-                        "p_rope": np.nan,
-                        "p_right": np.nan,
-                    }
-                )
+                pairs = [("model", None)]
                 if self.baseline is not None and model != self.baseline:
+                    pairs.append(("difference", self.baseline))
+                for kind, versus in pairs:
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore", ZeroVarianceWarning)
-                        d = self.posterior(model, size, versus=self.baseline)
-                    lo, hi, clipped = _clip(_raw_interval(d, level), diff_bounds)
-                    rows.append(
-                        {
-                            **base,
-                            "kind": "difference",
-                            "mean": d.mean,
-                            "sd": d.sd,
-                            "low": lo,
-                            "high": hi,
-                            "clipped": clipped,
-                            "p_better": d.p_better,
-                            "p_left": d.p_left,
-                            "p_rope": d.p_rope,
-                            "p_right": d.p_right,
-                        }
-                    )
+                        post = self.posterior(model, size, versus=versus)
+                    # the t interval before clipping, then clipped to the metric's range
+                    raw = dataclasses.replace(post, metric=None).interval(level)
+                    lo, hi, clipped = clip_to_range(*raw, self.metric, difference=bool(versus))
+                    probs = {k: getattr(post, k) if versus else np.nan for k in regions}
+                    row = dict(kind=kind, mean=post.mean, sd=post.sd, low=lo, high=hi)
+                    rows.append({**base, **row, "clipped": clipped, **probs})
         cols = [
             "kind",
             "model",
@@ -221,18 +192,6 @@ class LearningCurves(Card):
         from bayescomp.report.metric_plots import plot_learning_difference
 
         return plot_learning_difference(self, ax=ax)
-
-
-def _raw_interval(post: Any, level: float) -> tuple[float, float]:
-    """The t interval before any clipping (``_clip`` clips it and reports whether it did)."""
-    return dataclasses.replace(post, metric=None).interval(level)
-
-
-def _clip(interval: tuple[float, float], bounds: tuple[float, float]) -> tuple[float, float, bool]:
-    """An interval intersected with the metric's range, and whether that changed it."""
-    lo, hi = (float(v) for v in interval)
-    c_lo, c_hi = max(lo, bounds[0]), min(hi, bounds[1])
-    return c_lo, c_hi, bool(c_lo != lo or c_hi != hi)
 
 
 def _schedule(
