@@ -168,3 +168,16 @@ def test_a_sliced_selection_checks_its_slice_guardrail_once():
     assert all(r is not None and r.slices is not None for r in sel.results)
     assert seen["slice_guard"] == 1
     assert seen["as_margin"] == 2  # the ROPE and the slice ROPE, at the door
+
+
+def test_the_planner_checks_a_table_pilots_margin_once(four_models):
+    """A table pilot's margin is checked at the planner's door (the request), not again
+    after its comparison; the plan is that of the pilot's correlated t-test."""
+    pilot = Scores.from_frame(four_models)
+    plan, seen = calls(lambda: bc.plan_repetitions(pilot, "lr", "b", metric="accuracy", rope=0.01))
+    assert seen["as_margin"] == 1 and seen["parse_margin"] == 1
+    res = bc.compare(pilot, "lr", "b", metric="accuracy", rope=0.01)
+    same = bc.plan_repetitions(res)
+    assert (plan.repetitions, plan.decisive_rate) == (same.repetitions, same.decisive_rate)
+    with pytest.raises(ValueError, match="plan_repetitions takes a ROPE that is absolute"):
+        bc.plan_repetitions(pilot, "lr", "b", metric="accuracy", rope="1%")

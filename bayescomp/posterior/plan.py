@@ -34,7 +34,7 @@ from bayescomp.core.checks import (
     check_rho,
 )
 from bayescomp.core.margins import Absolute, as_margin
-from bayescomp.posterior.compare import as_scores, compare
+from bayescomp.posterior.compare import as_scores, compare_scores, scores_request
 from bayescomp.posterior.repetitions import RepetitionPlan, decisive_rates, plan_differences
 from bayescomp.posterior.ttest import CorrelatedTTestResult
 from bayescomp.scores.table import Scores
@@ -208,7 +208,7 @@ def plan_test_set(
     855
     """
     gamma = check_gamma(gamma)
-    rope = as_margin(rope, takes=(Absolute,), where="plan_repetitions")
+    rope = as_margin(rope, takes=(Absolute,), where="plan_test_set")
     if not 0 < power < 1:
         raise ValueError(f"power must be in (0, 1); got {power!r}")
     real = isinstance(difference, numbers.Real) and not isinstance(difference, bool)
@@ -250,16 +250,33 @@ def plan_test_set(
 
 
 def _pilot_differences(
-    pilot: Any, folds: Any, rho: Any, rope: Any, compare_args: dict[str, Any]
+    pilot: Any,
+    folds: Any,
+    rho: Any,
+    rope: Any,
+    pair: tuple[Any, Any],
+    metric: str | None,
+    dataset: str | None,
+    higher_is_better: bool | None,
 ) -> tuple[np.ndarray, float, int, float]:
-    """The pilot's oriented differences, rho, splits per repetition and rope."""
-    known = None  # the folds of a table pilot's design
+    """The pilot's oriented differences, rho, splits per repetition and rope (a table
+    pilot: ``pair``'s correlated t-test on ``metric``, ``dataset``)."""
+    known = checked = None  # the folds of a table pilot's design, its checked margin
+    door = {"takes": (Absolute,), "where": "plan_repetitions"}
     if isinstance(pilot, Scores) or hasattr(pilot, "columns"):  # a table (or a DataFrame)
-        scores = as_scores(pilot)
-        pilot = compare(scores, method="ttest", rope=rope or 0.0, **compare_args)
+        scores, request = scores_request(
+            as_scores(pilot),
+            metric=metric,
+            rope=rope or 0.0,
+            higher_is_better=higher_is_better,
+            method="ttest",
+            **door,
+        )
+        checked = request.margin
+        pilot = compare_scores(scores, *pair, request, dataset=dataset)
         if "fold" in scores.to_frame().columns:
             f = scores.to_frame()
-            known = int(f.loc[f["model"] == compare_args["candidate"], "fold"].nunique())
+            known = int(f.loc[f["model"] == pair[1], "fold"].nunique())
     if isinstance(pilot, CorrelatedTTestResult):
         if pilot.is_batch:
             raise ValueError("plan_repetitions plans one comparison; index the batch first")
@@ -296,12 +313,9 @@ def _pilot_differences(
     folds = round(1 / rho) if folds is None and rho > 0 else folds
     if not rho > 0:
         raise ValueError("rho must be > 0: with rho = 0 the splits are not a k-fold design")
-    return (
-        d,
-        rho,
-        int(folds),
-        as_margin(0.0 if rope is None else rope, takes=(Absolute,), where="plan_repetitions"),
-    )
+    if checked is None:  # a table pilot's margin was checked at its door
+        checked = as_margin(0.0 if rope is None else rope, **door)
+    return d, rho, int(folds), checked
 
 
 def plan_repetitions(
@@ -367,7 +381,7 @@ def plan_repetitions(
     max_repetitions = check_number(
         max_repetitions, "max_repetitions", integer=True, min_val=1, max_val=100_000
     )
-    args = dict(baseline=baseline, candidate=candidate, metric=metric, dataset=dataset)
-    args["higher_is_better"] = higher_is_better
-    d, rho, folds, rope = _pilot_differences(pilot, folds, rho, rope, args)
+    d, rho, folds, rope = _pilot_differences(
+        pilot, folds, rho, rope, (baseline, candidate), metric, dataset, higher_is_better
+    )
     return plan_differences(d, rho, folds, rope, gamma, assurance, max_repetitions)

@@ -65,7 +65,8 @@ def fit_and_score(
     given; an empty ``scorers`` scores nothing).  ``inspect(fitted_estimator)`` runs after
     a successful fit and its value is the fit's ``best_params`` (the hyperparameters a
     search chose); ``predict(fitted_estimator, X_test, y_test)`` likewise, its
-    ``predictions`` (e.g. ``(y_true, y_score)``: the caller names their kind).
+    ``predictions`` (an :class:`~bayescomp.core.protocols.OutOfFold` from
+    :func:`~bayescomp.scores.crossval.fit_paired`).
 
     Warnings raised by the fit or the scoring are caught here and kept in the fit's
     ``warnings`` (distinct ones, counted), so that they reach the calling process

@@ -146,8 +146,10 @@ class LearningCurves(Card):
                     raw = dataclasses.replace(post, metric=None).interval(level)
                     lo, hi, clipped = clip_to_range(*raw, self.metric, difference=bool(versus))
                     probs = {k: getattr(post, k) if versus else np.nan for k in regions}
-                    row = dict(kind=kind, mean=post.mean, sd=post.sd, low=lo, high=hi)
-                    rows.append({**base, **row, "clipped": clipped, **probs})
+                    rows.append(
+                        {**base, "kind": kind, "mean": post.mean, "sd": post.sd}
+                        | {"low": lo, "high": hi, "clipped": clipped, **probs}
+                    )
         cols = [
             "kind",
             "model",

@@ -49,12 +49,11 @@ class SelectionSetup:
 
     def to_dict(self) -> dict[str, Any]:
         """The setup as one flat record (the selection's ``settings``)."""
-        r = self.request
         out = {k: getattr(self, k) for k in ("baseline", "order", "max_repeats", "rule")}
-        out |= {k: getattr(r, k) for k in ("gamma", "method", "random_state", "metric")}
-        out |= {"rope": r.margin, **self.design}
-        if r.guardrails:
-            out["guardrails"] = {m: half_width for m, half_width, _ in r.guardrails}
+        out |= {k: getattr(self.request, k) for k in ("gamma", "method", "random_state", "metric")}
+        out |= {"rope": self.request.margin, **self.design}
+        if self.request.guardrails:
+            out["guardrails"] = {m: half_width for m, half_width, _ in self.request.guardrails}
         return out if self.data is None else {**out, "data": dict(self.data)}
 
     def identity(self, models: Mapping[str, str]) -> str:
