@@ -19,7 +19,9 @@ import pytest
 from scipy import stats
 
 import bayescomp as bc
+from bayescomp.core.arviz_compat import arviz_major
 from bayescomp.core.protocols import Posterior, Result, ScoresProvider
+from bayescomp.core.regions import shortest_interval
 from bayescomp.report.templating import figure_of
 
 REPO = Path(__file__).resolve().parents[1]
@@ -126,12 +128,32 @@ def test_hierarchical_result_keeps_the_contract(across):
         across, 0.1, rope=0.005, random_state=1, chains=2, draws=60, tune=60, refit=False
     )
     _check_contract(res, posterior=True)
+    lo, hi = _arviz_hdi(res._delta0, 0.8)
+    row = res.summary(confidence_level=0.8).iloc[0]
+    assert (row["hdi_80_low"], row["hdi_80_high"]) == (lo, hi)
+    per = res.per_dataset.iloc[0]
+    delta = res.idata.posterior["delta"].values.reshape(-1, len(res.per_dataset))
+    assert (per["hdi_95_low"], per["hdi_95_high"]) == _arviz_hdi(delta[:, 0], 0.95)
+    assert set(res.figures()) == {"posterior", "simplex", "forest", "trace"}
+
+
+def _arviz_hdi(x: np.ndarray, level: float) -> tuple[float, float]:
+    """The installed ArviZ's own ``hdi`` of a 1-D sample (its keyword differs by version)."""
     import arviz as az
 
-    lo, hi = az.hdi(res._delta0, hdi_prob=0.8)
-    row = res.summary(confidence_level=0.8).iloc[0]
-    assert (row["hdi_80_low"], row["hdi_80_high"]) == pytest.approx((lo, hi))
-    assert set(res.figures()) == {"posterior", "simplex", "forest", "trace"}
+    key = "prob" if arviz_major() >= 1 else "hdi_prob"
+    lo, hi = az.hdi(np.asarray(x, dtype=float), **{key: level})
+    return float(lo), float(hi)
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 100, 1999, 4000])
+@pytest.mark.parametrize("level", [0.5, 0.8, 0.89, 0.95, 0.999])
+def test_shortest_interval_is_arviz_hdi_to_the_draw(n, level):
+    """The one HDI of draws picks the same two draws as the installed ArviZ's ``hdi`` (0.2x or
+    1.x): a skewed sample with ties, whose interval moves when the window is one draw off."""
+    rng = np.random.default_rng(n)
+    x = np.round(rng.gamma(2.0, size=n), 2)
+    assert shortest_interval(x, level) == _arviz_hdi(x, level)
 
 
 def test_plackett_luce_keeps_the_result_contract():

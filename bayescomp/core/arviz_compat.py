@@ -4,7 +4,7 @@ ArviZ 0.2x (with PyMC 5) stores draws in an ``arviz.InferenceData``; ArviZ 1.x (
 PyMC 6, Python >= 3.12) stores them in an ``xarray.DataTree``.  Both expose the groups
 as attributes (``idata.posterior["delta0"]``, ``idata.sample_stats``,
 ``idata.constant_data``), so the rest of the package reads either the same way; the few
-calls whose names or signatures differ (building from arrays, listing groups, HDIs,
+calls whose names or signatures differ (building from arrays, listing groups,
 the diagnostics table, netCDF files) go through the functions below.  Nothing here
 imports ArviZ until it is called (``import bayescomp`` stays fast).
 """
@@ -27,8 +27,6 @@ __all__ = [
     "from_dict",
     "from_netcdf",
     "group_names",
-    "hdi",
-    "hdi_per_coordinate",
 ]
 
 
@@ -175,38 +173,6 @@ def from_netcdf(path: str) -> Any:
     return az.from_netcdf(path)
 
 
-def hdi(values: Any, prob: float) -> tuple[float, float]:
-    """Highest-density interval ``(low, high)`` of a 1-D sample.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> lo, hi = hdi(np.random.default_rng(0).normal(size=20000), 0.95)
-    >>> bool(abs(lo + 1.96) < 0.1 and abs(hi - 1.96) < 0.1)
-    True
-    """
-    import arviz as az
-
-    x = np.asarray(values, dtype=float).ravel()
-    if arviz_major() >= 1:
-        lo, hi = az.hdi(x, prob=float(prob))
-    else:
-        lo, hi = az.hdi(x, hdi_prob=float(prob))
-    return float(lo), float(hi)
-
-
-def hdi_per_coordinate(draws: Any, prob: float) -> np.ndarray:
-    """HDI of a ``(chain, draw, k)`` DataArray for each of its ``k`` entries: shape ``(k, 2)``."""
-    import arviz as az
-
-    name = draws.name
-    if arviz_major() >= 1:
-        out = az.hdi(draws.to_dataset(name=name), prob=float(prob))[name]
-    else:
-        out = az.hdi(draws.to_dataset(name=name), hdi_prob=float(prob))[name]
-    return np.asarray(out.values, dtype=float)
-
-
 def diagnostics_summary(idata: Any, var_names: Sequence[str]) -> Any:
     """ArviZ's diagnostics table (R-hat, ESS, MCSE), unrounded, one row per scalar.
 
@@ -306,8 +272,10 @@ def plot_posterior(
         return ax
     from scipy.stats import gaussian_kde
 
+    from bayescomp.core.regions import shortest_interval
+
     x = np.asarray(idata.posterior[var].values, dtype=float).ravel()
-    lo, hi = hdi(x, hdi_prob)
+    lo, hi = shortest_interval(x, hdi_prob)
     grid = np.linspace(x.min(), x.max(), 400)
     dens = gaussian_kde(x)(grid) if np.ptp(x) > 0 else np.zeros_like(grid)
     ax.plot(grid, dens, color="C0")

@@ -21,7 +21,7 @@ from bayescomp.core.checks import check_level, check_number, rng_from
 from bayescomp.core.jsonable import jsonable
 from bayescomp.core.margins import Absolute, as_margin
 from bayescomp.core.orientation import difference_label
-from bayescomp.core.regions import RegionProbabilities, argmax_shares
+from bayescomp.core.regions import RegionProbabilities, argmax_shares, shortest_interval
 from bayescomp.core.rule import Decision, decide
 from bayescomp.posterior.base import PosteriorBase
 from bayescomp.posterior.differences import per_dataset_means
@@ -189,10 +189,7 @@ class RankTestResult(PosteriorBase):
         level = check_level(confidence_level, "confidence_level")
         if self.gain_sample is None:
             return self.expected_gain, self.expected_gain
-        from bayescomp.core.arviz_compat import hdi
-
-        lo, hi = hdi(np.asarray(self.gain_sample, dtype=float), level)
-        return float(lo), float(hi)
+        return shortest_interval(self.gain_sample, level)
 
     def probabilities(self) -> dict[str, RegionProbabilities]:
         return {"baycomp_convention": self.baycomp_convention, "next_dataset": self.next_dataset}

@@ -9,12 +9,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bayescomp.core.arviz_compat import DrawArrays, hdi, hdi_per_coordinate
-from bayescomp.core.checks import check_level
+from bayescomp.core.arviz_compat import DrawArrays
 from bayescomp.core.jsonable import jsonable
 from bayescomp.core.optional import require
 from bayescomp.core.orientation import difference_label
-from bayescomp.core.regions import RegionProbabilities, argmax_shares, t_region_masses
+from bayescomp.core.regions import (
+    RegionProbabilities,
+    argmax_shares,
+    shortest_interval,
+    t_region_masses,
+)
 from bayescomp.posterior.base import DrawsPosterior
 from bayescomp.posterior.hierarchical.diagnostics import (
     ESS_BULK_MIN,
@@ -201,12 +205,6 @@ class HierarchicalResult(DrawsPosterior, MCMCChecks):
             "baycomp_convention": self.baycomp_convention,
         }
 
-    def hdi(self, confidence_level: float = 0.95) -> tuple[float, float]:
-        """Highest-density interval of ``delta0``."""
-        level = check_level(confidence_level, "confidence_level")
-        lo, hi = hdi(self._delta0, level)
-        return float(lo), float(hi)
-
     # ---------------------------------------------------------- diagnostics
     @cached_property
     def diagnostics(self) -> pd.DataFrame:
@@ -280,7 +278,7 @@ class HierarchicalResult(DrawsPosterior, MCMCChecks):
 
         post = self.idata.posterior["delta"]
         draws = post.values.reshape(-1, post.sizes["dataset"])
-        hdi = hdi_per_coordinate(post, 0.95)
+        hdi = np.array([shortest_interval(column, 0.95) for column in draws.T])
         const = self.idata.constant_data
         r = self.rope
         return pd.DataFrame(
