@@ -452,9 +452,8 @@ def test_plots(nbc_hnb):
     assert "hnb better" in texts and "nbc better" in texts
     ax = res.plot_forest()
     assert len(ax.get_yticklabels()) == 53
-    ax = res.plot_posterior()
+    ax = res.plot()
     assert "δ0" in ax.get_title()
-    assert isinstance(res.plot(), Axes)
     axes = res.plot_trace()
     assert axes.shape == (3, 2)
 

@@ -273,3 +273,62 @@ def test_no_command_help_shows_a_meaningless_default(capsys, command):
     shown = {"compare": "(default: auto)", "select": "(default: given)", "rank": "(default: 0.0)"}
     if command in shown:  # a default that means something is still said
         assert shown[command] in text
+
+
+# -- one posterior plot: every posterior of a difference drawn alike ----------------------
+
+
+def _posterior(kind: str):
+    import warnings
+    from pathlib import Path
+
+    import bayescomp as bc
+    from bayescomp.posterior.time_ordered import time_ordered_test
+
+    rng = np.random.default_rng(5)
+    a = rng.normal(0.8, 0.02, 30)
+    if kind == "ttest":
+        return bc.correlated_ttest(a, a + rng.normal(0.004, 0.01, 30), rho=0.1, rope=0.005)
+    if kind == "time_ordered":
+        return time_ordered_test(a, a + rng.normal(0.004, 0.01, 30), rope=0.005)
+    if kind == "hierarchical":
+        return bc.load(Path(__file__).parent / "data" / "hierarchical_result_v0_1_0.nc")
+    if kind == "point_mass":  # the same squared errors on every item
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return bc.holdout_posterior(None, a, a.copy(), metric="mse", rope=0.01)
+    y = rng.integers(0, 2, 400)
+    base = np.where(rng.random(400) < 0.8, y, 1 - y)
+    cand = np.where(rng.random(400) < 0.83, y, 1 - y)
+    return bc.holdout_posterior(y, base, cand, rope=0.01, random_state=0)
+
+
+@pytest.mark.parametrize("kind", ["ttest", "holdout", "time_ordered", "hierarchical"])
+def test_every_posterior_plot_draws_its_density_rope_band_hdi_and_regions(kind):
+    res = _posterior(kind)
+    ax = res.plot()
+    rope = float(res.rope)
+    x, dens = (np.asarray(v, dtype=float) for v in ax.get_lines()[0].get_data())
+    # the curve is the posterior's density: by the trapezoid rule its mass beyond each ROPE
+    # edge is the region probability the result computes its own way (cdf, draws)
+    mass = (dens[1:] + dens[:-1]) / 2 * np.diff(x)
+    mid = (x[1:] + x[:-1]) / 2
+    assert mass.sum() == pytest.approx(1.0, abs=0.02)
+    assert mass[mid > rope].sum() == pytest.approx(res.p_right, abs=0.02)
+    assert mass[mid < -rope].sum() == pytest.approx(res.p_left, abs=0.02)
+    (label,) = [t for t in ax.texts if "HDI" in t.get_text()]
+    lo, hi = res.hdi(0.95)
+    assert label.get_text() == f"95% HDI [{lo:+.4g}, {hi:+.4g}]"
+    (band,) = ax.patches  # the ROPE band
+    assert band.get_x() == pytest.approx(-rope) and band.get_width() == pytest.approx(2 * rope)
+    assert f"P(inside the ROPE) = {res.p_rope:.3f}" in ax.get_title()
+    assert f"ROPE ±{rope:g}" in ax.get_xlabel()
+
+
+def test_a_point_mass_posterior_is_drawn_as_a_line_with_its_rope():
+    res = _posterior("point_mass")
+    ax = res.plot()
+    (line,) = [ln for ln in ax.get_lines() if "point mass" in str(ln.get_label())]
+    assert line.get_xdata()[0] == 0.0 and res.p_rope == 1.0
+    lo, hi = ax.get_xlim()
+    assert lo < -0.01 and hi > 0.01  # the ROPE is in view

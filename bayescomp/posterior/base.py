@@ -298,3 +298,12 @@ class DrawsPosterior(PosteriorBase):
         """Highest-density interval of ``mu`` (the shortest interval holding the share
         ``confidence_level`` of the draws)."""
         return shortest_interval(self._draws, check_level(confidence_level, "confidence_level"))
+
+    def density(self, x: np.ndarray) -> np.ndarray:
+        """The posterior density of ``mu`` at the points ``x``: a Gaussian kernel density
+        estimate of the draws (Scott's bandwidth)."""
+        from scipy import stats
+
+        if np.ptp(self._draws) == 0:
+            raise ValueError("the draws are all equal (a point mass): they have no density")
+        return stats.gaussian_kde(self._draws)(x)

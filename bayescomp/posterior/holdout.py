@@ -199,9 +199,11 @@ class HoldoutResult(DrawsPosterior):
     # --------------------------------------------------------------------- plot
     def plot(self, *, ax: Axes | None = None, confidence_level: float = 0.95) -> Axes:
         """Posterior density of ``mu`` with the ROPE band and the three probabilities."""
-        from bayescomp.report.holdout_plots import plot_draws_posterior
+        from bayescomp.report.plots import plot_posterior
 
-        return plot_draws_posterior(self, ax=ax, level=confidence_level)
+        clusters = f" in {self.n_clusters} clusters" if self.n_clusters else ""
+        head = f"one test set of {self.n_items} items{clusters}"
+        return plot_posterior(self, ax=ax, confidence_level=confidence_level, head=head)
 
     def plot_design_effect(self, *, ax: Axes | None = None, confidence_level: float = 0.95) -> Axes:
         """The cluster posterior beside the cluster-blind one: what ignoring clusters hides."""

@@ -92,6 +92,14 @@ class TimeOrderedResult(PosteriorBase):
         c = np.where(self.scale > 0, special.stdtr(self.df, z), (self.loc <= x) * 1.0)
         return float(np.clip(np.sum(self.weights * c), 0.0, 1.0))
 
+    def density(self, x: np.ndarray) -> np.ndarray:
+        """The posterior density of ``mu`` at the points ``x`` (the components of scale 0, a
+        point mass, left out)."""
+        keep = (self.weights > 1e-9) & (self.scale > 0)
+        scale = self.scale[keep, None]
+        z = (np.asarray(x, dtype=float)[None, :] - self.loc[keep, None]) / scale
+        return (self.weights[keep, None] * stats.t.pdf(z, self.df) / scale).sum(axis=0)
+
     @cached_property
     def _tails(self) -> tuple[float, float]:
         return self.cdf(-self.rope), 1.0 - self.cdf(self.rope)
@@ -157,9 +165,10 @@ class TimeOrderedResult(PosteriorBase):
 
     def plot(self, *, ax: Axes | None = None, confidence_level: float = 0.95) -> Axes:
         """Posterior density of ``mu`` with the ROPE band and the region probabilities."""
-        from bayescomp.report.time_ordered_plots import plot_mixture_posterior
+        from bayescomp.report.plots import plot_posterior
 
-        return plot_mixture_posterior(self, ax=ax, confidence_level=confidence_level)
+        head = f"time-ordered windows (n = {self.n}, posterior mean phi = {self.phi_mean:.2f})"
+        return plot_posterior(self, ax=ax, confidence_level=confidence_level, head=head)
 
 
 def _components(z: np.ndarray, prior: tuple[float, float], cells: int) -> tuple[np.ndarray, ...]:

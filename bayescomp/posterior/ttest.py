@@ -309,11 +309,18 @@ class CorrelatedTTestResult(PosteriorBase):
 
     def plot(self, *, ax: Axes | None = None, confidence_level: float = 0.95) -> Axes:
         """Posterior density with the ROPE band and the three probabilities annotated."""
-        from bayescomp.report.plots import plot_t_posterior
+        from scipy import stats
+
+        from bayescomp.report.plots import plot_posterior
 
         if self.is_batch:
             raise ValueError("plot() draws a single comparison; index the batch first")
-        return plot_t_posterior(self, ax=ax, confidence_level=confidence_level)
+        return plot_posterior(
+            self,
+            ax=ax,
+            confidence_level=confidence_level,
+            density=lambda x: stats.t.pdf(x, self.df, loc=self.mean, scale=self.scale),
+        )
 
 
 def _mean_score(scores: Any, axis: int, shape: tuple[int, ...]) -> Any:

@@ -9,7 +9,7 @@ import numpy as np
 from bayescomp.core.margins import Absolute
 from bayescomp.core.orientation import difference_label
 from bayescomp.report._literal import literal_text
-from bayescomp.report.plots import REGION_COLOURS, fitted_title, new_axes, region_title
+from bayescomp.report.plots import REGION_COLOURS, new_axes
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -163,29 +163,6 @@ def plot_forest(res: Any, ax: Axes | None = None) -> Axes:
     ax.set_xlabel(f"difference in {unit} ({difference_label(res)})")
     ax.legend(fontsize=7, loc="lower right", frameon=False)
     ax.spines[["top", "right"]].set_visible(False)
-    return ax
-
-
-@literal_text
-def plot_delta0_posterior(res: Any, ax: Axes | None = None) -> Axes:
-    """ArviZ posterior plot of ``delta0`` with the ROPE, the reference value 0 and the
-    three region probabilities in the title."""
-
-    from bayescomp.core.arviz_compat import plot_posterior
-
-    ax = new_axes(ax, (7.5, 4.0))
-    rope = float(res.rope)
-    plot_posterior(
-        res.idata,
-        "delta0",
-        ax,
-        hdi_prob=0.95,
-        ref_val=0.0,
-        rope=(-rope, rope) if rope > 0 else None,
-    )
-    fitted_title(ax, region_title(res, f"δ0, the mean difference across {res.n_datasets} datasets"))
-    unit = res.metric or "score"
-    ax.set_xlabel(f"δ0, difference in {unit} ({difference_label(res)})")
     return ax
 
 

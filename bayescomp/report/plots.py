@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -30,68 +31,71 @@ def new_axes(
 
 
 @literal_text
-def plot_t_posterior(res: Any, ax: Axes | None = None, confidence_level: float = 0.95) -> Axes:
-    """Density of the correlated t posterior, ROPE band, HDI and region probabilities.
+def plot_posterior(
+    res: Any,
+    ax: Axes | None = None,
+    confidence_level: float = 0.95,
+    *,
+    head: str = "",
+    density: Callable[[np.ndarray], np.ndarray] | None = None,
+) -> Axes:
+    """The posterior density of the difference shaded by the three ROPE regions, the ROPE band,
+    the HDI and the three region probabilities (in the title, after ``head``).
 
-    ``res`` is a single :class:`~bayescomp.posterior.ttest.CorrelatedTTestResult`.
+    ``res`` is a single posterior (:class:`~bayescomp.core.protocols.Posterior`); the density is
+    its ``density(x)`` unless ``density`` is given.  The plotted range holds 99.8 % of the
+    posterior (``res.hdi(0.998)``) and the ROPE; a posterior whose mass is one point is drawn as
+    a line there.
     """
-    from scipy import stats
-
     ax = new_axes(ax, (7, 3.6))
-    mean, scale, rope = float(res.mean), float(res.scale), float(res.rope)
-    unit = res.metric or "score"
-    label = difference_label(res)
-    if scale == 0:
-        ax.axvline(mean, color="k", lw=2, label="point mass (zero variance)")
+    rope = float(res.rope)
+    lo, hi = res.hdi(0.998)
+    if lo == hi:
+        ax.axvline(lo, color="k", lw=2, label="point mass (zero variance)")
         ax.legend(loc="upper left", fontsize=8, frameon=False)
-        half = max(abs(mean), rope, 1e-3) * 1.5
-        lo, hi = -half, half
-        ymax = 1.0
+        half = max(abs(lo), rope, 1e-3) * 1.5
+        ax.set_xlim(-half, half)
         ax.set_yticks([])
     else:
-        q = stats.t.ppf(0.999, res.df)
-        lo = min(mean - q * scale, -1.5 * rope)
-        hi = max(mean + q * scale, 1.5 * rope)
+        lo, hi = min(lo, -1.5 * rope), max(hi, 1.5 * rope)
         pad = 0.05 * (hi - lo)
         x = np.linspace(lo - pad, hi + pad, 600)
-        dens = stats.t.pdf(x, res.df, loc=mean, scale=scale)
-        ymax = dens.max()
-        hdi = res.hdi(confidence_level)
-        shaded_density(ax, x, dens, rope, hdi, f"{100 * confidence_level:g}% HDI", ymax)
-    if rope > 0:
-        ax.axvspan(-rope, rope, color=REGION_COLOURS[1], alpha=0.12, lw=0)
-        ax.axvline(-rope, color=REGION_COLOURS[1], ls=":", lw=1)
-        ax.axvline(rope, color=REGION_COLOURS[1], ls=":", lw=1)
-    ax.axvline(0, color="k", ls="--", lw=0.8)
-    fitted_title(ax, region_title(res))
+        dens = (density or res.density)(x)
+        for (a, b), colour in zip(
+            ((-np.inf, -rope), (-rope, rope), (rope, np.inf)), REGION_COLOURS, strict=True
+        ):
+            sel = (x >= a) & (x <= b)
+            ax.fill_between(x[sel], dens[sel], color=colour, alpha=0.35, lw=0)
+        ax.plot(x, dens, color="k", lw=1.4)
+        interval_bar(ax, res.hdi(confidence_level), dens.max(), f"{100 * confidence_level:g}% HDI")
+    rope_band(ax, rope)
+    fitted_title(ax, region_title(res, head))
     ax.set_xlabel(
-        f"difference in {unit} ({label})" + (f", ROPE {Absolute(rope).label()}" if rope else "")
+        f"difference in {res.metric or 'score'} ({difference_label(res)})"
+        + (f", ROPE {Absolute(rope).label()}" if rope else "")
     )
     ax.set_ylabel("posterior density")
     ax.spines[["top", "right"]].set_visible(False)
     return ax
 
 
-def shaded_density(
-    ax: Axes, x: Any, dens: Any, rope: float, interval: Any, name: str, ymax: Any
-) -> None:
-    """A density over ``x`` shaded by the three ROPE regions, and ``interval`` as a bar
-    (labelled ``name``) above its height ``ymax``."""
-    for (a, b), colour in zip(
-        ((-np.inf, -rope), (-rope, rope), (rope, np.inf)), REGION_COLOURS, strict=True
-    ):
-        sel = (x >= a) & (x <= b)
-        ax.fill_between(x[sel], dens[sel], color=colour, alpha=0.35, lw=0)
-    ax.plot(x, dens, color="k", lw=1.4)
-    interval_bar(ax, interval[0], interval[1], ymax, name)
-    ax.set_ylim(0, ymax * 1.3)
+def rope_band(ax: Axes, rope: float) -> None:
+    """The ROPE ``[-rope, rope]`` as a grey band between dotted lines (none for a ROPE of 0),
+    and zero as a dashed line."""
+    if rope > 0:
+        ax.axvspan(-rope, rope, color=REGION_COLOURS[1], alpha=0.12, lw=0)
+        for x in (-rope, rope):
+            ax.axvline(x, color=REGION_COLOURS[1], ls=":", lw=1)
+    ax.axvline(0, color="k", ls="--", lw=0.8)
 
 
-def interval_bar(ax: Axes, lo: float, hi: float, ymax: float, name: str) -> None:
-    """The interval ``[lo, hi]`` as a bar above a density of height ``ymax``, labelled in the
-    top corner away from the zero line (a label centred over an interval across zero sat
-    on the dashed line)."""
+def interval_bar(ax: Axes, interval: tuple[float, float], ymax: float, name: str) -> None:
+    """``interval`` as a bar above a density of height ``ymax`` (the axes' top set to 1.3
+    ``ymax``), labelled in the top corner away from the zero line (a label centred over an
+    interval across zero sat on the dashed line)."""
+    lo, hi = interval
     ax.plot([lo, hi], [ymax * 1.08] * 2, color="k", lw=3, solid_capstyle="butt")
+    ax.set_ylim(0, ymax * 1.3)
     x0, x1 = ax.get_xlim()
     left = (0 - x0) / (x1 - x0) > 0.5  # zero in the right half: label on the left
     ax.text(

@@ -56,7 +56,7 @@ print(res)
 for name, draw in (
     ("simplex", res.plot_simplex),
     ("forest", res.plot_forest),
-    ("posterior", res.plot_posterior),
+    ("posterior", res.plot),
 ):
     ax = draw()
     save(ax.figure, f"hierarchical_{name}.png")

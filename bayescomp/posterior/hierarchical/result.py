@@ -391,20 +391,18 @@ class HierarchicalResult(DrawsPosterior, MCMCChecks):
 
         return plot_forest(self, ax=ax)
 
-    def plot_posterior(self, ax: Axes | None = None) -> Axes:
-        """Posterior of ``delta0`` with the ROPE and the reference value 0."""
-        from bayescomp.report.hierarchical_plots import plot_delta0_posterior
+    def plot(self, *, ax: Axes | None = None, confidence_level: float = 0.95) -> Axes:
+        """Posterior density of ``delta0`` with the ROPE band, the HDI and the three
+        probabilities."""
+        from bayescomp.report.plots import plot_posterior
 
-        return plot_delta0_posterior(self, ax=ax)
-
-    def plot(self, *, ax: Axes | None = None) -> Axes:
-        """Same as :meth:`plot_posterior` (the plot every result type offers)."""
-        return self.plot_posterior(ax=ax)
+        head = f"δ0, the mean difference across {self.n_datasets} datasets"
+        return plot_posterior(self, ax=ax, confidence_level=confidence_level, head=head)
 
     def figures(self) -> dict[str, Figure]:
         """The posterior of ``delta0``, the simplex, the forest and the trace plots."""
         return {
-            "posterior": self.plot_posterior().figure,
+            "posterior": self.plot().figure,
             "simplex": self.plot_simplex().figure,
             "forest": self.plot_forest().figure,
             "trace": np.ravel(self.plot_trace())[0].figure,
