@@ -6,6 +6,7 @@ Every function takes ``ax=None`` (a new figure is made) and returns the Axes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -230,17 +231,9 @@ def plot_learning_curves(
     """Mean score per training size with credible bands, one line per model."""
     ax = new_axes(ax, (6.4, 4.2), None)
     s = lc.summary(confidence_level=confidence_level)
-    per_model = s[s["kind"] == "model"]
-    for i, (model, g) in enumerate(per_model.groupby("model", sort=False)):
-        g = g.sort_values("n_train")
-        ax.plot(g["n_train"], g["mean"], marker="o", ms=3, color=f"C{i}", label=str(model))
-        ax.fill_between(g["n_train"], g["low"], g["high"], color=f"C{i}", alpha=0.2)
+    _curves_with_bands(ax, lc, s[s["kind"] == "model"], 0, str)
     lv = s["confidence_level"].iloc[0]
-    ax.set_xlabel("training rows")
     ax.set_ylabel(lc.metric)
-    if lc.schedule == "geometric":
-        ax.set_xscale("log")
-    ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="lower right")
     ax.set_title(f"learning curves: {100 * lv:g}% credible bands (correlated t)", fontsize=10)
     return ax
@@ -254,35 +247,32 @@ def plot_learning_difference(lc: Any, ax: Axes | None = None) -> Axes:
     d = s[s["kind"] == "difference"]
     if d.empty:
         raise ValueError("no comparison in these learning curves: pass baseline= to compute one")
-    for i, (model, g) in enumerate(d.groupby("model", sort=False)):
-        g = g.sort_values("n_train")
-        ax.plot(
-            g["n_train"],
-            g["mean"],
-            marker="o",
-            ms=3,
-            color=f"C{i + 1}",
-            label=f"{model} − {lc.baseline}",
+    _curves_with_bands(ax, lc, d, 1, lambda model: f"{model} − {lc.baseline}")
+    for x, yv, p in zip(d["n_train"], d["high"], d["p_better"], strict=True):
+        ax.annotate(
+            f"{p:.2f}", (x, yv), textcoords="offset points", xytext=(0, 3), fontsize=7, ha="center"
         )
-        ax.fill_between(g["n_train"], g["low"], g["high"], color=f"C{i + 1}", alpha=0.2)
-        for x, yv, p in zip(g["n_train"], g["high"], g["p_better"], strict=True):
-            ax.annotate(
-                f"{p:.2f}",
-                (x, yv),
-                textcoords="offset points",
-                xytext=(0, 3),
-                fontsize=7,
-                ha="center",
-            )
     ax.axhline(0, color="grey", lw=1)
-    if lc.schedule == "geometric":
-        ax.set_xscale("log")
-    ax.set_xlabel("training rows")
     ax.set_ylabel(f"difference in {lc.metric}")
-    ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     ax.set_title(
         "difference with credible band; numbers: P(candidate better at all, difference > 0)",
         fontsize=10,
     )
     return ax
+
+
+def _curves_with_bands(
+    ax: Axes, lc: Any, rows: pd.DataFrame, first: int, name: Callable[[Any], str]
+) -> None:
+    """Each model's mean in ``rows`` (a learning-curve summary) against the training rows, with
+    its credible band, in the colours from ``C{first}`` on; the x axis of training rows (log
+    for a geometric schedule)."""
+    for i, (model, g) in enumerate(rows.groupby("model", sort=False), start=first):
+        g = g.sort_values("n_train")
+        ax.plot(g["n_train"], g["mean"], marker="o", ms=3, color=f"C{i}", label=name(model))
+        ax.fill_between(g["n_train"], g["low"], g["high"], color=f"C{i}", alpha=0.2)
+    if lc.schedule == "geometric":
+        ax.set_xscale("log")
+    ax.set_xlabel("training rows")
+    ax.grid(alpha=0.3)

@@ -7,7 +7,7 @@ Each function takes the numbers to draw (tables from a
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -89,28 +89,20 @@ def plot_p_best(
     even the best model loses some datasets.
     """
 
-    order = p_best.sort_values(ascending=False, kind="stable").index
-    k = len(order)
-    ax = new_axes(ax, (6.4, 0.9 + 0.4 * k))
-    y = np.arange(k)[::-1]
-    vals = p_best.loc[order].to_numpy(dtype=float)
-    ax.barh(y, vals, color=REGION_COLOURS[2], alpha=0.8, height=0.6, label="P(best)")
-    for yy, v in zip(y, vals, strict=True):
-        ax.text(min(v + 0.01, 0.93), yy, f"{v:.3f}", va="center", fontsize=8)
+    order = p_best.sort_values(ascending=False, kind="stable")
+    ax = new_axes(ax, (6.4, 0.9 + 0.4 * len(order)))
+    y = _probability_bars(ax, order, REGION_COLOURS[2], label="P(best)")
     if p_first is not None:
         ax.plot(
-            p_first.loc[order].to_numpy(dtype=float),
+            p_first.loc[order.index].to_numpy(dtype=float),
             y,
             "D",
             color="k",
             ms=5,
             label="P(ranks first on a new dataset)",
         )
-    ax.set_yticks(y, list(order))
-    ax.set_xlim(0, 1)
     ax.set_xlabel("posterior probability")
     ax.legend(loc="lower right", fontsize=8, frameon=False)
-    ax.spines[["top", "right"]].set_visible(False)
     return ax
 
 
@@ -125,29 +117,34 @@ def plot_control(
     """
 
     p = p_beats_control.sort_values(ascending=False, kind="stable")
-    k = len(p)
-    ax = new_axes(ax, (6.4, 0.9 + 0.4 * k))
-    y = np.arange(k)[::-1]
-    vals = p.to_numpy(dtype=float)
+    ax = new_axes(ax, (6.4, 0.9 + 0.4 * len(p)))
     colours = [
         REGION_COLOURS[2]
         if v >= gamma
         else REGION_COLOURS[0]
         if v <= 1 - gamma
         else REGION_COLOURS[1]
-        for v in vals
+        for v in p
     ]
-    ax.barh(y, vals, color=colours, alpha=0.85, height=0.6)
-    for yy, v in zip(y, vals, strict=True):
-        ax.text(min(v + 0.01, 0.93), yy, f"{v:.3f}", va="center", fontsize=8)
+    _probability_bars(ax, p, colours)
     for x in (gamma, 1 - gamma):
         ax.axvline(x, color="k", ls=":", lw=1)
     ax.axvline(0.5, color="k", lw=0.6)
-    ax.set_yticks(y, list(p.index))
-    ax.set_xlim(0, 1)
     ax.set_xlabel(
         f"P(model beats {control}: ranks above it, no ROPE)  (dotted: γ = {gamma:g}, 1 − γ)"
     )
     ax.set_title(f"every model against the control {control}", fontsize=9)
-    ax.spines[["top", "right"]].set_visible(False)
     return ax
+
+
+def _probability_bars(ax: Axes, p: pd.Series, colours: Any, label: str | None = None) -> np.ndarray:
+    """The probabilities ``p`` as horizontal bars on ``[0, 1]``, the first at the top, each
+    with its value and its name; returns the bars' heights."""
+    y = np.arange(len(p))[::-1]
+    ax.barh(y, p.to_numpy(dtype=float), color=colours, alpha=0.8, height=0.6, label=label)
+    for yy, v in zip(y, p, strict=True):
+        ax.text(min(v + 0.01, 0.93), yy, f"{v:.3f}", va="center", fontsize=8)
+    ax.set_yticks(y, list(p.index))
+    ax.set_xlim(0, 1)
+    ax.spines[["top", "right"]].set_visible(False)
+    return y

@@ -79,11 +79,7 @@ def plot_selection(sel: Any, ax: Axes | None = None) -> Any:
             if res is None:
                 continue
             gain = float(r["expected_gain"])
-            try:
-                lo, hi = res.hdi(0.95)
-                ax_g.plot([lo, hi], [y, y], color="k", lw=1.5)
-            except (AttributeError, NotImplementedError):  # pragma: no cover
-                pass
+            ax_g.plot(res.hdi(0.95), [y, y], color="k", lw=1.5)
             colour = {"promote": REGION_COLOURS[2], "worse": REGION_COLOURS[0]}.get(
                 r["decision"], REGION_COLOURS[1]
             )
