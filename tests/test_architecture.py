@@ -61,7 +61,6 @@ MAX_FUNCTION_LINES = 80
 _REFLOWED = "over the limit only since `ruff format` reflowed it (issue 17); split it, then remove this entry"
 MODULE_SIZE_ALLOWLIST: dict[str, tuple[int, str]] = {
     "bayescomp/integrations/mlflow.py": (561, _REFLOWED),
-    "bayescomp/scores/table.py": (514, _REFLOWED),
 }
 #: "path:function" -> (lines of code, reason), the same ratchet for functions
 FUNCTION_SIZE_ALLOWLIST: dict[str, tuple[int, str]] = {
@@ -372,7 +371,7 @@ def test_allow_lists_name_what_exists_at_its_size():
 # raised from 13,818 for bc.watch (+485) and the round's fixes; the request consolidation
 # (one typed request, one step engine, one guarded result) paid for its own +~200 so far and
 # is to bring it to <= 14,000
-MAX_STATEMENTS = 14_167
+MAX_STATEMENTS = 14_253
 MAX_RESULT_PROBES = 0
 MAX_METRIC_LITERALS = 0
 MAX_CONFUSION_MODULES = 0  # the formulas are core/metric.py COUNT_FORMULAS
@@ -380,7 +379,7 @@ MAX_MARKDOWN_MODULES = 1
 MAX_FMT_SKIP = 2  # the two assertions of integrations/testing.py share one signature
 #: parameters typed ``dict[str, Any]`` (in the package, in studies/), ``...Decision`` classes,
 #: half-widths read back from a result (``np.ravel(x.rope)``), margins printed inline
-MAX_DICT_ANY, MAX_DICT_ANY_STUDIES = 88, 17  # was 114 and 30; the aim: <= 40 and <= 5
+MAX_DICT_ANY, MAX_DICT_ANY_STUDIES = 60, 10  # was 114 and 30; the aim: <= 40 and <= 5
 MAX_DECISION_CLASSES = 2  # Decision (its guards' fields) and the cost-aware UtilityDecision
 MAX_ROPE_READ_BACKS = 0
 MAX_INLINE_MARGINS = 0

@@ -234,9 +234,10 @@ def test_select_recommendation_names_the_slice_that_blocks_the_promotion(rule):
 
 
 def test_cv_slices_from_the_one_fitter_match_per_split_accuracy():
-    """cross_validate_slices keeps every split's test predictions; slice_cv_test's per-slice
-    units are the per-split accuracy differences of each slice's test rows (checked against
-    scikit-learn's accuracy_score), with rho the test fraction."""
+    """cross_validate_slices keeps every split's test predictions; slice_scores turns them
+    into each split's accuracy on its whole test set and on each slice's test rows (checked
+    against scikit-learn's accuracy_score), and compare's slice posterior takes the slice
+    rows' differences as its units, with rho the test fraction."""
     from sklearn.base import clone
     from sklearn.datasets import load_breast_cancer
     from sklearn.metrics import accuracy_score
@@ -244,29 +245,34 @@ def test_cv_slices_from_the_one_fitter_match_per_split_accuracy():
     from sklearn.naive_bayes import GaussianNB
     from sklearn.tree import DecisionTreeClassifier
 
-    from bayescomp.posterior.slices import slice_cv_test
+    from bayescomp.posterior.slices import slice_scores
     from bayescomp.scores.slices import cross_validate_slices
 
     X, y = load_breast_cancer(return_X_y=True)
     size = np.digitize(X[:, 0], [12, 14, 17])  # mean radius band: four slices
     cv = RepeatedKFold(n_splits=5, n_repeats=2, random_state=0)
     models = {"tree": DecisionTreeClassifier(max_depth=2, random_state=0), "nb": GaussianNB()}
-    t = cross_validate_slices(models, X, y, size, cv=cv)
-    res = slice_cv_test(t, "tree", "nb", slice_rope=0.02, random_state=0)
-    f = res.per_slice.set_index("slice")
-    want = np.zeros((10, 4))  # per split and slice: nb's accuracy minus the tree's
+    scores = slice_scores(cross_validate_slices(models, X, y, size, cv=cv))
+    want = np.zeros((2, 10, 5))  # per model, split and slice (the whole test set last)
     for k, (train, test) in enumerate(cv.split(X)):
-        fitted = {m: clone(e).fit(X[train], y[train]).predict(X[test]) for m, e in models.items()}
-        for s in range(4):
-            m = size[test] == s
-            want[k, s] = accuracy_score(y[test][m], fitted["nb"][m]) - accuracy_score(
-                y[test][m], fitted["tree"][m]
-            )
-    observed = f.loc[["0", "1", "2", "3"], "observed_mean"].to_numpy()
-    np.testing.assert_allclose(observed, want.mean(axis=0), atol=1e-12)
-    assert res.rows == tuple(np.bincount(size).tolist())
-    assert float(res.idata.constant_data["rho"].values[0]) == pytest.approx(114 / 569, abs=1e-3)
-    assert np.isfinite(res.p_no_slice_worse)
+        for i, est in enumerate(models.values()):
+            pred = clone(est).fit(X[train], y[train]).predict(X[test])
+            for s in range(4):
+                m = size[test] == s
+                want[i, k, s] = accuracy_score(y[test][m], pred[m])
+            want[i, k, 4] = accuracy_score(y[test], pred)
+    got = scores.slice_scores.pivot(index=["model", "split"], columns="slice", values="accuracy")
+    np.testing.assert_allclose(got.loc[["tree", "nb"]].to_numpy(), want[:, :, :4].reshape(20, 4))
+    whole = scores.to_frame().set_index(["model", "split"]).loc[["tree", "nb"], "accuracy"]
+    np.testing.assert_allclose(whole.to_numpy(), want[:, :, 4].ravel(), atol=1e-12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = compare(scores, "tree", "nb", slices="slice", slice_rope=0.02, random_state=0)
+    observed = res.slices.per_slice.set_index("slice").loc[["0", "1", "2", "3"], "observed_mean"]
+    np.testing.assert_allclose(observed, (want[1] - want[0])[:, :4].mean(axis=0), atol=1e-12)
+    rho = res.slices.idata.constant_data["rho"].values[0]
+    assert float(rho) == pytest.approx(114 / 569, abs=1e-3)
+    assert np.isfinite(res.slices.p_no_slice_worse)
 
 
 def test_slice_results_keep_the_result_contract(degraded):
@@ -339,3 +345,106 @@ def test_quiet_still_says_a_slice_fit_that_never_converged(tmp_path, capsys):
     main(["compare", *_two_slices(tmp_path), "--seed", "0", "--quiet"])
     err = capsys.readouterr().err
     assert "did not converge after 4 attempts" in err and "attempt 1 of up to" not in err
+
+
+def _cv_items(n: int = 3000, folds: int = 5, repeats: int = 2, seed: int = 0) -> pd.DataFrame:
+    """Per-item out-of-fold predictions of ``a``, ``b`` and ``c`` over repeated k-fold
+    splits of equal size (the shape :func:`cross_validate_slices` returns): b and c predict
+    as a on half the items and are right more often on the rest, by 0.14 on slices a–c; on
+    slice ``d`` b is right less often by 0.12, c as often as a."""
+    rng = np.random.default_rng(seed)
+    region, y = rng.choice(list("abcd"), n), rng.integers(0, 2, n)
+    gains = {"b": np.where(region == "d", -0.12, 0.14), "c": np.where(region == "d", 0, 0.14)}
+    parts = []
+    for r in range(repeats):
+        fold = rng.permutation(np.arange(n) % folds)
+        for k in range(folds):
+            test = np.flatnonzero(fold == k)
+            right = {"a": rng.random(test.size) < 0.8}
+            for m, gain in gains.items():
+                same = rng.random(test.size) < 0.5
+                right[m] = np.where(same, right["a"], rng.random(test.size) < 0.8 + gain[test])
+            for m, hit in right.items():
+                part = {"model": m, "split": r * folds + k, "row": test}
+                part |= {"n_train": n - test.size}
+                part |= {"slice": region[test], "y_true": y[test]}
+                parts.append(pd.DataFrame(part | {"y_pred": np.where(hit, y[test], 1 - y[test])}))
+    return pd.concat(parts, ignore_index=True)
+
+
+def _cv_scores(items: pd.DataFrame, n: int = 3000) -> pd.DataFrame:
+    """The scores table of ``items``: each split's accuracy on its whole test set (no slice)
+    and on each slice's test rows (the slice in ``slice``)."""
+    hit = items.assign(accuracy=(items["y_pred"] == items["y_true"]).astype(float))
+    g = hit.groupby(["model", "split"])
+    whole = g.agg(accuracy=("accuracy", "mean"), n_test=("row", "size")).reset_index()
+    slices = hit.groupby(["model", "split", "slice"])["accuracy"].mean().reset_index()
+    return pd.concat([whole.assign(n_train=n - whole["n_test"]), slices], ignore_index=True)
+
+
+def test_a_score_tables_slice_posterior_is_the_hierarchical_model_of_its_split_differences():
+    """``compare(scores, ..., slices=)`` on a table of per-split slice scores is the
+    hierarchical model (``slice_test``) of each split's slice accuracy difference computed
+    by hand from the per-item predictions, with rho the test fraction: the same posterior,
+    draw for draw; the overall posterior is the plain correlated t-test's."""
+    from bayescomp.posterior.slices import slice_scores
+
+    items = _cv_items()
+    hit = items.assign(hit=(items["y_pred"] == items["y_true"]).astype(float))
+    acc = hit.groupby(["slice", "split", "model"])["hit"].mean().unstack("model")
+    by_hand = {s: (g["b"] - g["a"]).to_numpy() for s, g in acc.groupby(level="slice")}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = slice_test(by_hand, 0.2, slice_rope=0.02, random_state=0)
+        res = compare(
+            slice_scores(items), "a", "b", rope=0.01, slices="slice", slice_rope=0.02,
+            random_state=0,
+        )  # fmt: skip
+    got, want = res.slices.per_slice.set_index("slice"), ref.per_slice.set_index("slice")
+    cols = ["observed_mean", "mean", "hdi_95_low", "hdi_95_high", "p_worse"]
+    np.testing.assert_allclose(got[cols], want[cols], atol=1e-9)
+    assert res.slices.p_no_slice_worse == pytest.approx(ref.p_no_slice_worse, abs=1e-12)
+    assert res.slices.worst_slice == "d"
+    plain = compare(_cv_scores(items), "a", "b", rope=0.01)  # the same overall posterior
+    assert res.overall.p_right == pytest.approx(plain.p_right, rel=1e-12)
+
+
+def test_a_score_tables_slice_rows_survive_csv_and_block_a_selection(tmp_path, capsys):
+    """The slice rows of a scores table are written and read back by ``to_csv`` /
+    ``read_csv``; ``bayescomp select scores.csv --slice slice --slice-rope R`` blocks the
+    challenger worse on a slice, names it, and promotes the one that holds its slices."""
+    from bayescomp.scores.table import Scores
+
+    table = Scores.from_frame(_cv_scores(_cv_items(repeats=4)))
+    table.to_csv(tmp_path / "scores.csv")
+    back = Scores.read_csv(tmp_path / "scores.csv")
+    pd.testing.assert_frame_equal(back.slice_scores, table.slice_scores)
+    pd.testing.assert_frame_equal(back.to_frame(), table.to_frame(), check_dtype=False)
+    assert back.subset(models=["a", "b"]).slice_scores["model"].unique().tolist() == ["a", "b"]
+    args = ["select", str(tmp_path / "scores.csv"), "--baseline", "a", "--rope", "0.01"]
+    assert main([*args, "--slice", "slice", "--slice-rope", "0.02", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    steps = {s["challenger"]: s for s in out["steps"]}
+    assert out["champion"] == "c" and steps["b"]["slice_blocked"] == "d"
+    assert steps["b"]["slice_guardrail"]["worst_slice"] == "d" and not steps["c"]["slice_blocked"]
+    assert main([*args, "--json"]) == 0  # without the guardrail nothing blocks b
+    plain = json.loads(capsys.readouterr().out)["steps"][0]
+    assert plain["p_right"] >= 0.95 and "slice_blocked" not in plain
+
+
+def test_bad_slices_of_a_score_table_are_said(tmp_path, capsys):
+    scores = _cv_scores(_cv_items(n=600))
+    whole = scores[scores["slice"].isna()]
+    with pytest.raises(ValueError, match="no per-slice rows under a 'slice' column"):
+        compare(whole, "a", "b", slices="slice", slice_rope=0.02)
+    with pytest.raises(ValueError, match="not paired"):
+        compare(scores.drop(index=scores.index[-2:]), "b", "c", slices="slice", slice_rope=0.02)
+    two = pd.concat([scores.assign(dataset="x"), scores.assign(dataset="y")])
+    with pytest.raises(ValueError, match="one dataset's comparison"):
+        compare(two, "a", "b", method="hierarchical", slices="slice", slice_rope=0.02)
+    with pytest.raises(ValueError, match=r"repeat a \(dataset, model, split, slice\) key"):
+        compare(pd.concat([scores, scores.tail(1)]), "a", "b", slices="slice", slice_rope=0.02)
+    scores.to_csv(tmp_path / "s.csv", index=False)
+    args = ["compare", str(tmp_path / "s.csv"), "--baseline", "a", "--candidate", "b"]
+    assert main([*args, "--rope", "0", "--slice", "slice", "--slice-rope", "0.02"]) == 2
+    assert "select's scores CSV" in capsys.readouterr().err  # compare takes them in Python

@@ -23,7 +23,7 @@ from bayescomp.core.text import terminal_literal
 
 def add_slice_flags(p: argparse.ArgumentParser) -> None:
     """``--slice COL --slice-rope R --slice-gamma G``: the slice guardrail (docs/slices.md)."""
-    g = p.add_argument_group("slice guardrail (--predictions)")
+    g = p.add_argument_group("slice guardrail (--predictions, or select's scores CSV)")
     g.add_argument("--slice", metavar="COL", help="each item's slice column; needs bayescomp[mcmc]")
     g.add_argument("--slice-rope", type=rope_arg, metavar="R", help="largest loss on one slice")
     g.add_argument(
@@ -35,12 +35,13 @@ def add_slice_flags(p: argparse.ArgumentParser) -> None:
     )
 
 
-def slice_options(args: argparse.Namespace) -> dict[str, Any]:
-    """``compare_options`` of ``--slice``/``--slice-rope``/``--slice-gamma`` (none without)."""
-    if (args.slice or args.slice_rope) and not (args.predictions and args.slice):
+def slice_options(args: argparse.Namespace, scores: bool = False) -> dict[str, Any]:
+    """``compare_options`` of ``--slice``/``--slice-rope``/``--slice-gamma`` (none without):
+    the slice column of a ``--predictions`` CSV, or of a scores CSV (``scores``)."""
+    if (args.slice or args.slice_rope) and not ((args.predictions or scores) and args.slice):
         raise UserError(
             "--slice COL --slice-rope R read the slice column of a --predictions CSV (one test "
-            "set); give both with --predictions"
+            "set) or of select's scores CSV; give both with one of them"
         )
     given = {"slices": args.slice, "slice_rope": args.slice_rope, "slice_gamma": args.slice_gamma}
     return given if args.slice else {}

@@ -234,7 +234,7 @@ def run(args: argparse.Namespace) -> int:
     from bayescomp.scores.model_files import ModelFileError
     from bayescomp.studies.fitted import select_models
 
-    if args.predictions or args.slice or args.slice_rope:  # one test set (or a slice flag)
+    if args.predictions:  # one test set
         with quiet_retries(args):
             sel = _select_predictions(args)
         sel = sel.with_data({"predictions": args.predictions})
@@ -266,6 +266,7 @@ def run(args: argparse.Namespace) -> int:
         "random_state": args.seed,
         **mcmc,
         **({"guardrails": guardrails} if guardrails else {}),
+        **slice_options(args, csv_mode),  # the slice guardrail (docs/slices.md)
     }
     try:
         common["tracker"] = _tracker(args)

@@ -210,8 +210,12 @@ def parse_margin(rope: Any) -> Margin:
     return Relative(value / 100) if kind == "%" else Standardized(value)
 
 
+#: what a door takes for a margin: a half-width, ``"1%"``/``"0.1sd"``, or a :class:`Margin`
+MarginLike = float | str | Margin
+
+
 def as_margin(
-    rope: Any,
+    rope: MarginLike,
     *,
     metric: str | None = None,
     takes: Sequence[type[Margin]] = (Absolute, Relative, Standardized),

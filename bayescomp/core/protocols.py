@@ -21,6 +21,21 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 @dataclass(frozen=True)
+class Split:
+    """One ``(train, test)`` split as the fitter and the store keep it: its number, its block
+    (0 the design; an extra repetition block of a sequential selection from 1 on) and that
+    block's seed, its repeat and fold, and the row indices of each side."""
+
+    split: int
+    block: int
+    seed: int | None
+    repeat: int
+    fold: int
+    train: Any
+    test: Any
+
+
+@dataclass(frozen=True)
 class OutOfFold:
     """A fit's out-of-fold predictions on its test rows, of one ``kind`` (a name that
     changes whenever the predictions would, e.g. the scores of a positive class)."""
@@ -197,7 +212,7 @@ class FitStore(Protocol):
         scoring: list[str],
         cv: str,
         seed: int | None,
-        splits: Sequence[Mapping[str, Any]],
+        splits: Sequence[Split],
     ) -> bool:
         """Record the base design of ``dataset`` (True when it was already recorded)."""
 
@@ -208,7 +223,7 @@ class FitStore(Protocol):
         *,
         fingerprint: str,
         seed: int | None,
-        splits: Sequence[Mapping[str, Any]],
+        splits: Sequence[Split],
     ) -> None:
         """Record (or check against the stored one) extra repetition ``block`` >= 1."""
 

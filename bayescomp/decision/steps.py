@@ -53,7 +53,7 @@ class Steps(Protocol):
         """The posterior of ``challenger - champion`` on ``table`` and its decision."""
         ...
 
-    def joint(self, challengers: list[str], paired: Mapping[str, Any]) -> JointDifferences:
+    def joint(self, challengers: list[str], paired: Mapping[str, pd.DataFrame]) -> JointDifferences:
         """The joint posterior of ``challengers``' differences from the baseline
         (``paired``: each challenger's paired scores with the baseline)."""
         ...
@@ -76,7 +76,7 @@ class ScoreSteps:
             self._seen[key] = res, res.decision(self.request.gamma)
         return self._seen[key]
 
-    def joint(self, challengers: list[str], paired: Mapping[str, Any]) -> JointDifferences:
+    def joint(self, challengers: list[str], paired: Mapping[str, pd.DataFrame]) -> JointDifferences:
         """The correlated t of the challengers' oriented differences on their paired splits
         (log ratios under a relative margin, as each step compared them)."""
         sign = 1.0 if self.request.higher_is_better else -1.0
@@ -117,7 +117,7 @@ class ItemSteps:
             self._seen[champion, challenger] = res, res.decision(self.request.gamma)
         return self._seen[champion, challenger]
 
-    def joint(self, challengers: list[str], paired: Mapping[str, Any]) -> JointDifferences:
+    def joint(self, challengers: list[str], paired: Mapping[str, pd.DataFrame]) -> JointDifferences:
         p, o = self.predictions, self.request.options
         rows = {k: None if o.get(k) is None else p[o[k]].to_numpy() for k in COLUMNS}
         return joint_item_differences(

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from bayescomp.core.exceptions import InconclusiveComparison
+from bayescomp.core.margins import Margin, parse_margin
 
 __all__ = ["assert_better", "assert_not_worse", "read_table"]
 
@@ -31,15 +32,15 @@ def read_table(table: Any) -> Any:
     return Scores.from_frame(f)
 
 
-def describe(res: Any, gamma: float, rope: Any) -> str:
-    """The posterior in three lines: the regions, the interval, the decision."""
-    from bayescomp.core.margins import parse_margin
+def describe(res: Any, gamma: float, margin: Margin) -> str:
+    """The posterior in three lines: the regions, the interval, the decision (``margin``:
+    the ROPE as asked, its half-width the posterior's)."""
     from bayescomp.core.regions import format_probability as fp
 
     d, (lo, hi) = res.decision(gamma), res.hdi(0.95)
     return (
         f"{res.candidate_name} vs {res.baseline_name} on {res.metric} (ROPE "
-        f"{parse_margin(rope).label(float(res.rope))}, gamma {gamma:g}):\n  P(better beyond ROPE) = "
+        f"{margin.label(res.half_width)}, gamma {gamma:g}):\n  P(better beyond ROPE) = "
         f"{fp(d.p_right, gamma)}, P(ROPE) = {fp(d.p_rope, gamma)}, P(worse beyond ROPE) = "
         f"{fp(d.p_left, gamma)}\n  mean difference {float(res.expected_gain):+.4g}, 95% "
         f"interval [{lo:+.4g}, {hi:+.4g}]\n  decision: {d.outcome}: {d.reason}"
@@ -49,12 +50,13 @@ def describe(res: Any, gamma: float, rope: Any) -> str:
 def _check(kind: str, table: Any, names: tuple, rope: Any, gamma: float, **kw: Any) -> Any:
     from bayescomp.posterior.compare import compare
 
-    res = compare(read_table(table), *names, rope=rope, **{"random_state": 0, **kw})
+    margin = parse_margin(rope)  # parsed once: compare's door checks it, the failure names it
+    res = compare(read_table(table), *names, rope=margin, **{"random_state": 0, **kw})
     d = res.decision(gamma)
     if d.outcome == "promote" or (kind == "assert_not_worse" and d.not_worse):
         return res
     failed = d.outcome == "worse" or (kind == "assert_better" and d.outcome == "equivalent")
-    text = f"{kind} failed: {describe(res, gamma, rope)}"
+    text = f"{kind} failed: {describe(res, gamma, margin)}"
     raise (AssertionError if failed else InconclusiveComparison)(text)
 
 

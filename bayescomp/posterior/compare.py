@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from bayescomp.core.exceptions import TimeOrderedDesignWarning
-from bayescomp.core.margins import Absolute, Relative
+from bayescomp.core.margins import Absolute, MarginLike, Relative
 from bayescomp.core.protocols import Posterior
 from bayescomp.posterior.differences import differences_by_dataset
 from bayescomp.posterior.predictions import (
@@ -37,13 +38,14 @@ from bayescomp.scores.table import Scores
 __all__ = ["REGISTRY", "Method", "Paired", "PairedPredictions", "compare", "register"]
 
 
-def as_scores(scores: Any) -> Scores:
+def as_scores(scores: Any, slices: str | None = None) -> Scores:
+    """A scores table (a ``Scores``, or a frame read with ``slices`` its slice column)."""
     if isinstance(scores, Scores):
         return scores
     import pandas as pd
 
     if isinstance(scores, pd.DataFrame):
-        return Scores.from_frame(scores)
+        return Scores.from_frame(scores, slice_col=slices or "slice")
     raise ValueError(
         f"scores must be a bayescomp.Scores or a pandas DataFrame, got {type(scores).__name__}"
     )
@@ -154,7 +156,7 @@ def compare(
         )
         return compare_predictions(scores, baseline, candidate, request)
     scores, request = scores_request(
-        as_scores(scores),
+        as_scores(scores, options.get("slices")),
         metric=metric,
         rope=rope,
         higher_is_better=higher_is_better,
@@ -172,7 +174,7 @@ def scores_request(
     rope: Any,
     higher_is_better: bool | dict[str, bool] | None = None,
     method: str = "auto",
-    guardrails: dict[str, Any] | None = None,
+    guardrails: Mapping[str, MarginLike] | None = None,
     **request: Any,
 ) -> tuple[Scores, Request]:
     """The door of a scores table: the table with the timing columns asked for, and the
@@ -226,7 +228,36 @@ def compare_scores(
     dataset: str | None = None,
 ) -> Posterior:
     """:func:`compare` below the door: the posterior the checked ``request`` asks for on a
-    scores table (its metric a column of ``scores``); nothing is checked again."""
+    scores table (its metric a column of ``scores``), under its slice guardrail when it asks
+    for one (the per-split differences on each slice's rows, ``docs/slices.md``); nothing
+    is checked again."""
+    if request.slices is None:
+        return _compare_scores(scores, baseline, candidate, request, dataset)
+    from bayescomp.posterior.slices import guard_slices
+    from bayescomp.scores.slices import paired_slices
+
+    datasets = scores._check_dataset(dataset)
+    if len(datasets) > 1 or not isinstance(baseline, str):
+        raise ValueError(
+            "the slice guardrail of a scores table guards one dataset's comparison of two "
+            "models: pass dataset=NAME and a baseline model"
+        )
+    overall = _compare_scores(scores, baseline, candidate, request, dataset)
+    d, labels = paired_slices(
+        scores, baseline, candidate, str(request.metric), datasets[0], request.slices.column
+    )
+    d = d if request.higher_is_better else -d
+    rho = float(scores.rho(datasets[0]))
+    return guard_slices(overall, d, labels, request.slices, None, request.random_state, rho)
+
+
+def _compare_scores(
+    scores: Scores,
+    baseline: str | float,
+    candidate: str,
+    request: Request,
+    dataset: str | None,
+) -> Posterior:
     from bayescomp.posterior.metric_differences import with_timings
 
     scores = with_timings(scores, [str(request.metric), *(m for m, _, _ in request.guardrails)])

@@ -249,20 +249,24 @@ class MultiMetricResult(PosteriorBase):
         base = self.marginal().decision(gamma)
         utility = self.utility() if self.gains is not None else None
         if len(self.metrics) == 1:
-            return replace(base, p_joint=self.p_right, utility=utility)
-        outcome, reason = _guarded_outcome(self, base, gamma)
-        held = "; ".join(
-            f"{m}: P(worse beyond {Absolute(r).label()}) = {self.p_guardrail_broken(m):.3f}"
-            for m, r in zip(self.metrics[1:], self.rope[1:], strict=True)
-        )
-        return replace(
-            base,
-            outcome=outcome,
-            reason=reason,
-            p_joint=self.p_joint,
-            guardrails=held,
-            utility=utility,
-        )
+            d = replace(base, p_joint=self.p_right, utility=utility)
+        else:
+            outcome, reason = _guarded_outcome(self, base, gamma)
+            held = "; ".join(
+                f"{m}: P(worse beyond {Absolute(r).label()}) = {self.p_guardrail_broken(m):.3f}"
+                for m, r in zip(self.metrics[1:], self.rope[1:], strict=True)
+            )
+            d = replace(
+                base,
+                outcome=outcome,
+                reason=reason,
+                p_joint=self.p_joint,
+                guardrails=held,
+                utility=utility,
+            )
+        for guard in self.guards().values():  # the slice guardrail (core.rule.gate)
+            d = guard.gate(d)
+        return d
 
     def utility(
         self, gains: Mapping[str, float] | None = None, switching_cost: float | None = None
@@ -323,7 +327,10 @@ class MultiMetricResult(PosteriorBase):
         """Per metric its summary row, and the joint probability with its error."""
         joint = {"p_joint": self.p_joint, "p_joint_se": self.p_joint_se}
         return jsonable(
-            self._headline("multivariate") | joint | {"metrics": self.summary().to_dict("records")}
+            self._headline("multivariate")
+            | joint
+            | {"metrics": self.summary().to_dict("records")}
+            | self._slice_record(self.decision())
         )
 
     def plot(self, *, ax: Any = None) -> Any:

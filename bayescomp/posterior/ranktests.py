@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
+    from numpy.typing import ArrayLike
 
 __all__ = ["MIN_KEPT_DRAWS", "RankTestResult", "sign_test", "signed_rank_test"]
 
@@ -287,7 +288,7 @@ class RankTestResult(PosteriorBase):
 
 
 def sign_test(
-    differences: Mapping[str, Any] | Any,
+    differences: Mapping[str, ArrayLike] | ArrayLike,
     *,
     rope: float = 0.0,
     prior_strength: float = 1.0,
@@ -389,7 +390,7 @@ def _heaviside(x: np.ndarray, tol: float) -> np.ndarray:
 
 
 def signed_rank_test(
-    differences: Mapping[str, Any] | Any,
+    differences: Mapping[str, ArrayLike] | ArrayLike,
     *,
     rope: float = 0.0,
     prior_strength: float = 0.5,

@@ -18,7 +18,14 @@ from types import MappingProxyType
 from typing import Any
 
 from bayescomp.core.checks import check_gamma, check_number
-from bayescomp.core.margins import Absolute, Margin, Relative, Standardized, as_margin
+from bayescomp.core.margins import (
+    Absolute,
+    Margin,
+    MarginLike,
+    Relative,
+    Standardized,
+    as_margin,
+)
 from bayescomp.core.orientation import resolve_direction
 
 #: default probability that no slice is worse a promotion needs (``docs/slices.md``)
@@ -57,7 +64,7 @@ class Request:
 
 
 def _guardrails(
-    guardrails: Mapping[str, Any] | None, directions: Mapping[str, bool]
+    guardrails: Mapping[str, MarginLike] | None, directions: Mapping[str, bool]
 ) -> tuple[tuple[str, float, bool], ...]:
     out = []
     for m, rope in dict(guardrails or {}).items():
@@ -108,7 +115,7 @@ def check_request(
     rope: Any,
     gamma: float = 0.95,
     higher_is_better: bool | Mapping[str, bool] | None = None,
-    guardrails: Mapping[str, Any] | None = None,
+    guardrails: Mapping[str, MarginLike] | None = None,
     slices: str | None = None,
     slice_rope: Any = None,
     slice_gamma: float | None = None,

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -28,7 +28,7 @@ import numpy as np
 
 from bayescomp.core.checks import check_gamma
 from bayescomp.core.exceptions import BayescompWarning
-from bayescomp.core.margins import Absolute, as_margin
+from bayescomp.core.margins import Absolute, MarginLike, as_margin
 from bayescomp.core.orientation import canonical_metric, higher_is_better
 from bayescomp.core.rule import joint_outcome, split_gamma
 from bayescomp.posterior.holdout_data import item_kind, item_scores
@@ -153,8 +153,8 @@ class Plan:
 
 
 def paired_differences(frame: Any, plan: Plan, metric: str) -> np.ndarray:
-    """Per-row ``candidate - baseline`` of ``metric``'s per-item score, oriented so that
-    positive is better (log loss on probabilities clipped to :data:`LOG_CLIP`)."""
+    """Per-row ``candidate - baseline`` of ``metric``'s per-item score (its canonical name,
+    the plan's), oriented so that positive is better (log loss on probabilities clipped to :data:`LOG_CLIP`)."""
     kind = item_kind(metric)
     y = frame[plan.label].to_numpy()
     scores = []
@@ -162,7 +162,7 @@ def paired_differences(frame: Any, plan: Plan, metric: str) -> np.ndarray:
         pred = frame[col].to_numpy()
         if kind == "log":
             pred = np.clip(np.asarray(pred, dtype=float), LOG_CLIP, 1 - LOG_CLIP)
-        scores.append(item_scores(canonical_metric(metric), y, pred))
+        scores.append(item_scores(metric, y, pred))
     diff = scores[0] - scores[1]
     return diff if higher_is_better(metric) else -diff
 
@@ -401,14 +401,14 @@ def make_plan(frame: Any, settings: dict[str, Any]) -> Plan:
     columns = dict(settings)
     metric, every = columns.pop("metric"), columns.pop("every", 1)
     item_kind(metric)
+    metric = canonical_metric(metric)  # resolved once: every look reads the plan's name
     where = "watch (the margin must be fixed before the first look)"
     margin = float(as_margin(columns.pop("rope"), metric=metric, takes=(Absolute,), where=where))
     guardrails = []
     for name, guard_rope in dict(columns.pop("guardrails", None) or {}).items():
         item_kind(name)
-        guardrails.append(
-            (name, float(as_margin(guard_rope, metric=name, takes=(Absolute,), where=where)))
-        )
+        half = float(as_margin(guard_rope, metric=name, takes=(Absolute,), where=where))
+        guardrails.append((canonical_metric(name), half))
     if isinstance(every, bool) or not isinstance(every, int | np.integer) or every < 1:
         raise ValueError(f"every must be a whole number of items >= 1; got {every!r}")
     slice_margin = columns.pop("slice_rope", None)
@@ -438,7 +438,7 @@ def watch(
     time: str | None = None,
     slice: str | None = None,
     slice_rope: Any = None,
-    guardrails: dict[str, Any] | None = None,
+    guardrails: Mapping[str, MarginLike] | None = None,
     classes: tuple = (),
 ) -> SequentialResult:
     """Compare ``candidate`` with ``baseline`` on a prediction log, looking every ``every``

@@ -12,6 +12,7 @@ strength from the rest.  :func:`slice_test` fits it with the slice ROPE as the m
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -23,13 +24,16 @@ from bayescomp.core.jsonable import jsonable
 from bayescomp.core.margins import Absolute
 from bayescomp.core.rule import Decision, gate
 from bayescomp.posterior.hierarchical import HierarchicalResult, hierarchical_test
-from bayescomp.posterior.request import SLICE_GAMMA, SliceGuard, slice_guard
+from bayescomp.posterior.request import SLICE_GAMMA, SliceGuard
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     from matplotlib.axes import Axes
+    from numpy.typing import ArrayLike
 
-__all__ = ["SliceResult", "slice_differences", "slice_test"]
+    from bayescomp.scores.table import Scores
+
+__all__ = ["SliceResult", "slice_differences", "slice_scores", "slice_test"]
 
 #: default required P(no slice worse beyond the slice ROPE); see docs/slices.md for the bench
 MAX_SLICES, MIN_MEDIAN_ROWS = 200, 5
@@ -172,7 +176,7 @@ class SliceResult(HierarchicalResult):
 
 
 def slice_test(
-    differences: dict[str, Any],
+    differences: Mapping[str, ArrayLike],
     rho: float | dict[str, float],
     *,
     slice_rope: float,
@@ -234,74 +238,77 @@ def worse_text(worst: str | None) -> str:
     return "no slice worse in any draw" if worst is None else f"most likely worse {worst!r}"
 
 
-def item_differences(
-    metric: str | None, y: Any, baseline: Any, candidate: Any, options: dict[str, Any]
-) -> np.ndarray:
-    """Oriented per-row differences ``candidate - baseline`` of an item-wise metric
-    (``options``: ``higher_is_better``, ``threshold``); a metric that is not a mean of
-    items (roc_auc, f1) has no per-slice differences: an error says which metrics work."""
-    from bayescomp.posterior.holdout_data import ITEMWISE, item_scores, resolve
+def _itemwise(metric: str | None, y: Any, higher_is_better: bool | None) -> tuple[str, bool]:
+    """The canonical name and direction of an item-wise metric; a metric that is not a mean
+    of items (roc_auc, f1) has no per-slice scores: an error says which metrics work."""
+    from bayescomp.posterior.holdout_data import ITEMWISE, resolve
 
-    hib = options.get("higher_is_better")
-    name, higher = resolve(metric, y, hib, None)
-    if y is None:  # the model columns are per-item scores already
-        d = np.asarray(candidate, dtype=float) - np.asarray(baseline, dtype=float)
-        return d if higher else -d
-    if name not in ITEMWISE:
+    name, higher = resolve(metric, y, higher_is_better, None)
+    if y is not None and name not in ITEMWISE:
         raise ValueError(
             f"slices need a metric that is a mean of per-item scores ({sorted(ITEMWISE)}); "
             f"{metric!r} is not: compare slices on one of those"
         )
-    t = options.get("threshold")
-    y = np.asarray(y)
-    d = item_scores(name, y, candidate, t) - item_scores(name, y, baseline, t)
+    return name, higher
+
+
+def item_differences(
+    metric: str | None, y: Any, baseline: Any, candidate: Any, options: dict[str, Any]
+) -> np.ndarray:
+    """Oriented per-row differences ``candidate - baseline`` of an item-wise metric
+    (``options``: ``higher_is_better``, ``threshold``; without ``y`` the model columns are
+    per-item scores already)."""
+    from bayescomp.posterior.holdout_data import item_scores
+
+    name, higher = _itemwise(metric, y, options.get("higher_is_better"))
+    if y is None:
+        d = np.asarray(candidate, dtype=float) - np.asarray(baseline, dtype=float)
+    else:
+        t, y = options.get("threshold"), np.asarray(y)
+        d = item_scores(name, y, candidate, t) - item_scores(name, y, baseline, t)
     return d if higher else -d
 
 
-def slice_cv_test(
-    table: pd.DataFrame,
-    baseline: str,
-    candidate: str,
-    *,
-    metric: str = "accuracy",
-    slice_rope: float,
-    random_state: Any = None,
-) -> SliceResult:
-    """The slice posterior of cross-validation scores: the per-split metric on each slice's
-    test rows (the table of :func:`bayescomp.scores.slices.cross_validate_slices`), paired
-    ``candidate - baseline`` (a split where a slice has no test rows is left out for it),
-    with rho the test fraction."""
-    guard = slice_guard("slice", slice_rope)
-    wide = table.pivot(index=["split", "row"], columns="model", values="y_pred")
-    keys = table.drop_duplicates(["split", "row"]).set_index(["split", "row"]).loc[wide.index]
-    y = keys["y_true"].to_numpy()
-    d = item_differences(metric, y, wide[baseline].to_numpy(), wide[candidate].to_numpy(), {})
-    cells = keys.assign(d=d).groupby(["slice", "split"])["d"].mean()
-    diffs, _ = slice_differences(cells.to_numpy(), cells.index.get_level_values("slice"))
-    rows = keys.reset_index().groupby("slice")["row"].nunique()
-    names = {"baseline_name": baseline, "candidate_name": candidate, "metric": metric}
-    return slice_test(
-        diffs,
-        float(keys["rho"].mean()),
-        slice_rope=float(guard.margin),
-        random_state=random_state,
-        rows={s: int(rows[s]) for s in diffs},
-        **names,
+def slice_scores(table: pd.DataFrame, metric: str = "accuracy") -> Scores:
+    """The scores table of cross-validation's per-row predictions (the table of
+    :func:`bayescomp.scores.slices.cross_validate_slices`): each split's item-wise ``metric``
+    on its whole test set, and on each slice's test rows (its ``slice`` rows), for
+    :func:`bayescomp.compare` and :func:`bayescomp.select` with ``slices="slice"``."""
+    import pandas as pd
+
+    from bayescomp.posterior.holdout_data import item_scores
+    from bayescomp.scores.table import Scores
+
+    y = table["y_true"].to_numpy()
+    name, _ = _itemwise(metric, y, None)
+    t = table.assign(score=item_scores(name, y, table["y_pred"].to_numpy()))
+    whole = t.groupby(["model", "split"]).agg(
+        score=("score", "mean"), n_test=("row", "size"), n_train=("n_train", "first")
     )
+    per = t.groupby(["model", "split", "slice"])[["score"]].mean()
+    frame = pd.concat([whole.reset_index(), per.reset_index()], ignore_index=True)
+    return Scores(frame.rename(columns={"score": name}).assign(dataset="data"))
 
 
 def guard_slices(
-    overall: Any, differences: Any, labels: Any, guard: SliceGuard, cluster: Any, seed: Any
+    overall: Any,
+    differences: Any,
+    labels: Any,
+    guard: SliceGuard,
+    cluster: Any,
+    seed: Any,
+    rho: float = 0.0,
 ) -> Any:
-    """``overall`` (a one-test-set posterior) under the slice guardrail ``guard``: the
-    per-row ``differences`` grouped by ``labels`` (units: ``cluster``'s), its slices'
-    posterior its guard (:meth:`SliceResult.gate`)."""
+    """``overall`` under the slice guardrail ``guard``: the oriented ``differences`` grouped
+    by ``labels`` (one test set's items, units ``cluster``'s, ``rho`` 0; or the per-split
+    differences of cross-validation, ``rho`` its test fraction), its slices' posterior its
+    guard (:meth:`SliceResult.gate`)."""
     groups, rows = slice_differences(differences, labels, cluster)
     small = tuple(sorted(set(map(str, np.unique(np.asarray(labels).astype(str)))) - set(groups)))
     names = {"baseline_name": overall.baseline_name, "candidate_name": overall.candidate_name}
     res = slice_test(
         groups,
-        0.0,  # items (or clusters) are independent units
+        rho,
         slice_rope=float(guard.margin),
         rows=rows,
         left_out=small,
@@ -314,6 +321,6 @@ def guard_slices(
         return replace(overall, slices=res)
     except TypeError:  # a method's posterior without slices
         raise ValueError(
-            "the slice guardrail (slices=) guards the one-test-set posterior "
-            "(method='holdout'), not this method's"
+            "the slice guardrail (slices=) guards the one-test-set posterior and the "
+            "correlated t-test, not this method's"
         ) from None

@@ -305,7 +305,9 @@ class CorrelatedTTestResult(PosteriorBase):
         """The summary's row (decision at gamma 0.95) and ``method: "ttest"``, JSON-ready;
         a batch gives ``{"comparisons": [row, ...]}``."""
         rows = [{**r, "method": "ttest"} for r in self.summary().to_dict("records")]
-        return jsonable(rows[0] if not self.is_batch else {"comparisons": rows})
+        if self.is_batch:
+            return jsonable({"comparisons": rows})
+        return jsonable(rows[0] | self._slice_record(self.decision()))
 
     def plot(self, *, ax: Axes | None = None, confidence_level: float = 0.95) -> Axes:
         """Posterior density with the ROPE band and the three probabilities annotated."""

@@ -8,6 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from bayescomp.splits.design import MAX_ROWS
+
 
 def model_rows(frame: pd.DataFrame, model: str, metric: str) -> dict[str, np.ndarray] | None:
     """One model's split, sizes and score columns as arrays sorted by split (None if absent)."""
@@ -60,6 +62,78 @@ def check_filled(frame: pd.DataFrame, col: str) -> np.ndarray:
             f"column {col!r} is empty on {int(empty.sum())} row(s) (rows {rows}); "
             f"give every row its {col}"
         )
+
+
+def paired_rows(
+    frame: pd.DataFrame, dataset: str, baseline: str, candidate: str, metric: str, where: str
+) -> pd.DataFrame:
+    """The two models' scores on one dataset (``frame``) aligned split by split, checking that
+    they really are paired: the same splits, of the same sizes, finite scores (``where``
+    names the dataset in the errors)."""
+    bd, cd = model_rows(frame, baseline, metric), model_rows(frame, candidate, metric)
+    if bd is None or cd is None:
+        who = baseline if bd is None else candidate
+        raise ValueError(
+            f"model {who!r} has no scores{where}; score both models on it "
+            "or pass dataset= to compare elsewhere"
+        )
+    # rows sorted by split (splits are unique per model, checked at construction)
+    if bd["split"].shape != cd["split"].shape or not np.array_equal(bd["split"], cd["split"]):
+        bs, cs = set(bd["split"].tolist()), set(cd["split"].tolist())
+        raise ValueError(
+            f"unpaired splits{where}: {candidate!r} covers splits "
+            f"{split_ranges(sorted(cs))} but {baseline!r} covers {split_ranges(sorted(bs))}; "
+            "compare on the same splits (pass the same cv object to both, or drop the "
+            "extra splits for both models)"
+        )
+    size_bad = (bd["n_train"] != cd["n_train"]) | (bd["n_test"] != cd["n_test"])
+    if size_bad.any():
+        i = int(np.flatnonzero(size_bad)[0])
+        raise ValueError(
+            f"split {bd['split'][i]}{where} has different sizes for the two models "
+            f"({baseline!r}: {bd['n_train'][i]:g}/{bd['n_test'][i]:g} train/test, "
+            f"{candidate!r}: {cd['n_train'][i]:g}/{cd['n_test'][i]:g}); they were not "
+            "evaluated on the same splits"
+        )
+    for rows, who in ((bd, baseline), (cd, candidate)):
+        bad = ~np.isfinite(rows["score"])
+        if bad.any():
+            sp = rows["split"][bad].tolist()
+            raise ValueError(
+                f"{metric!r} of {who!r}{where} is NaN/inf on split(s) "
+                f"{split_ranges(sorted(sp))} (a failed fit?); fix the model or drop those "
+                "splits for both models"
+            )
+    return pd.DataFrame(
+        {
+            "dataset": dataset,
+            "split": bd["split"],
+            "baseline": bd["score"],
+            "candidate": cd["score"],
+            "n_train": bd["n_train"],
+            "n_test": bd["n_test"],
+        }
+    )
+
+
+def check_row_counts(frame: pd.DataFrame, col: str) -> pd.Series:
+    """Column ``col`` (``n_train`` or ``n_test``) as numbers of rows: positive whole numbers
+    up to 2**53 on every row, or an error naming the first bad rows."""
+    vals = pd.to_numeric(frame[col], errors="coerce")
+    bad_rows = (
+        vals.isna()
+        | (vals <= 0)
+        | ~np.isfinite(vals.fillna(0))
+        | (vals.fillna(1) % 1 != 0)
+        | (vals.fillna(0) > MAX_ROWS)
+    )
+    if bad_rows.any():
+        bad = frame.loc[bad_rows, ["dataset", "model", "split", col]].head(3).to_dict("records")
+        raise ValueError(
+            f"{col} must be a positive whole number of rows (at most "
+            f"2**53) on every row; bad rows: {bad}"
+        )
+    return vals
 
 
 def check_numeric_cells(frame: pd.DataFrame, col: str, *, required: bool) -> pd.Series:

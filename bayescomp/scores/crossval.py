@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from bayescomp.core.checks import check_n_jobs, check_number, check_samples
 from bayescomp.core.exceptions import FitFailedWarning, WorkersLostError
 from bayescomp.core.orientation import LOSS_SCORERS, canonical_metric, higher_is_better
-from bayescomp.core.protocols import OutOfFold
+from bayescomp.core.protocols import OutOfFold, Split
 from bayescomp.scores.cells import split_ranges
 from bayescomp.scores.engine import FitTask, Progress, multimetric, run_fits
 from bayescomp.scores.estimators import tuned_params
@@ -267,7 +267,7 @@ class PairedFits:
 
     tasks: list[tuple[str, int]]
     results: dict[tuple[str, int], Fit]
-    splits: list[dict[str, Any]]
+    splits: list[Split]
     design: SplitDesign
     loaded: int
     retried: int
@@ -338,8 +338,8 @@ def fit_paired(
             models[t[0]],
             X,
             y,
-            splits[t[1]]["train"],
-            splits[t[1]]["test"],
+            splits[t[1]].train,
+            splits[t[1]].test,
             scorers[t[0]],
             error_score,
             multi[t[0]],
@@ -414,7 +414,7 @@ def _run(
 def _to_scores(
     tasks: list[tuple[str, int]],
     results: list[Fit],
-    splits: list[dict[str, Any]],
+    splits: list[Split],
     dataset: str,
     design: SplitDesign,
     *,
@@ -433,14 +433,14 @@ def _to_scores(
                 "dataset": dataset,
                 "model": name,
                 "split": k,
-                "repeat": s["repeat"],
-                "fold": s["fold"],
-                "n_train": len(s["train"]),
-                "n_test": len(s["test"]),
+                "repeat": s.repeat,
+                "fold": s.fold,
+                "n_train": len(s.train),
+                "n_test": len(s.test),
                 "fit_time": res.fit_time,
                 "score_time": res.score_time,
                 **res.scores,
-                **({"block": s["block"]} if blocks else {}),
+                **({"block": s.block} if blocks else {}),
                 "error": res.error,
             }
         )

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from bayescomp.core.protocols import Split
 from bayescomp.scores.engine import Progress
 from bayescomp.scores.estimators import estimator_params, is_self_tuning
 from bayescomp.splits.design import SplitDesign, materialise_splits
@@ -17,7 +18,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def split_records(
     cv: Any, design: SplitDesign, X: Any, y: Any, groups: Any, extra_repeats: int
-) -> tuple[list[dict[str, Any]], list[str]]:
+) -> tuple[list[Split], list[str]]:
     """Every split of the design and of its ``extra_repeats`` seeded repetitions (numbered
     on from the design's), and the fingerprint of each block."""
     import numpy as np
@@ -29,22 +30,14 @@ def split_records(
     for b in range(1, extra_repeats + 1):
         cv_b, seed_b = block_cv(cv, b)
         blocks.append((materialise_splits(cv_b, X, y, groups), seed_b))
-    out: list[dict[str, Any]] = []
+    out: list[Split] = []
     offset = 0
     for b, (d, s) in enumerate(blocks):
         for k, (train, test) in enumerate(d.splits):
             out.append(
-                {
-                    "split": len(out),
-                    "block": b,
-                    "seed": s,
-                    "train": train,
-                    "test": test,
-                    "repeat": int(d.repeat[k]) + offset,
-                    "fold": int(d.fold[k]),
-                }
+                Split(len(out), b, s, int(d.repeat[k]) + offset, int(d.fold[k]), train, test)
             )
-        offset = 1 + max(r["repeat"] for r in out)
+        offset = 1 + max(r.repeat for r in out)
     return out, [d.fingerprint() for d, _ in blocks]
 
 
@@ -52,10 +45,10 @@ def check_cache(
     cache: FitStore,
     dataset: str,
     models: Mapping[str, Any],
-    scorers: Mapping[str, Mapping[str, Any]],
+    scorers: Mapping[str, Mapping[str, Callable[..., Any]]],
     data: tuple[Any, Any],
     cv: Any,
-    splits: list[dict[str, Any]],
+    splits: list[Split],
     prints: list[str],
     n_samples: int,
 ) -> dict[str, tuple[str, str]]:
@@ -65,7 +58,7 @@ def check_cache(
     from bayescomp.splits.repeats import cv_text
 
     names = list(next(iter(scorers.values())))
-    base = [s for s in splits if s["block"] == 0]
+    base = [s for s in splits if s.block == 0]
     cache.check_design(
         dataset,
         fingerprint=prints[0],
@@ -75,12 +68,12 @@ def check_cache(
         metric=names[0],
         scoring=names,
         cv=cv_text(cv),
-        seed=base[0]["seed"],
+        seed=base[0].seed,
         splits=base,
     )
     for b in range(1, len(prints)):
-        block = [s for s in splits if s["block"] == b]
-        cache.check_block(dataset, b, fingerprint=prints[b], seed=block[0]["seed"], splits=block)
+        block = [s for s in splits if s.block == b]
+        cache.check_block(dataset, b, fingerprint=prints[b], seed=block[0].seed, splits=block)
     params = {name: estimator_params(est) for name, est in models.items()}
     for name, est in models.items():
         cache.check_model(
@@ -92,7 +85,7 @@ def check_cache(
 def load_cached(
     cache: FitStore,
     dataset: str,
-    scorers: Mapping[str, Mapping[str, Any]],
+    scorers: Mapping[str, Mapping[str, Callable[..., Any]]],
     n_splits: int,
     results: dict[Any, Fit],
     bar: Progress,
@@ -118,7 +111,7 @@ def recorder(
     results: dict[Any, Fit],
     cache: FitStore | None,
     dataset: str,
-    splits: list[dict[str, Any]],
+    splits: list[Split],
     params: Mapping[str, tuple[str, str]],
 ) -> Callable[[tuple[str, int], Fit], None]:
     """The callback that takes each finished fit: into ``results``, and at once into
@@ -132,7 +125,7 @@ def recorder(
                 dataset=dataset,
                 model=name,
                 split=k,
-                seed=splits[k]["seed"],
+                seed=splits[k].seed,
                 result=res,
                 params_hash=params[name][1],
                 params=params[name][0],

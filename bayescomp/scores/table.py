@@ -20,9 +20,9 @@ from bayescomp.core.orientation import canonical_metric, check_metric_range, res
 from bayescomp.scores.cells import (
     check_filled,
     check_numeric_cells,
+    check_row_counts,
     check_unique_keys,
-    model_rows,
-    split_ranges,
+    paired_rows,
     warn_row_order,
 )
 from bayescomp.scores.csvio import read_frame, unique_columns, write_frame
@@ -32,7 +32,8 @@ from bayescomp.scores.importers import (
     openml_parts,
     wide_parts,
 )
-from bayescomp.splits.design import MAX_ROWS, rho_from_sizes
+from bayescomp.scores.slices import checked_slices
+from bayescomp.splits.design import rho_from_sizes
 
 if TYPE_CHECKING:  # pragma: no cover
     from bayescomp.splits.design import SplitDesign
@@ -52,6 +53,7 @@ META = frozenset(
         "time_ordered",
         "block",
         "error",
+        "slice",
     }
 )
 
@@ -80,6 +82,7 @@ class Scores:
         metrics: list[str] | None = None,
         design: SplitDesign | None = None,
         check_ranges: bool = True,
+        slice_col: str = "slice",
     ):
         missing = [c for c in (*KEY, *SIZES) if c not in frame.columns]
         if missing:
@@ -87,7 +90,11 @@ class Scores:
                 f"a scores table needs columns {list(KEY + SIZES)}; missing {missing}. Use "
                 "Scores.from_frame, which fills defaults and accepts test_fraction="
             )
-        frame = frame.copy()
+        frame, slice_rows = frame.copy(), None
+        if slice_col in frame.columns:  # a row with a slice scores that slice's test rows
+            part = frame[slice_col].notna() & (frame[slice_col].astype(str) != "")
+            slice_rows = frame[part] if part.any() else None
+            frame = frame[~part].drop(columns=slice_col)
         codes = [check_filled(frame, col) for col in ("dataset", "model", "split")]
         for col in ("dataset", "model"):
             if not pd.api.types.is_string_dtype(frame[col]):
@@ -118,21 +125,7 @@ class Scores:
                 "n_train, n_test, repeat, fold and timings)"
             )
         for col in SIZES:
-            vals = pd.to_numeric(frame[col], errors="coerce")
-            bad_rows = (
-                vals.isna()
-                | (vals <= 0)
-                | ~np.isfinite(vals.fillna(0))
-                | (vals.fillna(1) % 1 != 0)
-                | (vals.fillna(0) > MAX_ROWS)
-            )
-            if bad_rows.any():
-                bad = frame.loc[bad_rows, [*KEY, col]].head(3).to_dict("records")
-                raise ValueError(
-                    f"{col} must be a positive whole number of rows (at most "
-                    f"2**53) on every row; bad rows: {bad}"
-                )
-            frame[col] = vals
+            frame[col] = check_row_counts(frame, col)
         # one integer key per (dataset, model, split) from the codes computed above
         key = codes[0].astype(np.int64)
         for c in codes[1:]:
@@ -146,6 +139,10 @@ class Scores:
             )
         self._frame = frame.reset_index(drop=True)
         self._metrics = metrics
+        self.slice_col = slice_col
+        self.slice_scores = (
+            None if slice_rows is None else checked_slices(slice_rows, slice_col, metrics)
+        )
         self.design = design
         self.fits_retried = 0  # fits sent again after a lost worker (cross_validate_paired)
         self.attrs: dict[str, Any] = {}  # provenance, e.g. fits_performed/fits_loaded
@@ -162,6 +159,7 @@ class Scores:
         model_col: str = "model",
         split_col: str = "split",
         dataset_col: str = "dataset",
+        slice_col: str = "slice",
     ) -> Scores:
         """Load scores from any tidy or long frame.
 
@@ -175,6 +173,10 @@ class Scores:
         and dataset).  Split sizes come from ``n_train``/``n_test`` columns or
         from ``test_fraction`` (e.g. 0.1 for 10-fold CV), which is stored as the
         smallest integer ratio.
+
+        A row with a value in ``slice_col`` scores that slice's test rows of its split (the
+        slice guardrail on cross-validation, ``docs/slices.md``); the rows without one score
+        the whole split.
         """
         if not isinstance(df, pd.DataFrame):
             raise TypeError(
@@ -237,7 +239,7 @@ class Scores:
                 "unknown; add them, or pass test_fraction= (n_test / (n_train + n_test), e.g. 0.1 "
                 "for 10-fold cross-validation)"
             )
-        return cls(df, metrics=metrics)
+        return cls(df, metrics=metrics, slice_col=slice_col)
 
     @classmethod
     def from_cross_validate(cls, results_by_model: Any, **kwargs: Any) -> Scores:
@@ -264,10 +266,11 @@ class Scores:
         frame_kw = {
             k: kwargs.pop(k)
             for k in list(kwargs)
-            if k in ("metrics", "dataset", "test_fraction", "model_col", "split_col", "dataset_col")
+            if k in ("metrics", "dataset", "test_fraction", "slice_col")
+            or k in ("model_col", "split_col", "dataset_col")
         }
         # names stay text: "01" is not 1, and a model named "NA" is not a missing value
-        names = [frame_kw.get("model_col", "model"), frame_kw.get("dataset_col", "dataset")]
+        names = [frame_kw.get(f"{k}_col", k) for k in ("model", "dataset", "slice")]
         kwargs.setdefault("dtype", dict.fromkeys(names, str))
         if "na_values" not in kwargs and "keep_default_na" not in kwargs:
             kwargs.update(keep_default_na=False, na_values=[""])
@@ -277,7 +280,8 @@ class Scores:
         """Write the tidy table exactly (an interchange file: every tool reads the same
         names); :meth:`read_csv` reads it back unchanged.  The spreadsheet-facing exports
         of the report and of ``--out`` are the ones that neutralise formula-like text."""
-        write_frame(self._frame, path, spreadsheet=False, index=False, **kwargs)
+        frame = pd.concat([self._frame, self.slice_scores])  # the whole splits, then slices
+        write_frame(frame, path, spreadsheet=False, index=False, **kwargs)
 
     @classmethod
     def concat(cls, items: list[Scores]) -> Scores:
@@ -399,6 +403,11 @@ class Scores:
         out = Scores.__new__(Scores)  # its names found afresh (_names)
         out._frame, out._metrics = self._frame[keep].reset_index(drop=True), self._metrics
         out.design, out.fits_retried, out.attrs = None, 0, {}
+        out.slice_col, out.slice_scores = self.slice_col, self.slice_scores
+        if self.slice_scores is not None:  # the slice rows of the models and datasets kept
+            f = self.slice_scores
+            f = f[f["model"].isin(out.models) & f["dataset"].isin(out.datasets)]
+            out.slice_scores = f.reset_index(drop=True)
         return out
 
     def paired(
@@ -431,54 +440,7 @@ class Scores:
         for ds in datasets:
             where = f" on dataset {ds!r}" if len(self.datasets) > 1 else ""
             fd = f if len(datasets) == 1 else f[f["dataset"] == ds]
-            bd, cd = model_rows(fd, baseline, metric), model_rows(fd, candidate, metric)
-            if bd is None or cd is None:
-                who = baseline if bd is None else candidate
-                raise ValueError(
-                    f"model {who!r} has no scores{where}; score both models on it "
-                    "or pass dataset= to compare elsewhere"
-                )
-            # rows sorted by split (splits are unique per model, checked at construction)
-            if bd["split"].shape != cd["split"].shape or not np.array_equal(
-                bd["split"], cd["split"]
-            ):
-                bs, cs = set(bd["split"].tolist()), set(cd["split"].tolist())
-                raise ValueError(
-                    f"unpaired splits{where}: {candidate!r} covers splits "
-                    f"{split_ranges(sorted(cs))} but {baseline!r} covers {split_ranges(sorted(bs))}; "
-                    "compare on the same splits (pass the same cv object to both, or drop the "
-                    "extra splits for both models)"
-                )
-            size_bad = (bd["n_train"] != cd["n_train"]) | (bd["n_test"] != cd["n_test"])
-            if size_bad.any():
-                i = int(np.flatnonzero(size_bad)[0])
-                raise ValueError(
-                    f"split {bd['split'][i]}{where} has different sizes for the two models "
-                    f"({baseline!r}: {bd['n_train'][i]:g}/{bd['n_test'][i]:g} train/test, "
-                    f"{candidate!r}: {cd['n_train'][i]:g}/{cd['n_test'][i]:g}); they were not "
-                    "evaluated on the same splits"
-                )
-            for rows, who in ((bd, baseline), (cd, candidate)):
-                bad = ~np.isfinite(rows["score"])
-                if bad.any():
-                    sp = rows["split"][bad].tolist()
-                    raise ValueError(
-                        f"{metric!r} of {who!r}{where} is NaN/inf on split(s) "
-                        f"{split_ranges(sorted(sp))} (a failed fit?); fix the model or drop those "
-                        "splits for both models"
-                    )
-            out.append(
-                pd.DataFrame(
-                    {
-                        "dataset": ds,
-                        "split": bd["split"],
-                        "baseline": bd["score"],
-                        "candidate": cd["score"],
-                        "n_train": bd["n_train"],
-                        "n_test": bd["n_test"],
-                    }
-                )
-            )
+            out.append(paired_rows(fd, ds, baseline, candidate, metric, where))
         result = pd.concat(out, ignore_index=True)
         result.attrs.update(
             baseline_name=baseline,

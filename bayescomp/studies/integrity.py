@@ -58,7 +58,12 @@ def check_usable(con: sqlite3.Connection, path: Path, tables: list[str]) -> None
 
 
 def fit_checksum(
-    dataset: str, model: str, split: int, params_hash: str, error: Any, scores: Mapping[str, Any]
+    dataset: str,
+    model: str,
+    split: int,
+    params_hash: str,
+    error: Any,
+    scores: Mapping[str, float | None],
 ) -> str:
     """SHA-256 of a stored fit's content; NaN and missing scores are written as None."""
     values = {m: (None if v is None or v != v else float(v)) for m, v in scores.items()}

@@ -184,8 +184,9 @@ def _scores_walk(
     from bayescomp.posterior.compare import as_scores, scores_request
     from bayescomp.scores.table import Scores
 
+    slices = options.get("slices")
     if isinstance(scores, str | Path):
-        scores = Scores.read_csv(scores)
+        scores = Scores.read_csv(scores, slice_col=slices or "slice")
     if not isinstance(scores, Scores | pd.DataFrame):
         raise ValueError(
             "select takes a bayescomp.Scores, a scores DataFrame or CSV path, or a predictions "
@@ -193,7 +194,7 @@ def _scores_walk(
             "models first use bayescomp.select_models(models, X, y, ...)"
         )
     scores, request = scores_request(
-        as_scores(scores),  # a scores frame, as compare and rank take it
+        as_scores(scores, slices),  # a scores frame, as compare and rank take it
         metric=metric,
         rope=rope,
         gamma=gamma,

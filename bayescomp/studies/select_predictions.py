@@ -10,6 +10,7 @@ items: both are :class:`bayescomp.decision.steps.ItemSteps`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -42,7 +43,7 @@ def _item_scores(
     predictions: pd.DataFrame,
     models: list[str],
     metric: str,
-    columns: dict[str, Any],
+    columns: Mapping[str, str | None],
     threshold: float | None,
 ) -> pd.DataFrame:
     """Per-item score of every model (per-item predictions for a whole-set metric), tidy."""

@@ -344,7 +344,7 @@ class Selection:
         return est.fit(X, y) if y is not None else est.fit(X)
 
 
-def merge_warnings(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def merge_warnings(records: list[Mapping[str, str | int]]) -> list[dict[str, Any]]:
     """Warning counts from several fitting calls (datasets, extra repetitions) added up per
     ``(model, dataset, warning, message)``, most frequent first.
 
@@ -363,7 +363,7 @@ def merge_warnings(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(merged, key=lambda r: -r["count"])
 
 
-def format_warnings(records: list[dict[str, Any]]) -> str:
+def format_warnings(records: list[Mapping[str, str | int]]) -> str:
     """Per model: ``lr: ConvergenceWarning × 20; svm: FitFailedWarning × 3``."""
     per: dict[tuple[str, str], int] = {}
     for r in records:

@@ -13,13 +13,13 @@ import json
 import os
 import socket
 import sqlite3
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bayescomp.core.exceptions import DesignChangedError
 from bayescomp.core.jsonable import jsonable
-from bayescomp.core.protocols import Fit, OutOfFold
+from bayescomp.core.protocols import Fit, OutOfFold, Split
 from bayescomp.scores.estimators import no_effect
 from bayescomp.studies.integrity import (
     StoreError,
@@ -105,7 +105,7 @@ class ResultStore:
         scoring: list[str],
         cv: str,
         seed: int | None,
-        splits: Iterable[Mapping[str, Any]],
+        splits: Iterable[Split],
     ) -> bool:
         """Record the design of ``dataset``, or check it equals the stored one.
 
@@ -167,19 +167,19 @@ class ResultStore:
         block: int,
         fingerprint: str,
         seed: int | None,
-        splits: Iterable[Mapping[str, Any]],
+        splits: Iterable[Split],
     ) -> None:
         rows = [
             (
                 dataset,
-                int(s["split"]),
+                s.split,
                 block,
-                int(s["repeat"]),
-                int(s["fold"]),
-                len(s["train"]),
-                len(s["test"]),
-                json.dumps([int(i) for i in s["train"]]),
-                json.dumps([int(i) for i in s["test"]]),
+                s.repeat,
+                s.fold,
+                len(s.train),
+                len(s.test),
+                json.dumps([int(i) for i in s.train]),
+                json.dumps([int(i) for i in s.test]),
             )
             for s in splits
         ]
@@ -196,7 +196,7 @@ class ResultStore:
         *,
         fingerprint: str,
         seed: int | None,
-        splits: Iterable[Mapping[str, Any]],
+        splits: Iterable[Split],
     ) -> None:
         """Record an extra repetition block (sequential testing) or check it is unchanged."""
         row = self._con.execute(

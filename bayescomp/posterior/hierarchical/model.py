@@ -12,12 +12,15 @@ import threading
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from bayescomp.core.exceptions import ZeroVarianceWarning
 from bayescomp.core.optional import require
+
+if TYPE_CHECKING:  # pragma: no cover
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "PARAMETERIZATIONS",
@@ -105,7 +108,7 @@ class Prepared:
         }
 
 
-def _as_arrays(differences: Mapping[str, Any]) -> tuple[tuple[str, ...], list[np.ndarray]]:
+def _as_arrays(differences: Mapping[str, ArrayLike]) -> tuple[tuple[str, ...], list[np.ndarray]]:
     """Dataset names and their 1-D finite differences, with an error naming any bad dataset."""
     if not isinstance(differences, Mapping):
         raise ValueError(
@@ -145,7 +148,7 @@ def _as_arrays(differences: Mapping[str, Any]) -> tuple[tuple[str, ...], list[np
     return names, arrays
 
 
-def _rho_per_dataset(rho: Any, differences: Mapping[str, Any], names: tuple[str, ...]) -> Any:
+def _rho_per_dataset(rho: Any, differences: Mapping[str, ArrayLike], names: tuple[str, ...]) -> Any:
     """One correlation per dataset, from a single number or a mapping by dataset name."""
     if isinstance(rho, Mapping):
         missing = [k for k in names if k not in rho and str(k) not in rho]
@@ -182,7 +185,7 @@ def _floor_zero_variance(
     return np.where(zero, n * floor**2, ss), np.where(zero, floor, sd)
 
 
-def prepare_datasets(differences: Mapping[str, Any], rho: Any, std_upper: float) -> Prepared:
+def prepare_datasets(differences: Mapping[str, ArrayLike], rho: Any, std_upper: float) -> Prepared:
     """Sufficient statistics, standardisation scale and prior bounds of the data."""
     names, arrays = _as_arrays(differences)
     r = _rho_per_dataset(rho, differences, names)

@@ -31,6 +31,8 @@ from bayescomp.posterior.hierarchical.model import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
+    from numpy.typing import ArrayLike
+
     from bayescomp.posterior.hierarchical.model import Prepared
     from bayescomp.posterior.hierarchical.result import HierarchicalResult
 
@@ -279,7 +281,7 @@ def _fit(
 
 # ------------------------------------------------------------------ front end
 def hierarchical_test(
-    differences: Mapping[str, Any],
+    differences: Mapping[str, ArrayLike],
     rho: float | Mapping[str, float],
     *,
     rope: float = 0.0,
