@@ -309,20 +309,17 @@ class CorrelatedTTestResult(PosteriorBase):
             return jsonable({"comparisons": rows})
         return jsonable(rows[0] | self._slice_record(self.decision()))
 
+    def density(self, x: np.ndarray) -> np.ndarray:
+        """The posterior density of ``mu`` at the points ``x``: the Student-t's."""
+        return stats.t.pdf(x, self.df, loc=self.mean, scale=self.scale)
+
     def plot(self, *, ax: Axes | None = None, confidence_level: float = 0.95) -> Axes:
         """Posterior density with the ROPE band and the three probabilities annotated."""
-        from scipy import stats
-
         from bayescomp.report.plots import plot_posterior
 
         if self.is_batch:
             raise ValueError("plot() draws a single comparison; index the batch first")
-        return plot_posterior(
-            self,
-            ax=ax,
-            confidence_level=confidence_level,
-            density=lambda x: stats.t.pdf(x, self.df, loc=self.mean, scale=self.scale),
-        )
+        return plot_posterior(self, ax=ax, confidence_level=confidence_level)
 
 
 def _mean_score(scores: Any, axis: int, shape: tuple[int, ...]) -> Any:

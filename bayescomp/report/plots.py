@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -37,13 +36,12 @@ def plot_posterior(
     confidence_level: float = 0.95,
     *,
     head: str = "",
-    density: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> Axes:
     """The posterior density of the difference shaded by the three ROPE regions, the ROPE band,
     the HDI and the three region probabilities (in the title, after ``head``).
 
-    ``res`` is a single posterior (:class:`~bayescomp.core.protocols.Posterior`); the density is
-    its ``density(x)`` unless ``density`` is given.  The plotted range holds 99.8 % of the
+    ``res`` is a single posterior (:class:`~bayescomp.core.protocols.Posterior`) with a
+    ``density(x)``.  The plotted range holds 99.8 % of the
     posterior (``res.hdi(0.998)``) and the ROPE; a posterior whose mass is one point is drawn as
     a line there.
     """
@@ -60,7 +58,7 @@ def plot_posterior(
         lo, hi = min(lo, -1.5 * rope), max(hi, 1.5 * rope)
         pad = 0.05 * (hi - lo)
         x = np.linspace(lo - pad, hi + pad, 600)
-        dens = (density or res.density)(x)
+        dens = res.density(x)
         for (a, b), colour in zip(
             ((-np.inf, -rope), (-rope, rope), (rope, np.inf)), REGION_COLOURS, strict=True
         ):

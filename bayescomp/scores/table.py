@@ -406,8 +406,7 @@ class Scores:
         out.slice_col, out.slice_scores = self.slice_col, self.slice_scores
         if self.slice_scores is not None:  # the slice rows of the models and datasets kept
             f = self.slice_scores
-            f = f[f["model"].isin(out.models) & f["dataset"].isin(out.datasets)]
-            out.slice_scores = f.reset_index(drop=True)
+            out.slice_scores = f[f["model"].isin(out.models) & f["dataset"].isin(out.datasets)]
         return out
 
     def paired(
