@@ -65,7 +65,7 @@ MODULE_SIZE_ALLOWLIST: dict[str, tuple[int, str]] = {
 #: "path:function" -> (lines of code, reason), the same ratchet for functions
 FUNCTION_SIZE_ALLOWLIST: dict[str, tuple[int, str]] = {
     "bayescomp/metrics/unlabeled.py:_one_class": (90, _REFLOWED),
-    "bayescomp/studies/fitted.py:select_models": (86, _REFLOWED),
+    "bayescomp/studies/fitted.py:select_models": (85, _REFLOWED),
     "bayescomp/studies/learning.py:learning_curves": (99, _REFLOWED),
 }
 
@@ -379,7 +379,7 @@ MAX_MARKDOWN_MODULES = 1
 MAX_FMT_SKIP = 2  # the two assertions of integrations/testing.py share one signature
 #: parameters typed ``dict[str, Any]`` (in the package, in studies/), ``...Decision`` classes,
 #: half-widths read back from a result (``np.ravel(x.rope)``), margins printed inline
-MAX_DICT_ANY, MAX_DICT_ANY_STUDIES = 60, 10  # was 114 and 30; the aim: <= 40 and <= 5
+MAX_DICT_ANY, MAX_DICT_ANY_STUDIES = 38, 5  # was 114 and 30; the aim (<= 40 and <= 5) met
 MAX_DECISION_CLASSES = 2  # Decision (its guards' fields) and the cost-aware UtilityDecision
 MAX_ROPE_READ_BACKS = 0
 MAX_INLINE_MARGINS = 0

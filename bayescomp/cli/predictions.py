@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from bayescomp.cli._io import emit, parse_label, read_csv
@@ -94,7 +94,9 @@ def read_predictions(args: argparse.Namespace) -> tuple[Any, dict[str, Any], lis
     return table, columns, models
 
 
-def label_options(args: argparse.Namespace, table: Any, columns: dict[str, Any]) -> dict[str, Any]:
+def label_options(
+    args: argparse.Namespace, table: Any, columns: Mapping[str, str | None]
+) -> dict[str, Any]:
     """``--threshold`` and ``--pos-label`` (parsed to the label column's type) as the
     options of a comparison on the predictions table."""
     given = {"threshold": args.threshold}
@@ -106,7 +108,7 @@ def label_options(args: argparse.Namespace, table: Any, columns: dict[str, Any])
 def compare_all(
     args: argparse.Namespace,
     table: Any,
-    columns: dict[str, Any],
+    columns: Mapping[str, str | None],
     baseline: str,
     candidates: list[str],
 ) -> list[Any]:

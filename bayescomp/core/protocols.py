@@ -20,6 +20,16 @@ if TYPE_CHECKING:  # pragma: no cover
     from bayescomp.core.rule import Decision
 
 
+@runtime_checkable
+class Estimator(Protocol):
+    """A scikit-learn estimator as the fitter takes one: ``fit`` and ``get_params`` (cloned
+    for every fit; ``check_estimators`` refuses anything else in one line)."""
+
+    def fit(self, X: Any, y: Any = None, **kwargs: Any) -> Any: ...
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]: ...
+
+
 @dataclass(frozen=True)
 class Split:
     """One ``(train, test)`` split as the fitter and the store keep it: its number, its block
@@ -270,7 +280,7 @@ class SelectionTracker(Protocol):
 
     def on_start(self, identity: str, settings: Mapping[str, Any]) -> None: ...
 
-    def on_step(self, step: Mapping[str, Any], result: Any, paired: pd.DataFrame) -> None:
+    def on_step(self, step: pd.Series, result: Any, paired: pd.DataFrame) -> None:
         """``step`` is the step's row of ``Selection.steps``; ``result`` its posterior
         (None when the step could not be compared); ``paired`` its per-split scores."""
 

@@ -215,7 +215,7 @@ class MlflowTracker:
         self.parent_id = run.info.run_id
         self._log_params(self.parent_id, {k: v for k, v in settings.items()})
 
-    def on_step(self, step: Mapping[str, Any], result: Any, paired: pd.DataFrame) -> None:
+    def on_step(self, step: pd.Series, result: Any, paired: pd.DataFrame) -> None:
         """One nested run per decided step; a step a resumed run already logged is skipped."""
         n = int(step["step"])
         old = self._children.get(n)
@@ -293,7 +293,7 @@ class MlflowTracker:
             run_id, params=[Param(k, _text(v)) for k, v in params.items() if v is not None]
         )
 
-    def _log_metrics(self, run_id: str, metrics: Mapping[str, Any]) -> None:
+    def _log_metrics(self, run_id: str, metrics: Mapping[str, float | None]) -> None:
         from mlflow.entities import Metric
 
         now = int(time.time() * 1000)
@@ -301,7 +301,7 @@ class MlflowTracker:
         if ms:
             self.client.log_batch(run_id, metrics=ms)
 
-    def _step_params(self, step: Mapping[str, Any], result: Any) -> dict[str, Any]:
+    def _step_params(self, step: pd.Series, result: Any) -> dict[str, Any]:
         s = self.settings
         rho = getattr(result, "rho", None)
         return {
@@ -320,7 +320,7 @@ class MlflowTracker:
         }
 
     @staticmethod
-    def _step_metrics(step: Mapping[str, Any], result: Any) -> dict[str, Any]:
+    def _step_metrics(step: pd.Series, result: Any) -> dict[str, Any]:
         out = {
             k: step[k] for k in ("p_better", "p_left", "p_rope", "p_right", "risk", "expected_gain")
         }
@@ -330,7 +330,7 @@ class MlflowTracker:
         return out
 
     def _step_artifacts(
-        self, out: Path, step: Mapping[str, Any], result: Any, paired: pd.DataFrame
+        self, out: Path, step: pd.Series, result: Any, paired: pd.DataFrame
     ) -> None:
         import matplotlib.pyplot as plt
 

@@ -11,7 +11,7 @@ recorded as missing and *counted* (``n_defined``), never dropped or set to 0.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -201,7 +201,7 @@ def _spark_curves(
     metrics: tuple[str, ...],
     pos_label: Any,
     quantiles: tuple[float, float],
-    columns: dict[str, Any],
+    columns: Mapping[str, str | None],
 ) -> ThresholdCurves:
     """:func:`threshold_curves` on a Spark DataFrame: the counts are computed in Spark."""
     rep = columns.get("repetition", "repetition")
@@ -279,7 +279,7 @@ def threshold_curves(
     response_method: str = "auto",
     quantiles: tuple[float, float] = (0.05, 0.95),
     n_jobs: int | None = None,
-    columns: dict[str, Any] | None = None,
+    columns: Mapping[str, str | None] | None = None,
     cache: FitStore | None = None,
     dataset: str = "data",
     model: str = "model",

@@ -230,7 +230,13 @@ def compare_predictions(
         return overall
     from bayescomp.posterior.slices import guard_slices, item_differences
 
-    how = {"higher_is_better": request.higher_is_better, "threshold": options.get("threshold")}
-    d = item_differences(request.metric, y, data.baseline, data.candidate, how)
+    d = item_differences(
+        request.metric,
+        y,
+        data.baseline,
+        data.candidate,
+        higher_is_better=request.higher_is_better,
+        threshold=options.get("threshold"),
+    )
     labels, cluster = _column(table, slices, "slices"), columns.get("cluster")
     return guard_slices(overall, d, labels, request.slices, cluster, request.random_state)

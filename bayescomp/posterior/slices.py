@@ -253,19 +253,25 @@ def _itemwise(metric: str | None, y: Any, higher_is_better: bool | None) -> tupl
 
 
 def item_differences(
-    metric: str | None, y: Any, baseline: Any, candidate: Any, options: dict[str, Any]
+    metric: str | None,
+    y: Any,
+    baseline: Any,
+    candidate: Any,
+    *,
+    higher_is_better: bool | None = None,
+    threshold: float | None = None,
 ) -> np.ndarray:
     """Oriented per-row differences ``candidate - baseline`` of an item-wise metric
-    (``options``: ``higher_is_better``, ``threshold``; without ``y`` the model columns are
-    per-item scores already)."""
+    (``threshold`` turns scores into labels; without ``y`` the model columns are per-item
+    scores already)."""
     from bayescomp.posterior.holdout_data import item_scores
 
-    name, higher = _itemwise(metric, y, options.get("higher_is_better"))
+    name, higher = _itemwise(metric, y, higher_is_better)
     if y is None:
         d = np.asarray(candidate, dtype=float) - np.asarray(baseline, dtype=float)
     else:
-        t, y = options.get("threshold"), np.asarray(y)
-        d = item_scores(name, y, candidate, t) - item_scores(name, y, baseline, t)
+        y = np.asarray(y)
+        d = item_scores(name, y, candidate, threshold) - item_scores(name, y, baseline, threshold)
     return d if higher else -d
 
 

@@ -21,7 +21,7 @@ from bayescomp.scores.table import Scores
 from bayescomp.splits.design import SplitDesign, materialise_splits
 
 if TYPE_CHECKING:  # pragma: no cover
-    from bayescomp.core.protocols import Fit, FitStore
+    from bayescomp.core.protocols import Estimator, Fit, FitStore
 
 
 def resolve_scorers(scoring: Any, estimator: Any = None) -> dict[str, Callable]:
@@ -126,7 +126,7 @@ def check_models(models: Any) -> dict[str, Any]:
 
 
 def cross_validate_paired(
-    models: Mapping[str, Any],
+    models: Mapping[str, Estimator],
     X: Any,
     y: Any = None,
     *,
@@ -274,7 +274,7 @@ class PairedFits:
 
 
 def fit_paired(
-    models: Mapping[str, Any],
+    models: Mapping[str, Estimator],
     X: Any,
     y: Any = None,
     *,

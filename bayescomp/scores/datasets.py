@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from bayescomp.core.protocols import Estimator
 
 BUILTIN = {
     "breast_cancer": ("load_breast_cancer", "classification"),
@@ -77,7 +80,7 @@ def check_classes(y: Any, dataset: str = "the data") -> None:
         )
 
 
-def check_task(estimators: Mapping[str, Any], task: str, dataset: str = "the data") -> None:
+def check_task(estimators: Mapping[str, Estimator], task: str, dataset: str = "the data") -> None:
     """Refuse classifiers on a regression dataset and regressors on a classification one.
 
     Raises a ``ValueError`` naming the models and the task of the dataset, instead of the
@@ -159,7 +162,7 @@ STANDARD_SCORERS: dict[str, list[tuple[str, str | None]]] = {
 }
 
 
-def standard_scorers(y: Any, task: str, estimators: Mapping[str, Any]) -> list[str]:
+def standard_scorers(y: Any, task: str, estimators: Mapping[str, Estimator]) -> list[str]:
     """The standard scorers of the task that *every* estimator supports.
 
     ``task`` is ``"classification"`` (binary or multiclass from ``y``) or

@@ -13,7 +13,7 @@ from bayescomp.scores.estimators import estimator_params, is_self_tuning
 from bayescomp.splits.design import SplitDesign, materialise_splits
 
 if TYPE_CHECKING:  # pragma: no cover
-    from bayescomp.core.protocols import Fit, FitStore
+    from bayescomp.core.protocols import Estimator, Fit, FitStore
 
 
 def split_records(
@@ -44,7 +44,7 @@ def split_records(
 def check_cache(
     cache: FitStore,
     dataset: str,
-    models: Mapping[str, Any],
+    models: Mapping[str, Estimator],
     scorers: Mapping[str, Mapping[str, Callable[..., Any]]],
     data: tuple[Any, Any],
     cv: Any,

@@ -9,6 +9,7 @@ so stored in and resumed from its cache), with each test row's slice
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -18,7 +19,7 @@ from bayescomp.scores.cells import check_numeric_cells, check_unique_keys
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-    from bayescomp.core.protocols import FitStore
+    from bayescomp.core.protocols import Estimator, FitStore
     from bayescomp.scores.table import Scores
 
 
@@ -57,7 +58,7 @@ def paired_slices(
 
 
 def cross_validate_slices(
-    models: dict[str, Any],
+    models: Mapping[str, Estimator],
     X: Any,
     y: Any,
     slices: Any,

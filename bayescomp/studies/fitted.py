@@ -175,7 +175,7 @@ def select_models(
             on_error=on_error,
         )
         with fit_policy(retries=retries, worker_timeout=worker_timeout) as policy:
-            table, counts = fit(list(specs), 0, None)
+            table = fit(list(specs), 0, None)
             if base_errors := _errors(table, baseline):
                 raise FitError(f"the baseline {baseline!r} failed to fit: {base_errors[0]}")
             means = score_means(table, list(specs), metric)
@@ -188,7 +188,6 @@ def select_models(
                 setup=setup,
                 trackers=trackers,
                 fit=fit,
-                counts=counts,
                 candidates=candidates_frame(specs, means, skipped),
                 skipped=dict(skipped),
                 store=str(Path(store)) if isinstance(store, str | Path) else None,
@@ -234,9 +233,10 @@ def _fit(
     n_jobs: int | None,
     bar: Progress,
     on_error: str,
-) -> tuple[Scores, dict[str, int]]:
+) -> Scores:
     """Cross-validate ``models`` on every dataset, on the design and ``extra`` more blocks
-    (fits the cache already holds are read), merged into ``table``."""
+    (fits the cache already holds are read), merged into ``table``; its ``attrs`` count
+    this call's fits (``fits_performed``, ``fits_loaded``) and their ``fit_warnings``."""
     import pandas as pd
 
     from bayescomp.scores.crossval import cross_validate_paired
@@ -281,8 +281,12 @@ def _fit(
         raise FitError(
             f"{_errors(out, *models)[0]} (use on_error='skip' to go on without this model)"
         )
-    warned = [w for p in parts for w in p.attrs.get("fit_warnings", ())]
-    return out, {"fits_performed": performed, "fits_loaded": new - performed, "warned": warned}
+    out.attrs.update(
+        fits_performed=performed,
+        fits_loaded=new - performed,
+        fit_warnings=[w for p in parts for w in p.attrs.get("fit_warnings", ())],
+    )
+    return out
 
 
 def _errors(table: Scores, *models: str) -> list[str]:

@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     from matplotlib.axes import Axes
 
-    from bayescomp.core.protocols import FitStore
+    from bayescomp.core.protocols import Estimator, FitStore
     from bayescomp.posterior.ttest import CorrelatedTTestResult
 
 
@@ -230,7 +230,7 @@ def _schedule(
 
 
 def learning_curves(
-    models: Mapping[str, Any],
+    models: Mapping[str, Estimator],
     X: Any,
     y: Any,
     *,

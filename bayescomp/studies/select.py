@@ -231,16 +231,16 @@ def walk_selection(
     setup: SelectionSetup,
     trackers: list[Any],
     column: str | None = None,
-    fit: Callable[..., tuple[Scores, dict[str, Any]]] | None = None,
-    counts: Mapping[str, Any] | None = None,
+    fit: Callable[..., Scores] | None = None,
     **fields: Any,
 ) -> Selection:
     """Walk ``rule`` over ``table`` and build the :class:`Selection`: the one walk of every
     selection (scores, predictions, fitted).
 
     With ``fit`` (a fitted selection), while the rule names models *pending* one more
-    block of repetitions, ``fit(models, block, table)`` fits it and the rule walks again;
-    each step is told to the trackers as soon as it is final.  ``column`` is the table's
+    block of repetitions, ``fit(models, block, table)`` fits it (the table it returns
+    counts that call's fits in its ``attrs``) and the rule walks again; each step is told
+    to the trackers as soon as it is final.  ``column`` is the table's
     column the rule reads when it is not ``metric`` (a predictions table's predictions);
     ``means``, each model's mean score, order the challengers (``order="mean"``).
     """
@@ -253,7 +253,7 @@ def walk_selection(
         means,
         bool(setup.request.higher_is_better),
     )
-    counts = dict(counts or {"fits_performed": 0, "fits_loaded": 0, "warned": []})
+    blocks = [table.attrs] if fit is not None else []  # each fitting call's counts
     reported = 0
     while True:
         w = rule(
@@ -268,14 +268,14 @@ def walk_selection(
         final = len(steps) if not w.pending else int(w.final or 0)
         for i in range(reported, final):
             for t in trackers:
-                t.on_step(steps.iloc[i].to_dict(), w.results[i], w.paired[i])
+                t.on_step(steps.iloc[i], w.results[i], w.paired[i])
         reported = max(reported, final)
         if not w.pending or fit is None:
             break
-        table, more = fit(list(w.pending), _next_block(table, w.pending), table)
-        if not more["fits_performed"] + more["fits_loaded"]:
+        table = fit(list(w.pending), _next_block(table, w.pending), table)
+        if not table.attrs["fits_performed"] + table.attrs["fits_loaded"]:
             break
-        counts = {k: counts[k] + more[k] for k in counts}
+        blocks.append(table.attrs)
     base = _base(table)
     rec = recommend(
         base,
@@ -293,9 +293,9 @@ def walk_selection(
         scores=table,
         results=w.results,
         paired=w.paired,
-        fits_performed=counts["fits_performed"],
-        fits_loaded=counts["fits_loaded"],
-        fit_warnings=merge_warnings(counts["warned"]),
+        fits_performed=sum(b.get("fits_performed", 0) for b in blocks),
+        fits_loaded=sum(b.get("fits_loaded", 0) for b in blocks),
+        fit_warnings=merge_warnings([w for b in blocks for w in b.get("fit_warnings", ())]),
         fits_total=len(table) if fit is not None else 0,
         base_scores=base,
         **{"skipped": {}, **fields},

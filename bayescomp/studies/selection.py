@@ -163,7 +163,7 @@ class Selection:
     def settings(self) -> dict[str, Any]:
         return self.setup.to_dict()
 
-    def with_data(self, data: Mapping[str, Any]) -> Selection:
+    def with_data(self, data: Mapping[str, str | list[str] | None]) -> Selection:
         """The same selection, saying what data it read (the command line's files)."""
         return replace(self, setup=replace(self.setup, data=dict(data)))
 

@@ -46,7 +46,7 @@ class SqliteTracker:
             )
         self.store.run_id = int(cur.lastrowid)
 
-    def on_step(self, step: Mapping[str, Any], result: Any, paired: pd.DataFrame) -> None:
+    def on_step(self, step: pd.Series, result: Any, paired: pd.DataFrame) -> None:
         from bayescomp.decision.walk import STEP_COLUMNS
 
         with self.store.transaction() as con:
