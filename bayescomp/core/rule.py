@@ -123,14 +123,19 @@ OUTCOME_FIELDS: tuple[str, ...] = (
 )
 
 
-def gate(base: Decision, held: bool, why: str, **guard: Any) -> Decision:
+def gate(base: Decision, held: bool, why: str, broken: str = "", **guard: Any) -> Decision:
     """The one rule of a guarded decision: a promotion stands only when its guard holds,
-    else it is *inconclusive*, saying why; ``guard`` are the guard's fields.
+    else it is *inconclusive*, saying why; a guard decided broken (``broken``: why) makes
+    the candidate *worse*, whatever the base said; ``guard`` are the guard's fields.
 
     >>> d = decide(0.0, 0.02, 0.98, expected_gain=0.03, risk=0.0, rope=0.01)
     >>> gate(d, False, "a slice is worse", p_no_slice_worse=0.3).outcome
     'inconclusive'
+    >>> gate(d, False, "", broken="the guardrail is worse").outcome
+    'worse'
     """
+    if broken and base.outcome != "worse":
+        return replace(base, outcome="worse", reason=broken, **guard)
     if base.outcome == "promote" and not held:
         return replace(base, outcome="inconclusive", reason=f"{base.reason}, but {why}", **guard)
     return replace(base, **guard)

@@ -23,7 +23,7 @@ from bayescomp.core.checks import check_gamma, check_rho, check_rope
 from bayescomp.core.jsonable import jsonable
 from bayescomp.core.margins import Absolute
 from bayescomp.core.regions import RegionProbabilities, format_probability
-from bayescomp.core.rule import Decision
+from bayescomp.core.rule import Decision, gate
 from bayescomp.posterior.base import PosteriorBase
 from bayescomp.posterior.ttest import CorrelatedTTestResult
 
@@ -238,33 +238,38 @@ class MultiMetricResult(PosteriorBase):
 
     # ----------------------------------------------------------------------- decisions
     def decision(self, gamma: float = 0.95, on: str | None = None) -> Decision:
-        """The guarded promotion rule (see ``docs/guardrails.md``).
-
-        *promote* if ``p_joint >= gamma``; else *worse* if the primary metric is worse
-        beyond its ROPE, or a guardrail is, with probability ``>= gamma``; else
-        *equivalent* if the primary metric's ``p_rope >= gamma``; else *inconclusive*.
-        With one metric this is exactly the univariate rule.
+        """The guarded promotion rule (see ``docs/guardrails.md``): the primary metric's
+        decision, gated (:func:`~bayescomp.core.rule.gate`) by the guardrails — a promotion
+        stands only when ``p_joint >= gamma`` (better on the primary metric beyond its ROPE
+        and no guardrail worse beyond its own), and a guardrail worse beyond its ROPE with
+        probability ``>= gamma`` makes the candidate *worse*.  With one metric this is
+        exactly the univariate rule.
         """
         gamma = check_gamma(gamma)
-        base = self.marginal().decision(gamma)
-        utility = self.utility() if self.gains is not None else None
-        if len(self.metrics) == 1:
-            d = replace(base, p_joint=self.p_right, utility=utility)
-        else:
-            outcome, reason = _guarded_outcome(self, base, gamma)
-            held = "; ".join(
-                f"{m}: P(worse beyond {Absolute(r).label()}) = {self.p_guardrail_broken(m):.3f}"
-                for m, r in zip(self.metrics[1:], self.rope[1:], strict=True)
+        one = len(self.metrics) == 1  # then p_joint is the primary metric's p_right
+        d = replace(self.marginal().decision(gamma), p_joint=self.p_right if one else self.p_joint)
+        if self.gains is not None:
+            d = replace(d, utility=self.utility())
+        if not one:
+            broken = {m: self.p_guardrail_broken(m) for m in self.guardrail_metrics}
+            worst = max(broken, key=broken.__getitem__)
+            r = Absolute(self.rope[self.metrics.index(worst)]).label()
+            d = gate(
+                d,
+                self.p_joint >= gamma,
+                f"P(that and every guardrail held) = {format_probability(self.p_joint, gamma)} "
+                f"< {gamma:g} (weakest guardrail {worst}: P(worse beyond its ROPE) = "
+                f"{format_probability(broken[worst], gamma)})",
+                broken=f"guardrail {worst} broken: P({self.candidate_name} worse on {worst} "
+                f"beyond {r}) = {format_probability(broken[worst], gamma)} ≥ {gamma:g}"
+                if broken[worst] >= gamma
+                else "",
+                guardrails="; ".join(
+                    f"{m}: P(worse beyond {Absolute(g).label()}) = {broken[m]:.3f}"
+                    for m, g in zip(self.metrics[1:], self.rope[1:], strict=True)
+                ),
             )
-            d = replace(
-                base,
-                outcome=outcome,
-                reason=reason,
-                p_joint=self.p_joint,
-                guardrails=held,
-                utility=utility,
-            )
-        for guard in self.guards().values():  # the slice guardrail (core.rule.gate)
+        for guard in self.guards().values():  # the slice guardrail
             d = guard.gate(d)
         return d
 
@@ -343,34 +348,6 @@ class MultiMetricResult(PosteriorBase):
     def figures(self) -> dict[str, Figure]:
         """The guardrail panels, on a new figure."""
         return {"posterior": np.ravel(self.plot())[0].figure}
-
-
-def _guarded_outcome(res: MultiMetricResult, base: Decision, gamma: float) -> tuple[str, str]:
-    primary, _fp = res.metric, format_probability
-    region = f"beyond {Absolute(res.half_width).label()}" if res.half_width > 0 else "at all"
-    if res.p_joint >= gamma:
-        return "promote", (
-            f"P({res.candidate_name} better on {primary} {region} and no guardrail worse "
-            f"beyond its ROPE) = {_fp(res.p_joint, gamma)} ≥ {gamma:g}; expected gain "
-            f"{base.expected_gain:+.4g}, risk P(worse) = {_fp(base.risk, gamma)}"
-        )
-    if base.outcome == "worse":
-        return "worse", base.reason
-    broken = [(m, res.p_guardrail_broken(m)) for m in res.guardrail_metrics]
-    worst_m, worst_p = max(broken, key=lambda t: t[1])
-    if worst_p >= gamma:
-        r = res.rope[res.metrics.index(worst_m)]
-        return "worse", (
-            f"guardrail {worst_m} broken: P({res.candidate_name} worse on "
-            f"{worst_m} beyond {Absolute(r).label()}) = {_fp(worst_p, gamma)} ≥ {gamma:g}"
-        )
-    if base.outcome == "equivalent":
-        return "equivalent", base.reason
-    return "inconclusive", (
-        f"P(better on {primary} {region}) = {_fp(res.p_right, gamma)} but P(that and every "
-        f"guardrail held) = {_fp(res.p_joint, gamma)} < {gamma:g} (weakest guardrail {worst_m}: "
-        f"P(worse beyond its ROPE) = {_fp(worst_p, gamma)})"
-    )
 
 
 def _gain_vector(metrics: Sequence[str], gains: Mapping[str, float]) -> np.ndarray:
