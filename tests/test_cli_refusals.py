@@ -569,3 +569,28 @@ def test_design_errors_name_the_flag_and_the_design(tmp_path, flags, message):
     )
     err = one_error(proc, message)
     assert ": :" not in err
+
+
+@pytest.mark.parametrize("command", ["select", "compare"])
+def test_a_binary_auc_on_three_classes_is_refused_before_any_fit(work, command):
+    """``--metric roc_auc`` on iris (three classes): one line naming the multiclass AUCs,
+    the same from both commands (compare used to switch to roc_auc_ovr unasked, select
+    failed every fit with scikit-learn's own message)."""
+    models = [str(work / "models" / "lr.py"), str(work / "models" / "prior.py")]
+    proc = bc(command, *models, "--dataset", "iris", "--metric", "roc_auc", *FAST, cwd=work)
+    one_error(proc, "roc_auc compares two classes", "roc_auc_ovr", "roc_auc_ovo")
+
+
+def test_cross_validate_paired_refuses_a_binary_auc_on_three_classes():
+    from sklearn.datasets import load_iris
+    from sklearn.dummy import DummyClassifier
+    from sklearn.model_selection import KFold
+
+    from bayescomp.scores.crossval import cross_validate_paired
+
+    X, y = load_iris(return_X_y=True)
+    models = {"a": DummyClassifier(), "b": DummyClassifier(strategy="uniform")}
+    with pytest.raises(ValueError, match="roc_auc_ovr"):
+        cross_validate_paired(models, X, y, cv=KFold(3), scoring="roc_auc", progress=False)
+    kept = cross_validate_paired(models, X, y, cv=KFold(3), scoring="roc_auc_ovr", progress=False)
+    assert kept.metrics == ["roc_auc_ovr"]

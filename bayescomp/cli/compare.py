@@ -154,8 +154,6 @@ def _scores_from_models(args: argparse.Namespace) -> tuple[Any, str, list[str], 
         if c not in specs:
             raise UserError(f"--candidate {c!r} is not one of the model files {names}")
     metric = args.metric or default_metric(y, task)
-    if metric == "roc_auc" and task == "classification" and len(set(y)) > 2:
-        metric = "roc_auc_ovr"
     splitter = RepeatedStratifiedKFold if task == "classification" else RepeatedKFold
     cv = (
         own.cv

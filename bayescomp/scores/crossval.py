@@ -302,6 +302,7 @@ def fit_paired(
     """
     from sklearn.base import is_classifier, is_regressor
     from sklearn.utils import indexable
+    from sklearn.utils.multiclass import type_of_target
 
     models = check_models(models)
     n_jobs = check_n_jobs(n_jobs)
@@ -314,6 +315,11 @@ def fit_paired(
     design = materialise_splits(cv, X, y, groups, classifier=classifier)
     splits, prints = split_records(cv, design, X, y, groups, int(extra_repeats))
     scorers = {name: resolve_scorers(scoring, est) for name, est in models.items()}
+    if "roc_auc" in next(iter(scorers.values())) and type_of_target(y) == "multiclass":
+        raise ValueError(
+            "roc_auc compares two classes and the target has more: score roc_auc_ovr (each "
+            "class against the rest) or roc_auc_ovo (each pair of classes)"
+        )
     multi = {name: multimetric(scorers[name], est) for name, est in models.items()}
     tasks = [(name, k) for name in models for k in range(len(splits))]
     results: dict[Any, Fit] = {}
