@@ -10,7 +10,7 @@ arrays, and stopping is adaptive (``tol``, ``window``).  The algorithm and its c
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Literal
 
 import numpy as np
@@ -50,7 +50,8 @@ def _full_estimate(spec: MetricSpec, yt: Any, yp: Any, dask: bool) -> float | No
                 raise ValueError(
                     f"roc_auc needs binary y_true holding pos_label={pos!r}; it holds {labels}"
                 )
-            return _dask_auc(yt == pos, yp)
+            positive = yt == pos
+            return _fast.auc_low_memory(positive, yp, blocks=_dask_blocks(yp, positive))
         return _fast.auc_low_memory(spec.positive_mask(yt), np.asarray(yp))
     if dask:
         if spec.fast in ("accuracy", "error_rate") and np.ndim(yp) == 1:
@@ -60,27 +61,12 @@ def _full_estimate(spec: MetricSpec, yt: Any, yp: Any, dask: bool) -> float | No
     return safe_call(spec, yt, yp)
 
 
-def _dask_auc(positive: Any, score: Any) -> float:
+def _dask_blocks(score: Any, positive: Any) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """The matching blocks of two Dask arrays, computed one pair at a time."""
     import dask
-    import dask.array as da
 
-    n1 = int(positive.sum().compute())
-    n0 = int(positive.size) - n1
-    small_is_pos = n1 <= n0
-    ref = np.array(score[positive if small_is_pos else ~positive].compute())
-    ref.sort()
-    total = 0.0
-    for s_blk, m_blk in zip(score.to_delayed().ravel(), positive.to_delayed().ravel(), strict=True):
-        s, m = dask.compute(s_blk, m_blk)
-        other = np.sort(s[~m] if small_is_pos else s[m])  # sorted queries: cache-friendly
-        lo = np.searchsorted(ref, other, side="left")
-        hi = np.searchsorted(ref, other, side="right")
-        if small_is_pos:
-            total += float(np.sum(ref.size - hi) + 0.5 * np.sum(hi - lo))
-        else:
-            total += float(np.sum(lo) + 0.5 * np.sum(hi - lo))
-    del da
-    return total / (float(n1) * float(n0))
+    for s, m in zip(score.to_delayed().ravel(), positive.to_delayed().ravel(), strict=True):
+        yield dask.compute(s, m)
 
 
 def blb_metric(
