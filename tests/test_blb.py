@@ -166,6 +166,22 @@ def test_joblib_backends_give_identical_results():
     assert (par.low, par.high) == (seq.low, seq.high)
 
 
+def test_adaptive_stopping_does_not_depend_on_n_jobs():
+    """The stopping rule is applied one subset at a time, as on Spark: two subsets resampled
+    at once stop at the same subset as one at a time (seeds 1 and 3 stop after an odd
+    number of subsets, where a rule checked per batch of two went on to a sixth)."""
+    from joblib import parallel_config
+
+    y, pred = _accuracy_population(np.random.default_rng(4), 30_000)
+    for seed in (1, 3):
+        seq = bc.blb_metric(y, pred, "accuracy", n_subsets=40, random_state=seed)
+        with parallel_config(backend="threading"):
+            par = bc.blb_metric(y, pred, "accuracy", n_subsets=40, random_state=seed, n_jobs=2)
+        assert seq.converged and par.n_subsets == seq.n_subsets == 5
+        assert (par.low, par.high) == (seq.low, seq.high)
+        np.testing.assert_array_equal(par.history, seq.history)
+
+
 def test_given_estimate_is_used():
     y, pred = _accuracy_population(np.random.default_rng(9), 20_000)
     res = bc.blb_metric(y, pred, "accuracy", estimate=0.5, random_state=0)

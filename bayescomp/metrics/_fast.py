@@ -9,6 +9,9 @@ check them against ``sklearn.metrics.roc_auc_score`` with and without weights.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 import numpy as np
 from scipy.stats import rankdata
 
@@ -32,24 +35,31 @@ def auc_rows(positive: np.ndarray, score: np.ndarray, rows: np.ndarray) -> np.nd
     return out
 
 
-def auc_low_memory(positive: np.ndarray, score: np.ndarray, chunk: int = 1_000_000) -> float:
+def auc_low_memory(
+    positive: Any,
+    score: Any,
+    chunk: int = 1_000_000,
+    blocks: Iterable[tuple[np.ndarray, np.ndarray]] | None = None,
+) -> float:
     """Exact ROC AUC of a large data set with little extra memory.
 
     Only the smaller class's scores are copied and sorted; the other class is
-    streamed in chunks and located by binary search, counting wins and ties.
-    Peak extra memory is about ``8 * min(n_pos, n_neg)`` bytes plus a chunk.
+    streamed in chunks of ``chunk`` rows, or in the ``(score, positive)`` pieces that
+    ``blocks`` yields (for arrays not in memory, such as Dask arrays), and located by
+    binary search, counting wins and ties.  Peak extra memory is about
+    ``8 * min(n_pos, n_neg)`` bytes plus a chunk.
     """
-    n1 = int(np.count_nonzero(positive))
-    n0 = positive.size - n1
+    n1 = int(positive.sum())
+    n0 = int(positive.size) - n1
     if n1 == 0 or n0 == 0:
         raise ValueError("ROC AUC needs both classes in y_true; it holds only one")
     small_is_pos = n1 <= n0
-    ref = score[positive] if small_is_pos else score[~positive]  # a copy, sorted in place
+    ref = np.asarray(score[positive] if small_is_pos else score[~positive])  # a copy
     ref.sort()
+    if blocks is None:
+        blocks = ((score[i : i + chunk], positive[i : i + chunk]) for i in range(0, n1 + n0, chunk))
     total = 0.0
-    for start in range(0, score.size, chunk):
-        s = score[start : start + chunk]
-        m = positive[start : start + chunk]
+    for s, m in blocks:
         other = np.sort(s[~m] if small_is_pos else s[m])  # sorted queries: cache-friendly
         lo = np.searchsorted(ref, other, side="left")
         hi = np.searchsorted(ref, other, side="right")

@@ -363,8 +363,7 @@ def safe_call(
     spec: MetricSpec, y_true: np.ndarray, y_pred: np.ndarray, weight: Any = None
 ) -> float:
     """Call the metric on a resample, mapping "undefined on this resample" to NaN."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with warnings.catch_warnings(action="ignore"):
         try:
             return spec(y_true, y_pred, weight)
         except ValueError as exc:

@@ -10,32 +10,26 @@ arrays, and stopping is adaptive (``tol``, ``window``).  The algorithm and its c
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Literal
 
 import numpy as np
 
 from bayescomp.core.checks import check_n_jobs
 from bayescomp.core.exceptions import BLBCenterWarning
-from bayescomp.core.orientation import check_metric_value
 from bayescomp.metrics import _fast
 from bayescomp.metrics._metric import MetricSpec, check_predictions, resolve_metric, safe_call
 from bayescomp.metrics.blb_core import (
     BLBInterval,
-    assemble,
+    BLBSettings,
+    bag,
     check_blb_args,
-    extend_history,
-    settled,
     subset_size,
     subset_task,
 )
 from bayescomp.metrics.spark import is_spark_frame
 
 __all__ = ["BLBCenterWarning", "BLBInterval", "blb_metric"]
-
-
-def _is_dask(x: Any) -> bool:
-    return type(x).__module__.split(".")[0] == "dask"
 
 
 def _full_estimate(spec: MetricSpec, yt: Any, yp: Any, dask: bool) -> float | None:
@@ -50,7 +44,8 @@ def _full_estimate(spec: MetricSpec, yt: Any, yp: Any, dask: bool) -> float | No
                 raise ValueError(
                     f"roc_auc needs binary y_true holding pos_label={pos!r}; it holds {labels}"
                 )
-            return _dask_auc(yt == pos, yp)
+            positive = yt == pos
+            return _fast.auc_low_memory(positive, yp, blocks=_dask_blocks(yp, positive))
         return _fast.auc_low_memory(spec.positive_mask(yt), np.asarray(yp))
     if dask:
         if spec.fast in ("accuracy", "error_rate") and np.ndim(yp) == 1:
@@ -60,27 +55,12 @@ def _full_estimate(spec: MetricSpec, yt: Any, yp: Any, dask: bool) -> float | No
     return safe_call(spec, yt, yp)
 
 
-def _dask_auc(positive: Any, score: Any) -> float:
+def _dask_blocks(score: Any, positive: Any) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """The matching blocks of two Dask arrays, computed one pair at a time."""
     import dask
-    import dask.array as da
 
-    n1 = int(positive.sum().compute())
-    n0 = int(positive.size) - n1
-    small_is_pos = n1 <= n0
-    ref = np.array(score[positive if small_is_pos else ~positive].compute())
-    ref.sort()
-    total = 0.0
-    for s_blk, m_blk in zip(score.to_delayed().ravel(), positive.to_delayed().ravel(), strict=True):
-        s, m = dask.compute(s_blk, m_blk)
-        other = np.sort(s[~m] if small_is_pos else s[m])  # sorted queries: cache-friendly
-        lo = np.searchsorted(ref, other, side="left")
-        hi = np.searchsorted(ref, other, side="right")
-        if small_is_pos:
-            total += float(np.sum(ref.size - hi) + 0.5 * np.sum(hi - lo))
-        else:
-            total += float(np.sum(lo) + 0.5 * np.sum(hi - lo))
-    del da
-    return total / (float(n1) * float(n0))
+    for s, m in zip(score.to_delayed().ravel(), positive.to_delayed().ravel(), strict=True):
+        yield dask.compute(s, m)
 
 
 def blb_metric(
@@ -169,94 +149,91 @@ def blb_metric(
     >>> round(ci.width, 3)
     0.006
     """
-    exponent = check_blb_args(
-        subset_exponent, confidence_level, method, n_subsets, n_resamples, estimate
-    )
-    if not (isinstance(tol, (int, float)) and 0 < tol < np.inf):
-        raise ValueError(f"tol must be a positive relative change (e.g. 0.05); got {tol!r}")
-    spec = resolve_metric(metric, pos_label=pos_label)
-    if is_spark_frame(y_true):
-        return _on_spark(y_true, y_pred_or_score, spec, columns, locals())
-    yt_all, yp_all, dask, threshold = _inputs(y_true, y_pred_or_score, spec, threshold, pos_label)
-    n = int(yt_all.shape[0])
-    b = subset_size(n, exponent, stacklevel=2)
-    rng = np.random.default_rng(random_state)
-    alpha = 1 - float(confidence_level)
-
-    def draw(k: int) -> list[tuple[np.ndarray, np.ndarray, int]]:
-        return _draw_subsets(rng, k, n, b, yt_all, yp_all, dask, spec, threshold, pos_label)
-
-    results, history, converged = _run_subsets(
-        draw,
-        spec,
-        n,
-        int(n_subsets),
-        int(n_resamples),
-        alpha,
+    settings = check_blb_args(
+        subset_exponent,
+        confidence_level,
+        method,
+        n_subsets,
+        n_resamples,
+        estimate,
         adaptive=adaptive,
         tol=tol,
         window=window,
         min_subsets=min_subsets,
-        n_jobs=n_jobs,
+        threshold=threshold,
+        pos_label=pos_label,
     )
-    return assemble(
-        spec,
-        results,
-        history,
-        _center(estimate, spec, yt_all, yp_all, dask),
-        converged,
-        alpha=alpha,
-        confidence_level=float(confidence_level),
-        method=method,
-        n=n,
-        exponent=exponent,
-        b=b,
-    )
+    spec = resolve_metric(metric, pos_label=pos_label)
+    if is_spark_frame(y_true):
+        from bayescomp.metrics.spark_blb import spark_blb
+
+        return spark_blb(y_true, y_pred_or_score, spec, settings, dict(columns or {}), random_state)
+    return _arrays_blb(y_true, y_pred_or_score, spec, settings, n_jobs, random_state)
 
 
-def _on_spark(
-    df: Any, y_pred: Any, spec: MetricSpec, columns: dict[str, str] | None, args: dict[str, Any]
+def _arrays_blb(
+    y_true: Any,
+    y_pred: Any,
+    spec: MetricSpec,
+    settings: BLBSettings,
+    n_jobs: int | None,
+    random_state: Any,
 ) -> BLBInterval:
-    """:func:`blb_metric` on a Spark DataFrame (``args``: its checked arguments)."""
-    from bayescomp.metrics.spark_blb import spark_blb
+    """:func:`blb_metric` on NumPy or Dask arrays: subsets in parallel batches (joblib)."""
+    from joblib import Parallel, delayed, effective_n_jobs
 
-    if y_pred is not None:
-        raise TypeError(
-            "with a Spark DataFrame as y_true, pass y_pred_or_score=None and name its "
-            "columns with columns={'label': ..., 'score': ...}"
+    yt_all, yp_all, dask = _inputs(y_true, y_pred, spec, settings)
+    n = int(yt_all.shape[0])
+    b = subset_size(n, settings.exponent)
+    rng = np.random.default_rng(random_state)
+
+    def run(js: range) -> list[dict[str, Any]]:
+        """Draw ``len(js)`` subsets of ``b`` rows without replacement, each with its own
+        seed, and resample them in parallel."""
+        tasks = []
+        for _ in js:
+            idx = np.sort(rng.choice(n, size=b, replace=False))
+            seed = int(rng.integers(2**63 - 1))
+            if dask:  # each subset checked as it is materialised
+                import dask as dk
+
+                t, p = dk.compute(yt_all[idx], yp_all[idx])
+                t, p = check_predictions(
+                    t, p, spec, pos_label=settings.pos_label, name="y_pred_or_score"
+                )
+            else:
+                t, p = yt_all[idx], yp_all[idx]
+            tasks.append(delayed(subset_task)(spec, t, p, n, seed, settings))
+        return parallel(tasks)
+
+    with Parallel(n_jobs=n_jobs) as parallel:
+        return bag(
+            spec,
+            settings,
+            n=n,
+            b=b,
+            run=run,
+            per_round=max(1, effective_n_jobs(check_n_jobs(n_jobs))),
+            full=lambda: _full_estimate(spec, yt_all, yp_all, dask),
+            unavailable="cannot be computed from Dask arrays without loading them",
         )
-    return spark_blb(
-        df,
-        spec,
-        columns=dict(columns or {}),
-        exponent=args["exponent"],
-        n_subsets=int(args["n_subsets"]),
-        n_resamples=int(args["n_resamples"]),
-        confidence_level=args["confidence_level"],
-        method=args["method"],
-        adaptive=args["adaptive"],
-        stopping=(args["tol"], args["window"], args["min_subsets"]),
-        estimate=args["estimate"],
-        threshold=args["threshold"],
-        pos_label=args["pos_label"],
-        random_state=args["random_state"],
-    )
 
 
 def _inputs(
-    y_true: Any, y_pred: Any, spec: MetricSpec, threshold: float | None, pos_label: Any
-) -> tuple[Any, Any, bool, float | None]:
-    """Checked inputs, whether they are Dask arrays, and the threshold still to apply.
+    y_true: Any, y_pred: Any, spec: MetricSpec, settings: BLBSettings
+) -> tuple[Any, Any, bool]:
+    """Checked inputs and whether they are Dask arrays.
 
     NumPy inputs are checked (and thresholded) at once.  Dask inputs are only checked for
     their length and thresholded lazily; each subset is checked when it is materialised.
     """
-    dask = _is_dask(y_true) or _is_dask(y_pred)
+    threshold, pos_label = settings.threshold, settings.pos_label
+    dask = any(type(x).__module__.split(".")[0] == "dask" for x in (y_true, y_pred))
     if not dask:
         yt_all, yp_all = check_predictions(
             y_true, y_pred, spec, threshold=threshold, pos_label=pos_label, name="y_pred_or_score"
         )
-        return yt_all, yp_all, False, threshold
+        return yt_all, yp_all, False
     import dask.array as da
 
     yt_all, yp_all = da.asarray(y_true), da.asarray(y_pred)
@@ -275,95 +252,4 @@ def _inputs(
         others = labels[labels != pos_label]
         neg = others[0] if others.size else (0 if pos_label != 0 else 1)
         yp_all = da.where(yp_all >= threshold, pos_label, neg).astype(yt_all.dtype)
-    return yt_all, yp_all, True, None
-
-
-def _draw_subsets(
-    rng: np.random.Generator,
-    k: int,
-    n: int,
-    b: int,
-    yt_all: Any,
-    yp_all: Any,
-    dask: bool,
-    spec: MetricSpec,
-    threshold: float | None,
-    pos_label: Any,
-) -> list[tuple[np.ndarray, np.ndarray, int]]:
-    """``k`` subsets of ``b`` rows drawn without replacement, each with its own seed."""
-    out = []
-    for _ in range(k):
-        idx = np.sort(rng.choice(n, size=b, replace=False))
-        seed = int(rng.integers(2**63 - 1))
-        if dask:
-            import dask as dk
-
-            t, p = dk.compute(yt_all[idx], yp_all[idx])
-            t, p = check_predictions(
-                t, p, spec, threshold=threshold, pos_label=pos_label, name="y_pred_or_score"
-            )
-        else:
-            t, p = yt_all[idx], yp_all[idx]
-        out.append((t, p, seed))
-    return out
-
-
-def _run_subsets(
-    draw: Callable[[int], list[tuple[np.ndarray, np.ndarray, int]]],
-    spec: MetricSpec,
-    n: int,
-    n_subsets: int,
-    n_resamples: int,
-    alpha: float,
-    *,
-    adaptive: bool,
-    tol: float,
-    window: int,
-    min_subsets: int,
-    n_jobs: int | None,
-) -> tuple[list[dict[str, Any]], list[float], bool]:
-    """Resample subsets in parallel batches until ``n_subsets`` or the width has settled.
-
-    Returns the per-subset results, the averaged interval width after each subset, and
-    whether adaptive stopping converged (True when not adaptive).
-    """
-    from joblib import Parallel, delayed, effective_n_jobs
-
-    per_batch = max(1, effective_n_jobs(check_n_jobs(n_jobs)))
-    results: list[dict[str, Any]] = []
-    history: list[float] = []
-    converged = not adaptive
-    with Parallel(n_jobs=n_jobs) as parallel:
-        while len(results) < n_subsets:
-            batch = draw(min(per_batch, n_subsets - len(results)))
-            results.extend(
-                parallel(
-                    delayed(subset_task)(spec, t, p, n, n_resamples, seed, alpha, adaptive, tol)
-                    for t, p, seed in batch
-                )
-            )
-            extend_history(results, history)
-            if adaptive and settled(history, tol=tol, window=window, min_subsets=min_subsets):
-                converged = True
-                break
-    return results, history, converged
-
-
-def _center(
-    estimate: Any, spec: MetricSpec, yt_all: Any, yp_all: Any, dask: bool
-) -> tuple[float | None, str]:
-    """The interval's centre and its source (``"given"``, ``"full"`` or ``"subsets"``).
-
-    The centre is None when it is the mean over subsets (computed by :func:`_offsets`).
-    """
-    if isinstance(estimate, int | float | np.number) and not isinstance(estimate, bool):
-        return check_metric_value(estimate, spec.name, "estimate"), "given"
-    est = None if estimate == "subsets" else _full_estimate(spec, yt_all, yp_all, dask)
-    if est is None and estimate == "full":
-        raise ValueError(
-            f"the full-data value of {spec.name!r} cannot be computed from Dask arrays "
-            "without loading them; pass estimate='subsets' or your own value"
-        )
-    if est is not None and not np.isfinite(est):
-        raise ValueError(f"metric {spec.name!r} is undefined on the full data")
-    return est, "full" if est is not None else "subsets"
+    return yt_all, yp_all, True

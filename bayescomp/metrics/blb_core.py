@@ -1,15 +1,17 @@
-"""The parts of the bag of little bootstraps shared by every input kind.
+"""The bag of little bootstraps, shared by every input kind.
 
-:func:`bayescomp.blb_metric` runs them on NumPy or Dask arrays (``metrics/blb.py``) and,
-inside Spark, on a Spark DataFrame (``metrics/spark_blb.py``): the per-subset resampling
-(:func:`subset_task`), the adaptive stopping over subsets (:func:`extend_history`,
-:func:`settled`), the interval from the averaged per-subset quantiles (:func:`offsets`) and
-the :class:`BLBInterval` it returns (:func:`assemble`).
+:func:`bayescomp.blb_metric` checks its arguments once (:func:`check_blb_args`, into a
+:class:`BLBSettings`) and draws the subsets from NumPy or Dask arrays (``metrics/blb.py``)
+or, inside Spark, from a Spark DataFrame (``metrics/spark_blb.py``); the rest is here and
+the same for both: the per-subset resampling (:func:`subset_task`), the rounds of subsets
+with adaptive stopping and the centre (:func:`bag`), and the interval from the averaged
+per-subset quantiles (:func:`offsets`) with the :class:`BLBInterval` it returns.
 """
 
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +19,7 @@ import numpy as np
 
 from bayescomp.core.checks import check_level
 from bayescomp.core.exceptions import BLBCenterWarning
+from bayescomp.core.orientation import check_metric_value
 from bayescomp.metrics._metric import MetricSpec, safe_call
 from bayescomp.metrics.interval import MetricInterval
 
@@ -79,20 +82,36 @@ class BLBInterval(MetricInterval):
         return frame
 
 
+@dataclass(frozen=True)
+class BLBSettings:
+    """The checked arguments of :func:`bayescomp.blb_metric` that every input kind runs by
+    (made by :func:`check_blb_args`)."""
+
+    exponent: float
+    n_subsets: int
+    n_resamples: int
+    confidence_level: float
+    method: str
+    adaptive: bool
+    tol: float
+    window: int
+    min_subsets: int
+    estimate: Any
+    threshold: float | None
+    pos_label: Any
+
+    @property
+    def alpha(self) -> float:
+        return 1 - self.confidence_level
+
+
 def subset_task(
-    spec: MetricSpec,
-    yt: np.ndarray,
-    yp: np.ndarray,
-    n: int,
-    r_max: int,
-    seed: int,
-    alpha: float,
-    adaptive: bool,
-    tol: float,
+    spec: MetricSpec, yt: np.ndarray, yp: np.ndarray, n: int, seed: int, settings: BLBSettings
 ) -> dict[str, Any]:
     """Resample one subset: returns its centre, offsets and the per-subset interval."""
     rng = np.random.default_rng(seed)
     b = yt.shape[0]
+    r_max, alpha = settings.n_resamples, settings.alpha
     center = safe_call(spec, yt, yp)
     p = np.full(b, 1.0 / b)
     chunk = 20
@@ -104,12 +123,12 @@ def subset_task(
         w = rng.multinomial(n, p, size=m)
         values.append(spec.batch_weights(yt, yp, w))
         done = np.concatenate(values)
-        if adaptive and done.size >= 60:
+        if settings.adaptive and done.size >= 60:
             lo, hi = np.quantile(done - center, [alpha / 2, 1 - alpha / 2], method=QUANTILE_METHOD)
             if prev is not None:
                 width = max(hi - lo, 1e-12)
                 change = max(abs(lo - prev[0]), abs(hi - prev[1])) / width
-                stable = stable + 1 if change < tol else 0
+                stable = stable + 1 if change < settings.tol else 0
                 if stable >= 2:  # settled over the last 2 chunks (40 resamples)
                     break
             prev = (lo, hi)
@@ -140,8 +159,15 @@ def check_blb_args(
     n_subsets: int,
     n_resamples: int,
     estimate: Any,
-) -> float:
-    """Validate the arguments of :func:`blb_metric`; return ``subset_exponent`` as a float."""
+    *,
+    adaptive: bool,
+    tol: float,
+    window: int,
+    min_subsets: int,
+    threshold: float | None,
+    pos_label: Any,
+) -> BLBSettings:
+    """Validate the arguments of :func:`blb_metric`; return them as :class:`BLBSettings`."""
     exponent = float(exponent)
     if not 0.5 <= exponent <= 1.0:
         raise ValueError(
@@ -164,42 +190,86 @@ def check_blb_args(
         raise ValueError(
             f"estimate must be 'auto', 'full', 'subsets' or a number; got {estimate!r}"
         )
-    return exponent
+    if not (isinstance(tol, (int, float)) and 0 < tol < np.inf):
+        raise ValueError(f"tol must be a positive relative change (e.g. 0.05); got {tol!r}")
+    return BLBSettings(  # positional, in the order of its fields
+        exponent,
+        int(n_subsets),
+        int(n_resamples),
+        float(confidence_level),
+        method,
+        adaptive,
+        tol,
+        window,
+        min_subsets,
+        estimate,
+        threshold,
+        pos_label,
+    )
 
 
-def extend_history(results: list[dict[str, Any]], history: list[float]) -> None:
-    """Append the averaged interval width after each subset not yet in ``history``."""
-    for j in range(len(history), len(results)):
-        lo = np.mean([r["lo"] for r in results[: j + 1]])
-        hi = np.mean([r["hi"] for r in results[: j + 1]])
-        history.append(float(hi - lo))
+def _rounds(
+    run: Callable[[range], Iterable[dict[str, Any]]], settings: BLBSettings, per_round: int
+) -> tuple[list[dict[str, Any]], list[float], bool]:
+    """Resample subsets in rounds of ``per_round`` (``run`` resamples the subsets of a range
+    of indices) until ``n_subsets`` or, when adaptive, until the averaged interval width has
+    settled.  The rule is applied one subset at a time, in order, so where it stops does not
+    depend on ``per_round``.  Returns the per-subset results, the averaged width after each
+    subset, and whether adaptive stopping converged (True when not adaptive)."""
+    window = settings.window
+    results: list[dict[str, Any]] = []
+    history: list[float] = []
+    while len(results) < settings.n_subsets:
+        k = min(per_round, settings.n_subsets - len(results))
+        for r in run(range(len(results), len(results) + k)):
+            results.append(r)
+            lo = np.mean([q["lo"] for q in results])
+            hi = np.mean([q["hi"] for q in results])
+            history.append(float(hi - lo))
+            # adaptive stopping: after at least max(min_subsets, window + 1) subsets, the
+            # width changed by less than tol (relative) over each of the last window subsets
+            if settings.adaptive and len(history) >= max(settings.min_subsets, window + 1):
+                h = np.asarray(history[-(window + 1) :])
+                if np.all(np.abs(np.diff(h)) / np.maximum(h[1:], 1e-12) < settings.tol):
+                    return results, history, True
+    return results, history, not settings.adaptive
 
 
-def settled(history: list[float], *, tol: float, window: int, min_subsets: int) -> bool:
-    """Adaptive stopping: the width changed by less than ``tol`` (relative) over the last
-    ``window`` subsets, after at least ``max(min_subsets, window + 1)`` subsets."""
-    if len(history) < max(min_subsets, window + 1):
-        return False
-    h = np.asarray(history)
-    change = np.abs(np.diff(h[-(window + 1) :])) / np.maximum(h[-window:], 1e-12)
-    return bool(np.all(change < tol))
+def _center(
+    settings: BLBSettings, spec: MetricSpec, full: Callable[[], float | None], unavailable: str
+) -> tuple[float | None, str]:
+    """The interval's centre and its source (``"given"``, ``"full"`` or ``"subsets"``).
+
+    ``full()`` is the metric on all rows, None where the input kind cannot compute it
+    (``unavailable`` says which it can); the centre is None when it is the mean over subsets
+    (computed by :func:`offsets`)."""
+    estimate = settings.estimate
+    if isinstance(estimate, int | float | np.number) and not isinstance(estimate, bool):
+        return check_metric_value(estimate, spec.name, "estimate"), "given"
+    est = None if estimate == "subsets" else full()
+    if est is None and estimate == "full":
+        raise ValueError(
+            f"the full-data value of {spec.name!r} {unavailable}; pass estimate='subsets' or "
+            "your own value"
+        )
+    if est is not None and not np.isfinite(est):
+        raise ValueError(f"metric {spec.name!r} is undefined on the full data")
+    return est, "full" if est is not None else "subsets"
 
 
 def offsets(
-    method: str,
-    results: list[dict[str, Any]],
-    est: float | None,
-    source: str,
-    centers: np.ndarray,
-    alpha: float,
+    results: list[dict[str, Any]], center: tuple[float | None, str], settings: BLBSettings
 ) -> tuple[float, float, float]:
     """Centre and the interval's offsets from it, from the averaged per-subset quantiles.
 
-    Centred on the subsets' mean, the interval is widened by that mean's standard error.
+    Centred on the subsets' mean (``center`` from :func:`_center`), the interval is widened
+    by that mean's standard error.
     """
+    est, source = center
+    centers = np.array([r["center"] for r in results])
     q_lo = float(np.mean([r["lo"] for r in results]))
     q_hi = float(np.mean([r["hi"] for r in results]))
-    if method == "percentile":
+    if settings.method == "percentile":
         off_lo, off_hi = q_lo, q_hi
     else:
         off_lo, off_hi = -q_hi, -q_lo
@@ -208,13 +278,13 @@ def offsets(
     from scipy import stats
 
     se_c = float(centers.std(ddof=1) / np.sqrt(centers.size))
-    z = float(stats.norm.ppf(1 - alpha / 2))
+    z = float(stats.norm.ppf(1 - settings.alpha / 2))
     warnings.warn(
         "the full-data value was not computed; the interval is centred on "
         f"the mean of {centers.size} subset values and widened by their standard error "
         f"({se_c:.3g}); pass estimate=<full-data value> for the narrower interval",
         BLBCenterWarning,
-        stacklevel=4,
+        stacklevel=5,  # offsets < bag < the input kind's driver < blb_metric < user
     )
     return (
         float(centers.mean()),
@@ -223,40 +293,40 @@ def offsets(
     )
 
 
-def subset_size(n: int, exponent: float, stacklevel: int) -> int:
+def subset_size(n: int, exponent: float) -> int:
     """Rows per subset, ``b = n ** exponent`` (at least 2); a warning below 1000 rows."""
     if n < 1000:
         warnings.warn(
             f"only {n} rows: the bag of little bootstraps is meant for large test sets; "
             "bc.bootstrap_metric gives a more accurate interval here",
             UserWarning,
-            stacklevel=stacklevel + 1,
+            stacklevel=4,  # subset_size < the input kind's driver < blb_metric < user
         )
     return max(2, min(n, int(np.ceil(n**exponent))))
 
 
-def assemble(
+def bag(
     spec: MetricSpec,
-    results: list[dict[str, Any]],
-    history: list[float],
-    estimate: tuple[float | None, str],
-    converged: bool,
+    settings: BLBSettings,
     *,
-    alpha: float,
-    confidence_level: float,
-    method: str,
     n: int,
-    exponent: float,
     b: int,
+    run: Callable[[range], Iterable[dict[str, Any]]],
+    per_round: int,
+    full: Callable[[], float | None],
+    unavailable: str,
 ) -> BLBInterval:
-    """The :class:`BLBInterval` with its per-subset table, around ``estimate`` (the centre
-    and its source)."""
+    """The bag of little bootstraps of ``n`` rows in subsets of ``b``, as a
+    :class:`BLBInterval` with its per-subset table.
+
+    ``run`` resamples the subsets of a range of indices (:func:`subset_task` on each),
+    ``per_round`` subsets at a time (:func:`_rounds`); ``full`` and ``unavailable`` give the
+    centre (:func:`_center`)."""
     import pandas as pd
 
-    source = estimate[1]
-    centers = np.array([r["center"] for r in results])
-    est, off_lo, off_hi = offsets(method, results, estimate[0], source, centers, alpha)
-
+    results, history, converged = _rounds(run, settings, per_round)
+    center = _center(settings, spec, full, unavailable)
+    est, off_lo, off_hi = offsets(results, center, settings)
     subsets = pd.DataFrame(
         [
             {
@@ -277,16 +347,16 @@ def assemble(
         high=est + off_hi,
         standard_error=float(np.mean([r["sd"] for r in results])),
         distribution=dist,
-        confidence_level=confidence_level,
-        method=f"blb-{method}",
+        confidence_level=settings.confidence_level,
+        method=f"blb-{settings.method}",
         n=n,
         n_resamples=int(subsets["n_resamples"].sum()),
         higher_is_better=spec.higher_is_better,
-        subset_exponent=exponent,
+        subset_exponent=settings.exponent,
         b=b,
         n_subsets=len(results),
         converged=converged,
-        estimate_source=source,
+        estimate_source=center[1],
         subsets=subsets,
         history=np.asarray(history),
     )

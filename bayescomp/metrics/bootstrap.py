@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -22,9 +22,6 @@ from bayescomp.metrics._metric import MetricSpec, check_predictions, resolve_met
 from bayescomp.metrics.interval import MetricInterval
 from bayescomp.metrics.spark import is_spark_frame
 from bayescomp.metrics.spark_auc import spark_bootstrap
-
-if TYPE_CHECKING:  # pragma: no cover
-    pass
 
 Method = Literal["bca", "percentile", "basic"]
 _SCIPY_METHOD = {"bca": "BCa", "percentile": "percentile", "basic": "basic"}

@@ -11,6 +11,7 @@ recorded as missing and *counted* (``n_defined``), never dropped or set to 0.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -103,7 +104,10 @@ class ThresholdCurves(Card):
             v = self.metric_values(name)
             defined = np.isfinite(v)
             n_def = defined.sum(axis=0)
-            with np.errstate(all="ignore"), _quiet():
+            with (
+                np.errstate(all="ignore"),
+                warnings.catch_warnings(action="ignore", category=RuntimeWarning),
+            ):
                 stats = {
                     "mean": np.nanmean(v, axis=0),
                     "std": np.nanstd(v, axis=0, ddof=1),
@@ -161,18 +165,6 @@ class ThresholdCurves(Card):
             label=label,
             color=color,
         )
-
-
-class _quiet:
-    def __enter__(self) -> None:
-        import warnings
-
-        self._w = warnings.catch_warnings()
-        self._w.__enter__()
-        warnings.simplefilter("ignore", RuntimeWarning)
-
-    def __exit__(self, *exc: Any) -> None:
-        self._w.__exit__(*exc)
 
 
 def _curve_values(

@@ -276,8 +276,7 @@ def _add_intervals(
         if not np.isfinite(estimates[i]):
             continue
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", DegenerateBootstrapWarning)
+            with warnings.catch_warnings(action="ignore", category=DegenerateBootstrapWarning):
                 iv = finish_interval(
                     res,
                     i,

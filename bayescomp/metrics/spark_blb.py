@@ -33,16 +33,8 @@ from typing import Any
 import numpy as np
 
 from bayescomp.core.metric import count_metrics
-from bayescomp.core.orientation import check_metric_value
 from bayescomp.metrics._metric import MetricSpec, check_predictions
-from bayescomp.metrics.blb_core import (
-    BLBInterval,
-    assemble,
-    extend_history,
-    settled,
-    subset_size,
-    subset_task,
-)
+from bayescomp.metrics.blb_core import BLBInterval, BLBSettings, bag, subset_size, subset_task
 from bayescomp.metrics.spark import check_columns, confusion_value, score_checks, uniform
 
 _RESULT_SCHEMA = (
@@ -114,13 +106,8 @@ def resample_subsets(
     *,
     n: int,
     b: int,
-    n_resamples: int,
     seeds: np.ndarray,
-    alpha: float,
-    adaptive: bool,
-    tol: float,
-    threshold: float | None,
-    pos_label: Any,
+    settings: BLBSettings,
 ) -> list[dict[str, Any]]:
     """Resampling of the ``subsets`` (indices), each in its own Spark task; their results,
     in order."""
@@ -141,11 +128,11 @@ def resample_subsets(
                 frame["y"].to_numpy(),
                 frame["s"].to_numpy(),
                 spec,
-                threshold=threshold,
-                pos_label=pos_label,
+                threshold=settings.threshold,
+                pos_label=settings.pos_label,
                 name="the score column",
             )
-            row |= subset_task(spec, t, p, n, n_resamples, int(seeds[j]), alpha, adaptive, tol)
+            row |= subset_task(spec, t, p, n, int(seeds[j]), settings)
         except ValueError as exc:  # reported by the driver, with its message intact
             row |= {"center": np.nan, "lo": np.nan, "hi": np.nan, "sd": np.nan, "r": 0}
             row |= {"dev": np.array([]), "error": str(exc)}
@@ -161,28 +148,6 @@ def resample_subsets(
             raise ValueError(f"subset {r['subset']}: {r['error']}")
     keys = ("center", "lo", "hi", "sd", "r")
     return [{**{k: r[k] for k in keys}, "dev": np.asarray(r["dev"], dtype=float)} for r in rows]
-
-
-def _rounds(
-    run: Any, n_subsets: int, adaptive: bool, stopping: tuple[float, int, int]
-) -> tuple[list[dict[str, Any]], list[float], bool]:
-    """Resample subsets in rounds (one Spark job each) until ``n_subsets`` or, when
-    ``adaptive``, until the width has settled; the rule is applied one subset at a time, in
-    order, as in memory.  A round holds as many subsets as the rule needs to first decide
-    (all of them when not adaptive).  Returns the results, the width history and whether it
-    converged."""
-    tol, window, min_subsets = stopping
-    first = per_round = min(n_subsets, max(min_subsets, window + 1)) if adaptive else n_subsets
-    results: list[dict[str, Any]] = []
-    history: list[float] = []
-    while len(results) < n_subsets:
-        k = first if not results else min(per_round, n_subsets - len(results))
-        for r in run(range(len(results), len(results) + k)):
-            results.append(r)
-            extend_history(results, history)
-            if adaptive and settled(history, tol=tol, window=window, min_subsets=min_subsets):
-                return results, history, True
-    return results, history, not adaptive
 
 
 @contextmanager
@@ -202,101 +167,66 @@ def _cached(df: Any) -> Iterator[Any]:
         df.unpersist()
 
 
-def spark_center(
-    estimate: Any,
-    df: Any,
-    spec: MetricSpec,
-    *,
-    label: str,
-    score: str,
-    threshold: float | None,
-    pos_label: Any,
-) -> tuple[float | None, str]:
-    """The interval's centre and its source, as ``blb._center`` but computed in Spark."""
-    if isinstance(estimate, int | float | np.number) and not isinstance(estimate, bool):
-        return check_metric_value(estimate, spec.name, "estimate"), "given"
-    est = None
-    if estimate != "subsets":
-        if spec.fast == "roc_auc":
-            from bayescomp.metrics.spark_auc import spark_auc
+def _full_value(
+    df: Any, spec: MetricSpec, label: str, score: str, settings: BLBSettings
+) -> float | None:
+    """The metric on all rows, computed in Spark for ROC AUC and the confusion-count
+    metrics; None for the others."""
+    if spec.fast == "roc_auc":
+        from bayescomp.metrics.spark_auc import spark_auc
 
-            score_checks(df, label=label, score=score, repetition=None, pos_label=pos_label)
-            est = float(spark_auc(df, label=label, score=score, pos_label=pos_label)[0])
-        elif spec.name in count_metrics():
-            est = confusion_value(
-                df, spec.name, label=label, score=score, pos_label=pos_label, threshold=threshold
-            )
-    if est is None and estimate == "full":
-        raise ValueError(
-            f"the full-data value of {spec.name!r} is computed in Spark only for roc_auc and "
-            f"{count_metrics()}; pass estimate='subsets' or your own value"
+        pos = settings.pos_label
+        score_checks(df, label=label, score=score, repetition=None, pos_label=pos)
+        return float(spark_auc(df, label=label, score=score, pos_label=pos)[0])
+    if spec.name in count_metrics():
+        return confusion_value(
+            df,
+            spec.name,
+            label=label,
+            score=score,
+            pos_label=settings.pos_label,
+            threshold=settings.threshold,
         )
-    if est is not None and not np.isfinite(est):
-        raise ValueError(f"metric {spec.name!r} is undefined on the full data")
-    return est, "full" if est is not None else "subsets"
+    return None
 
 
 def spark_blb(
     df: Any,
+    y_pred: Any,
     spec: MetricSpec,
-    *,
+    settings: BLBSettings,
     columns: dict[str, str],
-    exponent: float,
-    n_subsets: int,
-    n_resamples: int,
-    confidence_level: float,
-    method: str,
-    adaptive: bool,
-    stopping: tuple[float, int, int],
-    estimate: Any,
-    threshold: float | None,
-    pos_label: Any,
     random_state: Any,
 ) -> BLBInterval:
-    """:func:`bayescomp.blb_metric` on a Spark DataFrame (see the module docstring).
-
-    ``stopping`` is ``(tol, window, min_subsets)``."""
+    """:func:`bayescomp.blb_metric` on a Spark DataFrame (see the module docstring)."""
+    if y_pred is not None:
+        raise TypeError(
+            "with a Spark DataFrame as y_true, pass y_pred_or_score=None and name its "
+            "columns with columns={'label': ..., 'score': ...}"
+        )
     label, score = columns.get("label", "y_true"), columns.get("score", "y_score")
     n = count_rows(df, label, score)
-    b = subset_size(n, exponent, stacklevel=3)
+    b = subset_size(n, settings.exponent)
     rng = np.random.default_rng(random_state)
-    seeds = rng.integers(2**63 - 1, size=n_subsets)
+    seeds = rng.integers(2**63 - 1, size=settings.n_subsets)
     seed = int(rng.integers(2**63 - 1))
-    picked = pick_subsets(df, label, score, n=n, b=b, n_subsets=n_subsets, seed=seed)
-    alpha = 1 - float(confidence_level)
+    picked = pick_subsets(df, label, score, n=n, b=b, n_subsets=settings.n_subsets, seed=seed)
     with _cached(picked) as picked:  # s x b rows, resampled in rounds until the width settles
-        results, history, converged = _rounds(
-            lambda js: resample_subsets(
-                picked,
-                spec,
-                js,
-                n=n,
-                b=b,
-                n_resamples=n_resamples,
-                seeds=seeds,
-                alpha=alpha,
-                adaptive=adaptive,
-                tol=stopping[0],
-                threshold=threshold,
-                pos_label=pos_label,
+        return bag(
+            spec,
+            settings,
+            n=n,
+            b=b,
+            run=lambda js: resample_subsets(
+                picked, spec, js, n=n, b=b, seeds=seeds, settings=settings
             ),
-            n_subsets,
-            adaptive,
-            stopping,
+            # a round (one Spark job) holds as many subsets as the stopping rule needs to
+            # first decide, all of them when not adaptive
+            per_round=(
+                max(settings.min_subsets, settings.window + 1)
+                if settings.adaptive
+                else settings.n_subsets
+            ),
+            full=lambda: _full_value(df, spec, label, score, settings),
+            unavailable=f"is computed in Spark only for roc_auc and {count_metrics()}",
         )
-    center = spark_center(
-        estimate, df, spec, label=label, score=score, threshold=threshold, pos_label=pos_label
-    )
-    return assemble(
-        spec,
-        results,
-        history,
-        center,
-        converged,
-        alpha=alpha,
-        confidence_level=float(confidence_level),
-        method=method,
-        n=n,
-        exponent=exponent,
-        b=b,
-    )

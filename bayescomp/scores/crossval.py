@@ -125,6 +125,18 @@ def check_models(models: Any) -> dict[str, Any]:
     return out
 
 
+def check_target_scorers(names: Iterable[str], y: Any) -> None:
+    """A binary scorer on a multiclass target is refused before any fit, naming the ones
+    that score it."""
+    from sklearn.utils.multiclass import type_of_target
+
+    if "roc_auc" in names and type_of_target(y) == "multiclass":
+        raise ValueError(
+            "roc_auc compares two classes and the target has more: score roc_auc_ovr (each "
+            "class against the rest) or roc_auc_ovo (each pair of classes)"
+        )
+
+
 def cross_validate_paired(
     models: Mapping[str, Estimator],
     X: Any,
@@ -302,7 +314,6 @@ def fit_paired(
     """
     from sklearn.base import is_classifier, is_regressor
     from sklearn.utils import indexable
-    from sklearn.utils.multiclass import type_of_target
 
     models = check_models(models)
     n_jobs = check_n_jobs(n_jobs)
@@ -315,11 +326,7 @@ def fit_paired(
     design = materialise_splits(cv, X, y, groups, classifier=classifier)
     splits, prints = split_records(cv, design, X, y, groups, int(extra_repeats))
     scorers = {name: resolve_scorers(scoring, est) for name, est in models.items()}
-    if "roc_auc" in next(iter(scorers.values())) and type_of_target(y) == "multiclass":
-        raise ValueError(
-            "roc_auc compares two classes and the target has more: score roc_auc_ovr (each "
-            "class against the rest) or roc_auc_ovo (each pair of classes)"
-        )
+    check_target_scorers(next(iter(scorers.values())), y)
     multi = {name: multimetric(scorers[name], est) for name, est in models.items()}
     tasks = [(name, k) for name in models for k in range(len(splits))]
     results: dict[Any, Fit] = {}
