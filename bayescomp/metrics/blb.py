@@ -182,6 +182,7 @@ def _arrays_blb(
     """:func:`blb_metric` on NumPy or Dask arrays: subsets in parallel batches (joblib)."""
     from joblib import Parallel, delayed, effective_n_jobs
 
+    n_jobs = check_n_jobs(n_jobs)  # said in our words, before joblib says it in its own
     yt_all, yp_all, dask = _inputs(y_true, y_pred, spec, settings)
     n = int(yt_all.shape[0])
     b = subset_size(n, settings.exponent)
@@ -213,7 +214,7 @@ def _arrays_blb(
             n=n,
             b=b,
             run=run,
-            per_round=max(1, effective_n_jobs(check_n_jobs(n_jobs))),
+            per_round=max(1, effective_n_jobs(n_jobs)),
             full=lambda: _full_estimate(spec, yt_all, yp_all, dask),
             unavailable="cannot be computed from Dask arrays without loading them",
         )
