@@ -86,7 +86,7 @@ Run in slices of under 10 minutes (one core; the grid is a few CPU-hours)::
     python bench/real_learner_calibration.py report --targets   # the cells that miss a target
     python bench/real_learner_calibration.py report --planner   # predicted vs realised decisions
 
-The nested grid (about 2.5 CPU h; the cells the variances above fail first), back to back::
+The nested grid (about 2.3 CPU h; the cells the variances above fail first), back to back::
 
     while true; do
       out=$(OMP_NUM_THREADS=1 nice -n 10 python bench/real_learner_calibration.py \\
@@ -314,9 +314,10 @@ def truth_chunk(
 #: within a data set, over the variance over data sets of the 10 × 10 CV mean, which it
 #: estimates): K = 10, 0.15 s and 3.5 × (easy nb/logreg, n = 1,000, accuracy), 5.8 s and
 #: 32 × (noisy boosting 60/100, accuracy); K = 5, 0.04 s and 2.7 ×, 1.4 s and 26 ×.  The
-#: noise falls as 1/√R, so at equal CPU K = 5 is about 2.7 × less noisy than K = 10 (its
+#: noise falls as 1/√R, so at equal CPU K = 5 is about 2.5 × less noisy than K = 10 (its
 #: inner CVs train on 3/5 of the rows, not 9/10: the estimate is scaled, not measured, at
-#: the CV's size); R = 10 puts the whole grid at about 2.5 CPU h
+#: the CV's size); R = 10 puts the whole grid at about 2.3 CPU h (measured on its first
+#: 530 units and guessed for the rest: ``status --kind nested``)
 NESTED_FOLDS, NESTED_REPEATS = 5, 10
 NESTED_CHECKPOINT = REPO / "bench" / "data" / "real_learner_nested.jsonl"
 
@@ -1244,7 +1245,7 @@ def main(argv: list[str] | None = None) -> None:
         "--variances",
         default=None,
         help=f"report: comma-separated, of {', '.join(VARIANCES)} "
-        "(default: all; split,gated with --compact)",
+        "(default: all; --variances split,gated --compact is the docs' table)",
     )
     args = p.parse_args(argv)
     hows = tuple(args.variances.split(",")) if args.variances else None
@@ -1256,7 +1257,7 @@ def main(argv: list[str] | None = None) -> None:
     elif args.action == "status":
         status(path, args.kind)
     else:
-        default = ("split", "gated") if args.compact else VARIANCES
+        default = ("split", "rows", "gated", *NESTED_VARIANCES) if args.compact else VARIANCES
         report(
             args.checkpoint,
             args.compact,

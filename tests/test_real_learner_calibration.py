@@ -88,7 +88,8 @@ def test_rows_variance_tells_persistent_differences_from_partition_noise():
 def test_split_variance_covers_the_cv_estimand_on_real_learners():
     """20 data sets of 200 rows, naive Bayes vs logistic regression, 10 × 2 CV, the CV
     truth from 20 training sets: the split variance covers it about 95 % of the time
-    (binomial tolerance: at least 0.95 − 3 se)."""
+    (binomial tolerance: at least 0.95 − 3 se); without nested records the nested variances
+    are left out."""
     records = {
         ("truth", "easy", "nb/logreg", 200, 0): bench.truth_chunk(
             "easy", "nb/logreg", 200, 0, draws=20
@@ -98,7 +99,18 @@ def test_split_variance_covers_the_cv_estimand_on_real_learners():
         rec = bench.one_dataset("easy", "nb/logreg", 200, i, repeats=2)
         records[("data", "easy", "nb/logreg", 200, i)] = {**rec, "cpu_s": 0.0}
     rows = bench.cell_table(records)
-    assert {r["variance"] for r in rows} == set(bench.VARIANCES)
+    # no nested records: the nested variances are missing, not zero
+    assert {r["variance"] for r in rows} == set(bench.VARIANCES) - set(bench.NESTED_VARIANCES)
+    # nested records for 5 of the 20 data sets: the nested variances on those 5, the others
+    # on all 20 (or on the 5 with nested_only)
+    for i in range(5):
+        rec = bench.nested_dataset("easy", "nb/logreg", 200, i, repeats=2)
+        records[("nested", "easy", "nb/logreg", 200, i)] = rec
+    got = {(r["variance"], r["metric"]): r["datasets"] for r in bench.cell_table(records)}
+    assert got == {(v, m): 5 if v in bench.NESTED_VARIANCES else 20 for v, m in got}
+    assert len(got) == 2 * len(bench.VARIANCES)
+    only = bench.cell_table(records, nested_only=True)
+    assert {r["datasets"] for r in only} == {5}
     se = np.sqrt(0.05 * 0.95 / 20)
     lo, hi = stats.chi2.ppf([0.001, 0.999], 19) / 19
     for r in rows:
