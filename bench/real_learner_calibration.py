@@ -55,7 +55,28 @@ Variances (each gives a Student-t posterior ``t(J − 1, mean, σ)`` with
 None of them estimates the training-set part of the variance (how the expected difference
 moves with the data set: one cross-validation cannot see it); ``docs/honesty.md``
 ("Choosing the default variance") has the candidates read and rejected (``row``,
-``row_split``, ``row_train3``, a χ² test, other gates).
+``row_split``, ``row_train3``, a χ² test, other gates).  Two read a *nested* CV of the same
+data set (``run --kind nested``: its own units, fingerprint and checkpoint,
+``bench/data/real_learner_nested.jsonl``; :func:`nested_dataset`):
+
+``nested``
+    Bates, Hastie & Tibshirani's (2024) estimate of the mean squared error of CV, for the
+    paired difference, scaled to the full data, less the partition noise the repetitions
+    average away (:func:`variances`);
+``rows_nested``
+    the larger of ``rows`` and ``nested`` (``rows`` plus the nested excess over it).
+
+What ``nested`` estimates is not quite the posterior's target: BHT's MSE is
+``E[(CV − Err_XY)²]``, the error of CV about the difference of the two models trained on the
+data set at hand (the deployed difference), = ``var(CV) + var(Err_XY) − 2 cov(CV, Err_XY)``
++ the squared bias of CV at ``n (K − 2)/K`` training rows for ``n (K − 1)/K``; the
+posterior's target is ``var(CV)`` about the CV estimand (the mean over training sets, see
+:func:`truth_chunk`).  The training-set part of ``var(CV)`` — the part one CV cannot see —
+is shared by CV and ``Err_XY`` (both move with the data set's rows) and cancels in the MSE
+as far as it is shared; ``var(Err_XY)`` and the covariance of the held-out rows' noise
+with it come in instead.  The posterior's mean stays the 10 × 10 CV mean, which is
+unbiased for the CV estimand (BHT's bias correction aims at the full-data model and is not
+applied).  The estimate is noisy: ``report --nested-noise``.
 
 Run in slices of under 10 minutes (one core; the grid is a few CPU-hours)::
 
@@ -64,6 +85,18 @@ Run in slices of under 10 minutes (one core; the grid is a few CPU-hours)::
     python bench/real_learner_calibration.py report
     python bench/real_learner_calibration.py report --targets   # the cells that miss a target
     python bench/real_learner_calibration.py report --planner   # predicted vs realised decisions
+
+The nested grid (about 2.3 CPU h; the cells the variances above fail first), back to back::
+
+    while true; do
+      out=$(OMP_NUM_THREADS=1 nice -n 10 python bench/real_learner_calibration.py \\
+            run --kind nested --minutes 9); rc=$?; echo "$out"
+      [ $rc -ne 0 ] && break; echo "$out" | grep -q " 0 left" && break
+    done
+    python bench/real_learner_calibration.py status --kind nested
+    python bench/real_learner_calibration.py report --targets --nested-only \\
+        --variances split,rows,gated,nested,rows_nested   # on the data sets with nested units
+    python bench/real_learner_calibration.py report --nested-noise
 """
 
 from __future__ import annotations
@@ -273,6 +306,120 @@ def truth_chunk(
     }
 
 
+# ------------------------------------------------- the nested CV (its own fingerprint)
+
+#: nested CV (Bates, Hastie & Tibshirani 2024): ``NESTED_FOLDS`` outer folds, each with an
+#: inner (``NESTED_FOLDS`` − 1)-fold CV on its training rows, repeated ``NESTED_REPEATS``
+#: times.  Measured on one core (a repetition's CPU s; the sd of one repetition's estimate
+#: within a data set, over the variance over data sets of the 10 × 10 CV mean, which it
+#: estimates): K = 10, 0.15 s and 3.5 × (easy nb/logreg, n = 1,000, accuracy), 5.8 s and
+#: 32 × (noisy boosting 60/100, accuracy); K = 5, 0.04 s and 2.7 ×, 1.4 s and 26 ×.  The
+#: noise falls as 1/√R, so at equal CPU K = 5 is about 2.5 × less noisy than K = 10 (its
+#: inner CVs train on 3/5 of the rows, not 9/10: the estimate is scaled, not measured, at
+#: the CV's size); R = 10 puts the whole grid at about 2.3 CPU h (measured on its first
+#: 530 units and guessed for the rest: ``status --kind nested``)
+NESTED_FOLDS, NESTED_REPEATS = 5, 10
+NESTED_CHECKPOINT = REPO / "bench" / "data" / "real_learner_nested.jsonl"
+
+
+def _fold_scores(pb: np.ndarray, pc: np.ndarray, y: np.ndarray) -> tuple[float, ...]:
+    """On one test fold: the accuracy difference candidate − baseline and its variance given
+    the training rows (the per-row differences' variance over the fold's size), the ROC AUC
+    difference (the mean placement difference over the positives: exactly the difference of
+    the two AUCs) and its DeLong variance ``var_pos(ΔV) / m₁ + var_neg(ΔV) / m₀``."""
+    e = ((pc > 0.5) == y).astype(float) - ((pb > 0.5) == y)
+    v = _placements(pc, y) - _placements(pb, y)
+    pos = y == 1
+    delong = v[pos].var(ddof=1) / pos.sum() + v[~pos].var(ddof=1) / (~pos).sum()
+    return float(e.mean()), float(e.var(ddof=1) / e.size), float(v[pos].mean()), float(delong)
+
+
+def nested_dataset(
+    population_name: str,
+    pair: str,
+    n: int,
+    index: int,
+    folds: int = NESTED_FOLDS,
+    repeats: int = NESTED_REPEATS,
+) -> dict:
+    """Nested CV of the paired difference (candidate − baseline) on the data set of a ``data``
+    unit (the same rows: its two lines of row drawing are repeated here, not shared, so that
+    :func:`one_dataset`'s fingerprinted code stays as it is).
+
+    Bates, Hastie & Tibshirani (2024, Algorithm 1), for a difference: per repetition, a
+    stratified partition into ``K = folds`` folds; per outer fold ``k``, the *inner*
+    estimate is the (K − 1)-fold CV of the outer training rows (the mean over the other folds
+    ``j`` of the difference on ``I_j`` of the two models trained without ``I_j`` and ``I_k``:
+    one fit per pair of folds serves both inner CVs it belongs to, so a repetition is
+    ``K (K − 1) / 2 + K`` fits of each learner), the *outer* estimate is the difference on
+    ``I_k`` of the models trained without ``I_k``, and ``b`` is the outer estimate's variance
+    given its training rows (:func:`_fold_scores`: per-row for accuracy, DeLong placements
+    for AUC).  Kept per outer fold and repetition (in that order): ``inner``, ``outer``,
+    ``b`` for each metric; :func:`nested_mse` reads them.  Partitions are seeded from the
+    data set's seed and the repetition, independent of the ``data`` unit's."""
+    from sklearn.model_selection import StratifiedKFold
+
+    X, y = population(population_name)
+    seed = SEED + 7919 * index + n
+    rows = np.random.default_rng(seed).choice(POOL, n, replace=False)
+    Xd, yd = X[rows], y[rows]
+    out: dict = {"folds": folds, "repeats": repeats, "n_pos": int(yd.sum())}
+    got: dict[str, list[float]] = {f"{m}_{p}": [] for m in ("acc", "auc") for p in "iob"}
+    for r in range(repeats):
+        state = int(np.random.default_rng([seed, 5, r]).integers(2**31))
+        fold = np.empty(n, dtype=int)
+        for f, (_, te) in enumerate(
+            StratifiedKFold(folds, shuffle=True, random_state=state).split(Xd, yd)
+        ):
+            fold[te] = f
+        pairs = np.zeros((2, folds, folds))  # [metric, scored fold, the other fold left out]
+        for j, k in itertools.combinations(range(folds), 2):
+            out_jk = (fold == j) | (fold == k)
+            pb, pc = _pair_probabilities(pair, Xd[~out_jk], yd[~out_jk], Xd[out_jk])
+            for a, other in ((j, k), (k, j)):
+                here = fold[out_jk] == a
+                acc, _, auc, _ = _fold_scores(pb[here], pc[here], yd[out_jk][here])
+                pairs[:, a, other] = acc, auc
+        for k in range(folds):
+            test = fold == k
+            pb, pc = _pair_probabilities(pair, Xd[~test], yd[~test], Xd[test])
+            acc, acc_b, auc, auc_b = _fold_scores(pb, pc, yd[test])
+            rest = np.arange(folds) != k
+            for m, (outer, b) in enumerate(((acc, acc_b), (auc, auc_b))):
+                name = ("acc", "auc")[m]
+                got[f"{name}_i"].append(float(pairs[m, rest, k].mean()))
+                got[f"{name}_o"].append(outer)
+                got[f"{name}_b"].append(b)
+    for name in ("acc", "auc"):
+        for p, word in (("i", "inner"), ("o", "outer"), ("b", "b")):
+            out[f"{name}_{word}"] = np.round(got[f"{name}_{p}"], 10).tolist()
+    return out
+
+
+def nested_mse(nrec: dict, metric: str, repeats: int | None = None) -> float:
+    """Bates–Hastie–Tibshirani's estimate from the first ``repeats`` repetitions of a nested
+    record: ``mean((inner − outer)²) − mean(b)``, the mean squared error of a
+    (K − 1)-fold CV on ``n (K − 1) / K`` rows as an estimate of the difference of the two
+    models trained on those rows (its deployed difference).  May be negative."""
+    k = nrec["folds"]
+    repeats = repeats or nrec["repeats"]
+    inner, outer, b = (
+        np.asarray(nrec[f"{metric}_{p}"][: k * repeats]) for p in ("inner", "outer", "b")
+    )
+    return float(np.mean((inner - outer) ** 2) - np.mean(b))
+
+
+def nested_fingerprint() -> str:
+    """The nested unit's code, the fitting code it calls, its constants and scikit-learn's
+    version: the ``data`` and ``truth`` records' :func:`fingerprint` does not move with it."""
+    import sklearn
+
+    funcs = (_pair_probabilities, population, _placements, _fold_scores, nested_dataset)
+    parts = [_code(f) for f in funcs]
+    parts += [repr((POPULATIONS, POOL, SEED, NESTED_FOLDS, NESTED_REPEATS)), sklearn.__version__]
+    return hashlib.sha256("nested".join(parts).encode()).hexdigest()[:16]
+
+
 def _code(func) -> str:
     """A function's syntax tree without its docstring: comments, layout and docs may change."""
     tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
@@ -281,7 +428,7 @@ def _code(func) -> str:
         first = body[0] if isinstance(body, list) and body else None
         docstring = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
         if docstring and isinstance(first.value.value, str):  # type: ignore[union-attr]
-            node.body = body[1:]  # type: ignore[attr-defined]
+            node.body = body[1:]  # type: ignore[attr-defined,index]
     return ast.dump(tree)
 
 
@@ -305,9 +452,44 @@ def grid() -> list[tuple[str, str, str, int, int]]:
     return work
 
 
-def load(path: Path) -> dict[tuple, dict]:
-    """The records of this code's fingerprint, by unit of work."""
-    key, out = fingerprint(), {}
+#: the cells the variances from one CV fail (``report --targets``: over-confident under
+#: ``rows`` or ``gated``), whose nested units run first: boosting AUC, tree / kNN, naive
+#: Bayes / logistic regression, forest seeds, logistic regression on ``wide``
+NESTED_FIRST = (
+    ("noisy", "boost 60/100", 1000),
+    ("noisy", "boost 60/100", 5000),
+    ("noisy", "boost 60/100", 200),
+    ("easy", "tree/knn", 200),
+    ("easy", "tree/knn", 1000),
+    ("easy", "tree/knn", 5000),
+    ("easy", "nb/logreg", 1000),
+    ("easy", "nb/logreg", 5000),
+    ("noisy", "forest seed 0/1", 1000),
+    ("noisy", "forest seed 0/1", 200),
+    ("wide", "logreg C=0.5/C=1", 200),
+    ("wide", "logreg C=0.5/C=1", 5000),
+    ("wide", "nb/logreg", 200),
+)
+
+
+def nested_grid(block: int = 20) -> list[tuple[str, str, str, int, int]]:
+    """Every nested unit, one per data set of the ``data`` grid: the cells of
+    :data:`NESTED_FIRST` first, then the rest; within each group, round-robin in blocks of
+    ``block`` data sets (every cell of the group gets its first 20 before any gets 40)."""
+    first = list(NESTED_FIRST)
+    rest = [(*p, n) for n in NS for p in PROBLEMS if (*p, n) not in NESTED_FIRST]
+    work = []
+    for group in (first, rest):
+        for start in range(0, max(datasets_in(c[:2], c[2]) for c in group), block):
+            for pop, pair, n in group:
+                stop = min(start + block, datasets_in((pop, pair), n))
+                work += [("nested", pop, pair, n, i) for i in range(start, stop)]
+    return work
+
+
+def load(path: Path, key: str | None = None) -> dict[tuple, dict]:
+    """The records of this code's fingerprint (or ``key``), by unit of work."""
+    key, out = key or fingerprint(), {}
     if path.exists():
         lines = path.read_text().splitlines()
         for i, line in enumerate(lines):
@@ -322,10 +504,13 @@ def load(path: Path) -> dict[tuple, dict]:
     return out
 
 
-def run(path: Path, minutes: float) -> int:
-    """Work through the grid until done or ``minutes`` have passed; the units left."""
-    done, key = load(path), fingerprint()
-    todo = [u for u in grid() if u not in done]
+def run(path: Path, minutes: float, kind: str = "grid") -> int:
+    """Work through the grid (``kind="nested"``: the nested grid, its own fingerprint) until
+    done or ``minutes`` have passed; the units left."""
+    key = nested_fingerprint() if kind == "nested" else fingerprint()
+    work = nested_grid() if kind == "nested" else grid()
+    done = load(path, key)
+    todo = [u for u in work if u not in done]
     t0, longest = time.monotonic(), 0.0
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.exists() and not path.read_bytes().endswith(b"\n"):  # cut by a killed run
@@ -335,8 +520,9 @@ def run(path: Path, minutes: float) -> int:
         if time.monotonic() - t0 + longest > 60 * minutes:  # the next unit may be as long
             break
         c0, w0 = time.process_time(), time.monotonic()
-        kind, pop, pair, n, i = unit
-        body = (one_dataset if kind == "data" else truth_chunk)(pop, pair, n, i)
+        _, pop, pair, n, i = unit
+        fit = {"data": one_dataset, "truth": truth_chunk, "nested": nested_dataset}[unit[0]]
+        body = fit(pop, pair, n, i)
         rec = {"code": key, "unit": list(unit), **body}
         rec["cpu_s"] = round(time.process_time() - c0, 3)
         rec["wall_s"] = round(time.monotonic() - w0, 3)
@@ -344,7 +530,7 @@ def run(path: Path, minutes: float) -> int:
         with path.open("a") as f:
             f.write(json.dumps(rec) + "\n")
         done[unit] = rec
-    left = sum(u not in done for u in grid())
+    left = sum(u not in done for u in work)
     print(f"{len(done)} units done, {left} left ({time.monotonic() - t0:.0f} s this slice)")
     return left
 
@@ -354,7 +540,10 @@ def run(path: Path, minutes: float) -> int:
 
 #: the candidate variances every cell is read under (docs/honesty.md, "Choosing the default
 #: variance", records the ones rejected)
-VARIANCES = ("split", "rows", "gated")
+VARIANCES = ("split", "rows", "gated", "nested", "rows_nested")
+#: the variances read from a data set's nested record: a cell shows them on the data sets
+#: that have one (and is missing, not zero, without)
+NESTED_VARIANCES = ("nested", "rows_nested")
 #: ``gated`` reads ``rows`` when less than this share of the per-row variance persists over
 #: the repetitions (the rest is partition noise), ``split`` otherwise
 PERSISTENT_SHARE = 1 / 3
@@ -377,7 +566,18 @@ def variances(rec: dict, metric: str, n: int, repeats: int | None = None) -> dic
     the rows' averages over ``R`` repetitions) ≈ ``V + W / R``: ``V = (R·cum − each) / (R − 1)``.
     ``rows`` is ``V`` at Nadeau–Bengio's factor plus the partition variance of the CV mean,
     the spread of the ``R`` repetition means over ``R`` (exact given the data set).  Neither
-    sees the training-set part: how the expected difference moves with the data set."""
+    sees the training-set part: how the expected difference moves with the data set.
+
+    With the data set's nested record (``rec["nested"]``, :func:`nested_dataset`):
+    ``nested`` is Bates–Hastie–Tibshirani's MSE (:func:`nested_mse`) scaled to the full data
+    by ``(K − 1) / K``, less the partition noise the 10 repetitions average away (the inner
+    CVs are one partition each; the CV mean's is ``P / R``, ``P`` the variance of one
+    repetition's mean): ``max((K − 1)/K · MSE − (1 − 1/R) P, P / R)`` — the floor, the
+    partition variance the CV mean has given the data set, catches the negative estimates;
+    ``rows_nested`` is ``rows`` plus the nested estimate's excess over it (its training-set
+    part, clipped at 0), i.e. the larger of the two.  Both are the posterior variance of
+    the CV mean, divided here by Nadeau–Bengio's factor like ``rows``' partition term;
+    ``nan`` without a nested record."""
     k = rec["folds"]
     repeats = repeats or len(rec[metric]) // k
     d = np.asarray(rec[metric][: k * repeats])
@@ -394,13 +594,22 @@ def variances(rec: dict, metric: str, n: int, repeats: int | None = None) -> dic
             + np.mean(rec["auc_neg_each"][:repeats]) / m0
         )
     split = float(d.var(ddof=1))
+    nan = float("nan")
     if repeats < 2:  # no repetitions to tell persistent differences from partition noise
-        return {"split": split, "rows": float("nan"), "gated": split}
+        return {"split": split, "rows": nan, "gated": split, "nested": nan, "rows_nested": nan}
     persistent = max((repeats * cum - each) / (repeats - 1), 0.0)
     partition = float(d.reshape(repeats, k).mean(axis=1).var(ddof=1)) / repeats
-    rows = persistent + partition / _nb(rec, n, repeats)
+    nb = _nb(rec, n, repeats)
+    rows = persistent + partition / nb
     near_equal = persistent <= PERSISTENT_SHARE * each
-    return {"split": split, "rows": float(rows), "gated": float(rows if near_equal else split)}
+    out = {"split": split, "rows": float(rows), "gated": float(rows if near_equal else split)}
+    nested = nan
+    if "nested" in rec:
+        kn = rec["nested"]["folds"]
+        mse = (kn - 1) / kn * nested_mse(rec["nested"], metric)
+        nested = max(mse - (repeats - 1) * partition, partition) / nb
+    both = max(rows, nested) if "nested" in rec else nan
+    return out | {"nested": nested, "rows_nested": both}
 
 
 def posterior(rec: dict, metric: str, n: int, how: str, repeats: int | None = None):
@@ -425,11 +634,20 @@ def outcome(mean: float, scale: float, df: int) -> str:
     return "inconclusive"
 
 
-def cell_table(records: dict[tuple, dict], hows: tuple[str, ...] = VARIANCES) -> list[dict]:
-    """Every statistic of every finished cell, metric and variance (of ``hows``)."""
+def cell_table(
+    records: dict[tuple, dict], hows: tuple[str, ...] = VARIANCES, nested_only: bool = False
+) -> list[dict]:
+    """Every statistic of every finished cell, metric and variance (of ``hows``).  A data
+    set's nested record, if any, rides on its data record; the nested variances are read on
+    the data sets that have one (a cell without any is left out), and with ``nested_only``
+    every variance is (the same data sets for all)."""
     cells: dict[tuple, dict] = defaultdict(lambda: {"data": [], "truth": []})
-    for (kind, pop, pair, n, _), rec in records.items():
-        cells[(pop, pair, n)][kind].append(rec)
+    nested = {key[1:]: rec for key, rec in records.items() if key[0] == "nested"}
+    for (kind, pop, pair, n, i), rec in records.items():
+        if kind == "data" and (pop, pair, n, i) in nested:
+            rec = {**rec, "nested": nested[(pop, pair, n, i)]}
+        if kind != "nested":
+            cells[(pop, pair, n)][kind].append(rec)
     rows = []
     rng = np.random.default_rng(0)
     for (pop, pair, n), got in cells.items():
@@ -438,9 +656,14 @@ def cell_table(records: dict[tuple, dict], hows: tuple[str, ...] = VARIANCES) ->
         draws = np.array([d for rec in got["truth"] for d in rec["draws"]])
         for m, metric in enumerate(("acc", "auc")):
             truth = draws[:, m].mean()
-            deployed = np.array([r["deployed"][m] for r in got["data"]])
             for how in hows:
-                post = np.array([posterior(r, metric, n, how) for r in got["data"]])
+                data = got["data"]
+                if nested_only or how in NESTED_VARIANCES:
+                    data = [r for r in data if "nested" in r]
+                if len(data) < 2:
+                    continue
+                deployed = np.array([r["deployed"][m] for r in data])
+                post = np.array([posterior(r, metric, n, how) for r in data])
                 mean, scale, df = post[:, 0], post[:, 1], int(post[0, 2])
                 q = stats.t.ppf(0.5 + LEVEL / 2, df)
                 var = scale**2 * df / (df - 2)
@@ -468,7 +691,7 @@ def cell_table(records: dict[tuple, dict], hows: tuple[str, ...] = VARIANCES) ->
                         "false_promotion": float(
                             np.mean([outcome(a + shift, s, df) == "promote" for a, s, _ in post])
                         ),
-                        "cpu_s": float(np.mean([r["cpu_s"] for r in got["data"]])),
+                        "cpu_s": float(np.mean([r["cpu_s"] for r in data])),
                     }
                 )
     return rows
@@ -561,7 +784,8 @@ def repetition_effect_rates(
         up, down = right >= gamma, left >= gamma
         eq = ~up & ~down & (1 - left - right >= gamma)
         out.append([o.mean(axis=-2) for o in (up, down, eq)])
-    return tuple(np.concatenate(o).reshape(*batch, total.size) for o in zip(*out, strict=True))
+    up, down, eq = (np.concatenate(o).reshape(*batch, total.size) for o in zip(*out, strict=True))
+    return up, down, eq
 
 
 def _decided(d: np.ndarray, rho: float) -> np.ndarray:
@@ -803,26 +1027,38 @@ def targets(rows: list[dict], hows: tuple[str, ...]) -> None:
     """Per variance: the range of every statistic, then each cell that misses a target."""
     for how in hows:
         got = [r for r in rows if r["variance"] == how]
+        if not got:
+            print(f"\n{how}: no cell has the records it needs")
+            continue
         near = [r for r in got if r["kind"] == "near" and r["n"] >= 1000]
         missed = [(r, missed_targets(r)) for r in got]
         missed = [(r, m) for r, m in missed if m]
         ratios = [r["var_ratio"] for r in got]
-        print(
-            f"\n{how}: {len(missed)} of {len(got)} cells miss a target; variance ratio "
-            f"{min(ratios):.2f}–{max(ratios):.2f}, coverage ≥ "
-            f"{100 * min(r['cover_cv'] for r in got):.0f} %, false promotion ≤ "
-            f"{100 * max(r['false_promotion'] for r in got):.0f} %; near-equal at n ≥ 1,000: "
+        sets = sorted({r["datasets"] for r in got})
+        near_text = (
             f"ratio ≥ {min(r['var_ratio'] for r in near):.2f}, decided "
             f"{100 * min(r['decided'] for r in near):.0f}–"
             f"{100 * max(r['decided'] for r in near):.0f} %"
+            if near
+            else "no cell"
+        )
+        print(
+            f"\n{how}: {len(missed)} of {len(got)} cells miss a target ({sets[0]}–{sets[-1]} "
+            f"data sets a cell); variance ratio {min(ratios):.2f}–{max(ratios):.2f}, coverage "
+            f"≥ {100 * min(r['cover_cv'] for r in got):.0f} %, false promotion ≤ "
+            f"{100 * max(r['false_promotion'] for r in got):.0f} %; near-equal at n ≥ 1,000: "
+            + near_text
         )
         for r, m in sorted(missed, key=lambda x: (x[0]["n"], x[0]["population"], x[0]["pair"])):
-            print(f"  {r['population']} {r['pair']} n={r['n']} {r['metric']}: {'; '.join(m)}")
+            print(
+                f"  {r['population']} {r['pair']} n={r['n']} {r['metric']} "
+                f"({r['datasets']} data sets): {'; '.join(m)}"
+            )
 
 
 def compact(rows: list[dict], hows: tuple[str, ...] = ("split", "gated")) -> None:
     """One line per cell and metric, the variances side by side (docs/honesty.md's table)."""
-    by = defaultdict(dict)
+    by: dict[tuple, dict] = defaultdict(dict)
     for r in rows:
         by[(r["population"], r["pair"], r["kind"], r["n"], r["metric"])][r["variance"]] = r
     head = " | ".join(f"{v}: cover CV / var ratio [90 %] / decided / FP at edge" for v in hows)
@@ -830,15 +1066,64 @@ def compact(rows: list[dict], hows: tuple[str, ...] = ("split", "gated")) -> Non
     print("|---|---|---|---|---|---|" + "---|" * len(hows))
     for key in sorted(by, key=lambda k: (k[3], k[0], k[1], k[4])):
         got = by[key]
+        sets = got[next(v for v in (*hows, *got) if v in got)]["datasets"]
         cells = []
         for v in hows:
+            if v not in got:  # no records for this variance (a nested one without nested units)
+                cells.append("missing")
+                continue
             (lo, hi), mark = got[v]["var_ratio_90"], "**" if missed_targets(got[v]) else ""
+            own = f" ({got[v]['datasets']} data sets)" if got[v]["datasets"] != sets else ""
             cells.append(
                 f"{mark}{100 * got[v]['cover_cv']:.0f} % / {got[v]['var_ratio']:.2f} "
                 f"[{lo:.2f}, {hi:.2f}] / {100 * got[v]['decided']:.0f} % / "
-                f"{100 * got[v]['false_promotion']:.0f} %{mark}"
+                f"{100 * got[v]['false_promotion']:.0f} %{mark}{own}"
             )
-        print(f"| {' | '.join(map(str, key))} | {got[hows[0]]['datasets']} | {' | '.join(cells)} |")
+        print(f"| {' | '.join(map(str, key))} | {sets} | {' | '.join(cells)} |")
+
+
+def nested_noise(records: dict[tuple, dict]) -> None:
+    """``report --nested-noise``: per cell and metric with nested records, the variance over
+    all its data sets of the 10 × 10 CV mean (what the nested estimate should be near, after its
+    partition correction), the mean of the nested estimate ``(K − 1)/K · MSE`` (before it),
+    the share of data sets whose estimate is negative, and its repetition noise: the sd of a
+    data set's estimate from all ``R`` repetitions about its infinite-repetition value,
+    ``sd(first half − second half) / 2``, over the variance of the CV mean, and the
+    correlation of the two halves over the data sets."""
+    data = {key[1:]: rec for key, rec in records.items() if key[0] == "data"}
+    cells: dict[tuple, list] = defaultdict(list)
+    for (kind, pop, pair, n, i), rec in records.items():
+        if kind == "nested" and (pop, pair, n, i) in data:
+            cells[(pop, pair, n)].append((data[(pop, pair, n, i)], rec))
+    print(
+        "| population | pair | n | metric | data sets | var of CV mean | nested mean "
+        "| negative | noise sd / var | halves' correlation |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for (pop, pair, n), got in sorted(cells.items(), key=lambda c: (c[0][2], c[0][0], c[0][1])):
+        if len(got) < 3:
+            continue
+        for metric in ("acc", "auc"):
+            means = [np.mean(d[metric]) for key, d in data.items() if key[:3] == (pop, pair, n)]
+            target = float(np.var(means, ddof=1))
+            k, reps = got[0][1]["folds"], got[0][1]["repeats"]
+            scale = (k - 1) / k
+            full = scale * np.array([nested_mse(r, metric) for _, r in got])
+            halves: list[list[float]] = [[], []]
+            for half, (lo, hi) in enumerate(((0, reps // 2), (reps // 2, reps))):
+                for _, r in got:
+                    part = {
+                        f"{metric}_{p}": r[f"{metric}_{p}"][k * lo : k * hi]
+                        for p in ("inner", "outer", "b")
+                    }
+                    halves[half].append(scale * nested_mse({**part, "folds": k}, metric, hi - lo))
+            h1, h2 = np.array(halves)
+            print(
+                f"| {pop} | {pair} | {n} | {metric} | {len(got)} | {target:.2e} "
+                f"| {full.mean():.2e} | {100 * np.mean(full < 0):.0f} % "
+                f"| {np.std(h1 - h2, ddof=1) / 2 / target:.1f} "
+                f"| {np.corrcoef(h1, h2)[0, 1]:.2f} |"
+            )
 
 
 def report(
@@ -847,12 +1132,19 @@ def report(
     hows: tuple[str, ...] = VARIANCES,
     missed: bool = False,
     planner: bool = False,
+    nested_path: Path = NESTED_CHECKPOINT,
+    nested_only: bool = False,
+    noise: bool = False,
 ) -> None:
     records = load(path)
     if planner:
         planner_report(records)
         return
-    rows = cell_table(records, hows)
+    records |= load(nested_path, nested_fingerprint())
+    if noise:
+        nested_noise(records)
+        return
+    rows = cell_table(records, hows, nested_only)
     if short:
         compact(rows, hows)
     if missed:
@@ -875,15 +1167,36 @@ def report(
     planner_report(records)
 
 
-def status(path: Path) -> None:
-    done = load(path)
-    work = grid()
+def status(path: Path, kind: str = "grid") -> None:
+    """Units done and the CPU time spent and left; a nested unit not yet measured in its
+    cell is guessed from its data units' mean as ``R K (K + 1) / 2`` fits of each learner
+    against their 100 (a nested repetition's ``K (K − 1) / 2 + K``; an over-estimate:
+    smaller training sets, and no held-out population to score)."""
+    nested = kind == "nested"
+    done = load(path, nested_fingerprint() if nested else None)
+    work = nested_grid() if nested else grid()
     cpu = defaultdict(list)
+    if nested:
+        for (_, pop, pair, n, _), rec in load(CHECKPOINT).items():
+            fits = NESTED_REPEATS * NESTED_FOLDS * (NESTED_FOLDS + 1) / 2
+            cpu[("nested", pop, pair, n)].append(rec["cpu_s"] * fits / (FOLDS * REPEATS))
+        cpu = defaultdict(list, {key: [float(np.mean(v))] for key, v in cpu.items()})
+        measured = defaultdict(list)
+        for (k, pop, pair, n, _), rec in done.items():
+            measured[(k, pop, pair, n)].append(rec["cpu_s"])
+        cpu |= measured
+        spent = sum(rec["cpu_s"] for rec in done.values())
+        left = sum(float(np.mean(cpu[u[:4]])) for u in work if u not in done)
+        print(
+            f"{len(done)} of {len(work)} nested units done, {spent / 3600:.2f} CPU h spent, "
+            f"about {left / 3600:.2f} CPU h left"
+        )
+        return
     for (kind, pop, pair, n, _), rec in done.items():
         cpu[(kind, pop, pair, n)].append(rec["cpu_s"])
     spent = sum(sum(v) for v in cpu.values())
     # the cost of what is left: each unit at its cell's mean so far (or the mean of its n)
-    by_n = defaultdict(list)
+    by_n: dict[tuple, list] = defaultdict(list)
     for (kind, _, _, n), v in cpu.items():
         by_n[(kind, n)] += v
     left = 0.0
@@ -902,6 +1215,23 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("action", choices=["run", "status", "report"])
     p.add_argument("--minutes", type=float, default=9.0, help="a slice's budget")
     p.add_argument("--checkpoint", type=Path, default=CHECKPOINT)
+    p.add_argument(
+        "--kind",
+        choices=["grid", "nested"],
+        default="grid",
+        help="run, status: the data and truth grid, or the nested grid (its own checkpoint)",
+    )
+    p.add_argument("--nested-checkpoint", type=Path, default=NESTED_CHECKPOINT)
+    p.add_argument(
+        "--nested-only",
+        action="store_true",
+        help="report: every variance on the data sets that have a nested record only",
+    )
+    p.add_argument(
+        "--nested-noise",
+        action="store_true",
+        help="report: the nested estimate per cell beside its target and its repetition noise",
+    )
     p.add_argument("--compact", action="store_true", help="report: the docs' table")
     p.add_argument(
         "--targets", action="store_true", help="report: the cells that miss the issue's targets"
@@ -915,19 +1245,29 @@ def main(argv: list[str] | None = None) -> None:
         "--variances",
         default=None,
         help=f"report: comma-separated, of {', '.join(VARIANCES)} "
-        "(default: all; split,gated with --compact)",
+        "(default: all; --variances split,gated --compact is the docs' table)",
     )
     args = p.parse_args(argv)
     hows = tuple(args.variances.split(",")) if args.variances else None
     if hows and not set(hows) <= set(VARIANCES):
         p.error(f"--variances: choose from {', '.join(VARIANCES)}")
+    path = args.nested_checkpoint if args.kind == "nested" else args.checkpoint
     if args.action == "run":
-        run(args.checkpoint, args.minutes)
+        run(path, args.minutes, args.kind)
     elif args.action == "status":
-        status(args.checkpoint)
+        status(path, args.kind)
     else:
-        default = ("split", "gated") if args.compact else VARIANCES
-        report(args.checkpoint, args.compact, hows or default, args.targets, args.planner)
+        default = ("split", "rows", "gated", *NESTED_VARIANCES) if args.compact else VARIANCES
+        report(
+            args.checkpoint,
+            args.compact,
+            hows or default,
+            args.targets,
+            args.planner,
+            args.nested_checkpoint,
+            args.nested_only,
+            args.nested_noise,
+        )
 
 
 if __name__ == "__main__":

@@ -88,7 +88,8 @@ def test_rows_variance_tells_persistent_differences_from_partition_noise():
 def test_split_variance_covers_the_cv_estimand_on_real_learners():
     """20 data sets of 200 rows, naive Bayes vs logistic regression, 10 × 2 CV, the CV
     truth from 20 training sets: the split variance covers it about 95 % of the time
-    (binomial tolerance: at least 0.95 − 3 se)."""
+    (binomial tolerance: at least 0.95 − 3 se); without nested records the nested variances
+    are left out."""
     records = {
         ("truth", "easy", "nb/logreg", 200, 0): bench.truth_chunk(
             "easy", "nb/logreg", 200, 0, draws=20
@@ -98,7 +99,18 @@ def test_split_variance_covers_the_cv_estimand_on_real_learners():
         rec = bench.one_dataset("easy", "nb/logreg", 200, i, repeats=2)
         records[("data", "easy", "nb/logreg", 200, i)] = {**rec, "cpu_s": 0.0}
     rows = bench.cell_table(records)
-    assert {r["variance"] for r in rows} == set(bench.VARIANCES)
+    # no nested records: the nested variances are missing, not zero
+    assert {r["variance"] for r in rows} == set(bench.VARIANCES) - set(bench.NESTED_VARIANCES)
+    # nested records for 5 of the 20 data sets: the nested variances on those 5, the others
+    # on all 20 (or on the 5 with nested_only)
+    for i in range(5):
+        rec = bench.nested_dataset("easy", "nb/logreg", 200, i, repeats=2)
+        records[("nested", "easy", "nb/logreg", 200, i)] = rec
+    got = {(r["variance"], r["metric"]): r["datasets"] for r in bench.cell_table(records)}
+    assert got == {(v, m): 5 if v in bench.NESTED_VARIANCES else 20 for v, m in got}
+    assert len(got) == 2 * len(bench.VARIANCES)
+    only = bench.cell_table(records, nested_only=True)
+    assert {r["datasets"] for r in only} == {5}
     se = np.sqrt(0.05 * 0.95 / 20)
     lo, hi = stats.chi2.ppf([0.001, 0.999], 19) / 19
     for r in rows:
@@ -142,3 +154,58 @@ def test_repetition_effect_rates_are_calibrated_on_their_own_model():
     for keep in (np.ones(p.size, bool), (p > 0.05) & (p < 0.95)):
         se = np.std(y[keep] - p[keep], ddof=1) / np.sqrt(keep.sum())
         assert abs(p[keep].mean() - y[keep].mean()) <= 4 * se + 0.005, (keep.sum(), se)
+
+
+def test_nested_mse_of_fixed_predictors_is_the_sampling_variance(monkeypatch):
+    """Two "learners" whose probabilities do not depend on the training rows: the CV of a
+    data set of ``m`` rows is then the mean of its rows' differences, so the nested MSE (of
+    a CV on the outer training rows, about the deployed difference, which is the population
+    mean) has the expectation ``var(e) / m`` (accuracy) — exact, from the population — and,
+    for AUC, the variance over independent data sets of the inner CV estimate.  200 seeded
+    data sets of 200 rows, 5 folds, 2 repetitions: the mean estimate is within 4 se of
+    both.  Without ``b`` subtracted it would be 5 × too large; the test fails if it is."""
+    rng = np.random.default_rng(11)
+    pool = 4000
+    X = rng.standard_normal((pool, 2))
+    y = (rng.random(pool) < 1 / (1 + np.exp(-1.5 * X[:, 0] - 0.5 * X[:, 1]))).astype(int)
+
+    def fixed(pair, X_train, y_train, X_test):
+        return 1 / (1 + np.exp(-X_test[:, 0])), 1 / (1 + np.exp(-X_test[:, 0] - X_test[:, 1]))
+
+    monkeypatch.setattr(bench, "POOL", pool)
+    monkeypatch.setattr(bench, "population", lambda name: (X, y))
+    monkeypatch.setattr(bench, "_pair_probabilities", fixed)
+    n, k, sets = 200, 5, 200
+    recs = [
+        bench.nested_dataset("synthetic", "fixed", n, i, folds=k, repeats=2) for i in range(sets)
+    ]
+    pb, pc = fixed(None, None, None, X)
+    e = ((pc > 0.5) == y).astype(float) - ((pb > 0.5) == y)
+    m = n - n // k
+    for metric, truth in (
+        ("acc", e.var() / m),
+        ("auc", np.var([r["auc_inner"][0] for r in recs], ddof=1)),
+    ):
+        mse = np.array([bench.nested_mse(r, metric) for r in recs])
+        se = mse.std(ddof=1) / np.sqrt(sets)
+        if metric == "auc":  # the truth is itself estimated: its se from χ²(sets − 1)
+            se = np.hypot(se, truth * np.sqrt(2 / (sets - 1)))
+        assert abs(mse.mean() - truth) <= 4 * se, (metric, mse.mean(), truth, se)
+        b = np.mean([np.mean(r[f"{metric}_b"]) for r in recs])
+        assert b > 8 * se  # a missing b (+4 × the truth) would fail by 4 se at least
+
+
+def test_nested_units_use_the_data_units_rows():
+    """A nested unit draws the rows of the data unit of the same cell and index (its two
+    lines of row drawing are a copy): the same class counts; its records are per outer fold
+    and repetition; its fingerprint is not the data grid's."""
+    rec = bench.one_dataset("easy", "nb/logreg", 120, 3, folds=3, repeats=1)
+    nested = bench.nested_dataset("easy", "nb/logreg", 120, 3, folds=3, repeats=2)
+    assert nested["n_pos"] == rec["n_pos"]
+    assert all(
+        len(nested[f"{m}_{p}"]) == 6 for m in ("acc", "auc") for p in ("inner", "outer", "b")
+    )
+    assert bench.nested_fingerprint() != bench.fingerprint()
+    grid = bench.nested_grid()
+    assert len(grid) == len(set(grid)) == sum(u[0] == "data" for u in bench.grid())
+    assert grid[0][1:4] == bench.NESTED_FIRST[0]
