@@ -182,7 +182,6 @@ def _arrays_blb(
     """:func:`blb_metric` on NumPy or Dask arrays: subsets in parallel batches (joblib)."""
     from joblib import Parallel, delayed, effective_n_jobs
 
-    n_jobs = check_n_jobs(n_jobs)  # said in our words, before joblib says it in its own
     yt_all, yp_all, dask = _inputs(y_true, y_pred, spec, settings)
     n = int(yt_all.shape[0])
     b = subset_size(n, settings.exponent)
@@ -207,7 +206,7 @@ def _arrays_blb(
             tasks.append(delayed(subset_task)(spec, t, p, n, seed, settings))
         return parallel(tasks)
 
-    with Parallel(n_jobs=n_jobs) as parallel:
+    with Parallel(n_jobs=check_n_jobs(n_jobs)) as parallel:  # refused in our words
         return bag(
             spec,
             settings,
