@@ -448,3 +448,34 @@ def test_bad_slices_of_a_score_table_are_said(tmp_path, capsys):
     args = ["compare", str(tmp_path / "s.csv"), "--baseline", "a", "--candidate", "b"]
     assert main([*args, "--rope", "0", "--slice", "slice", "--slice-rope", "0.02"]) == 2
     assert "select's scores CSV" in capsys.readouterr().err  # compare takes them in Python
+
+
+def test_a_score_tables_slices_match_the_one_test_set_path_on_the_same_items():
+    """One test set's items written as a scores table, each item a split of one test row
+    (training sets so large that rho is 0, as the one-test-set path's): the slice posterior
+    of ``compare(scores, ..., slices="slice")`` is the one-test-set path's on the same
+    items, up to the sampler's Monte Carlo error (the same units in another order)."""
+    t = _table(south=-0.05)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        one = _compare(t)
+    want = one.slices.per_slice.set_index("slice")
+    parts = []
+    for m in ("a", "b"):
+        hit = (t[m] == t["y_true"]).astype(float)
+        item = {"model": m, "split": np.arange(len(t)), "accuracy": hit}
+        parts.append(pd.DataFrame(item | {"n_train": 10**12, "n_test": 1}))
+        parts.append(pd.DataFrame(item | {"slice": t["region"]}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = compare(
+            pd.concat(parts, ignore_index=True), "a", "b", rope=0.01, slices="slice",
+            slice_rope=0.02, random_state=0,
+        )  # fmt: skip
+    got = res.slices.per_slice.set_index("slice").loc[want.index]
+    np.testing.assert_allclose(got["observed_mean"], want["observed_mean"], atol=1e-12)
+    np.testing.assert_array_equal(got["rows"], want["rows"])
+    np.testing.assert_allclose(got["mean"], want["mean"], atol=0.004)
+    np.testing.assert_allclose(got[["hdi_95_low", "hdi_95_high"]], want.iloc[:, 3:5], atol=0.008)
+    assert res.slices.worst_slice == "south"
+    assert res.decision().slice_blocked == one.decision().slice_blocked == "south"
