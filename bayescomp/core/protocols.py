@@ -20,7 +20,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from bayescomp.core.rule import Decision
 
 
-@runtime_checkable
 class Estimator(Protocol):
     """A scikit-learn estimator as the fitter takes one: ``fit`` and ``get_params`` (cloned
     for every fit; ``check_estimators`` refuses anything else in one line)."""
