@@ -42,6 +42,13 @@ def fitting() -> argparse.ArgumentParser:
         "--seed", type=int, default=0, help="random_state of the splits (default %(default)s)"
     )
     g.add_argument("--n-jobs", type=int, default=None, help="parallel fits (joblib)")
+    g.add_argument(
+        "--variance",
+        choices=("split", "rows", "gated"),
+        default="split",
+        help="the correlated t-test's variance: of the split differences (default), or from "
+        "each row's out-of-fold scores, sharper for near-equal models (docs/per_row_variance.md)",
+    )
     add_backend_args(p)
     return p
 

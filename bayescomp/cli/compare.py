@@ -301,6 +301,8 @@ def _run(
         options = {"draws": args.draws, "chains": args.chains}
     if args.guardrail:  # the joint posterior of the metric and its guardrails (seeded draws)
         method, options = "multivariate", {"guardrails": parse_guardrails(args.guardrail)}
+    if args.variance != "split":
+        options["variance"] = args.variance
     warnings.filterwarnings("ignore", "hierarchical fit, attempt")  # the table says each retry
     results = [
         compare(
@@ -442,6 +444,7 @@ def format_table(results: list[Posterior], decisions: list[Decision], margin: An
         f"metric: {s0['metric']}   rope: {rope}   "
         + (f"rho: {s0['rho']:.3g}" if "rho" in s0 else "time-ordered windows (AR(1) posterior)")
         + f"   splits: {s0['n']}"
+        + "".join(f"   variance: {v}" for v in _variances(results))
     )
     mean, hdi, what = difference_headers(margin, results[0].higher_is_better)
     cols = ["candidate", f"mean {s0['metric']}", mean, hdi, *INTERVAL_COLUMNS[1:-1]]
@@ -453,6 +456,11 @@ def format_table(results: list[Posterior], decisions: list[Decision], margin: An
     )
     lines = [head, "", *aligned(rows, cols), "", legend, rope_note(margin), "", *reasons]
     return "\n".join(map(terminal_literal, lines))  # a name with a newline stays on its line
+
+
+def _variances(results: list[Posterior]) -> list[str]:
+    """The variances the t-tests used other than the split variance (their records say)."""
+    return sorted({r.to_dict().get("variance", "split") for r in results} - {"split"})
 
 
 def _score(v: Any) -> str:

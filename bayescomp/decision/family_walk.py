@@ -326,11 +326,12 @@ def family_note(
 RULES: dict[str, Rule] = {"family": family, "champion_challenger": champion_challenger}
 
 
-def resolve_rule(rule: Any, n_datasets: int = 1) -> tuple[Rule, str]:
+def resolve_rule(rule: Any, n_datasets: int = 1, variance: str = "split") -> tuple[Rule, str]:
     """The rule to call and the name a selection records for it.
 
     ``"family"`` needs the scores of one dataset: with several (the hierarchical model) the
     selection is decided by ``"champion_challenger"`` with a :class:`FamilyRuleWarning`.
+    Its joint posterior has the split variance only: another ``variance`` is refused.
 
     Examples
     --------
@@ -348,6 +349,11 @@ def resolve_rule(rule: Any, n_datasets: int = 1) -> tuple[Rule, str]:
             f"rule must be one of {list(RULES)} or a callable ('family' keeps the "
             "false-promotion rate of the whole selection, 'champion_challenger' "
             f"only each step's); got {rule!r}"
+        )
+    if rule == "family" and variance != "split":
+        raise ValueError(
+            f"variance={variance!r} decides the steps of rule='champion_challenger'; the "
+            "family rule's joint posterior of the challengers has the split variance only"
         )
     if rule == "family" and n_datasets > 1:
         warnings.warn(

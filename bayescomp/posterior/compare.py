@@ -15,7 +15,7 @@ import numpy as np
 from bayescomp.core.exceptions import TimeOrderedDesignWarning
 from bayescomp.core.margins import Absolute, MarginLike, Relative
 from bayescomp.core.protocols import Posterior
-from bayescomp.posterior.differences import differences_by_dataset
+from bayescomp.posterior.differences import differences_by_dataset, row_scale
 from bayescomp.posterior.predictions import (
     compare_predictions,
     is_predictions,
@@ -288,6 +288,17 @@ def _compare_scores(
     }
     options = dict(request.options)
     res = spec.fit(Paired(differences, rho, rope, request.random_state, names), **options)
+    if request.variance != "split":
+        if method != "ttest" or isinstance(request.margin, Relative):
+            raise ValueError(
+                f"variance={request.variance!r} is the correlated t-test's on one dataset "
+                f"with an absolute margin, not method={method!r} or a relative margin"
+            )
+        assert isinstance(res, CorrelatedTTestResult)
+        scale, used = row_scale(
+            scores, (baseline, candidate), metric, datasets[0], res.scale, request.variance
+        )
+        res = dataclasses.replace(res, scale=scale, variance=used)
     if isinstance(
         res, CorrelatedTTestResult | TimeOrderedResult
     ):  # the mean score of each model, for the reader

@@ -268,3 +268,59 @@ def differences_by_dataset(
         d = paired_differences(b, c) if len(datasets) == 1 else c - b  # 1 split a dataset: ok
         differences[ds] = d if sign > 0 else -d
     return differences, rho
+
+
+def row_scale(
+    scores: Scores, names: tuple[Any, str], metric: str, dataset: str, split_scale: float, how: str
+) -> tuple[float, str]:
+    """The posterior scale of the CV mean difference from the per-row scores
+    (``docs/per_row_variance.md``), and the variance it used (``how`` is ``"rows"`` or
+    ``"gated"``).
+
+    With ``R`` repetitions that each test every one of the ``n`` rows once, ``k`` splits a
+    repetition, ``J = kR`` splits, ``e_ri`` row i's difference in repetition r and ``d̄_r``
+    repetition r's mean split difference: ``each = k·mean_r var_i(e_ri)/n`` and
+    ``cum = k·var_i(mean_r e_ri)/n`` give the rows' persistent part
+    ``V = max((R·cum − each)/(R − 1), 0)``; the partition noise is ``P = var_r(d̄_r)/R``;
+    ``σ² = V (1/J + ρ/(1 − ρ)) + P``.  ``"gated"`` uses it when ``V ≤ each/3`` (a near-equal
+    pair: two thirds of the rows' differences are partition noise) and ``split_scale``
+    otherwise."""
+    baseline, candidate = names
+    rows = scores.per_row
+    if rows is None or metric not in rows.columns:
+        raise ValueError(
+            f"variance={how!r} reads each row's out-of-fold score of {metric!r}, which this "
+            "table does not hold: cross_validate_paired and select_models keep them for "
+            "accuracy, error rate, log loss, Brier, squared and absolute error; use "
+            "variance='split'"
+        )
+    f = scores.to_frame()
+    f = f[f["dataset"] == dataset]
+    key = [c for c in ("block", "repeat") if c in f.columns]
+    repetition = f.drop_duplicates("split").set_index("split")[key].apply(tuple, axis=1)
+    rows = rows[rows["dataset"] == dataset]
+    own = rows[rows["model"] == candidate].set_index(["split", "row"])[metric]
+    if isinstance(baseline, str):
+        own = own - rows[rows["model"] == baseline].set_index(["split", "row"])[metric]
+    e = own.dropna().reset_index()
+    e["rep"] = repetition.reindex(e["split"]).to_numpy()
+    grid = e.pivot_table(index="rep", columns="row", values=metric, aggfunc="count")
+    if grid.shape[0] < 2 or grid.isna().to_numpy().any() or (grid.to_numpy() != 1).any():
+        raise ValueError(
+            f"variance={how!r} needs at least 2 repetitions that each test every row once "
+            "(repeated k-fold, on the same rows for both models); this design does not: use "
+            "variance='split'"
+        )
+    E = e.pivot_table(index="rep", columns="row", values=metric).to_numpy()
+    R, n = E.shape
+    k = len(e["split"].unique()) / R
+    each = k * E.var(axis=1, ddof=1).mean() / n
+    cum = k * E.mean(axis=0).var(ddof=1) / n
+    persistent = max((R * cum - each) / (R - 1), 0.0)
+    fold_means = e.groupby("split")[metric].mean()
+    partition = fold_means.groupby(repetition.reindex(fold_means.index)).mean().var(ddof=1) / R
+    if how == "gated" and persistent > each / 3:
+        return split_scale, "gated: split"
+    rho = float(scores.rho(dataset))
+    nb = 1 / (k * R) + rho / (1 - rho)
+    return float(np.sqrt(persistent * nb + partition)), "rows" if how == "rows" else "gated: rows"

@@ -13,177 +13,21 @@ probability belongs, an item spread across clusters all raise with what to do.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from bayescomp.core.metric import METRICS, metric_record
+from bayescomp.core.item_scores import (
+    AGGREGATE,
+    ITEMWISE,
+    binary_labels,
+    complete,
+    item_scores,
+    numeric,
+)
+from bayescomp.core.metric import metric_record
 from bayescomp.core.orientation import canonical_metric, resolve_direction
-
-#: per-item scores of metrics that are means of items: name -> (score(y, pred), needs y_true)
-_EPS = 1e-15
-
-
-def _labels(y: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """Predicted labels comparable with ``y``: no missing values, of ``y``'s kind.
-
-    A label that is NaN, inf, text among numeric labels (or a number among text labels)
-    would count as a silent wrong prediction.
-    """
-    _complete(p, "predicted labels")
-    numeric_y = y.dtype.kind in "biuf"
-    if numeric_y:
-        try:
-            q = np.asarray(p, dtype=float)
-        except (TypeError, ValueError):
-            q = None
-        if q is None or p.dtype.kind not in "biuf":
-            raise ValueError(
-                f"y_true holds numbers but the predicted labels are not numbers (values "
-                f"like {p.ravel()[:3].tolist()}); predict labels of y_true's kind"
-            )
-        if not np.all(np.isfinite(q)):
-            raise ValueError("predicted labels contain inf; predict labels of y_true's kind")
-        return q
-    if not all(isinstance(v, str) for v in p.ravel()):
-        raise ValueError(
-            f"y_true holds text labels but the predictions are not all text (values like "
-            f"{p.ravel()[:3].tolist()}); predict labels of y_true's kind"
-        )
-    return p
-
-
-def _as_labels(y: np.ndarray, p: np.ndarray, threshold: float | None) -> np.ndarray:
-    """Predictions a label metric can count: ``p >= threshold`` when a threshold is given;
-    refused when they are fractions (probabilities, scores) but ``y`` holds whole labels."""
-    if threshold is not None:
-        _binary_labels(y)
-        return (_numeric(p, "predictions") >= threshold).astype(float)
-    if y.dtype.kind not in "biuf" or p.dtype.kind not in "biuf":
-        return p
-    q = np.asarray(p, dtype=float)
-    fractions = np.isfinite(q) & (q != np.round(q))
-    if not fractions.any() or np.any(np.asarray(y, dtype=float) != np.round(y)):
-        return p
-    seen = np.unique(q[fractions])[:3].round(4).tolist()
-    if np.all((q >= 0) & (q <= 1)):
-        raise ValueError(
-            f"these look like probabilities (values like {seen}), not labels: a label "
-            "metric would count a match only where a probability equals the label. Pass "
-            "threshold=0.5 to predict 1 where p >= 0.5, or compare the scores with "
-            "metric=roc_auc, log_loss or brier"
-        )
-    raise ValueError(
-        f"y_true holds whole-number labels but the predictions hold fractions (values like "
-        f"{seen}): predict labels, or compare the numbers with metric=mse or mae"
-    )
-
-
-def item_scores(metric: str, y: np.ndarray, p: Any, threshold: float | None = None) -> np.ndarray:
-    """Per-row score of an item-wise ``metric`` (a key of :data:`ITEMWISE`): the one place
-    a label metric's predictions are checked, and thresholded on request."""
-    func = ITEMWISE[metric]
-    p = np.asarray(p)
-    if func in (_correct, _wrong):
-        p = _as_labels(np.asarray(y), p, threshold)
-    elif threshold is not None:
-        raise ValueError(
-            f"threshold= turns scores into labels for a label metric (accuracy, error_rate, "
-            f"f1, precision, recall); {metric} uses the predictions as they are: drop it"
-        )
-    return func(y, p)
-
-
-def _correct(y: np.ndarray, p: np.ndarray) -> np.ndarray:
-    return (y == _labels(y, p)).astype(float)
-
-
-def _wrong(y: np.ndarray, p: np.ndarray) -> np.ndarray:
-    return (y != _labels(y, p)).astype(float)
-
-
-def _log_loss(y: np.ndarray, p: np.ndarray) -> np.ndarray:
-    p = _probabilities(p)
-    pos = _binary_labels(y)
-    q = np.clip(np.where(pos, p, 1.0 - p), _EPS, 1.0)
-    return -np.log(q)
-
-
-def _squared(y: np.ndarray, p: np.ndarray) -> np.ndarray:
-    return (_numeric(p, "predictions") - _numeric(y, "y_true")) ** 2
-
-
-def _brier(y: np.ndarray, p: np.ndarray) -> np.ndarray:
-    return (_probabilities(p) - _binary_labels(y).astype(float)) ** 2
-
-
-def _absolute(y: np.ndarray, p: np.ndarray) -> np.ndarray:
-    return np.abs(_numeric(p, "predictions") - _numeric(y, "y_true"))
-
-
-#: each kind of per-item score (``core.metric.Metric.item``)
-ITEM_SCORES: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
-    "hit": _correct,
-    "miss": _wrong,
-    "log": _log_loss,
-    "squared_probability": _brier,
-    "squared": _squared,
-    "absolute": _absolute,
-}
-#: the metrics that are means of per-item scores, with their per-item score
-ITEMWISE = {m.name: ITEM_SCORES[m.item] for m in METRICS.values() if m.item}
-#: metrics that are not means of items: a weighted (Bayesian bootstrap) computation each
-AGGREGATE = frozenset(m.name for m in METRICS.values() if m.weighted)
-
-
-def _numeric(x: np.ndarray, what: str) -> np.ndarray:
-    try:
-        out = np.asarray(x, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"{what} must be numbers for this metric; got values like "
-            f"{np.asarray(x).ravel()[:3].tolist()}"
-        ) from None
-    if not np.all(np.isfinite(out)):
-        raise ValueError(f"{what} contain NaN or inf; drop or fix those rows first")
-    return out
-
-
-def _probabilities(p: np.ndarray) -> np.ndarray:
-    p = _numeric(p, "predictions")
-    if np.any((p < 0) | (p > 1)):
-        raise ValueError(
-            "this metric needs predicted probabilities of the positive class in "
-            "[0, 1]; pass probabilities, not labels or raw scores"
-        )
-    return p
-
-
-def _binary_labels(y: np.ndarray) -> np.ndarray:
-    """``y_true`` as a boolean "positive" mask: labels {0, 1} or booleans."""
-    y = np.asarray(y)
-    values = set(np.unique(y).tolist())
-    if not values <= {0, 1}:  # True == 1, False == 0
-        raise ValueError(
-            f"this metric needs y_true coded 0/1 (or True/False); got "
-            f"labels {sorted(map(str, values))[:5]} — pass pos_label= (the positive class, "
-            "e.g. pos_label='yes') or encode it as 1"
-        )
-    return y.astype(bool)
-
-
-def _complete(values: Any, what: str) -> np.ndarray:
-    """``values`` as an array, refused when one is missing (NaN, None): a missing label
-    would count as a wrong prediction, or as the negative class."""
-    import pandas as pd
-
-    arr = np.asarray(values)
-    missing = int(pd.isna(pd.Series(arr.ravel(), dtype=object)).sum())
-    if missing:
-        raise ValueError(f"{what}: {missing} missing (NaN or None); drop or fix those rows first")
-    return arr
 
 
 def positive_class(
@@ -193,7 +37,7 @@ def positive_class(
     labels of f1, precision and recall likewise; accuracy and error_rate count matching
     labels as they are (scikit-learn's ``accuracy_score``), so only a ``threshold`` (scores
     turned into 1 for ``pos_label``) makes them read ``y_true`` as 0/1."""
-    y = _complete(y_true, "y_true")
+    y = complete(y_true, "y_true")
     if not np.any(y == pos_label):
         raise ValueError(
             f"pos_label={pos_label!r} is not a label of y_true (labels: "
@@ -204,7 +48,7 @@ def positive_class(
         return (y, *predictions)
     labels = threshold is None and record is not None and record.needs == "labels"
     preds = [
-        (_complete(p, "predicted labels") == pos_label).astype(int) if labels else p
+        (complete(p, "predicted labels") == pos_label).astype(int) if labels else p
         for p in predictions
     ]
     return ((y == pos_label).astype(int), *preds)
@@ -321,7 +165,7 @@ def resolve(
             "without y_true"
         )
     negated = y_true is None and str(metric).lower().startswith("neg_")
-    if negated and any(np.max(_numeric(v, "per-item scores")) > 0 for v in scores or ()):
+    if negated and any(np.max(numeric(v, "per-item scores")) > 0 for v in scores or ()):
         raise ValueError(
             f"metric {metric!r} names negated losses (higher is better), but the per-item "
             f"values include positive ones: pass the losses as they are with "
@@ -362,15 +206,15 @@ def _check_rows(y_true: Any, baseline: Any, candidate: Any) -> tuple[Any, np.nda
                 f"y_true has {yt.shape[0] if yt.ndim else 0} rows but the "
                 f"predictions have {b.size}; pass the same rows in the same order"
             )
-        _complete(yt, "y_true")
+        complete(yt, "y_true")
     return yt, b, c
 
 
 def _aggregate_predictions(
     name: str, yt: np.ndarray, b: np.ndarray, c: np.ndarray, threshold: float | None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    pos = _binary_labels(yt)
-    b, c = _numeric(b, "baseline predictions"), _numeric(c, "candidate predictions")
+    pos = binary_labels(yt)
+    b, c = numeric(b, "baseline predictions"), numeric(c, "candidate predictions")
     if pos.all() or not pos.any():
         raise ValueError(f"{name} needs both classes in y_true; it holds only one")
     if name == "roc_auc" and threshold is not None:
@@ -425,7 +269,7 @@ def prepare(
             share,
         )
     if yt is None:
-        sb, sc = _numeric(b, "baseline scores"), _numeric(c, "candidate scores")
+        sb, sc = numeric(b, "baseline scores"), numeric(c, "candidate scores")
     else:
         sb, sc = item_scores(metric, yt, b, threshold), item_scores(metric, yt, c, threshold)
     share = _within_share(sc - sb, item_codes, n_items) if item is not None else None

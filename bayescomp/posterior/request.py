@@ -30,6 +30,8 @@ from bayescomp.core.orientation import resolve_direction
 
 #: default probability that no slice is worse a promotion needs (``docs/slices.md``)
 SLICE_GAMMA = 0.5
+#: the correlated t-test's variances (``docs/per_row_variance.md``)
+VARIANCES = ("split", "rows", "gated")
 
 
 @dataclass(frozen=True)
@@ -48,8 +50,9 @@ class Request:
 
     ``metric`` is the table's name for it and ``higher_is_better`` its direction (None
     only where the table decides it: a predictions table's metric is resolved with its
-    labels); ``guardrails`` are ``(metric, half-width, higher_is_better)``; ``options`` the
-    method's own keyword arguments (``draws``, ``prior``, a predictions table's columns).
+    labels); ``guardrails`` are ``(metric, half-width, higher_is_better)``; ``variance`` the
+    correlated t-test's (one of :data:`VARIANCES`); ``options`` the method's own keyword
+    arguments (``draws``, ``prior``, a predictions table's columns).
     """
 
     metric: str | None
@@ -61,6 +64,7 @@ class Request:
     method: str = "auto"
     random_state: Any = None
     options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    variance: str = "split"
 
 
 def _guardrails(
@@ -121,6 +125,7 @@ def check_request(
     slice_gamma: float | None = None,
     method: str = "auto",
     random_state: Any = None,
+    variance: str = "split",
     takes: Sequence[type[Margin]] = (Absolute, Relative, Standardized),
     where: str = "here",
     **options: Any,
@@ -144,6 +149,8 @@ def check_request(
     directions = dict(higher_is_better) if isinstance(higher_is_better, Mapping) else {}
     hib = directions.get(metric) if isinstance(higher_is_better, Mapping) else higher_is_better
     margin = as_margin(rope, metric=metric, takes=takes, where=where)  # said first
+    if variance not in VARIANCES:
+        raise ValueError(f"variance must be one of {VARIANCES}, got {variance!r}")
     return Request(
         metric=metric,
         higher_is_better=None if metric is None and hib is None else resolve_direction(metric, hib),
@@ -154,6 +161,7 @@ def check_request(
         method=method,
         random_state=random_state,
         options=MappingProxyType(dict(options)),
+        variance=variance,
     )
 
 

@@ -28,10 +28,11 @@ import numpy as np
 
 from bayescomp.core.checks import check_gamma
 from bayescomp.core.exceptions import BayescompWarning
+from bayescomp.core.item_scores import item_scores
 from bayescomp.core.margins import Absolute, MarginLike, as_margin
 from bayescomp.core.orientation import canonical_metric, higher_is_better
 from bayescomp.core.rule import joint_outcome, split_gamma
-from bayescomp.posterior.holdout_data import item_kind, item_scores
+from bayescomp.posterior.holdout_data import item_kind
 from bayescomp.scores.csvio import read_log
 
 #: probabilities are clipped to [LOG_CLIP, 1 - LOG_CLIP] for the log loss: per-item loss

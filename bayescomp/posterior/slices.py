@@ -241,7 +241,8 @@ def worse_text(worst: str | None) -> str:
 def _itemwise(metric: str | None, y: Any, higher_is_better: bool | None) -> tuple[str, bool]:
     """The canonical name and direction of an item-wise metric; a metric that is not a mean
     of items (roc_auc, f1) has no per-slice scores: an error says which metrics work."""
-    from bayescomp.posterior.holdout_data import ITEMWISE, resolve
+    from bayescomp.core.item_scores import ITEMWISE
+    from bayescomp.posterior.holdout_data import resolve
 
     name, higher = resolve(metric, y, higher_is_better, None)
     if y is not None and name not in ITEMWISE:
@@ -264,7 +265,7 @@ def item_differences(
     """Oriented per-row differences ``candidate - baseline`` of an item-wise metric
     (``threshold`` turns scores into labels; without ``y`` the model columns are per-item
     scores already)."""
-    from bayescomp.posterior.holdout_data import item_scores
+    from bayescomp.core.item_scores import item_scores
 
     name, higher = _itemwise(metric, y, higher_is_better)
     if y is None:
@@ -282,7 +283,7 @@ def slice_scores(table: pd.DataFrame, metric: str = "accuracy") -> Scores:
     :func:`bayescomp.compare` and :func:`bayescomp.select` with ``slices="slice"``."""
     import pandas as pd
 
-    from bayescomp.posterior.holdout_data import item_scores
+    from bayescomp.core.item_scores import item_scores
     from bayescomp.scores.table import Scores
 
     y = table["y_true"].to_numpy()

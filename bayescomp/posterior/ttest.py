@@ -65,6 +65,10 @@ class CorrelatedTTestResult(PosteriorBase):
         Mean score of each model over the splits (the raw metric, not the
         difference; the goal itself for a performance goal), shown beside the
         decision in :meth:`summary`; None when unknown.
+    variance : str
+        Which variance gave ``scale``: ``"split"`` (the per-split differences', above), or
+        the per-row variance of ``compare(..., variance="rows" | "gated")``
+        (``"rows"``, ``"gated: rows"``, ``"gated: split"``; ``docs/per_row_variance.md``).
     """
 
     mean: Any
@@ -78,6 +82,7 @@ class CorrelatedTTestResult(PosteriorBase):
     higher_is_better: bool = True
     baseline_score: Any = None
     candidate_score: Any = None
+    variance: str = "split"
 
     # ----------------------------------------------------------------- helpers
     @property
@@ -304,7 +309,10 @@ class CorrelatedTTestResult(PosteriorBase):
     def to_dict(self) -> dict[str, Any]:
         """The summary's row (decision at gamma 0.95) and ``method: "ttest"``, JSON-ready;
         a batch gives ``{"comparisons": [row, ...]}``."""
-        rows = [{**r, "method": "ttest"} for r in self.summary().to_dict("records")]
+        rows = [
+            {**r, "method": "ttest", "variance": self.variance}
+            for r in self.summary().to_dict("records")
+        ]
         if self.is_batch:
             return jsonable({"comparisons": rows})
         return jsonable(rows[0] | self._slice_record(self.decision()))

@@ -17,6 +17,7 @@ from bayescomp.scores.cells import split_ranges
 from bayescomp.scores.engine import FitTask, Progress, multimetric, run_fits
 from bayescomp.scores.estimators import tuned_params
 from bayescomp.scores.fit_cache import check_cache, load_cached, recorder, split_records
+from bayescomp.scores.per_row import per_row_frame, row_predictions
 from bayescomp.scores.table import Scores
 from bayescomp.splits.design import SplitDesign, materialise_splits
 
@@ -153,6 +154,7 @@ def cross_validate_paired(
     extra_repeats: int = 0,
     retries: int | None = None,
     worker_timeout: float | None = None,
+    per_row: bool = True,
 ) -> Scores:
     """Cross-validate several models on exactly the same ``(train, test)`` splits.
 
@@ -207,6 +209,11 @@ def cross_validate_paired(
         Seconds a Dask or Ray cluster may have no live worker before the call stops with
         a :class:`~bayescomp.core.exceptions.WorkersLostError` (default 180); the error's
         ``results`` holds the fits that finished (with ``cache``, they are kept there).
+    per_row : bool, default True
+        Keep every test row's score in every split for the metrics that are means of
+        per-row scores (accuracy, error rate, log loss, Brier, squared and absolute error;
+        ``Scores.per_row``), for ``compare(..., variance="rows")``.  It costs one more
+        prediction per fit; a design of more than 5 million per-row scores keeps none.
 
     Returns
     -------
@@ -245,15 +252,14 @@ def cross_validate_paired(
         extra_repeats=extra_repeats,
         retries=retries,
         worker_timeout=worker_timeout,
+        per_row=per_row,
     )
+    results = [fits.results[t] for t in fits.tasks]
     out = _to_scores(
-        fits.tasks,
-        [fits.results[t] for t in fits.tasks],
-        fits.splits,
-        dataset,
-        fits.design,
-        blocks=extra_repeats > 0,
+        fits.tasks, results, fits.splits, dataset, fits.design, blocks=extra_repeats > 0
     )
+    if fits.row_metrics:
+        out.per_row = per_row_frame(fits.tasks, results, fits.splits, dataset, fits.row_metrics)
     out.attrs.update(fits_performed=len(fits.tasks) - fits.loaded, fits_loaded=fits.loaded)
     out.fits_retried = fits.retried
     return out
@@ -283,6 +289,7 @@ class PairedFits:
     design: SplitDesign
     loaded: int
     retried: int
+    row_metrics: list[str]
 
 
 def fit_paired(
@@ -302,6 +309,7 @@ def fit_paired(
     retries: int | None = None,
     worker_timeout: float | None = None,
     predict: tuple[str, Callable[[Any, Any, Any], Any]] | None = None,
+    per_row: bool = False,
 ) -> PairedFits:
     """The fits of :func:`cross_validate_paired`, before they become a table.
 
@@ -310,7 +318,10 @@ def fit_paired(
     predictions to keep with every fit (e.g. :func:`bayescomp.threshold_curves`'s scores of
     the positive class).  They are kept with each fit (:class:`OutOfFold`) and written to
     ``cache`` with it, and a stored fit is reused only when it holds predictions of the
-    same ``kind`` (a name that changes whenever the predictions would).
+    same ``kind`` (a name that changes whenever the predictions would).  ``per_row``
+    (without ``predict``): the per-row scores of :mod:`bayescomp.scores.per_row` are those
+    predictions, for the metrics that have them, unless there would be more than
+    :data:`~bayescomp.scores.per_row.MAX_ROW_SCORES`.
     """
     from sklearn.base import is_classifier, is_regressor
     from sklearn.utils import indexable
@@ -328,6 +339,10 @@ def fit_paired(
     scorers = {name: resolve_scorers(scoring, est) for name, est in models.items()}
     check_target_scorers(next(iter(scorers.values())), y)
     multi = {name: multimetric(scorers[name], est) for name, est in models.items()}
+    rows: list[str] = []
+    if per_row and predict is None:  # the per-row scores are the fits' predictions
+        size = sum(len(s.test) for s in splits) * len(models)
+        predict, rows = row_predictions(next(iter(scorers.values())), y, size)
     tasks = [(name, k) for name in models for k in range(len(splits))]
     results: dict[Any, Fit] = {}
     params = (
@@ -369,7 +384,7 @@ def fit_paired(
     finally:
         if bar is not progress:
             bar.close()
-    return PairedFits(tasks, results, splits, design, loaded, retried)
+    return PairedFits(tasks, results, splits, design, loaded, retried, rows)
 
 
 def out_of_fold(

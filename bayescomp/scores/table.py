@@ -144,6 +144,9 @@ class Scores:
             None if slice_rows is None else checked_slices(slice_rows, slice_col, metrics)
         )
         self.design = design
+        #: every test row's score in every split (``dataset, model, split, row`` and a column
+        #: per metric that has one), kept by :func:`bayescomp.cross_validate_paired`
+        self.per_row: pd.DataFrame | None = None
         self.fits_retried = 0  # fits sent again after a lost worker (cross_validate_paired)
         self.attrs: dict[str, Any] = {}  # provenance, e.g. fits_performed/fits_loaded
 
@@ -407,6 +410,10 @@ class Scores:
         if self.slice_scores is not None:  # the slice rows of the models and datasets kept
             f = self.slice_scores
             out.slice_scores = f[f["model"].isin(out.models) & f["dataset"].isin(out.datasets)]
+        out.per_row = self.per_row
+        if self.per_row is not None:  # the per-row scores of the models and datasets kept
+            f = self.per_row
+            out.per_row = f[f["model"].isin(out.models) & f["dataset"].isin(out.datasets)]
         return out
 
     def paired(

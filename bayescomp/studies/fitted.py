@@ -141,7 +141,7 @@ def select_models(
     baseline, method = args["baseline"], options.get("method", "auto")
     specs, skipped = fitted_models(models, baseline, on_error)
     data = prepare(specs, X, y, groups, args["dataset"], cv)
-    rule, rule_name = resolve_rule(args["rule"], len(data))
+    rule, rule_name = resolve_rule(args["rule"], len(data), options.get("variance", "split"))
     if len(data) > 1 and method in ("auto", "hierarchical"):  # say it before any fit
         from bayescomp.core.optional import require
 
@@ -277,6 +277,11 @@ def _fit(
     performed = sum(p.attrs["fits_performed"] for p in parts)
     new = len(f) - before
     out = Scores(f, metrics=parts[0].metrics)
+    rows = [t.per_row for t in (table, *parts) if t is not None]
+    if all(r is not None for r in rows):  # every fit's per-row scores, each split once
+        out.per_row = pd.concat(rows, ignore_index=True).drop_duplicates(
+            ["dataset", "model", "split", "row"]
+        )
     if on_error == "raise" and _errors(out, *models):
         raise FitError(
             f"{_errors(out, *models)[0]} (use on_error='skip' to go on without this model)"

@@ -124,9 +124,9 @@ def select(
     from bayescomp.decision.family_walk import resolve_rule
     from bayescomp.posterior.predictions import is_predictions
 
-    resolve_rule(rule)  # a bad rule is said before any work
-    check_walk(order, 0)
     options = {"random_state": 0, **(compare_options or {})}
+    resolve_rule(rule, variance=options.get("variance", "split"))  # said before any work
+    check_walk(order, 0)
     if is_predictions(table, options.get("y_true", "y_true")):
         from bayescomp.studies.select_predictions import predictions_walk
 

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bayescomp.core.item_scores import ITEMWISE, item_scores
 from bayescomp.decision.steps import ItemSteps
-from bayescomp.posterior.holdout_data import ITEMWISE, item_scores
 from bayescomp.posterior.predictions import (
     COLUMNS,
     prediction_models,

@@ -1,0 +1,208 @@
+"""Per-row out-of-fold scores kept by cross-validation, and the correlated t-test's per-row
+variance (``compare(..., variance="rows" | "gated")``, ``docs/per_row_variance.md``),
+checked against scikit-learn's scorers and the real-learner bench's own implementation."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.metrics import log_loss
+from sklearn.model_selection import RepeatedKFold, RepeatedStratifiedKFold, TimeSeriesSplit
+from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor
+
+import bayescomp as bc
+from bayescomp.core.item_scores import item_scores
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+
+import real_learner_calibration as bench
+
+
+def _knn_pair(n: int, index: int, folds: int, repeats: int) -> tuple[bc.Scores, dict]:
+    """The bench's data set ``index`` of the near-equal kNN cell at ``n`` rows, compared by
+    the package and by the bench on the same splits."""
+    rec = bench.one_dataset("easy", "knn k=15/17", n, index, folds=folds, repeats=repeats)
+    X, y = bench.population("easy")
+    seed = bench.SEED + 7919 * index + n
+    rows = np.random.default_rng(seed).choice(bench.POOL, n, replace=False)
+    scores = bc.cross_validate_paired(
+        {"k15": KNeighborsClassifier(15), "k17": KNeighborsClassifier(17)},
+        X[rows],
+        y[rows],
+        cv=RepeatedStratifiedKFold(n_splits=folds, n_repeats=repeats, random_state=seed),
+        scoring="accuracy",
+        progress=False,
+    )
+    return scores, rec
+
+
+@pytest.mark.parametrize("how", ["rows", "gated"])
+def test_the_per_row_posterior_is_the_benchs(how):
+    """On the same data set and splits, ``compare(variance=...)`` gives the posterior of the
+    bench's own implementation (``bench.variances``), to rounding."""
+    n, folds, repeats = 200, 5, 4
+    scores, rec = _knn_pair(n, 3, folds, repeats)
+    res = bc.compare(scores, "k15", "k17", rope=0.01, variance=how)
+    mean, scale, df = bench.posterior(rec, "acc", n, how)
+    split = bc.compare(scores, "k15", "k17", rope=0.01)
+    assert res.mean == pytest.approx(mean, abs=1e-12) and res.df == df
+    assert res.scale == pytest.approx(scale, rel=1e-9)
+    assert res.mean == split.mean and res.scale < split.scale  # a near-equal pair: sharper
+    assert res.variance == ("rows" if how == "rows" else "gated: rows")
+    assert res.to_dict()["variance"] == res.variance
+
+
+def test_per_row_scores_average_to_the_tables_scores():
+    """Each split's per-row scores average to scikit-learn's scorer on that split: accuracy,
+    log loss and Brier (negated, as scikit-learn's scorers), squared and absolute error."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(150, 4))
+    y = (X[:, 0] + rng.normal(size=150) > 0).astype(int)
+    cv = RepeatedStratifiedKFold(n_splits=5, n_repeats=2, random_state=1)
+    models = {"k5": KNeighborsClassifier(5), "k9": KNeighborsClassifier(9)}
+    metrics = ["accuracy", "neg_log_loss", "neg_brier_score"]
+    s = bc.cross_validate_paired(models, X, y, cv=cv, scoring=[*metrics, "roc_auc"], progress=False)
+    z = X[:, 1] + rng.normal(size=150)
+    reg = {"k5": KNeighborsRegressor(5), "k9": KNeighborsRegressor(9)}
+    losses = ["neg_mean_squared_error", "mae"]
+    r = bc.cross_validate_paired(
+        reg,
+        X,
+        z,
+        cv=RepeatedKFold(n_splits=5, n_repeats=2, random_state=1),
+        scoring=losses,
+        progress=False,
+    )
+    for table, cols in ((s, metrics), (r, losses)):
+        assert table.per_row is not None and list(table.per_row.columns[4:]) == cols
+        means = table.per_row.groupby(["model", "split"])[cols].mean()
+        split = table.to_frame().set_index(["model", "split"])[cols].loc[means.index]
+        np.testing.assert_allclose(means.to_numpy(), split.to_numpy(), rtol=1e-9, atol=1e-12)
+        counts = table.per_row.groupby(["model", "split"]).size().to_numpy()
+        np.testing.assert_array_equal(counts, table.to_frame()["n_test"].to_numpy())
+
+
+def test_log_loss_per_item_is_scikit_learns_at_certain_probabilities():
+    """A row predicted with probability 0 or 1 costs what scikit-learn's ``log_loss`` says
+    (probabilities clipped to machine epsilon)."""
+    y = np.array([1, 0, 1, 0, 1, 1])
+    p = np.array([0.0, 1.0, 1.0, 0.0, 1e-20, 0.7])
+    for i in range(len(y)):
+        want = log_loss(y[i : i + 1], p[i : i + 1], labels=[0, 1])
+        assert item_scores("log_loss", y[i : i + 1], p[i : i + 1])[0] == pytest.approx(want)
+
+
+def test_per_row_scores_survive_the_store(tmp_path):
+    """A second run reads every fit from the store, per-row scores included."""
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(120, 3))
+    y = (X[:, 0] + rng.normal(size=120) > 0).astype(int)
+    cv = RepeatedStratifiedKFold(n_splits=4, n_repeats=3, random_state=0)
+    models = {"k5": KNeighborsClassifier(5), "k7": KNeighborsClassifier(7)}
+
+    def run():
+        with bc.ResultStore(tmp_path / "fits.sqlite") as store:
+            return bc.cross_validate_paired(
+                models, X, y, cv=cv, scoring="accuracy", cache=store, progress=False
+            )
+
+    first, second = run(), run()
+    assert second.attrs["fits_loaded"] == 24 and second.attrs["fits_performed"] == 0
+    assert first.per_row is not None and second.per_row is not None
+    assert first.per_row.equals(second.per_row)
+    a = bc.compare(first, "k5", "k7", rope=0.01, variance="rows")
+    b = bc.compare(second, "k5", "k7", rope=0.01, variance="rows")
+    assert a.scale == b.scale
+
+
+def test_a_table_without_per_row_scores_is_refused_in_one_line(tmp_path):
+    """A table read from a file has no per-row scores; a time-ordered design does not test
+    every row once a repetition; a method other than the t-test has no such variance."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(100, 3))
+    y = (X[:, 0] > 0).astype(int)
+    models = {"k5": KNeighborsClassifier(5), "k7": KNeighborsClassifier(7)}
+    cv = RepeatedStratifiedKFold(n_splits=5, n_repeats=2, random_state=0)
+    s = bc.cross_validate_paired(models, X, y, cv=cv, scoring="accuracy", progress=False)
+    s.to_csv(tmp_path / "s.csv")
+    read = bc.Scores.read_csv(tmp_path / "s.csv")
+    with pytest.raises(ValueError, match="does not hold: cross_validate_paired") as e:
+        bc.compare(read, "k5", "k7", rope=0.01, variance="rows")
+    assert "\n" not in str(e.value)
+    with pytest.raises(ValueError, match="variance must be one of"):
+        bc.compare(s, "k5", "k7", rope=0.01, variance="row")
+    with pytest.raises(ValueError, match="relative margin"):
+        bc.compare(s, "k5", "k7", rope="1%", variance="rows")
+    t = bc.cross_validate_paired(
+        models, X, y, cv=TimeSeriesSplit(4), scoring="accuracy", progress=False
+    )
+    with pytest.raises(ValueError, match="not method='time_ordered'"):
+        bc.compare(t, "k5", "k7", rope=0.01, variance="rows")
+    with (
+        pytest.raises(ValueError, match="at least 2 repetitions that each test every row"),
+        pytest.warns(bc.TimeOrderedDesignWarning),
+    ):
+        bc.compare(t, "k5", "k7", rope=0.01, variance="rows", method="ttest")
+
+
+def test_a_selection_decides_its_steps_with_the_per_row_variance():
+    """``select_models(..., compare_options={"variance": ...})``: each step of the
+    champion/challenger walk is ``compare`` on the selection's table with that variance; the
+    family rule, whose joint posterior has the split variance only, refuses it before any
+    fit."""
+    X, y = bench.population("easy")
+    X, y = X[:300], y[:300]
+    models = {"k15": KNeighborsClassifier(15), "k17": KNeighborsClassifier(17)}
+    cv = RepeatedStratifiedKFold(n_splits=5, n_repeats=3, random_state=0)
+    kw = dict(baseline="k15", metric="accuracy", rope=0.01, cv=cv, progress=False)
+    sel = bc.select_models(
+        models, X, y, rule="champion_challenger", compare_options={"variance": "rows"}, **kw
+    )
+    table = bc.cross_validate_paired(models, X, y, cv=cv, scoring="accuracy", progress=False)
+    want = bc.compare(table, "k15", "k17", rope=0.01, variance="rows")
+    assert sel.steps["p_better"].iloc[0] == pytest.approx(want.p_better, rel=1e-9)
+    with pytest.raises(ValueError, match="family rule's joint posterior") as e:
+        bc.select_models(models, X, y, compare_options={"variance": "gated"}, **kw)
+    assert "\n" not in str(e.value)
+
+
+def test_the_command_line_says_which_variance_it_used(tmp_path):
+    """``bayescomp compare MODEL_FILES --variance gated``: the table's head and the JSON say
+    which variance each t-test used."""
+    import json
+    import subprocess
+
+    repo = Path(__file__).resolve().parents[1]
+    files = [str(repo / "models" / f) for f in ("logistic_regression.py", "svm_rbf.py")]
+    base = [sys.executable, "-m", "bayescomp", "compare", *files, "--dataset", "breast_cancer"]
+    base += ["--metric", "accuracy", "--rope", "0.01", "--n-repeats", "3", "--variance", "gated"]
+    text = subprocess.run(base, capture_output=True, text=True, check=True).stdout
+    record = json.loads(subprocess.run([*base, "--json"], capture_output=True, text=True).stdout)
+    used = record[0]["variance"] if isinstance(record, list) else record["variance"]
+    assert used in ("gated: rows", "gated: split") and f"variance: {used}" in text
+
+
+def test_a_design_too_large_keeps_no_per_row_scores_and_says_so(monkeypatch):
+    """Over the cap of per-row scores the table keeps none, with a warning; ``per_row=False``
+    keeps none silently; the split variance is unchanged either way."""
+    import bayescomp.scores.per_row as per_row
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(100, 3))
+    y = (X[:, 0] > 0).astype(int)
+    models = {"k5": KNeighborsClassifier(5), "k7": KNeighborsClassifier(7)}
+    cv = RepeatedStratifiedKFold(n_splits=5, n_repeats=2, random_state=0)
+    kept = bc.cross_validate_paired(models, X, y, cv=cv, scoring="accuracy", progress=False)
+    off = bc.cross_validate_paired(
+        models, X, y, cv=cv, scoring="accuracy", progress=False, per_row=False
+    )
+    monkeypatch.setattr(per_row, "MAX_ROW_SCORES", 399)  # 2 models x 2 x 100 rows = 400
+    with pytest.warns(UserWarning, match="per-row scores not kept"):
+        capped = bc.cross_validate_paired(models, X, y, cv=cv, scoring="accuracy", progress=False)
+    assert kept.per_row is not None and len(kept.per_row) == 400
+    assert off.per_row is None and capped.per_row is None
+    a, b = (bc.compare(t, "k5", "k7", rope=0.01) for t in (kept, capped))
+    assert a.scale == b.scale and a.variance == b.variance == "split"
