@@ -200,7 +200,7 @@ def test_groups_never_cross_train_and_test(work):
     assert list(own.X.columns) == ["plan", "spend", "calls"]  # names and dtypes kept
     read = pd.read_parquet(work / "customers.parquet")
     assert own.X.dtypes.equals(read[["plan", "spend", "calls"]].dtypes)
-    assert own.default_metric == "roc_auc"
+    assert own.default_metric == "roc_auc" and own.sklearn_task == "classification"
     design = materialise_splits(own.cv, own.X, own.y, own.groups)
     assert len(design) == 10
     for tr, te in design.splits:

@@ -71,16 +71,44 @@ def add_data_flags(p: argparse.ArgumentParser) -> None:
 
 @dataclass(frozen=True)
 class OwnData:
-    """The user's table and its design, as ``select``/``compare`` need them."""
+    """A data set model files are fitted on (the user's table, or a built-in one) and its
+    design, as ``select``/``compare`` need them."""
 
     X: Any
     y: Any
     groups: Any
     cv: Any
     name: str
-    task: str  # binary / multiclass / regression
     sklearn_task: str  # classification / regression (bayescomp.scores.datasets)
-    default_metric: str
+
+    @property
+    def default_metric(self) -> str:
+        from bayescomp.scores.datasets import default_metric
+
+        return default_metric(self.y, self.sklearn_task)
+
+
+def fit_datasets(args: argparse.Namespace, names: list[str]) -> list[OwnData]:
+    """What model files are fitted on: the table of ``--data``, or each built-in dataset of
+    ``names`` on the repeated k-fold design of ``--n-splits/--n-repeats/--seed``."""
+    from bayescomp.cli.main import UserError
+    from bayescomp.scores.datasets import load_dataset
+    from bayescomp.splits.repeats import default_cv
+
+    own = own_data(args)
+    if own is not None:
+        return [own]
+    if not names:
+        raise UserError(
+            "model files need --data PATH --target COL (your table) or --dataset NAME "
+            "(breast_cancer, wine, iris, digits, diabetes); or give a scores CSV instead"
+        )
+    design = dict(n_splits=args.n_splits, n_repeats=args.n_repeats, random_state=args.seed)
+    out = []
+    for name in dict.fromkeys(names):
+        X, y, task = load_dataset(name)
+        out.append(OwnData(X, y, None, default_cv(y, **design), name, task))
+    return out
 
 
 def own_data(args: argparse.Namespace) -> OwnData | None:
@@ -131,9 +159,7 @@ def own_data(args: argparse.Namespace) -> OwnData | None:
         table.groups,
         cv,
         table.name,
-        table.task,
         "regression" if table.task == "regression" else "classification",
-        {"binary": "roc_auc", "multiclass": "accuracy", "regression": "r2"}[table.task],
     )
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from bayescomp.cli import _parents, mlflow_runs
 from bayescomp.cli._backend import fit_options, on_backend
-from bayescomp.cli._data import TIMINGS, own_data, parse_guardrails
+from bayescomp.cli._data import TIMINGS, fit_datasets, parse_guardrails
 from bayescomp.cli._io import emit, json_record, output_file, read_csv
 from bayescomp.cli._text import (
     INTERVAL_COLUMNS,
@@ -123,28 +123,15 @@ def _add_outputs(p: argparse.ArgumentParser) -> None:
 
 
 def _scores_from_models(args: argparse.Namespace) -> tuple[Any, str, list[str], str]:
-    from sklearn.model_selection import RepeatedKFold, RepeatedStratifiedKFold
-
     from bayescomp.scores.crossval import cross_validate_paired
-    from bayescomp.scores.datasets import check_task, default_metric, load_dataset
+    from bayescomp.scores.datasets import check_task
     from bayescomp.scores.model_files import load_models
 
-    own = own_data(args)
-    if not args.dataset and own is None:
-        raise UserError(
-            "model files need --dataset NAME (breast_cancer, wine, iris, digits, "
-            "diabetes) or --data PATH --target COL (your table); or give a scores "
-            "CSV instead"
-        )
     if len(args.inputs) < 2:
         raise UserError("give at least two model files: a baseline and a candidate")
-    if own is not None:
-        X, y, task, name = own.X, own.y, own.sklearn_task, own.name
-    else:
-        X, y, task = load_dataset(args.dataset)
-        name = args.dataset
+    (data,) = fit_datasets(args, [args.dataset] if args.dataset else [])
     specs = load_models(args.inputs, on_error="raise")
-    check_task({n: s.estimator for n, s in specs.items()}, task, name)
+    check_task({n: s.estimator for n, s in specs.items()}, data.sklearn_task, data.name)
     names = list(specs)
     baseline = args.baseline or names[0]
     if baseline not in specs:
@@ -153,27 +140,21 @@ def _scores_from_models(args: argparse.Namespace) -> tuple[Any, str, list[str], 
     for c in candidates:
         if c not in specs:
             raise UserError(f"--candidate {c!r} is not one of the model files {names}")
-    metric = args.metric or default_metric(y, task)
-    splitter = RepeatedStratifiedKFold if task == "classification" else RepeatedKFold
-    cv = (
-        own.cv
-        if own is not None
-        else splitter(n_splits=args.n_splits, n_repeats=args.n_repeats, random_state=args.seed)
-    )
+    metric = args.metric or data.default_metric
     models = {n: specs[n].estimator for n in [baseline, *candidates]}
     guarded = [g for g in parse_guardrails(args.guardrail, fitted=True) if g not in TIMINGS]
     scoring = list(dict.fromkeys([metric, *guarded])) if guarded else metric
     with on_backend(args):
         scores = cross_validate_paired(
             models,
-            X,
-            y,
-            cv=cv,
+            data.X,
+            data.y,
+            cv=data.cv,
             scoring=scoring,
             n_jobs=args.n_jobs,
             progress=not args.quiet,
-            dataset=name,
-            groups=own.groups if own is not None else None,
+            dataset=data.name,
+            groups=data.groups,
             **fit_options(args),
         )
     return scores, baseline, candidates, metric

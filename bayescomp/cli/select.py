@@ -22,7 +22,7 @@ from typing import Any
 
 from bayescomp.cli import _parents
 from bayescomp.cli._backend import fit_options, on_backend
-from bayescomp.cli._data import TIMINGS, name_the_column, own_data, parse_guardrails
+from bayescomp.cli._data import TIMINGS, OwnData, fit_datasets, name_the_column, parse_guardrails
 from bayescomp.cli._text import DefaultsHelp, rope_note
 from bayescomp.cli.predictions import (
     add_slice_flags,
@@ -173,13 +173,11 @@ def gate_met(sel: Any, gate: str | None, accept_skipped: bool = True) -> bool:
     return sel.recommendation["action"] == gate
 
 
-def _check_task(
-    source: Any, tasks: set[str], datasets: list[str], own_task: str | None = None
-) -> None:
+def _check_task(source: Any, data: list[OwnData], own: bool) -> None:
     """Classifiers on a regression dataset (or the reverse): one clear line before any fit."""
     import warnings
 
-    from bayescomp.scores.datasets import BUILTIN, check_task
+    from bayescomp.scores.datasets import check_task
     from bayescomp.scores.model_files import load_models
 
     try:
@@ -188,11 +186,11 @@ def _check_task(
             specs = load_models(source, on_error="skip")
     except Exception:  # select reports loading errors itself
         return
-    for name in datasets:
+    for d in data:
         check_task(
             {m: s.estimator for m, s in specs.items()},
-            own_task or BUILTIN[name][1],
-            "--data" if own_task else name,
+            d.sklearn_task,
+            "--data" if own else d.name,
         )
 
 
@@ -368,67 +366,35 @@ def _select_fitted(
 ) -> Any:
     from bayescomp.cli.main import UserError
 
-    own = own_data(args)
-    if not args.dataset and own is None:
-        raise UserError(
-            "pass --data PATH --target COL (your table) or --dataset NAME "
-            "(breast_cancer, wine, iris, digits, diabetes) to cross-validate the "
-            "models, or a scores CSV"
-        )
-    from bayescomp.scores.datasets import load_dataset
-
-    data = {}
-    tasks = set()
-    for name in dict.fromkeys(args.dataset or ()):
-        X, y, task = load_dataset(name)
-        data[name] = (X, y)
-        tasks.add(task)
-    if own is not None:
-        data, tasks = {own.name: (own.X, own.y)}, {own.sklearn_task}
-    from bayescomp.scores.datasets import default_metric
-
-    metric = args.metric or (
-        own.default_metric
-        if own is not None
-        else default_metric(next(iter(data.values()))[1], next(iter(tasks)))
-    )
+    data = fit_datasets(args, args.dataset or [])
+    first = data[0]
+    metric = args.metric or first.default_metric
     files = [s for s in sources if not s.startswith("models:/")]
     if files:
-        _check_task(
-            files[0] if len(files) == 1 else files,
-            tasks,
-            list(data),
-            own.sklearn_task if own is not None else None,
-        )
-    from bayescomp.splits.repeats import default_cv
-
-    y_first = next(iter(data.values()))[1]
-    design = dict(n_splits=args.n_splits, n_repeats=args.n_repeats, random_state=args.seed)
-    X_arg = data if len(data) > 1 else next(iter(data.values()))[0]
-    y_arg = None if len(data) > 1 else next(iter(data.values()))[1]
+        _check_task(files[0] if len(files) == 1 else files, data, args.data is not None)
     # scoring=None: every fit is scored on the decision metric and the task's standard
     # metrics, so a later run with another --metric reads them from --store
-
     guarded = [g for g in common["compare_options"].get("guardrails", ()) if g not in TIMINGS]
     try:
         with on_backend(args):
             return select(
                 _models_arg(sources, args),
-                X_arg,
-                y_arg,
+                {d.name: (d.X, d.y) for d in data} if len(data) > 1 else first.X,
+                None if len(data) > 1 else first.y,
                 metric=metric,
                 scoring=list(dict.fromkeys([metric, *guarded])) if guarded else None,
-                dataset=None if len(data) > 1 else next(iter(data)),
+                dataset=None if len(data) > 1 else first.name,
                 store=args.store,
                 max_repeats=args.max_repeats,
                 n_jobs=args.n_jobs,
                 **fit_options(args),
-                groups=own.groups if own else None,
-                cv=own.cv if own else default_cv(y_first, **design),
+                groups=first.groups,
+                cv=first.cv,
                 **common,
             )
     except FitError as exc:  # a feature column the models cannot handle: name it
-        raise UserError(name_the_column(str(exc), own.X) if own else str(exc)) from None
+        own = args.data is not None
+        raise UserError(name_the_column(str(exc), first.X) if own else str(exc)) from None
 
 
 def _print(sel: Any, args: argparse.Namespace, csv_mode: bool, report: Any) -> None:
