@@ -339,24 +339,21 @@ def fit_paired(
     scorers = {name: resolve_scorers(scoring, est) for name, est in models.items()}
     check_target_scorers(next(iter(scorers.values())), y)
     multi = {name: multimetric(scorers[name], est) for name, est in models.items()}
+    kind = predict[0] if predict is not None else None  # a stored fit without rows is read
     rows: list[str] = []
     if per_row and predict is None:  # the per-row scores are the fits' predictions
         size = sum(len(s.test) for s in splits) * len(models)
         predict, rows = row_predictions(next(iter(scorers.values())), y, size)
     tasks = [(name, k) for name in models for k in range(len(splits))]
     results: dict[Any, Fit] = {}
-    params = (
-        check_cache(cache, dataset, models, scorers, (X, y), cv, splits, prints, design.n_samples)
-        if cache is not None
-        else {}
-    )
+    params, loaded = {}, 0
+    if cache is not None:  # a changed design, data or model is refused before any fit
+        params = check_cache(
+            cache, dataset, models, scorers, (X, y), cv, splits, prints, design.n_samples
+        )
     bar = progress if isinstance(progress, Progress) else Progress(bool(progress), "paired CV")
-    kind = predict[0] if predict is not None else None
-    loaded = (
-        load_cached(cache, dataset, scorers, len(splits), results, bar, kind)
-        if cache is not None
-        else 0
-    )
+    if cache is not None:
+        loaded = load_cached(cache, dataset, scorers, len(splits), results, bar, kind)
 
     finished = recorder(results, cache, dataset, splits, params)
 

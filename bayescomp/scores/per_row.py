@@ -102,7 +102,8 @@ def per_row_frame(
     import pandas as pd
 
     kept = [(t, r) for t, r in zip(tasks, results, strict=True) if r.error is None]
-    if not kept or any(r.predictions is None for _, r in kept):
+    kind = "rows:" + ",".join(metrics)  # a fit read from a store may hold other predictions
+    if not kept or any(r.predictions is None or r.predictions.kind != kind for _, r in kept):
         return None
     good = list(metrics)
     for (name, k), res in kept:
