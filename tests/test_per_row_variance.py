@@ -206,3 +206,34 @@ def test_a_design_too_large_keeps_no_per_row_scores_and_says_so(monkeypatch):
     assert off.per_row is None and capped.per_row is None
     a, b = (bc.compare(t, "k5", "k7", rope=0.01) for t in (kept, capped))
     assert a.scale == b.scale and a.variance == b.variance == "split"
+
+
+class _CountingKNN(KNeighborsClassifier):
+    """A kNN classifier that counts the calls of its ``predict``."""
+
+    calls = 0
+
+    def predict(self, X):
+        type(self).calls += 1
+        return super().predict(X)
+
+
+def test_the_scorers_and_the_per_row_scores_share_one_prediction():
+    """Keeping per-row scores predicts no test row twice: one ``predict`` per fit, as
+    without them (``bench/per_row_overhead.py`` measures the time)."""
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(80, 3))
+    y = (X[:, 0] > 0).astype(int)
+    cv = RepeatedStratifiedKFold(n_splits=4, n_repeats=2, random_state=0)
+    for per_row in (True, False):
+        _CountingKNN.calls = 0
+        s = bc.cross_validate_paired(
+            {"a": _CountingKNN(5)},
+            X,
+            y,
+            cv=cv,
+            scoring=["accuracy", "f1"],
+            progress=False,
+            per_row=per_row,
+        )
+        assert _CountingKNN.calls == 8 and (s.per_row is not None) == per_row

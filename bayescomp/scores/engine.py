@@ -16,6 +16,7 @@ the fits of :func:`bayescomp.select` and the out-of-fold predictions of
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import threading
@@ -181,6 +182,8 @@ def _fit_and_score(
     fit_time = time.perf_counter() - t0
     t0 = time.perf_counter()
     scores: dict[str, float] = {}
+    if predict is not None:
+        _share_predictions(est, X_te)
     try:
         if scorers:
             if multimetric_ is None:
@@ -204,6 +207,28 @@ def _fit_and_score(
         best_params=inspect(est) if inspect is not None else None,
         predictions=predictions,
     )
+
+
+def _share_predictions(est: Any, X_test: Any) -> None:
+    """The fitted estimator's ``predict``/``predict_proba`` on its test rows computed once,
+    for its scorers and its kept predictions alike (the clone is this fit's alone)."""
+    for name in ("predict", "predict_proba"):
+        if hasattr(est, name):
+            setattr(est, name, _once_on(getattr(est, name), X_test))
+
+
+def _once_on(method: Callable, X_test: Any) -> Callable:
+    memo: dict[str, Any] = {}
+
+    @functools.wraps(method)  # scikit-learn reads the method's name
+    def shared(X: Any) -> Any:
+        if X is not X_test:
+            return method(X)
+        if "value" not in memo:
+            memo["value"] = method(X)
+        return memo["value"]
+
+    return shared
 
 
 # --------------------------------------------------------------------------- runner
