@@ -43,6 +43,29 @@ def check_columns(df: Any, columns: dict[str, str | None]) -> None:
             )
 
 
+def count_rows(df: Any, label: str, score: str) -> int:
+    """Rows of ``df``, in one pass that also refuses missing or NaN values (and a missing
+    column or an empty DataFrame)."""
+    from pyspark.sql import functions as F
+
+    check_columns(df, {"label": label, "score": score})
+
+    def missing(name: str) -> Any:
+        floating = df.schema[name].dataType.typeName() in ("double", "float")
+        return F.col(name).isNull() | (F.isnan(name) if floating else F.lit(False))
+
+    bad = (missing(label) | missing(score)).cast("long")
+    row = df.agg(F.count(F.lit(1)).alias("n"), F.sum(bad).alias("bad")).collect()[0]
+    if row["n"] == 0:
+        raise ValueError("the Spark DataFrame has no rows")
+    if row["bad"]:
+        raise ValueError(
+            f"{row['bad']} rows have a missing or NaN {label!r} or {score!r}; drop or fix "
+            "them first (e.g. df.dropna(subset=[...]))"
+        )
+    return int(row["n"])
+
+
 def score_checks(
     df: Any, *, label: str, score: str, repetition: str | None, pos_label: Any
 ) -> tuple[bool, int]:
@@ -196,20 +219,8 @@ def poisson_bootstrap(
             f"in Spark (from weighted counts); got {metric!r}. For another metric use "
             "bc.blb_metric (any metric, in Spark) or the in-memory functions on its rows"
         )
-    from pyspark.sql import functions as F
-
-    check_columns(df, {"label": label, "score": score})
-    s = F.col(score).cast("double")
-    nan = F.isnan(s) if threshold is not None else F.lit(False)
-    missing = F.col(score).isNull() | F.col(label).isNull() | nan
-    bad = df.agg(F.sum(missing.cast("long"))).collect()[0][0]
-    if bad:
-        raise ValueError(
-            f"{bad} rows have a missing label or {score!r} (or a NaN score); drop or fix them first"
-        )
+    count_rows(df, label, score)
     c = confusion_counts(df, label=label, score=score, pos_label=pos_label, threshold=threshold)
-    if c["n"] == 0:
-        raise ValueError("the Spark DataFrame has no rows")
     full = np.array([c[k] for k in ("tp", "fp", "fn", "tn")], dtype=float)
     draws = np.random.default_rng(seed).poisson(full, size=(int(n_resamples), 4))
     values = metric_record(metric).from_counts(*np.vstack([full, draws]).T)
