@@ -95,14 +95,6 @@ class UnlabeledPrecisionAtK(Card):
     def to_frame(self) -> pd.DataFrame:
         return self.table.reset_index()
 
-    def at_threshold(self, threshold: float) -> pd.Series:
-        """The row for the largest ``k`` whose threshold is ``>= threshold``."""
-        t = self.table["threshold"].to_numpy()
-        k = int(np.sum(t >= threshold))
-        if k == 0:
-            raise ValueError(f"no unlabeled score reaches {threshold}; k would be 0")
-        return self.table.loc[k]
-
     def plot(self, *, ax: Axes | None = None) -> Axes:
         """recall@k against k, with the class-size line and the ideal (unbiased) diagonal."""
         from bayescomp.report.metric_plots import plot_recall_at_k

@@ -24,7 +24,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "PARAMETERIZATIONS",
-    "clear_model_cache",
     "hierarchical_loglik",
     "model_cache_info",
 ]
@@ -254,13 +253,6 @@ def model_cache_info() -> dict[str, int]:
     ['hits', 'misses', 'size']
     """
     return {**_CACHE_STATS, "size": len(_CACHE)}
-
-
-def clear_model_cache() -> None:
-    """Forget every cached model (the next comparison compiles again)."""
-    with _CACHE_LOCK:
-        _CACHE.clear()
-        _CACHE_STATS.update(hits=0, misses=0)
 
 
 def _build_model(q: int, parameterization: str) -> Any:

@@ -58,10 +58,6 @@ class Rankings:
         return len(self.models)
 
     @property
-    def has_ties(self) -> bool:
-        return self.orderings.shape[0] > len(self.datasets)
-
-    @property
     def tied(self) -> tuple[str, ...]:
         """Informative datasets with at least one tie."""
         counts = self.valid.sum(axis=1)
