@@ -54,16 +54,27 @@ def count_rows(df: Any, label: str, score: str) -> int:
         floating = df.schema[name].dataType.typeName() in ("double", "float")
         return F.col(name).isNull() | (F.isnan(name) if floating else F.lit(False))
 
-    bad = (missing(label) | missing(score)).cast("long")
-    row = df.agg(F.count(F.lit(1)).alias("n"), F.sum(bad).alias("bad")).collect()[0]
+    row = _checked_rows(
+        df, missing(label) | missing(score), f"a missing or NaN {label!r} or {score!r}"
+    )
+    return int(row["n"])
+
+
+def _checked_rows(df: Any, bad: Any, what: str, *more: Any) -> Any:
+    """One aggregation of ``df``: its rows ``n``, the rows where ``bad`` holds and the
+    aggregates ``more``; an empty DataFrame or a bad row (``what`` it has) is refused."""
+    from pyspark.sql import functions as F
+
+    row = df.agg(
+        F.count(F.lit(1)).alias("n"), F.sum(bad.cast("long")).alias("bad"), *more
+    ).collect()[0]
     if row["n"] == 0:
         raise ValueError("the Spark DataFrame has no rows")
     if row["bad"]:
         raise ValueError(
-            f"{row['bad']} rows have a missing or NaN {label!r} or {score!r}; drop or fix "
-            "them first (e.g. df.dropna(subset=[...]))"
+            f"{row['bad']} rows have {what}; drop or fix them first (e.g. df.dropna(subset=[...]))"
         )
-    return int(row["n"])
+    return row
 
 
 def score_checks(
@@ -77,22 +88,14 @@ def score_checks(
 
     check_columns(df, {"label": label, "score": score, "repetition": repetition})
     s = F.col(score).cast("double")
-    row = df.agg(
-        F.count(F.lit(1)).alias("n"),
-        F.sum((F.col(score).isNull() | F.isnan(s) | (F.abs(s) == float("inf"))).cast("long")).alias(
-            "bad"
-        ),
+    row = _checked_rows(
+        df,
+        F.col(score).isNull() | F.isnan(s) | (F.abs(s) == float("inf")),
+        f"a missing, NaN or infinite {score!r}",
         F.sum(F.col(label).isNull().cast("long")).alias("no_label"),
         F.min(s).alias("lo"),
         F.max(s).alias("hi"),
-    ).collect()[0]
-    if row["n"] == 0:
-        raise ValueError("the Spark DataFrame has no rows")
-    if row["bad"]:
-        raise ValueError(
-            f"{row['bad']} rows have a missing, NaN or infinite {score!r}; drop "
-            "or fix them first (e.g. df.dropna(subset=[...]))"
-        )
+    )
     if row["no_label"]:
         raise ValueError(f"{row['no_label']} rows have no {label!r}; drop them first")
     labels = [r[0] for r in df.select(label).distinct().limit(3).collect()]
