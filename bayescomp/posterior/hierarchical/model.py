@@ -10,8 +10,9 @@ from __future__ import annotations
 import math
 import threading
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -244,7 +245,8 @@ _CACHE_STATS = {"hits": 0, "misses": 0}
 
 
 def model_cache_info() -> dict[str, int]:
-    """Hits, misses and size of the in-process cache of compiled hierarchical models.
+    """Hits, misses and size of the in-process cache of compiled PyMC models (of the
+    hierarchical model and the Plackett–Luce ranking: :func:`cached_model`).
 
     Examples
     --------
@@ -283,16 +285,19 @@ def _build_model(q: int, parameterization: str) -> Any:
     return model
 
 
-def get_model(q: int, parameterization: str, backend: str) -> Any:
-    """Return the cached (model, compiled) pair for this shape, building it on a miss."""
-    key = (q, parameterization, backend)
+def cached_model(key: tuple, build: Callable[[], Any], backend: str) -> tuple[Any, Any]:
+    """The cached ``(model, compiled)`` pair of ``key`` and ``backend``, built on a miss:
+    ``build()`` makes the PyMC model, which nutpie compiles for ``backend="nutpie"`` (tens of
+    seconds).  The hierarchical model and the Plackett–Luce ranking both cache here
+    (:func:`model_cache_info` counts them)."""
+    key = (*key, backend)
     with _CACHE_LOCK:
         entry = _CACHE.get(key)
         if entry is not None:
             _CACHE_STATS["hits"] += 1
             return entry
         _CACHE_STATS["misses"] += 1
-        model = _build_model(q, parameterization)
+        model = build()
         compiled = None
         if backend == "nutpie":
             import nutpie
@@ -301,3 +306,10 @@ def get_model(q: int, parameterization: str, backend: str) -> Any:
         entry = (model, compiled)
         _CACHE[key] = entry
         return entry
+
+
+def get_model(q: int, parameterization: str, backend: str) -> tuple[Any, Any]:
+    """Return the cached (model, compiled) pair for this shape, building it on a miss."""
+    return cached_model(
+        ("hierarchical", q, parameterization), partial(_build_model, q, parameterization), backend
+    )
