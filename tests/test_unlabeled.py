@@ -119,6 +119,8 @@ def test_bad_scores():
         bc.precision_at_k_unlabeled([0.1, 0.3], [0, 0], [0.5, 0.6], 1)
     with pytest.raises(ValueError, match="one label per test row"):
         bc.precision_at_k_unlabeled([0.1, 0.3], [0, 0, 1], [0.5, 0.6], 1)
+    with pytest.raises(ValueError, match=r"^unlabeled_scores must be real-valued scores, got comp"):
+        bc.precision_at_k_unlabeled([0.1, 0.3], [0, 1], [0.5 + 1j, 0.6], 1)
 
 
 def test_plot_and_best_row():

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bayescomp.core.checks import check_no_level, check_no_missing
+from bayescomp.core.checks import as_float_array, check_no_level, check_no_missing
 from bayescomp.core.exceptions import PrecisionAboveOneWarning
 from bayescomp.core.jsonable import jsonable
 from bayescomp.core.protocols import Card
@@ -236,10 +236,7 @@ def _one_class(
 
 
 def _finite(x: Any, name: str) -> np.ndarray:
-    try:
-        arr = np.asarray(x, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be numeric scores") from None
+    arr = as_float_array(x, name)
     if arr.size == 0:
         raise ValueError(f"{name} is empty")
     if not np.all(np.isfinite(arr)):

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bayescomp.core.checks import check_rho
 from bayescomp.core.exceptions import ZeroVarianceWarning
 from bayescomp.core.optional import require
 
@@ -160,13 +161,7 @@ def _rho_per_dataset(rho: Any, differences: Mapping[str, ArrayLike], names: tupl
         r = np.array([float(rho[k]) for k in differences], dtype=float)
     else:
         r = np.broadcast_to(np.asarray(rho, dtype=float), (len(names),)).astype(float)
-    bad = ~(np.isfinite(r) & (r >= 0) & (r < 1))
-    if bad.any():
-        raise ValueError(
-            "rho must lie in [0, 1) (the test fraction n_test / (n_train + n_test) of each "
-            f"dataset's design, e.g. 0.1 for 10-fold CV); got {r[bad][:5].tolist()}"
-        )
-    return r
+    return check_rho(r)
 
 
 def _floor_zero_variance(
