@@ -14,7 +14,14 @@ from typing import Any
 
 import numpy as np
 
-from bayescomp.core.metric import AVERAGES, METRICS, MULTICLASS, function_needs, metric_record
+from bayescomp.core.metric import (
+    AVERAGES,
+    METRICS,
+    MULTICLASS,
+    base_record,
+    function_needs,
+    metric_record,
+)
 from bayescomp.core.orientation import canonical_metric, higher_is_better
 from bayescomp.metrics import _fast
 
@@ -151,16 +158,14 @@ def resolve_metric(
     key = canonical_metric(metric).lower()
     kwargs: dict[str, Any] = {}
     base = key
-    for suffix in AVERAGES:
-        record = metric_record(key[: -len(suffix)]) if key.endswith(suffix) else None
-        if record is not None and record.averaged:
-            base, kwargs["average"] = key[: -len(suffix)], suffix[1:]
-    for suffix in MULTICLASS:
-        if key.startswith("roc_auc") and key.endswith(suffix):
-            base = "roc_auc"
-            parts = suffix[1:].split("_")
-            kwargs["multi_class"] = parts[0]
-            kwargs["average"] = parts[1] if len(parts) > 1 else "macro"
+    record, suffix = base_record(key)  # the variant: f1_macro, roc_auc_ovr_weighted
+    if suffix in MULTICLASS and key.startswith("roc_auc"):
+        base = "roc_auc"
+        parts = suffix[1:].split("_")
+        kwargs["multi_class"] = parts[0]
+        kwargs["average"] = parts[1] if len(parts) > 1 else "macro"
+    elif suffix in AVERAGES and record is not None and record.averaged:
+        base, kwargs["average"] = key[: -len(suffix)], suffix[1:]
     if base.startswith("neg_"):
         raise ValueError(
             f"{metric!r} is a negated scikit-learn scorer name; pass the metric itself "
