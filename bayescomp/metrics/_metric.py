@@ -303,13 +303,8 @@ def check_predictions(
         if yp.ndim != 1:
             raise ValueError("threshold applies to one-dimensional scores of the positive class")
         labels = np.unique(yt)
-        if labels.size > 2:
-            raise ValueError(
-                f"threshold turns scores into binary labels but y_true has {labels.size} classes"
-            )
+        neg = negative_label(labels, pos_label)
         check_pos_label(labels, pos_label, single_class_ok=True)
-        others = labels[labels != pos_label]
-        neg = others[0] if others.size else (0 if pos_label != 0 else 1)
         yp = np.where(yp >= threshold, pos_label, neg).astype(yt.dtype, copy=False)
     if (
         spec.kind == "label"
@@ -331,6 +326,18 @@ def check_predictions(
             f"{np.unique(yt).tolist()}; it is undefined on a single-class test set"
         )
     return yt, yp
+
+
+def negative_label(labels: np.ndarray, pos_label: Any) -> Any:
+    """The label of a score below the threshold: the class of ``labels`` (``y_true``'s) other
+    than ``pos_label``, or where there is none 0 (1 when ``pos_label`` is 0); more than two
+    classes are refused."""
+    if labels.size > 2:
+        raise ValueError(
+            f"threshold turns scores into binary labels but y_true has {labels.size} classes"
+        )
+    others = labels[labels != pos_label]
+    return others[0] if others.size else (0 if pos_label != 0 else 1)
 
 
 def numeric_scores(values: Any, name: Any) -> np.ndarray:
