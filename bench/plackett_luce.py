@@ -12,7 +12,8 @@ Two problems:
 * 20 models x 100 synthetic datasets (10 splits each, 10-fold design).
 
 For each, the wall time of ``rank(method="plackett_luce")`` (one MCMC fit for all
-``k`` models; with a cold compiled-model cache and with a warm one) and of the
+``k`` models, by the default Gibbs sampler; the first fit of a problem and a second, warm
+one) and of the
 pairwise ``rank`` (``k (k - 1) / 2`` hierarchical MCMC fits).  Both use 4 chains x
 1000 draws after 1000 tuning steps.  The pairwise ranking of 20 models is 190 fits:
 without ``--full`` only ``--pairs`` of them are timed and the total is extrapolated
@@ -62,9 +63,7 @@ def synthetic(k: int = 20, n_datasets: int = 100, n_splits: int = 10, seed: int 
 
 def time_pl(scores) -> tuple[float, float, object]:
     import bayescomp as bc
-    from bayescomp.posterior.plackett_luce import model as M
 
-    M._CACHE.clear()
     t0 = time.perf_counter()
     res = bc.rank(scores, "accuracy", method="plackett_luce", random_state=0, **MCMC)
     cold = time.perf_counter() - t0

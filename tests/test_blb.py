@@ -196,6 +196,9 @@ def test_given_estimate_is_used():
         ({"method": "bca"}, "percentile"),
         ({"estimate": "mean"}, "estimate"),
         ({"confidence_level": 95}, "confidence_level"),
+        ({"n_resamples": 100.0}, "^n_resamples must be an integer >= 20"),
+        ({"subset_exponent": "0.7"}, "^subset_exponent must lie in"),
+        ({"tol": True}, "^tol must be a number > 0"),
     ],
 )
 def test_bad_arguments(kwargs, match):

@@ -161,6 +161,8 @@ def test_coverage_auc_binormal_bca():
         (([0, 1, 1], [0, 1], "accuracy"), {}, "one entry per test row"),
         (([0, 1, 1, 0], [0, 1, 1, 1], "no_such_metric"), {}, "unknown metric"),
         (([0, 1, 1, 0], [0, 1, 1, 1], "accuracy"), {"n_resamples": 10}, "n_resamples"),
+        (([0, 1, 1, 0], [0, 1, 1, 1], "accuracy"), {"n_resamples": 150.5}, "an integer >= 100"),
+        (([0, 1, 1, 0], [0, 1, 1, 1], "accuracy"), {"n_resamples": "x"}, "^n_resamples must"),
         (([0, 1, 1, 0], [0, 1, 1, 1], "accuracy"), {"method": "student"}, "method"),
         (([0, 1, 1, 0], [0, 1, 1, 1], "neg_log_loss"), {}, "negated"),
     ],

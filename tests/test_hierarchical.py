@@ -137,6 +137,8 @@ def test_bad_options_raise():
         hierarchical_test(d, 0.1, rope=-1)
     with pytest.raises(ValueError, match="draws"):
         hierarchical_test(d, 0.1, draws=0)
+    with pytest.raises(ValueError, match=r"^std_upper must be a number > 1; got 'x'"):
+        hierarchical_test(d, 0.1, std_upper="x")
 
 
 def test_numpyro_sampler_without_numpyro_says_how_to_install():

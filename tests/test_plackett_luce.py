@@ -132,7 +132,7 @@ def test_pytensor_graph_uses_the_same_likelihood():
     rng = np.random.default_rng(3)
     table = pd.DataFrame(rng.integers(0, 3, size=(6, 4)).astype(float), columns=list("abcd"))
     r = rankings_from_scores(table)
-    assert r.has_ties
+    assert r.tied
     model = M.build_model(4)
     with model:
         pm.set_data(r.data())

@@ -160,6 +160,26 @@ def test_weighted_auc_in_spark_equals_sklearn_with_ties_across_partitions(spark_
     np.testing.assert_allclose(got, want, rtol=1e-12)
 
 
+def test_poisson_bootstrap_refuses_a_nan_predicted_label(spark_session):
+    """Predicted labels in a float column: a NaN is refused in one line, as by blb_metric,
+    not scored as a wrong prediction (a null was refused, a NaN counted); without that row the
+    estimate is the exact accuracy."""
+    from pyspark.sql import functions as F
+
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 2, 200)
+    pred = np.where(rng.random(200) < 0.8, y, 1 - y).astype(float)
+    pred[5] = np.nan
+    rows = [(int(a), float(b)) for a, b in zip(y, pred, strict=True)]  # a NaN, not a null
+    sdf = spark_session.createDataFrame(rows, "label long, p double")
+    kw = dict(method="percentile", n_resamples=200, random_state=0, columns=COLS)
+    with pytest.raises(ValueError, match=r"^1 rows have a missing or NaN 'label' or 'p'"):
+        bc.bootstrap_metric(sdf, None, "accuracy", **kw)
+    clean = bc.bootstrap_metric(sdf.filter(~F.isnan("p")), None, "accuracy", **kw)
+    keep = ~np.isnan(pred)
+    assert clean.estimate == np.mean(y[keep] == pred[keep]) and clean.n == 199
+
+
 def test_poisson_bootstrap_roc_auc_in_spark(scored):
     """ROC AUC in the Spark bootstrap: the estimate is scikit-learn's exactly; the standard
     error agrees with the in-memory bootstrap's within Monte-Carlo error (the relative

@@ -119,13 +119,16 @@ def test_bad_scores():
         bc.precision_at_k_unlabeled([0.1, 0.3], [0, 0], [0.5, 0.6], 1)
     with pytest.raises(ValueError, match="one label per test row"):
         bc.precision_at_k_unlabeled([0.1, 0.3], [0, 0, 1], [0.5, 0.6], 1)
+    with pytest.raises(ValueError, match=r"^unlabeled_scores must be real-valued scores, got comp"):
+        bc.precision_at_k_unlabeled([0.1, 0.3], [0, 1], [0.5 + 1j, 0.6], 1)
 
 
-def test_plot_and_at_threshold():
+def test_plot_and_best_row():
     rng = np.random.default_rng(4)
     test_s, test_y, pool_s, _ = _population(rng, 300, 100, 300, 2700)
     res = bc.precision_at_k_unlabeled(test_s, test_y, pool_s, class_size=300)
-    row = res.at_threshold(res.best_threshold)
+    row = res.table.loc[res.best_k]
+    assert row["threshold"] == res.best_threshold
     assert row["f1_at_k"] == pytest.approx(res.best_f1)
     ax = res.plot()
     assert ax.get_ylabel() == "recall@k"

@@ -12,8 +12,7 @@ imports ArviZ until it is called (``import bayescomp`` stays fast).
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
@@ -222,61 +221,3 @@ def _tail_probs() -> tuple[float, float]:
     p = float(base.rcParams["stats.ci_prob"]) if base is not None else 0.89
     low, high = sorted((p, 1 - p))
     return (low, high)
-
-
-@contextmanager
-def legacy_plotting() -> Iterator[None]:
-    """Around ArviZ 0.2x's matplotlib plots: under matplotlib >= 3.11 its backend calls
-    ``normalize_kwargs`` the deprecated way, a ``MatplotlibDeprecationWarning`` per call (39
-    for one result's figures) about ArviZ's code that the user can do nothing about."""
-    import warnings
-
-    from matplotlib import MatplotlibDeprecationWarning
-
-    with warnings.catch_warnings():
-        warnings.filterwarnings(
-            "ignore", "Passing a dict or None as alias_mapping", MatplotlibDeprecationWarning
-        )
-        yield
-
-
-def plot_trace_ranks(idata: Any, var_names: Sequence[str], figsize: tuple[float, float]) -> Any:
-    """Per-chain densities (left) and rank plots (right): an ``(n, 2)`` array of Axes.
-
-    ArviZ 0.2x: ``az.plot_trace(kind="rank_vlines")``; ArviZ 1.x: the same two columns
-    drawn with matplotlib (per-chain KDEs; each chain's histogram of pooled ranks as
-    vertical lines around the dashed uniform level).
-    """
-    if arviz_major() < 1:
-        import arviz as az
-
-        with legacy_plotting():
-            return az.plot_trace(
-                idata,
-                var_names=list(var_names),
-                kind="rank_vlines",
-                compact=False,
-                figsize=figsize,
-                backend_kwargs={"layout": "constrained"},
-            )
-    import matplotlib.pyplot as plt
-    from scipy.stats import gaussian_kde, rankdata
-
-    _, axes = plt.subplots(len(var_names), 2, figsize=figsize, layout="constrained", squeeze=False)
-    for row, var in zip(axes, var_names, strict=True):
-        draws = np.asarray(idata.posterior[var].values, dtype=float)
-        chains, n = draws.shape[:2]
-        ranks = rankdata(draws.ravel()).reshape(chains, n)
-        bins = np.linspace(0, chains * n, 21)
-        for c in range(chains):
-            if np.ptp(draws[c]) > 0:
-                grid = np.linspace(draws.min(), draws.max(), 200)
-                row[0].plot(grid, gaussian_kde(draws[c])(grid), color=f"C{c}", lw=1)
-            counts = np.histogram(ranks[c], bins=bins)[0] / (n / 20) - 1
-            mids = (bins[1:] + bins[:-1]) / 2
-            row[1].vlines(mids, c, c + counts * 0.4, color=f"C{c}")
-            row[1].axhline(c, color="k", ls="--", lw=0.5)
-        row[0].set_title(var)
-        row[1].set_title(var)
-        row[1].set_yticks(range(chains))
-    return axes

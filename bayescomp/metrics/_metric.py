@@ -14,7 +14,14 @@ from typing import Any
 
 import numpy as np
 
-from bayescomp.core.metric import AVERAGES, METRICS, MULTICLASS, function_needs, metric_record
+from bayescomp.core.metric import (
+    AVERAGES,
+    METRICS,
+    MULTICLASS,
+    base_record,
+    function_needs,
+    metric_record,
+)
 from bayescomp.core.orientation import canonical_metric, higher_is_better
 from bayescomp.metrics import _fast
 
@@ -151,16 +158,14 @@ def resolve_metric(
     key = canonical_metric(metric).lower()
     kwargs: dict[str, Any] = {}
     base = key
-    for suffix in AVERAGES:
-        record = metric_record(key[: -len(suffix)]) if key.endswith(suffix) else None
-        if record is not None and record.averaged:
-            base, kwargs["average"] = key[: -len(suffix)], suffix[1:]
-    for suffix in MULTICLASS:
-        if key.startswith("roc_auc") and key.endswith(suffix):
-            base = "roc_auc"
-            parts = suffix[1:].split("_")
-            kwargs["multi_class"] = parts[0]
-            kwargs["average"] = parts[1] if len(parts) > 1 else "macro"
+    record, suffix = base_record(key)  # the variant: f1_macro, roc_auc_ovr_weighted
+    if suffix in MULTICLASS and key.startswith("roc_auc"):
+        base = "roc_auc"
+        parts = suffix[1:].split("_")
+        kwargs["multi_class"] = parts[0]
+        kwargs["average"] = parts[1] if len(parts) > 1 else "macro"
+    elif suffix in AVERAGES and record is not None and record.averaged:
+        base, kwargs["average"] = key[: -len(suffix)], suffix[1:]
     if base.startswith("neg_"):
         raise ValueError(
             f"{metric!r} is a negated scikit-learn scorer name; pass the metric itself "
@@ -298,13 +303,8 @@ def check_predictions(
         if yp.ndim != 1:
             raise ValueError("threshold applies to one-dimensional scores of the positive class")
         labels = np.unique(yt)
-        if labels.size > 2:
-            raise ValueError(
-                f"threshold turns scores into binary labels but y_true has {labels.size} classes"
-            )
+        neg = negative_label(labels, pos_label)
         check_pos_label(labels, pos_label, single_class_ok=True)
-        others = labels[labels != pos_label]
-        neg = others[0] if others.size else (0 if pos_label != 0 else 1)
         yp = np.where(yp >= threshold, pos_label, neg).astype(yt.dtype, copy=False)
     if (
         spec.kind == "label"
@@ -326,6 +326,18 @@ def check_predictions(
             f"{np.unique(yt).tolist()}; it is undefined on a single-class test set"
         )
     return yt, yp
+
+
+def negative_label(labels: np.ndarray, pos_label: Any) -> Any:
+    """The label of a score below the threshold: the class of ``labels`` (``y_true``'s) other
+    than ``pos_label``, or where there is none 0 (1 when ``pos_label`` is 0); more than two
+    classes are refused."""
+    if labels.size > 2:
+        raise ValueError(
+            f"threshold turns scores into binary labels but y_true has {labels.size} classes"
+        )
+    others = labels[labels != pos_label]
+    return others[0] if others.size else (0 if pos_label != 0 else 1)
 
 
 def numeric_scores(values: Any, name: Any) -> np.ndarray:

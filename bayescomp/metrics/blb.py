@@ -18,7 +18,13 @@ import numpy as np
 from bayescomp.core.checks import check_n_jobs
 from bayescomp.core.exceptions import BLBCenterWarning
 from bayescomp.metrics import _fast
-from bayescomp.metrics._metric import MetricSpec, check_predictions, resolve_metric, safe_call
+from bayescomp.metrics._metric import (
+    MetricSpec,
+    check_predictions,
+    negative_label,
+    resolve_metric,
+    safe_call,
+)
 from bayescomp.metrics.blb_core import (
     BLBInterval,
     BLBSettings,
@@ -244,12 +250,6 @@ def _inputs(
             f"{n} and {int(yp_all.shape[0])} rows"
         )
     if threshold is not None:  # turn scores into labels lazily, as check_predictions does
-        labels = np.unique(da.unique(yt_all).compute())
-        if labels.size > 2:
-            raise ValueError(
-                f"threshold turns scores into binary labels but y_true has {labels.size} classes"
-            )
-        others = labels[labels != pos_label]
-        neg = others[0] if others.size else (0 if pos_label != 0 else 1)
+        neg = negative_label(np.unique(da.unique(yt_all).compute()), pos_label)
         yp_all = da.where(yp_all >= threshold, pos_label, neg).astype(yt_all.dtype)
     return yt_all, yp_all, True

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bayescomp.core.checks import check_level
+from bayescomp.core.checks import check_level, check_number
 from bayescomp.core.exceptions import BLBCenterWarning
 from bayescomp.core.orientation import check_metric_value
 from bayescomp.metrics._metric import MetricSpec, safe_call
@@ -168,34 +168,32 @@ def check_blb_args(
     pos_label: Any,
 ) -> BLBSettings:
     """Validate the arguments of :func:`blb_metric`; return them as :class:`BLBSettings`."""
-    exponent = float(exponent)
-    if not 0.5 <= exponent <= 1.0:
-        raise ValueError(
-            "subset_exponent must lie in [0.5, 1] (subset size b = "
-            f"n**subset_exponent); got {exponent}"
-        )
+    exponent = check_number(
+        exponent,
+        "subset_exponent",
+        min_val=0.5,
+        max_val=1,
+        advice="subsets of n**subset_exponent rows",
+    )
     check_level(confidence_level, "confidence_level")
     if method not in ("percentile", "basic"):
         raise ValueError(f"method must be 'percentile' or 'basic' for BLB; got {method!r}")
-    for arg, val in (("n_subsets", n_subsets), ("n_resamples", n_resamples)):
-        if isinstance(val, bool) or not isinstance(val, (int, np.integer)):
-            raise TypeError(f"{arg} must be an integer; got {val!r}")
-    if int(n_subsets) < 2 or int(n_resamples) < 20:
-        raise ValueError(
-            f"need n_subsets >= 2 and n_resamples >= 20 (typical: 20 and 100); got "
-            f"{n_subsets} and {n_resamples}"
-        )
+    n_subsets = check_number(n_subsets, "n_subsets", integer=True, min_val=2, advice="20 is usual")
+    n_resamples = check_number(
+        n_resamples, "n_resamples", integer=True, min_val=20, advice="100 is usual"
+    )
     numeric = isinstance(estimate, int | float) and not isinstance(estimate, bool)
     if not numeric and estimate not in ("auto", "full", "subsets"):
         raise ValueError(
             f"estimate must be 'auto', 'full', 'subsets' or a number; got {estimate!r}"
         )
-    if not (isinstance(tol, (int, float)) and 0 < tol < np.inf):
-        raise ValueError(f"tol must be a positive relative change (e.g. 0.05); got {tol!r}")
+    check_number(
+        tol, "tol", min_val=0, include_boundaries="neither", advice="a relative change, e.g. 0.05"
+    )
     return BLBSettings(  # positional, in the order of its fields
         exponent,
-        int(n_subsets),
-        int(n_resamples),
+        n_subsets,
+        n_resamples,
         float(confidence_level),
         method,
         adaptive,

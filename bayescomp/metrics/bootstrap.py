@@ -15,9 +15,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from bayescomp.core.checks import check_level
+from bayescomp.core.checks import check_level, check_number
 from bayescomp.core.exceptions import DegenerateBootstrapWarning
-from bayescomp.core.orientation import clip_to_range
 from bayescomp.metrics._metric import MetricSpec, check_predictions, resolve_metric, safe_call
 from bayescomp.metrics.interval import MetricInterval
 from bayescomp.metrics.spark import is_spark_frame
@@ -33,11 +32,13 @@ def check_bootstrap_args(method: str, n_resamples: int, confidence_level: float)
     key = str(method).lower()
     if key not in _SCIPY_METHOD:
         raise ValueError(f"method must be 'bca', 'percentile' or 'basic'; got {method!r}")
-    if int(n_resamples) < 100:
-        raise ValueError(
-            f"n_resamples must be at least 100 for a usable interval (2000 or more is "
-            f"typical); got {n_resamples}"
-        )
+    check_number(
+        n_resamples,
+        "n_resamples",
+        integer=True,
+        min_val=100,
+        advice="fewer give no usable interval; 2000 or more is typical",
+    )
     check_level(confidence_level, "confidence_level")
     return key
 
@@ -145,9 +146,7 @@ def finish_interval(
             f"scipy could not form the {method} interval for {name!r} (the jackknife is "
             "degenerate); use method='percentile'"
         )
-    # the basic interval (2 * estimate - quantile) can pass the metric's range: clip it
-    low, high, _ = clip_to_range(low, high, name)
-    return MetricInterval(
+    return MetricInterval(  # clipped to the metric's range (a basic interval can pass it)
         metric=name,
         estimate=float(estimate),
         low=low,

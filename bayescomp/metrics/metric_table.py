@@ -7,14 +7,13 @@ the intervals are mutually consistent.
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from bayescomp.core.checks import check_no_missing
+from bayescomp.core.checks import check_no_missing, check_number
 from bayescomp.core.metric import metric_record, shown
 from bayescomp.metrics._metric import MetricSpec, check_predictions, resolve_metric, safe_call
 from bayescomp.metrics.bootstrap import (
@@ -100,15 +99,13 @@ def metric_table(
     for values, name in ((y_true, "y_true"), (y_pred, "y_pred")):
         if values is not None:
             check_no_missing(values, name, "a label")
-    if (
-        isinstance(beta, bool)
-        or not isinstance(beta, numbers.Real)
-        or not (np.isfinite(beta) and beta > 0)
-    ):
-        raise ValueError(
-            f"beta must be a finite number > 0 (the weight of recall in F-beta, "
-            f"e.g. 2.0 or 0.5); got {beta!r}"
-        )
+    check_number(
+        beta,
+        "beta",
+        min_val=0,
+        include_boundaries="neither",
+        advice="it weighs recall in F-beta, e.g. 2.0 or 0.5",
+    )
     yt = np.asarray(y_true)
     yp = np.asarray(y_pred)
     task, multiclass = _resolve_task(task, yt, yp)

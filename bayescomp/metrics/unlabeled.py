@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bayescomp.core.checks import check_no_level, check_no_missing
+from bayescomp.core.checks import as_float_array, check_no_level, check_no_missing
 from bayescomp.core.exceptions import PrecisionAboveOneWarning
 from bayescomp.core.jsonable import jsonable
 from bayescomp.core.protocols import Card
@@ -94,14 +94,6 @@ class UnlabeledPrecisionAtK(Card):
 
     def to_frame(self) -> pd.DataFrame:
         return self.table.reset_index()
-
-    def at_threshold(self, threshold: float) -> pd.Series:
-        """The row for the largest ``k`` whose threshold is ``>= threshold``."""
-        t = self.table["threshold"].to_numpy()
-        k = int(np.sum(t >= threshold))
-        if k == 0:
-            raise ValueError(f"no unlabeled score reaches {threshold}; k would be 0")
-        return self.table.loc[k]
 
     def plot(self, *, ax: Axes | None = None) -> Axes:
         """recall@k against k, with the class-size line and the ideal (unbiased) diagonal."""
@@ -244,10 +236,7 @@ def _one_class(
 
 
 def _finite(x: Any, name: str) -> np.ndarray:
-    try:
-        arr = np.asarray(x, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be numeric scores") from None
+    arr = as_float_array(x, name)
     if arr.size == 0:
         raise ValueError(f"{name} is empty")
     if not np.all(np.isfinite(arr)):

@@ -170,13 +170,31 @@ def plot_forest(res: Any, ax: Axes | None = None) -> Axes:
 def plot_trace(res: Any, var_names: tuple[str, ...] = ("delta0", "std0", "nu")) -> np.ndarray:
     """Per-chain densities (left) and rank plots (right) of the hyper-parameters.
 
-    Drawn by :func:`arviz.plot_trace` with ``kind="rank_vlines"``: chains that mix
-    well give flat rank histograms around the dashed uniform line.  Returns the
-    ``(len(var_names), 2)`` array of Axes.
+    Each chain's kernel density, and each chain's histogram of its draws' ranks among all
+    draws as vertical lines around the dashed uniform level: chains that mix well give flat
+    rank histograms.  Returns the ``(len(var_names), 2)`` array of Axes.
     """
-    from bayescomp.core.arviz_compat import plot_trace_ranks
+    import matplotlib.pyplot as plt
+    from scipy.stats import gaussian_kde, rankdata
 
-    axes = plot_trace_ranks(res.idata, var_names, figsize=(9, 2.2 * len(var_names)))
+    figsize = (9, 2.2 * len(var_names))
+    _, axes = plt.subplots(len(var_names), 2, figsize=figsize, layout="constrained", squeeze=False)
+    for row, var in zip(axes, var_names, strict=True):
+        draws = np.asarray(res._arrays.groups["posterior"][var], dtype=float)
+        chains, n = draws.shape[:2]
+        ranks = rankdata(draws.ravel()).reshape(chains, n)
+        bins = np.linspace(0, chains * n, 21)
+        for c in range(chains):
+            if np.ptp(draws[c]) > 0:
+                grid = np.linspace(draws.min(), draws.max(), 200)
+                row[0].plot(grid, gaussian_kde(draws[c])(grid), color=f"C{c}", lw=1)
+            counts = np.histogram(ranks[c], bins=bins)[0] / (n / 20) - 1
+            mids = (bins[1:] + bins[:-1]) / 2
+            row[1].vlines(mids, c, c + counts * 0.4, color=f"C{c}")
+            row[1].axhline(c, color="k", ls="--", lw=0.5)
+        row[0].set_title(var)
+        row[1].set_title(var)
+        row[1].set_yticks(range(chains))
     d = res.diagnostics_summary()
     axes[0, 0].figure.suptitle(
         f"max R-hat {d['max_r_hat']:.3f}, min bulk ESS {d['min_ess_bulk']:.0f}, "

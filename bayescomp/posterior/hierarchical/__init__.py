@@ -20,11 +20,7 @@ from bayescomp.core import exceptions
 from bayescomp.core.regions import RegionProbabilities
 from bayescomp.posterior.hierarchical.diagnostics import ESS_BULK_MIN, R_HAT_MAX
 from bayescomp.posterior.hierarchical.io import load
-from bayescomp.posterior.hierarchical.model import (
-    clear_model_cache,
-    hierarchical_loglik,
-    model_cache_info,
-)
+from bayescomp.posterior.hierarchical.model import hierarchical_loglik, model_cache_info
 from bayescomp.posterior.hierarchical.result import HierarchicalResult
 from bayescomp.posterior.hierarchical.sampling import hierarchical_test, retry_schedule
 
@@ -34,7 +30,6 @@ __all__ = [
     "ConvergenceWarning",
     "HierarchicalResult",
     "RegionProbabilities",
-    "clear_model_cache",
     "hierarchical_loglik",
     "hierarchical_test",
     "load",

@@ -31,8 +31,7 @@ import math
 
 import numba
 import numpy as np
-
-from bayescomp.posterior.nutpie_signatures import EXPAND_SIG, LOGP_SIG
+from numba import types
 
 HEADER = 7
 
@@ -171,6 +170,24 @@ def expand(x, data, out):
         if data[2] > 0.5:
             out[6 + 2 * q + i] = v
     return 0
+
+
+#: the C signatures nutpie calls the callbacks with: ``logp(dim, x, grad, logp_out,
+#: user_data) -> status`` and ``expand(dim, n_expanded, x, expanded, user_data) -> status``
+LOGP_SIG = types.int64(
+    types.uint64,
+    types.CPointer(types.double),
+    types.CPointer(types.double),
+    types.CPointer(types.double),
+    types.voidptr,
+)
+EXPAND_SIG = types.int64(
+    types.uint64,
+    types.uint64,
+    types.CPointer(types.double),
+    types.CPointer(types.double),
+    types.voidptr,
+)
 
 
 @numba.cfunc(LOGP_SIG, cache=True, error_model="numpy")

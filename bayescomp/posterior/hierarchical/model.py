@@ -10,12 +10,14 @@ from __future__ import annotations
 import math
 import threading
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bayescomp.core.checks import check_rho
 from bayescomp.core.exceptions import ZeroVarianceWarning
 from bayescomp.core.optional import require
 
@@ -24,7 +26,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "PARAMETERIZATIONS",
-    "clear_model_cache",
     "hierarchical_loglik",
     "model_cache_info",
 ]
@@ -160,13 +161,7 @@ def _rho_per_dataset(rho: Any, differences: Mapping[str, ArrayLike], names: tupl
         r = np.array([float(rho[k]) for k in differences], dtype=float)
     else:
         r = np.broadcast_to(np.asarray(rho, dtype=float), (len(names),)).astype(float)
-    bad = ~(np.isfinite(r) & (r >= 0) & (r < 1))
-    if bad.any():
-        raise ValueError(
-            "rho must lie in [0, 1) (the test fraction n_test / (n_train + n_test) of each "
-            f"dataset's design, e.g. 0.1 for 10-fold CV); got {r[bad][:5].tolist()}"
-        )
-    return r
+    return check_rho(r)
 
 
 def _floor_zero_variance(
@@ -245,7 +240,8 @@ _CACHE_STATS = {"hits": 0, "misses": 0}
 
 
 def model_cache_info() -> dict[str, int]:
-    """Hits, misses and size of the in-process cache of compiled hierarchical models.
+    """Hits, misses and size of the in-process cache of compiled PyMC models (of the
+    hierarchical model and the Plackett–Luce ranking: :func:`cached_model`).
 
     Examples
     --------
@@ -254,13 +250,6 @@ def model_cache_info() -> dict[str, int]:
     ['hits', 'misses', 'size']
     """
     return {**_CACHE_STATS, "size": len(_CACHE)}
-
-
-def clear_model_cache() -> None:
-    """Forget every cached model (the next comparison compiles again)."""
-    with _CACHE_LOCK:
-        _CACHE.clear()
-        _CACHE_STATS.update(hits=0, misses=0)
 
 
 def _build_model(q: int, parameterization: str) -> Any:
@@ -291,16 +280,19 @@ def _build_model(q: int, parameterization: str) -> Any:
     return model
 
 
-def get_model(q: int, parameterization: str, backend: str) -> Any:
-    """Return the cached (model, compiled) pair for this shape, building it on a miss."""
-    key = (q, parameterization, backend)
+def cached_model(key: tuple, build: Callable[[], Any], backend: str) -> tuple[Any, Any]:
+    """The cached ``(model, compiled)`` pair of ``key`` and ``backend``, built on a miss:
+    ``build()`` makes the PyMC model, which nutpie compiles for ``backend="nutpie"`` (tens of
+    seconds).  The hierarchical model and the Plackett–Luce ranking both cache here
+    (:func:`model_cache_info` counts them)."""
+    key = (*key, backend)
     with _CACHE_LOCK:
         entry = _CACHE.get(key)
         if entry is not None:
             _CACHE_STATS["hits"] += 1
             return entry
         _CACHE_STATS["misses"] += 1
-        model = _build_model(q, parameterization)
+        model = build()
         compiled = None
         if backend == "nutpie":
             import nutpie
@@ -309,3 +301,10 @@ def get_model(q: int, parameterization: str, backend: str) -> Any:
         entry = (model, compiled)
         _CACHE[key] = entry
         return entry
+
+
+def get_model(q: int, parameterization: str, backend: str) -> tuple[Any, Any]:
+    """Return the cached (model, compiled) pair for this shape, building it on a miss."""
+    return cached_model(
+        ("hierarchical", q, parameterization), partial(_build_model, q, parameterization), backend
+    )

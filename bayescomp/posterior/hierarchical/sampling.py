@@ -157,8 +157,9 @@ def _check_options(
             f"parameterization must be 'auto', 'centered' or 'noncentered'; got "
             f"{parameterization!r}"
         )
-    if not std_upper > 1:
-        raise ValueError(f"std_upper must be > 1 (baycomp uses 1000); got {std_upper}")
+    check_number(
+        std_upper, "std_upper", min_val=1, include_boundaries="neither", advice="baycomp uses 1000"
+    )
 
 
 def retry_schedule(

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import itertools
 import math
-import threading
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from bayescomp.core.optional import require
+from bayescomp.posterior.hierarchical.model import cached_model
 
 __all__ = ["MAX_ORDERINGS", "Rankings", "plackett_luce_loglik", "rankings_from_scores"]
 
@@ -56,10 +57,6 @@ class Rankings:
     @property
     def k(self) -> int:
         return len(self.models)
-
-    @property
-    def has_ties(self) -> bool:
-        return self.orderings.shape[0] > len(self.datasets)
 
     @property
     def tied(self) -> tuple[str, ...]:
@@ -251,25 +248,10 @@ def build_model(k: int) -> Any:
     return model
 
 
-_CACHE: dict[tuple, Any] = {}
-_CACHE_LOCK = threading.Lock()
-
-
 def get_model(rankings: Rankings, backend: str) -> tuple[Any, Any]:
     """The cached ``(model, compiled)`` pair for ``rankings.k`` models and ``backend``.
 
     Compiling (numba for nutpie) takes tens of seconds; every later fit with the same
     number of models reuses it, whatever the number of datasets or ties.
     """
-    key = (rankings.k, backend)
-    with _CACHE_LOCK:
-        entry = _CACHE.get(key)
-        if entry is None:
-            model = build_model(rankings.k)
-            compiled = None
-            if backend == "nutpie":
-                import nutpie
-
-                compiled = nutpie.compile_pymc_model(model, freeze_model=False)
-            entry = _CACHE[key] = (model, compiled)
-        return entry
+    return cached_model(("plackett_luce", rankings.k), partial(build_model, rankings.k), backend)
