@@ -274,9 +274,8 @@ def _pilot_differences(
         )
         checked = request.margin
         pilot = compare_scores(scores, *pair, request, dataset=dataset)
-        if "fold" in scores.to_frame().columns:
-            f = scores.to_frame()
-            known = int(f.loc[f["model"] == pair[1], "fold"].nunique())
+        f = scores.to_frame()
+        known = int(f.loc[f["model"] == pair[1], "fold"].nunique()) if "fold" in f else None
     if isinstance(pilot, CorrelatedTTestResult):
         if pilot.is_batch:
             raise ValueError("plan_repetitions plans one comparison; index the batch first")
@@ -303,10 +302,7 @@ def _pilot_differences(
             )
         if rho is None and folds is None:
             raise ValueError("give rho= (the test fraction) or folds= with pilot differences")
-    if folds is not None and (
-        isinstance(folds, bool) or not isinstance(folds, numbers.Integral) or folds < 2
-    ):
-        raise ValueError(f"folds must be an integer >= 2; got {folds!r}")
+    folds = folds if folds is None else check_number(folds, "folds", integer=True, min_val=2)
     rho = float(check_rho(1 / folds if rho is None else rho))
     if folds is None and 0 < rho < 0.0001:  # 1 / rho would not be a k-fold design
         raise ValueError(f"rho = {rho!r} implies no k-fold design; give folds=")
