@@ -182,6 +182,11 @@ def test_a_pilot_of_partial_repetitions_is_refused():
         with pytest.raises(ValueError, match="not whole repetitions of the") as info:
             bc.plan_repetitions(pilot(splits, 0.03, 0.03), folds=folds, rope=0.01)
         assert "\n" not in str(info.value)
+    # an inconclusive t-test on such splits keeps the plain advice
+    res = bc.correlated_ttest(np.zeros(15), pilot(15, 0.012, 0.03), rho=0.1, rope=0.01)
+    assert res.decision(0.95).reason.endswith(
+        "— collect more repetitions or accept the uncertainty"
+    )
     plan = bc.plan_repetitions(pilot(20, 0.03, 0.03), folds=10, rope=0.01)
     for bad in (1, 2.5):
         with pytest.raises(ValueError, match="at least the pilot's 2"):
