@@ -26,9 +26,9 @@ The expensive part (the fits) and the cheap part (the posteriors) are apart:
     a 90 % bootstrap interval, the share decided at γ = 0.95 with ROPE ±0.01, and false
     promotion at the ROPE edge (every difference shifted so that the truth is +ROPE: the
     share of data sets promoted).  ``report --planner``: the decisive rate a 10 × 2 (and
-    10 × 3) pilot predicts for the full design, by the package's planner and by
-    :func:`repetition_effect_rates` (a repetition effect), beside the share decided; the
-    same on data drawn from the model.
+    10 × 3) pilot predicts for the full design, by the package's planner
+    (:func:`bayescomp.posterior.repetitions.decisive_rates`), beside the share decided; the
+    same on data drawn from the planner's model.
 
 The truths: the **CV estimand** is the mean difference of the two learners trained on
 ``n (k − 1) / k`` rows, over training sets drawn from the pool (``TRUTH_DRAWS`` of them),
@@ -700,94 +700,6 @@ def cell_table(
 # ------------------------------------------------------------------ the planner (cheap)
 
 
-def repetition_effect_rates(
-    d: np.ndarray,
-    folds: int,
-    rho: float,
-    rope: float = ROPE,
-    gamma: float = GAMMA,
-    totals=(FOLDS * REPEATS,),
-    draws: int = 4000,
-    seed: int = 0,
-    grid: int = 200,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Predicted promote / worse / equivalent rates of the correlated t-test on the pilot
-    ``d`` (per-split differences in repetition order, ``folds`` to a repetition, whole
-    repetitions; other axes a batch) continued on the same rows to each of ``totals``
-    splits: arrays of shape ``(*batch, len(totals))``, averaged over ``draws`` seeded draws
-    (the same for every pilot and total).
-
-    The model, given the data set: repetition ``r``'s mean ``M_r ~ N(μ, v)``, independent
-    over repetitions; its ``k`` splits about ``M_r`` are exchangeable with
-    ``Σ_j (d_rj − M_r)² ~ σ² χ²(k − 1)``; and ``v = φ σ² / k`` with ``φ ∈ (0, 1]``.
-    ``φ = 1`` is the package's model (every split independent ``N(μ, σ²)``, as in
-    :func:`bayescomp.posterior.repetitions.decisive_rates`); ``φ < 1`` is a negative
-    correlation of the splits of one repetition: a repetition tests every row once, so the
-    rows' persistent differences cancel in its mean and only the partition noise moves it
-    (``φ`` is about the partition share of the per-row variance, ``docs/honesty.md``).
-    Nothing shared by one repetition's splits and not by the others' would make ``φ > 1``.
-
-    Priors flat on ``μ`` and ``log σ``, uniform on ``φ``.  From the pilot's ``R₀``
-    repetitions, ``SSB = Σ_r (M_r − M̄)²`` (``R₀ − 1`` df) and ``SSW = Σ_rj (d_rj − M_r)²``
-    (``R₀ (k − 1)`` df): ``p(φ | pilot) ∝ φ^(−(R₀−1)/2) (SSW + k·SSB/φ)^(−(R₀k−1)/2)``
-    (sampled on a grid of ``grid`` cells), ``σ² | φ ~ (SSW + k·SSB/φ) / χ²(R₀k − 1)``,
-    ``μ | φ, σ² ~ N(M̄, v / R₀)``.  The ``m = R − R₀`` new repetitions: their mean
-    ``~ N(μ, v/m)``, their means' sum of squares ``v·χ²(m − 1)``, their within sum of
-    squares ``σ²·χ²(m (k − 1))``; the final mean and ``s²`` (``SSW + k·SSB`` of all ``N``
-    splits over ``N − 1``) follow exactly, and the package's rule decides on
-    ``t(N − 1, mean, s·sqrt(1/N + ρ/(1 − ρ)))``.  No constant is fitted to the grid."""
-    d = np.asarray(d, dtype=float)
-    k, batch = int(folds), d.shape[:-1]
-    if d.shape[-1] % k:
-        raise ValueError(f"the pilot's {d.shape[-1]} splits are not whole repetitions of {k}")
-    r0 = d.shape[-1] // k
-    x = d.reshape(-1, r0, k)
-    means = x.mean(axis=-1)
-    mbar = means.mean(axis=-1)
-    ssb = ((means - mbar[:, None]) ** 2).sum(axis=-1)
-    ssw = ((x - means[..., None]) ** 2).sum(axis=(-1, -2))
-    nu_b, nu = r0 - 1, r0 * k - 1
-    total = np.asarray(totals, dtype=float)
-    new = total / k - r0  # new repetitions
-    if np.any(new < 0) or np.any(new % 1):
-        raise ValueError(f"totals={totals!r} must be whole repetitions of at least the pilot's")
-    rng = np.random.default_rng(seed)
-    u_phi, jitter = rng.random(draws), rng.random(draws) - 0.5
-    chi = rng.chisquare(nu, (draws, 1))
-    z = rng.standard_normal((2, draws, 1))
-    chi_b = 2 * rng.standard_gamma(np.maximum(new - 1, 1) / 2, (draws, new.size)) * (new > 1)
-    chi_w = 2 * rng.standard_gamma(np.maximum(new * (k - 1), 1) / 2, (draws, new.size))
-    chi_w *= new > 0
-    cells = (np.arange(grid) + 0.5) / grid
-    out = []
-    for i in range(0, x.shape[0], 100):  # chunks bound the memory: (chunk, draws, totals)
-        sl = slice(i, i + 100)
-        b_, w_, m_ = ssb[sl, None], ssw[sl, None], mbar[sl, None, None]
-        with np.errstate(divide="ignore"):
-            logp = -nu_b / 2 * np.log(cells) - nu / 2 * np.log(w_ + k * b_ / cells)
-        logp = np.where(np.isfinite(logp).all(axis=-1, keepdims=True), logp, 0.0)
-        cdf = np.cumsum(np.exp(logp - logp.max(axis=-1, keepdims=True)), axis=-1)
-        cdf /= cdf[:, -1:]
-        at = np.minimum((cdf[:, None, :] < u_phi[None, :, None]).sum(axis=-1), grid - 1)
-        phi = (cells[at] + jitter / grid)[..., None]  # (chunk, draws, 1)
-        var = (w_[..., None] + k * b_[..., None] / phi) / chi  # σ² | φ, pilot
-        v = phi * var / k
-        level = m_ + np.sqrt(v / r0) * z[0]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            later = np.where(new > 0, level + np.sqrt(v / np.maximum(new, 1)) * z[1], m_)
-            final = (r0 * m_ + new * later) / (r0 + new)
-            ssb_all = b_[..., None] + v * chi_b + r0 * new / (r0 + new) * (later - m_) ** 2
-            s2 = (w_[..., None] + var * chi_w + k * ssb_all) / (total - 1)
-            scale = np.sqrt(s2 * (1 / total + rho / (1 - rho)))
-            left = special.stdtr(total - 1, (-rope - final) / scale)
-            right = special.stdtr(total - 1, (final - rope) / scale)
-        up, down = right >= gamma, left >= gamma
-        eq = ~up & ~down & (1 - left - right >= gamma)
-        out.append([o.mean(axis=-2) for o in (up, down, eq)])
-    up, down, eq = (np.concatenate(o).reshape(*batch, total.size) for o in zip(*out, strict=True))
-    return up, down, eq
-
-
 def _decided(d: np.ndarray, rho: float) -> np.ndarray:
     """The correlated t-test's decision (any of promote, worse, equivalent) on the splits
     ``d`` (last axis) at γ and ROPE: :func:`outcome`, vectorised."""
@@ -803,11 +715,11 @@ def _decided(d: np.ndarray, rho: float) -> np.ndarray:
 def planner_table(records: dict[tuple, dict], pilot: int = 2) -> list[dict]:
     """Does the planner keep its word?  Per cell of at least 100 data sets and metric: the
     decisive rate a 10 × ``pilot`` pilot (the data set's first ``pilot`` repetitions)
-    predicts for the full 10 × 10 design, averaged over the data sets, by the package's
-    planner (``old``: :func:`bayescomp.posterior.repetitions.decisive_rates`, independent
-    splits) and by :func:`repetition_effect_rates` (``new``), beside the share the full
-    design decided; ``se_*`` the standard error of ``realised − predicted`` (over the data
-    sets of the cell: per data set, its decision minus its prediction)."""
+    predicts for the full 10 × 10 design by the package's planner
+    (:func:`bayescomp.posterior.repetitions.decisive_rates`), averaged over the data sets,
+    beside the share the full design decided; ``se`` the standard error of
+    ``realised − predicted`` (over the data sets of the cell: per data set, its decision
+    minus its prediction)."""
     from bayescomp.posterior.repetitions import decisive_rates
 
     cells: dict[tuple, list] = defaultdict(list)
@@ -822,45 +734,43 @@ def planner_table(records: dict[tuple, dict], pilot: int = 2) -> list[dict]:
         rho = float(np.mean(recs[0]["n_test"])) / n
         for metric in ("acc", "auc"):
             full = np.array([r[metric] for r in recs])
-            pilots = full[:, : k * pilot]
             realised = np.array(
                 [outcome(*posterior(r, metric, n, "split")) != "inconclusive" for r in recs],
                 float,
             )
-            old = np.sum(decisive_rates(pilots, rho, ROPE, GAMMA, [full.shape[1]]), axis=0)[:, 0]
-            new = np.sum(repetition_effect_rates(pilots, k, rho, totals=[full.shape[1]]), axis=0)
-            new = new[:, 0]
+            reps = [full.shape[1] // k]
+            p = np.sum(decisive_rates(full[:, : k * pilot], k, rho, ROPE, GAMMA, reps), axis=0)
+            p = p[:, 0]
             row = {"population": pop, "pair": pair, "n": n, "metric": metric, "pilot": pilot}
             row |= {"datasets": len(recs), "realised": float(realised.mean())}
-            for name, p in (("old", old), ("new", new)):
-                row[name] = float(p.mean())
-                row[f"se_{name}"] = float(np.std(realised - p, ddof=1) / np.sqrt(len(recs)))
-            row["per_dataset"] = (old, new, realised)
+            row |= {"predicted": float(p.mean())}
+            row["se"] = float(np.std(realised - p, ddof=1) / np.sqrt(len(recs)))
+            row["per_dataset"] = (p, realised)
             rows.append(row)
     return rows
 
 
-def keeps_word(r: dict, name: str) -> bool:
+def keeps_word(r: dict) -> bool:
     """The issue's target for one cell: the prediction within ±3 points and 2 se of the
     realised rate."""
-    err = abs(r[name] - r["realised"])
-    return err <= 0.03 + 1e-12 and err <= 2 * r[f"se_{name}"] + 1e-12
+    err = abs(r["predicted"] - r["realised"])
+    return err <= 0.03 + 1e-12 and err <= 2 * r["se"] + 1e-12
 
 
 def saturated(r: dict) -> bool:
-    """A cell every planner and the full design put at ≤ 1 % or at ≥ 99 %."""
-    got = (r["old"], r["new"], r["realised"])
+    """A cell the planner and the full design both put at ≤ 1 % or at ≥ 99 %."""
+    got = (r["predicted"], r["realised"])
     return max(got) <= 0.01 or min(got) >= 0.99
 
 
 def cell_world(records: dict[tuple, dict], copies: int = 3, seed: int = 46) -> list[dict]:
-    """The planners on data drawn from the repetition-effect model itself, with each cell's
+    """The planner on data drawn from its own model (a repetition effect), with each cell's
     data sets as they are: per data set of a cell (≥ 100 data sets), its level ``μ`` (the
     mean of its 100 splits), its within-repetition variance ``σ²`` (the mean of the 10
     repetitions' sample variances) and the variance ``v`` of its 10 repetition means;
     ``copies`` seeded 10 × 10 designs drawn from ``N(μ, v)`` repetition means and
-    ``σ·(z − z̄)`` splits about them; the decisive rate the first 2 repetitions predict (old,
-    new) beside the share the full design decides.  When this reproduces the real cell's
+    ``σ·(z − z̄)`` splits about them; the decisive rate the first 2 repetitions predict
+    beside the share the full design decides.  When this reproduces the real cell's
     errors, they are not the model's misfit."""
     from bayescomp.posterior.repetitions import decisive_rates
 
@@ -883,20 +793,19 @@ def cell_world(records: dict[tuple, dict], copies: int = 3, seed: int = 46) -> l
         d = (means[..., None] + sw[:, None, None] * (z - z.mean(axis=2, keepdims=True))).reshape(
             mu.size, -1
         )
-        old = np.sum(decisive_rates(d[:, : 2 * k], rho, ROPE, GAMMA, [reps * k]), axis=0)
-        new = np.sum(repetition_effect_rates(d[:, : 2 * k], k, rho, totals=[reps * k]), axis=0)
+        p = np.sum(decisive_rates(d[:, : 2 * k], k, rho, ROPE, GAMMA, [reps]), axis=0)
         got = {key: r[key] for key in ("population", "pair", "n", "metric")}
-        got |= {"old": float(old.mean()), "new": float(new.mean())}
+        got |= {"predicted": float(p.mean())}
         got |= {"realised": float(_decided(d, rho).mean()), "datasets": mu.size}
         rows.append(got)
     return rows
 
 
 def planner_model_check(pilots: int = 3000, seed: int = 46) -> list[dict]:
-    """The new planner on its own model, across a wide prior: per pilot ``φ ~ U(0, 1)``,
+    """The planner on its own model, across a wide prior: per pilot ``φ ~ U(0, 1)``,
     ``σ ~ log-uniform(0.004, 0.04)``, ``μ ~ U(−0.03, 0.03)`` (ROPE 0.01, 10 folds,
-    ρ = 0.1), a 10 × 10 design drawn from the model; the first 2 repetitions predict (new
-    and old), the full design decides.  Rows: the pilots by predicted rate (bins), their
+    ρ = 0.1), a 10 × 10 design drawn from the model; the first 2 repetitions predict, the
+    full design decides.  Rows: the pilots by predicted rate (bins), their
     mean prediction and realised share, with the binomial se of the share."""
     from bayescomp.posterior.repetitions import decisive_rates
 
@@ -911,94 +820,85 @@ def planner_model_check(pilots: int = 3000, seed: int = 46) -> list[dict]:
         pilots, -1
     )
     realised = _decided(d, rho).astype(float)
-    pred = {
-        "new": np.sum(repetition_effect_rates(d[:, : 2 * k], k, rho, totals=[reps * k]), axis=0),
-        "old": np.sum(decisive_rates(d[:, : 2 * k], rho, ROPE, GAMMA, [reps * k]), axis=0),
-    }
+    p = np.sum(decisive_rates(d[:, : 2 * k], k, rho, ROPE, GAMMA, [reps]), axis=0)[:, 0]
     rows = []
-    edges = [0, 0.05, 0.25, 0.5, 0.75, 0.95, 1.0001]
-    for name, p in pred.items():
-        p = p[:, 0]
-        for lo, hi in itertools.pairwise(edges):
-            inside = (p >= lo) & (p < hi)
-            if inside.sum() < 10:
-                continue
-            share = realised[inside].mean()
-            rows.append(
-                {
-                    "planner": name,
-                    "bin": f"[{lo:.2f}, {min(hi, 1):.2f}]",
-                    "pilots": int(inside.sum()),
-                    "predicted": float(p[inside].mean()),
-                    "realised": float(share),
-                    "se": float(np.sqrt(max(share * (1 - share), 1 / inside.sum()) / inside.sum())),
-                }
-            )
+    for lo, hi in itertools.pairwise([0, 0.05, 0.25, 0.5, 0.75, 0.95, 1.0001]):
+        inside = (p >= lo) & (p < hi)
+        if inside.sum() < 10:
+            continue
+        share = realised[inside].mean()
         rows.append(
             {
-                "planner": name,
-                "bin": "all",
-                "pilots": pilots,
-                "predicted": float(p.mean()),
-                "realised": float(realised.mean()),
-                "se": float(np.std(realised - p, ddof=1) / np.sqrt(pilots)),
+                "bin": f"[{lo:.2f}, {min(hi, 1):.2f}]",
+                "pilots": int(inside.sum()),
+                "predicted": float(p[inside].mean()),
+                "realised": float(share),
+                "se": float(np.sqrt(max(share * (1 - share), 1 / inside.sum()) / inside.sum())),
             }
         )
+    rows.append(
+        {
+            "bin": "all",
+            "pilots": pilots,
+            "predicted": float(p.mean()),
+            "realised": float(realised.mean()),
+            "se": float(np.std(realised - p, ddof=1) / np.sqrt(pilots)),
+        }
+    )
     return rows
 
 
 def planner_report(records: dict[tuple, dict]) -> None:
-    """``report --planner``: old vs new predicted vs realised per cell (pilots of 2 and 3
+    """``report --planner``: predicted vs realised per cell (pilots of 2 and 3
     repetitions), the cells that meet the target, the pooled calibration by predicted rate,
     the cells on data drawn from the model, and the model check across a wide prior."""
     for pilot in (2, 3):
         rows = planner_table(records, pilot)
         print(f"\npilot 10 × {pilot} → full 10 × 10 (split variance, γ = {GAMMA}, ROPE {ROPE})")
-        print("| population | pair | n | metric | data sets | old | new | realised | se (new) |")
-        print("|---|---|---|---|---|---|---|---|---|")
+        print("| population | pair | n | metric | data sets | predicted | realised | se |")
+        print("|---|---|---|---|---|---|---|---|")
         for r in rows:
-            mark = "" if keeps_word(r, "new") else "*"
+            mark = "" if keeps_word(r) else "*"
             print(
                 f"| {r['population']} | {r['pair']} | {r['n']} | {r['metric']} | {r['datasets']} "
-                f"| {100 * r['old']:.1f} | {100 * r['new']:.1f}{mark} | {100 * r['realised']:.1f} "
-                f"| {100 * r['se_new']:.1f} |"
+                f"| {100 * r['predicted']:.1f}{mark} | {100 * r['realised']:.1f} "
+                f"| {100 * r['se']:.1f} |"
             )
         live = [r for r in rows if not saturated(r)]
-        for name in ("old", "new"):
-            errs = [r[name] - r["realised"] for r in live]
-            print(
-                f"{name}: {sum(keeps_word(r, name) for r in rows)} of {len(rows)} cells within "
-                f"±3 points and 2 se ({sum(keeps_word(r, name) for r in live)} of {len(live)} "
-                f"not saturated); errors on those: " + ", ".join(f"{100 * e:+.1f}" for e in errs)
-            )
+        errs = [r["predicted"] - r["realised"] for r in live]
+        kept = {(r["population"], r["pair"]) for r in rows if keeps_word(r)}
+        print(
+            f"{sum(map(keeps_word, rows))} of {len(rows)} cells ({len(kept)} problems) within "
+            f"±3 points and 2 se ({sum(map(keeps_word, live))} of {len(live)} not saturated); "
+            "errors on those: " + ", ".join(f"{100 * e:+.1f}" for e in errs)
+        )
         # pooled calibration: every data set of every cell, by its predicted rate
-        for name, j in (("old", 0), ("new", 1)):
-            p = np.concatenate([r["per_dataset"][j] for r in rows])
-            y = np.concatenate([r["per_dataset"][2] for r in rows])
-            bins = []
-            for lo, hi in ((0, 0.05), (0.05, 0.5), (0.5, 0.95), (0.95, 1.0001)):
-                inside = (p >= lo) & (p < hi)
-                if inside.any():
-                    bins.append(
-                        f"[{lo:.2f}, {min(hi, 1):.2f}]: {inside.sum()} data sets, predicted "
-                        f"{100 * p[inside].mean():.1f}, realised {100 * y[inside].mean():.1f}"
-                    )
-            print(f"pooled {name}: " + "; ".join(bins))
+        p = np.concatenate([r["per_dataset"][0] for r in rows])
+        y = np.concatenate([r["per_dataset"][1] for r in rows])
+        bins = []
+        for lo, hi in ((0, 0.05), (0.05, 0.5), (0.5, 0.95), (0.95, 1.0001)):
+            inside = (p >= lo) & (p < hi)
+            if inside.any():
+                bins.append(
+                    f"[{lo:.2f}, {min(hi, 1):.2f}]: {inside.sum()} data sets, predicted "
+                    f"{100 * p[inside].mean():.1f}, realised {100 * y[inside].mean():.1f}"
+                )
+        print("pooled: " + "; ".join(bins))
     print("\ncells on data drawn from the model (each data set's μ, σ², v; 3 copies)")
-    print("| population | pair | metric | old | new | realised |")
-    print("|---|---|---|---|---|---|")
+    print("| population | pair | metric | predicted | realised |")
+    print("|---|---|---|---|---|")
     for r in cell_world(records):
-        if max(r["old"], r["new"], r["realised"]) > 0.01 and min(r["old"], r["realised"]) < 0.99:
+        if max(r["predicted"], r["realised"]) > 0.01 and min(r["predicted"], r["realised"]) < 0.99:
             print(
-                f"| {r['population']} | {r['pair']} | {r['metric']} | {100 * r['old']:.1f} "
-                f"| {100 * r['new']:.1f} | {100 * r['realised']:.1f} |"
+                f"| {r['population']} | {r['pair']} | {r['metric']} "
+                f"| {100 * r['predicted']:.1f} | {100 * r['realised']:.1f} |"
             )
     print("\nthe model across a wide prior (3,000 seeded pilots)")
-    print("| planner | predicted bin | pilots | predicted | realised | se |")
-    print("|---|---|---|---|---|---|")
+    print("| predicted bin | pilots | predicted | realised | se |")
+    print("|---|---|---|---|---|")
     for r in planner_model_check():
         print(
-            f"| {r['planner']} | {r['bin']} | {r['pilots']} | {100 * r['predicted']:.1f} "
+            f"| {r['bin']} | {r['pilots']} | {100 * r['predicted']:.1f} "
             f"| {100 * r['realised']:.1f} | {100 * r['se']:.1f} |"
         )
 
@@ -1239,7 +1139,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument(
         "--planner",
         action="store_true",
-        help="report: the planner's predicted decisive rates (old, new) against the realised",
+        help="report: the planner's predicted decisive rates against the realised",
     )
     p.add_argument(
         "--variances",

@@ -2,12 +2,15 @@
 
 The planner predicts, from a pilot's per-split differences, how often the correlated
 t-test on the pilot continued to ``R`` repetitions (same rows) promotes, says worse or says
-equivalent.  Its model: given the data set, the splits are independent ``N(m, σ²)``; the
-pilot gives the posterior of ``(m, σ²)`` (flat priors on ``m`` and ``log σ``).  The checks
-here draw ``(m, σ²)`` from that posterior, draw every new split, run
+equivalent.  Its model (``bayescomp/posterior/repetitions.py``): given the data set,
+repetition means ``M_r ~ N(μ, φσ²/k)``, each repetition's ``k`` splits about its mean with
+sum of squares ``σ²χ²(k − 1)``; flat priors on ``μ``, ``log σ``, uniform on ``φ``.  The
+checks here draw pilots from that model with a known ``φ`` (0.2, and 1: independent
+splits), sample the posterior another way (``φ`` from its prior resampled by the pilot's
+likelihood, itself checked against numerical integration), draw every new split, run
 :func:`bayescomp.correlated_ttest` on the pilot and the new splits together and decide
 with its own rule: the planner's rates must match within ±5 points and 4 binomial
-standard errors.  A slow test checks calibration across pilots drawn from a wide prior.
+standard errors.  A slow test checks calibration across pilots drawn from the model.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import integrate, stats
 
 import bayescomp as bc
 from bayescomp.posterior.plan import decisive_rates
@@ -28,38 +32,100 @@ def pilot(n0: int, mean: float, sd: float) -> np.ndarray:
     return mean + sd * (z - z.mean()) / z.std(ddof=1)
 
 
+def designs(mu, sigma, phi, folds, repetitions, rng) -> np.ndarray:
+    """Designs drawn from the model, one a row (repetition after repetition): repetition
+    means ``N(mu, phi·sigma²/folds)``, splits ``sigma·(z − z̄)`` about them."""
+    mu, sigma, phi = (np.atleast_1d(np.asarray(a, dtype=float)) for a in (mu, sigma, phi))
+    size = max(mu.size, sigma.size, phi.size)
+    z = rng.standard_normal((size, repetitions, folds))
+    sd_mean = np.sqrt(phi * sigma**2 / folds)[:, None]
+    means = mu[:, None] + sd_mean * rng.standard_normal((size, repetitions))
+    within = sigma[:, None, None] * (z - z.mean(axis=2, keepdims=True))
+    return (means[..., None] + within).reshape(size, -1)
+
+
+def sums_of_squares(d0, folds):
+    x = d0.reshape(-1, folds)
+    means = x.mean(axis=1)
+    return means, ((means - means.mean()) ** 2).sum(), ((x - means[:, None]) ** 2).sum()
+
+
+def log_posterior_phi(phi, d0, folds):
+    """``log p(φ | pilot)`` up to a constant, in closed form (μ and σ integrated out)."""
+    means, ssb, ssw = sums_of_squares(d0, folds)
+    r0 = means.size
+    return -(r0 - 1) / 2 * np.log(phi) - (d0.size - 1) / 2 * np.log(ssw + folds * ssb / phi)
+
+
+def test_the_posterior_of_phi_is_the_pilots_likelihood_integrated_numerically():
+    """The closed form behind both the planner and the simulation below, against the
+    pilot's normal likelihood integrated over μ (flat) and log σ (flat) by quadrature."""
+    folds, d0 = 5, designs(0.01, 0.02, 0.4, 5, 3, np.random.default_rng(3))[0]
+    means, _, ssw = sums_of_squares(d0, folds)
+
+    mu = np.linspace(-0.1, 0.1, 801)[:, None]
+    log_sigma = np.linspace(np.log(1e-3), np.log(0.5), 801)[None, :]
+    var = np.exp(2 * log_sigma)
+
+    def integrated(phi):
+        """log of the likelihood's integral over μ and log σ (trapezoids on a fine grid)."""
+        log_lik = stats.chi2.logpdf(ssw / var, d0.size - means.size) - np.log(var)
+        sd = np.sqrt(phi * var / folds)
+        log_lik = log_lik + sum(stats.norm.logpdf(m, mu, sd) for m in means)
+        inner = integrate.trapezoid(np.exp(log_lik - 60), mu[:, 0], axis=0)
+        return np.log(integrate.trapezoid(inner, log_sigma[0])) + 60
+
+    phis = np.array([0.1, 0.4, 1.0])
+    numeric = np.array([integrated(p) for p in phis])
+    closed = log_posterior_phi(phis, d0, folds)
+    assert np.allclose(numeric - numeric[-1], closed - closed[-1], atol=1e-3), (numeric, closed)
+
+
 def simulated_rates(d0, folds, repetitions, rope, gamma, draws=20_000, seed=1):
     """Share of promote / worse / equivalent of the correlated t-test on the pilot ``d0``
-    continued to ``repetitions`` with splits drawn from the pilot's posterior."""
+    continued to ``repetitions`` with every new split drawn from the pilot's posterior
+    predictive: ``φ`` drawn from its uniform prior and resampled by ``p(φ | pilot)``,
+    ``σ²``, ``μ`` given ``φ``, the new repetitions by :func:`designs`."""
     rng = np.random.default_rng(seed)
-    n0, m = d0.size, repetitions * folds - d0.size
-    var = (n0 - 1) * d0.var(ddof=1) / rng.chisquare(n0 - 1, draws)
-    level = d0.mean() + np.sqrt(var / n0) * rng.standard_normal(draws)
-    new = level[:, None] + np.sqrt(var)[:, None] * rng.standard_normal((draws, m))
-    d = np.concatenate([np.broadcast_to(d0, (draws, n0)), new], axis=1)
+    means, ssb, ssw = sums_of_squares(d0, folds)
+    r0 = means.size
+    phi = rng.uniform(0, 1, draws)
+    w = np.exp(log_posterior_phi(phi, d0, folds) - log_posterior_phi(phi, d0, folds).max())
+    phi = phi[rng.choice(draws, draws, p=w / w.sum())]
+    var = (ssw + folds * ssb / phi) / rng.chisquare(d0.size - 1, draws)
+    mu = means.mean() + np.sqrt(phi * var / folds / r0) * rng.standard_normal(draws)
+    new = designs(mu, np.sqrt(var), phi, folds, repetitions - r0, rng)
+    d = np.concatenate([np.broadcast_to(d0, (draws, d0.size)), new], axis=1)
     res = bc.correlated_ttest(np.zeros_like(d), d, rho=1 / folds, rope=rope)
     out = res.decisions(gamma)
     return np.array([np.mean(out == o) for o in ("promote", "worse", "equivalent")])
 
 
-# (folds, pilot repetitions, planned repetitions, pilot mean, pilot sd, rope, gamma)
+# (folds, pilot repetitions, planned repetitions, φ, μ, σ, rope, gamma, seed of the pilot)
 SETTINGS = [
-    (10, 1, 3, 0.025, 0.03, 0.01, 0.95),
-    (10, 2, 10, 0.022, 0.02, 0.01, 0.95),
-    (5, 2, 6, 0.045, 0.04, 0.02, 0.9),
-    (10, 3, 30, 0.003, 0.01, 0.01, 0.95),
-    (10, 1, 5, 0.03, 0.05, 0.0, 0.95),
-    (5, 1, 20, -0.03, 0.02, 0.01, 0.9),
-    (10, 1, 10, 0.0, 0.008, 0.01, 0.95),
-    (2, 5, 25, 0.04, 0.02, 0.01, 0.95),
+    (10, 2, 10, 0.2, 0.02, 0.03, 0.01, 0.95, 0),
+    (10, 2, 10, 1.0, 0.02, 0.03, 0.01, 0.95, 0),
+    (10, 1, 4, 0.2, 0.025, 0.03, 0.01, 0.95, 1),
+    (10, 1, 5, 1.0, 0.03, 0.05, 0.0, 0.95, 2),
+    (5, 2, 6, 0.2, 0.06, 0.04, 0.02, 0.9, 3),
+    (10, 3, 30, 1.0, 0.003, 0.01, 0.01, 0.95, 4),
+    (5, 1, 20, 0.2, -0.03, 0.02, 0.01, 0.9, 5),
+    (10, 2, 10, 0.2, 0.0, 0.011, 0.01, 0.95, 6),
+    (2, 5, 25, 1.0, 0.04, 0.04, 0.01, 0.95, 7),
+    (10, 10, 30, 0.2, 0.022, 0.02, 0.01, 0.95, 8),
 ]
 
 
-@pytest.mark.parametrize("setting", SETTINGS, ids=lambda s: "k{}-r{}-R{}-mu{}".format(*s[:4]))
-def test_predicted_rates_match_simulated_correlated_ttest(setting):
-    folds, r0, reps, mean, sd, rope, gamma = setting
-    d0 = pilot(r0 * folds, mean, sd)
-    predicted = np.array([x[0] for x in decisive_rates(d0, 1 / folds, rope, gamma, [reps * folds])])
+def setting_pilot(setting):
+    folds, r0, _, phi, mu, sigma, *_, seed = setting
+    return designs(mu, sigma, phi, folds, r0, np.random.default_rng(seed))[0]
+
+
+@pytest.mark.parametrize("setting", SETTINGS, ids=lambda s: "k{}-r{}-R{}-phi{}-mu{}".format(*s[:5]))
+def test_predicted_rates_match_a_simulation_of_the_full_design(setting):
+    folds, _, reps, _, _, _, rope, gamma, _ = setting
+    d0 = setting_pilot(setting)
+    predicted = np.array([x[0] for x in decisive_rates(d0, folds, 1 / folds, rope, gamma, [reps])])
     simulated = simulated_rates(d0, folds, reps, rope, gamma)
     # binomial error of the simulation (20,000 draws) and the planner's (4,000 draws)
     se = np.sqrt(simulated * (1 - simulated) * (1 / 20_000 + 1 / 4_000)) + 1e-3
@@ -71,12 +137,60 @@ def test_predicted_rates_match_simulated_correlated_ttest(setting):
 
 
 def test_settings_are_not_trivial():
-    """At least 6 settings have a decisive rate away from 0 and 1 (where agreement is cheap)."""
+    """At least 7 settings have a decisive rate away from 0 and 1 (where agreement is
+    cheap), among them both values of φ."""
     rates = [
-        sum(decisive_rates(pilot(r0 * k, mu, sd), 1 / k, rope, g, [reps * k]))[0]
-        for k, r0, reps, mu, sd, rope, g in SETTINGS
+        sum(decisive_rates(setting_pilot(s), s[0], 1 / s[0], s[6], s[7], [s[2]]))[0]
+        for s in SETTINGS
     ]
-    assert sum(0.1 < r < 0.9 for r in rates) >= 6, rates
+    open_ = [s[3] for s, r in zip(SETTINGS, rates, strict=True) if 0.1 < r < 0.9]
+    assert len(open_) >= 7 and set(open_) == {0.2, 1.0}, rates
+
+
+def test_one_repetition_says_nothing_about_phi():
+    """A pilot of one repetition: no spread of repetition means to learn φ from, so its
+    posterior is its uniform prior; the prediction is that of the uniform prior (the
+    simulation above resamples nothing then) and it depends on the pilot only through
+    its mean and sum of squares."""
+    d0 = setting_pilot(SETTINGS[2])
+    phis = np.linspace(0.05, 1, 5)
+    assert np.ptp(log_posterior_phi(phis, d0, 10)) == 0
+    shuffled = np.random.default_rng(0).permutation(d0)
+    assert decisive_rates(shuffled, 10, 0.1, 0.01, 0.95, [4]) == pytest.approx(
+        decisive_rates(d0, 10, 0.1, 0.01, 0.95, [4])
+    )
+
+
+def test_the_pilots_own_count_gives_the_pilots_own_decision():
+    """Continued to no more repetitions, the prediction is the pilot's own correlated
+    t-test: rate 1 for its decision, 0 for the others."""
+    for setting in SETTINGS:
+        folds, r0, _, _, _, _, rope, gamma, _ = setting
+        d0 = setting_pilot(setting)
+        got = np.array([x[0] for x in decisive_rates(d0, folds, 1 / folds, rope, gamma, [r0])])
+        res = bc.correlated_ttest(np.zeros_like(d0), d0, rho=1 / folds, rope=rope)
+        want = [res.decisions(gamma)[()] == o for o in ("promote", "worse", "equivalent")]
+        assert got.tolist() == want, setting
+
+
+def test_a_pilot_of_partial_repetitions_is_refused():
+    """The model reads repetitions: folds beyond the pilot's splits (k > splits) or a
+    partial last repetition are refused in one line; k = splits is one repetition."""
+    d = pilot(10, 0.03, 0.03)
+    assert bc.plan_repetitions(d, folds=10, rope=0.01).pilot_splits == 10
+    for splits, folds in ((10, 20), (15, 10), (3, 10)):
+        with pytest.raises(ValueError, match="not whole repetitions of the") as info:
+            bc.plan_repetitions(pilot(splits, 0.03, 0.03), folds=folds, rope=0.01)
+        assert "\n" not in str(info.value)
+    # an inconclusive t-test on such splits keeps the plain advice
+    res = bc.correlated_ttest(np.zeros(15), pilot(15, 0.012, 0.03), rho=0.1, rope=0.01)
+    assert res.decision(0.95).reason.endswith(
+        "— collect more repetitions or accept the uncertainty"
+    )
+    plan = bc.plan_repetitions(pilot(20, 0.03, 0.03), folds=10, rope=0.01)
+    for bad in (1, 2.5):
+        with pytest.raises(ValueError, match="at least the pilot's 2"):
+            plan.rates_at(bad)
 
 
 def test_plan_is_the_first_repetition_count_reaching_the_assurance():
@@ -93,8 +207,9 @@ def test_plan_is_the_first_repetition_count_reaching_the_assurance():
     )
     assert "repetitions of the 10-fold design" in str(plan)
     assert plan.advice() == (
-        f"about {plan.more} more repetitions ({10 * plan.more} more splits) would decide "
-        f"with probability {plan.decisive_rate:.2f} (bc.plan_repetitions)"
+        f"run {plan.more} more repetitions of the 10-fold design ({10 * plan.more} more "
+        f"splits, {plan.repetitions} repetitions in all): they decide with probability "
+        f"{plan.decisive_rate:.2f} (bc.plan_repetitions)"
     )
     assert plan.to_dict()["repetitions"] == plan.repetitions
 
@@ -105,7 +220,11 @@ def test_unreachable_plan_says_the_rows_limit_the_answer():
     plan = bc.plan_repetitions(pilot(20, 0.012, 0.03), folds=10, rope=0.01, max_repetitions=60)
     assert plan.repetitions is None and plan.more is None
     assert plan.decisive_rate < 0.8
-    assert "collect more rows" in plan.advice()
+    assert plan.advice() == (
+        f"up to 60 repetitions of these rows decide with probability at most "
+        f"{plan.decisive_rate:.2f} (bc.plan_repetitions): collect more rows (or widen the "
+        "ROPE beyond 0.01 if a larger difference is still negligible to you)"
+    )
     # the largest rate any count reaches, within the planner's Monte Carlo error
     best = max(plan.rates_at(r)["decisive"] for r in (2, 5, 20, 60))
     assert plan.decisive_rate >= best - 0.02
@@ -178,30 +297,29 @@ def test_bad_input_is_refused(kwargs, match):
         bc.plan_repetitions(**kwargs)
 
 
-@pytest.mark.slow
-def test_calibrated_across_pilots_from_a_wide_prior():
-    """Pilots of data sets with levels and sds drawn from a wide prior: among pilots whose
-    predicted decisive rate is between 0.1 and 0.9, the share decided matches the mean
-    prediction within 5 points (the planner's flat priors make it a predictive
-    probability)."""
+def test_calibrated_across_pilots_drawn_from_the_model():
+    """Data sets drawn from the model across a wide prior (``φ ~ U(0, 1)``, the planner's
+    own prior; ``σ`` log-uniform on [0.004, 0.04], ``μ ~ U(−0.03, 0.03)``), each a full
+    10 × 10 design decided by the correlated t-test: the first 2 repetitions' predicted
+    decisive rate matches the share decided, overall and among the pilots between 0.05 and
+    0.95, within 4 standard errors of realised − predicted."""
     rng = np.random.default_rng(0)
-    folds, r0, reps, rope, gamma, sims = 10, 1, 5, 0.01, 0.95, 20_000
-    n0, n = r0 * folds, reps * folds
-    sd = 0.03 * np.exp(rng.uniform(-3, 3, sims))
-    level = rng.uniform(-1, 1, sims) * (rope + 3 * 0.03 * np.exp(3))
-    d = level[:, None] + sd[:, None] * rng.standard_normal((sims, n))
+    folds, r0, reps, rope, gamma, sims = 10, 2, 10, 0.01, 0.95, 2000
+    phi, mu = rng.uniform(0, 1, sims), rng.uniform(-0.03, 0.03, sims)
+    sigma = np.exp(rng.uniform(np.log(0.004), np.log(0.04), sims))
+    d = designs(mu, sigma, phi, folds, reps, rng)
     decided = bc.correlated_ttest(np.zeros_like(d), d, rho=1 / folds, rope=rope)
     decided = decided.decisions(gamma) != "inconclusive"
     predicted = np.concatenate(
         [
-            sum(decisive_rates(d[i : i + 500, :n0], 1 / folds, rope, gamma, [n], draws=2000))[:, 0]
+            sum(decisive_rates(d[i : i + 500, : r0 * folds], 10, 0.1, rope, gamma, [reps], 1000))
             for i in range(0, sims, 500)
         ]
-    )
-    mid = (predicted > 0.1) & (predicted < 0.9)
-    assert mid.sum() > 500
-    assert abs(predicted[mid].mean() - decided[mid].mean()) < 0.05
-    assert abs(predicted.mean() - decided.mean()) < 0.02
+    )[:, 0]
+    for inside in (predicted >= 0, (predicted > 0.05) & (predicted < 0.95)):
+        err = decided[inside] - predicted[inside]
+        assert inside.sum() > 500
+        assert abs(err.mean()) <= 4 * err.std(ddof=1) / np.sqrt(inside.sum()), err.mean()
 
 
 def test_a_test_fraction_that_is_no_k_fold_design_is_refused_and_decision_still_answers():
