@@ -237,3 +237,23 @@ def test_the_scorers_and_the_per_row_scores_share_one_prediction():
             per_row=per_row,
         )
         assert _CountingKNN.calls == 8 and (s.per_row is not None) == per_row
+
+
+def test_a_multilabel_target_keeps_its_scores_and_no_rows():
+    """Subset accuracy of a multilabel target has no one score a row here: the table is
+    the one ``per_row=False`` gives, without per-row scores and without a warning."""
+    import warnings
+
+    from sklearn.model_selection import KFold
+
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(60, 3))
+    Y = (X[:, :2] > 0).astype(int)
+    models = {"k3": KNeighborsClassifier(3), "k5": KNeighborsClassifier(5)}
+    kw = dict(cv=KFold(3), scoring="accuracy", progress=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        s = bc.cross_validate_paired(models, X, Y, **kw)
+    off = bc.cross_validate_paired(models, X, Y, per_row=False, **kw)
+    assert s.per_row is None
+    assert s.to_frame()["accuracy"].tolist() == off.to_frame()["accuracy"].tolist()

@@ -34,14 +34,16 @@ def row_metrics(scorers: Mapping[str, Callable], y: Any) -> dict[str, tuple[Metr
     losses, ``neg_log_loss``); a probability metric only on a binary target."""
     from sklearn.utils.multiclass import type_of_target
 
-    binary = y is not None and type_of_target(y) == "binary"
+    target = None if y is None else type_of_target(y)
+    if target not in ("binary", "multiclass", "continuous"):  # one score a row: 1-d targets
+        return {}
     out = {}
     for key in scorers:
         record, sign = metric_record(key), 1.0
         if record is None and key.startswith("neg_"):
             record = next((m for m in METRICS.values() if m.scorer == key), None)
             sign = -1.0
-        if record is not None and record.item and (binary or record.needs != "scores"):
+        if record is not None and record.item and (target == "binary" or record.needs != "scores"):
             out[key] = (record, sign)
     return out
 
