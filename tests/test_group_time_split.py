@@ -16,7 +16,7 @@ import pytest
 from sklearn.model_selection import TimeSeriesSplit
 
 from bayescomp.splits.design import is_time_ordered, materialise_splits
-from bayescomp.splits.group import GroupTimeSeriesSplit
+from bayescomp.splits.group import GroupTimeSeriesSplit, RepeatedGroupKFold
 
 
 def weekly_rows(n_weeks: int, seed: int) -> np.ndarray:
@@ -74,7 +74,7 @@ def test_too_few_groups_and_bad_arguments_are_refused():
         list(GroupTimeSeriesSplit(n_splits=2, gap=2).split(labels, groups=labels))
     with pytest.raises(ValueError, match="needs groups="):
         list(GroupTimeSeriesSplit(n_splits=2).split(labels))
-    with pytest.raises(ValueError, match="gap must be an int >= 0"):
+    with pytest.raises(ValueError, match="gap must be an integer >= 0"):
         GroupTimeSeriesSplit(gap=-1)
 
 
@@ -101,3 +101,10 @@ def test_read_table_keeps_groups_whole_at_equal_times(tmp_path):
     assert [tr.tolist() for tr, _ in splits] == [list(range(k)) for k in (7, 8, 9)]
     with pytest.raises(ValueError, match=r"6 groups, too few for 6 time-ordered .* --n-splits 5"):
         read_table(tmp_path / "t.csv", target="y", groups="g", time="t", n_splits=6)
+
+
+@pytest.mark.parametrize("bad", [{"n_splits": 2.5}, {"n_splits": True}, {"n_repeats": "3"}])
+def test_repeated_group_kfold_refuses_a_bad_count_in_one_line(bad):
+    """Counts are whole numbers checked by ``core.checks`` (a bool is not a count)."""
+    with pytest.raises(ValueError, match=f"^{next(iter(bad))} must be an integer"):
+        RepeatedGroupKFold(**bad)

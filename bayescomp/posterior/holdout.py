@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bayescomp.core.checks import check_level, rng_from
+from bayescomp.core.checks import check_level, check_number, rng_from
 from bayescomp.core.exceptions import FewClustersWarning, ZeroVarianceWarning
 from bayescomp.core.jsonable import jsonable
 from bayescomp.core.margins import Margin, Standardized, as_margin
@@ -219,9 +219,7 @@ class HoldoutResult(DrawsPosterior):
 
 
 def _check_draws(draws: Any) -> int:
-    if isinstance(draws, bool) or int(draws) != draws or draws < 100:
-        raise ValueError(f"draws must be an integer >= 100 (4000 is the default); got {draws!r}")
-    return int(draws)
+    return check_number(draws, "draws", integer=True, min_val=100, advice="4000 is the default")
 
 
 #: fewer clusters than this: the cluster bootstrap's interval is warned about
@@ -383,8 +381,7 @@ def items_posterior(
     the margin, resolved and checked (by it, or by ``compare``'s request)."""
     name, direction, margin = asked
     draws = _check_draws(draws)
-    if not (np.isfinite(prior) and prior >= 0):
-        raise ValueError(f"prior must be a count >= 0 (1 is uniform); got {prior!r}")
+    check_number(prior, "prior", min_val=0, advice="a count; 1 is uniform")
     items = prepare(
         y_true, baseline, candidate, metric=name, item=item, cluster=cluster, threshold=threshold
     )

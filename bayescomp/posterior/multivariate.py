@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from scipy import stats
 
-from bayescomp.core.checks import check_gamma, check_rho, check_rope
+from bayescomp.core.checks import check_gamma, check_number, check_rho, check_rope
 from bayescomp.core.jsonable import jsonable
 from bayescomp.core.margins import Absolute
 from bayescomp.core.regions import RegionProbabilities, format_probability
@@ -440,8 +440,7 @@ def multivariate_ttest(
     dirs = tuple(bool(x) for x in directions) if directions is not None else (True,) * p
     if len(names) != p or len(dirs) != p:
         raise ValueError(f"{p} metric columns but {len(names)} names / {len(dirs)} directions")
-    if int(draws) < 1000:
-        raise ValueError(f"draws must be at least 1000, got {draws}")
+    check_number(draws, "draws", integer=True, min_val=1000)
     centred = d - d.mean(axis=0)
     scatter = centred.T @ centred
     c = 1.0 / n + r / (1.0 - r)

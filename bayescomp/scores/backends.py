@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 
+from bayescomp.core.checks import check_number
 from bayescomp.core.optional import require
 
 BACKENDS = ("loky", "dask", "ray", "spark")
@@ -51,8 +52,8 @@ def use_backend(
 
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
-    if n_workers is not None and (not isinstance(n_workers, int) or n_workers < 1):
-        raise ValueError(f"n_workers must be a positive whole number, got {n_workers!r}")
+    if n_workers is not None:
+        check_number(n_workers, "n_workers", integer=True, min_val=1)
     with ExitStack() as stack:
         if backend == "loky":
             if scheduler is not None:

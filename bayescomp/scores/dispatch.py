@@ -46,6 +46,7 @@ from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from bayescomp.core.checks import check_number
 from bayescomp.core.exceptions import WorkersLostError
 
 #: exception class names that mean "a worker died", not "the fit failed"
@@ -276,12 +277,8 @@ def dispatch(
 
     ``on_result(key, result)`` is called in this thread for each result.  See the
     module docstring for streaming, batches, retries and the worker watch."""
-    if not isinstance(retries, int) or isinstance(retries, bool) or retries < 0:
-        raise ValueError(f"retries must be a whole number >= 0, got {retries!r}")
-    if not worker_timeout > 0:
-        raise ValueError(
-            f"worker_timeout must be a positive number of seconds, got {worker_timeout!r}"
-        )
+    check_number(retries, "retries", integer=True, min_val=0)
+    check_number(worker_timeout, "worker_timeout", min_val=0, include_boundaries="neither")
     backend, cfg_jobs = active_backend()
     stream = can_stream(backend)
     report = DispatchReport(mode="stream" if stream else "batches")

@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.model_selection import GroupKFold
 from sklearn.utils import check_random_state
 
-from bayescomp.core.checks import check_samples
+from bayescomp.core.checks import check_number, check_samples
 
 
 class RepeatedGroupKFold:
@@ -51,12 +51,8 @@ class RepeatedGroupKFold:
         random_state: Any = None,
         stratify: bool = False,
     ):
-        if not isinstance(n_splits, int | np.integer) or n_splits < 2:
-            raise ValueError(f"n_splits must be an int >= 2, got {n_splits!r}")
-        if not isinstance(n_repeats, int | np.integer) or n_repeats < 1:
-            raise ValueError(f"n_repeats must be an int >= 1, got {n_repeats!r}")
-        self.n_splits = int(n_splits)
-        self.n_repeats = int(n_repeats)
+        self.n_splits = check_number(n_splits, "n_splits", integer=True, min_val=2)
+        self.n_repeats = check_number(n_repeats, "n_repeats", integer=True, min_val=1)
         self.random_state = random_state
         self.stratify = bool(stratify)
         self.cvargs = {"n_splits": self.n_splits}
@@ -133,12 +129,8 @@ class GroupTimeSeriesSplit:
     """
 
     def __init__(self, n_splits: int = 5, gap: int = 0):
-        if not isinstance(n_splits, int | np.integer) or n_splits < 2:
-            raise ValueError(f"n_splits must be an int >= 2, got {n_splits!r}")
-        if not isinstance(gap, int | np.integer) or gap < 0:
-            raise ValueError(f"gap must be an int >= 0, got {gap!r}")
-        self.n_splits = int(n_splits)
-        self.gap = int(gap)
+        self.n_splits = check_number(n_splits, "n_splits", integer=True, min_val=2)
+        self.gap = check_number(gap, "gap", integer=True, min_val=0)
 
     def get_n_splits(self, X: Any = None, y: Any = None, groups: Any = None) -> int:
         return self.n_splits

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from bayescomp.core.checks import check_number
 from bayescomp.core.optional import require
 from bayescomp.posterior.hierarchical.model import cached_model
 
@@ -137,8 +138,7 @@ def rankings_from_scores(scores: Any, *, tie_tol: float = 1e-12) -> Rankings:
             f"scores are missing (NaN) or infinite on dataset(s) {bad[:5]}; every model needs "
             "a score on every dataset — drop those datasets or the models that lack them"
         )
-    if not (np.isfinite(tie_tol) and tie_tol >= 0):
-        raise ValueError(f"tie_tol must be a finite number >= 0; got {tie_tol}")
+    check_number(tie_tol, "tie_tol", min_val=0)
     names = [str(d) for d in scores.index]
     datasets, blocks, all_tied = [], [], []
     ranks = np.empty_like(values)
