@@ -100,8 +100,8 @@ def fit_datasets(args: argparse.Namespace, names: list[str]) -> list[OwnData]:
         return [own]
     if not names:
         raise UserError(
-            "model files need --data PATH --target COL (your table) or --dataset NAME "
-            "(breast_cancer, wine, iris, digits, diabetes); or give a scores CSV instead"
+            "model files need --dataset NAME (breast_cancer, wine, iris, digits, diabetes) "
+            "or --data PATH --target COL (your table); or give a scores CSV instead"
         )
     design = dict(n_splits=args.n_splits, n_repeats=args.n_repeats, random_state=args.seed)
     out = []
