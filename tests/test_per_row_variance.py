@@ -127,7 +127,7 @@ def test_a_table_without_per_row_scores_is_refused_in_one_line(tmp_path):
     models = {"k5": KNeighborsClassifier(5), "k7": KNeighborsClassifier(7)}
     cv = RepeatedStratifiedKFold(n_splits=5, n_repeats=2, random_state=0)
     s = bc.cross_validate_paired(models, X, y, cv=cv, scoring="accuracy", progress=False)
-    s.to_csv(tmp_path / "s.csv")
+    s.to_frame().to_csv(tmp_path / "s.csv", index=False)  # another tool's file: no rows
     read = bc.Scores.read_csv(tmp_path / "s.csv")
     with pytest.raises(ValueError, match="does not hold: cross_validate_paired") as e:
         bc.compare(read, "k5", "k7", rope=0.01, variance="rows")
@@ -257,3 +257,29 @@ def test_a_multilabel_target_keeps_its_scores_and_no_rows():
     off = bc.cross_validate_paired(models, X, Y, per_row=False, **kw)
     assert s.per_row is None
     assert s.to_frame()["accuracy"].tolist() == off.to_frame()["accuracy"].tolist()
+
+
+def test_per_row_scores_survive_a_csv_round_trip_and_a_stale_file_is_dropped(tmp_path):
+    """``to_csv`` writes the per-row scores beside the table (``s.rows.csv``) and
+    ``read_csv`` reads them back checked: the same posterior; per-row scores of another run
+    (their split means are not the table's scores) are dropped with a warning."""
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(120, 3))
+    y = (X[:, 0] + rng.normal(size=120) > 0).astype(int)
+    models = {"k5": KNeighborsClassifier(5), "k9": KNeighborsClassifier(9)}
+
+    def table(seed):
+        cv = RepeatedStratifiedKFold(n_splits=4, n_repeats=3, random_state=seed)
+        return bc.cross_validate_paired(models, X, y, cv=cv, scoring="accuracy", progress=False)
+
+    s = table(0)
+    s.to_csv(tmp_path / "s.csv")
+    assert (tmp_path / "s.rows.csv").is_file()
+    back = bc.Scores.read_csv(tmp_path / "s.csv")
+    a = bc.compare(s, "k5", "k9", rope=0.01, variance="rows")
+    b = bc.compare(back, "k5", "k9", rope=0.01, variance="rows")
+    assert b.scale == pytest.approx(a.scale, rel=1e-12) and b.variance == "rows"
+    table(1).per_row.to_csv(tmp_path / "s.rows.csv", index=False)  # another run's rows
+    with pytest.warns(UserWarning, match="do not average to the table's scores"):
+        stale = bc.Scores.read_csv(tmp_path / "s.csv")
+    assert stale.per_row is None

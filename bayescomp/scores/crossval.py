@@ -17,7 +17,7 @@ from bayescomp.scores.cells import split_ranges
 from bayescomp.scores.engine import FitTask, Progress, multimetric, run_fits
 from bayescomp.scores.estimators import tuned_params
 from bayescomp.scores.fit_cache import check_cache, load_cached, recorder, split_records
-from bayescomp.scores.per_row import per_row_frame, row_predictions
+from bayescomp.scores.per_row import checked_rows, per_row_frame, row_predictions
 from bayescomp.scores.table import Scores
 from bayescomp.splits.design import SplitDesign, materialise_splits
 
@@ -259,7 +259,8 @@ def cross_validate_paired(
         fits.tasks, results, fits.splits, dataset, fits.design, blocks=extra_repeats > 0
     )
     if fits.row_metrics:
-        out.per_row = per_row_frame(fits.tasks, results, fits.splits, dataset, fits.row_metrics)
+        rows = per_row_frame(fits.tasks, results, fits.splits, dataset, fits.row_metrics)
+        out.per_row = checked_rows(rows, out.to_frame())
     out.attrs.update(fits_performed=len(fits.tasks) - fits.loaded, fits_loaded=fits.loaded)
     out.fits_retried = fits.retried
     return out

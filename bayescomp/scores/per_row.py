@@ -11,6 +11,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Mapping
 from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -98,32 +99,13 @@ def per_row_frame(
     metrics: list[str],
 ) -> pd.DataFrame | None:
     """Every fit's per-row scores as a table (``dataset, model, split, row`` and one column
-    per metric), the rows numbered as in ``X``; a metric whose per-row mean is not the
-    fit's score (a custom scorer under a metric's name, sample weights) is dropped with a
-    warning, and None when no metric is left or a fit kept none."""
+    per metric), the rows numbered as in ``X``; None when a fit kept none."""
     import pandas as pd
 
     kept = [(t, r) for t, r in zip(tasks, results, strict=True) if r.error is None]
     kind = "rows:" + ",".join(metrics)  # a fit read from a store may hold other predictions
     if not kept or any(r.predictions is None or r.predictions.kind != kind for _, r in kept):
         return None
-    good = list(metrics)
-    for (name, k), res in kept:
-        assert res.predictions is not None
-        means = np.asarray(res.predictions.y_score, dtype=float).mean(axis=0)
-        for j, m in enumerate(metrics):
-            if m in good and not np.isclose(means[j], res.scores[m], rtol=1e-9, atol=1e-12):
-                good.remove(m)
-                warnings.warn(
-                    f"the per-row scores of {m!r} do not average to its score (model {name!r}, "
-                    f"split {k}: {means[j]:.6g} vs {res.scores[m]:.6g}): no per-row "
-                    "variance for it",
-                    UserWarning,
-                    stacklevel=4,
-                )
-    if not good:
-        return None
-    keep = [metrics.index(m) for m in good]
     parts = [
         pd.DataFrame(
             {
@@ -131,10 +113,44 @@ def per_row_frame(
                 "model": name,
                 "split": k,
                 "row": splits[k].test,
-                **dict(zip(good, np.asarray(res.predictions.y_score)[:, keep].T, strict=True)),
+                **dict(zip(metrics, np.asarray(res.predictions.y_score).T, strict=True)),
             }
         )
         for (name, k), res in kept
         if res.predictions is not None
     ]
     return pd.concat(parts, ignore_index=True)
+
+
+def checked_rows(rows: pd.DataFrame | None, table: pd.DataFrame) -> pd.DataFrame | None:
+    """The per-row scores of ``rows`` that belong to the scores ``table``: each metric
+    column whose split means are the table's scores of that split (a custom scorer under a
+    metric's name, sample weights, a file of another run fail it: dropped with a warning);
+    None when no metric is left."""
+    if rows is None:
+        return None
+    key = ["dataset", "model", "split"]
+    if not set(key) | {"row"} <= set(rows.columns):
+        return None
+    means = rows.groupby(key).mean(numeric_only=True)
+    scores = table.astype({"dataset": str, "model": str}).set_index(key)
+    good = []
+    for m in [c for c in means.columns if c != "row" and c in scores.columns]:
+        own = scores[m].reindex(means.index).to_numpy(dtype=float)  # NaN: not in the table
+        if np.allclose(means[m].to_numpy(dtype=float), own, rtol=1e-9, atol=1e-12):
+            good.append(m)
+        else:
+            warnings.warn(
+                f"the per-row scores of {m!r} do not average to the table's scores of their "
+                "splits: no per-row variance for it",
+                UserWarning,
+                stacklevel=4,
+            )
+    return rows[[*key, "row", *good]] if good else None
+
+
+def rows_path(path: str | Path) -> Path:
+    """Where ``Scores.to_csv`` writes a table's per-row scores: ``scores.rows.csv`` beside
+    ``scores.csv``."""
+    p = Path(path)
+    return p.with_name(f"{p.stem}.rows{p.suffix}")

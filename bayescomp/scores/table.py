@@ -32,6 +32,7 @@ from bayescomp.scores.importers import (
     openml_parts,
     wide_parts,
 )
+from bayescomp.scores.per_row import checked_rows, rows_path
 from bayescomp.scores.slices import checked_slices
 from bayescomp.splits.design import rho_from_sizes
 
@@ -277,14 +278,21 @@ class Scores:
         kwargs.setdefault("dtype", dict.fromkeys(names, str))
         if "na_values" not in kwargs and "keep_default_na" not in kwargs:
             kwargs.update(keep_default_na=False, na_values=[""])
-        return cls.from_frame(read_frame(path, **kwargs), **frame_kw)
+        out = cls.from_frame(read_frame(path, **kwargs), **frame_kw)
+        if rows_path(path).is_file():  # the per-row scores to_csv wrote beside it
+            read = read_frame(rows_path(path), dtype={"dataset": str, "model": str})
+            out.per_row = checked_rows(read, out.to_frame())
+        return out
 
     def to_csv(self, path: str | Path, **kwargs: Any) -> None:
         """Write the tidy table exactly (an interchange file: every tool reads the same
-        names); :meth:`read_csv` reads it back unchanged.  The spreadsheet-facing exports
+        names); :meth:`read_csv` reads it back unchanged, with its per-row scores, written
+        beside it (``scores.rows.csv`` for ``scores.csv``).  The spreadsheet-facing exports
         of the report and of ``--out`` are the ones that neutralise formula-like text."""
         frame = pd.concat([self._frame, self.slice_scores])  # the whole splits, then slices
         write_frame(frame, path, spreadsheet=False, index=False, **kwargs)
+        if self.per_row is not None:
+            write_frame(self.per_row, rows_path(path), spreadsheet=False, index=False)
 
     @classmethod
     def concat(cls, items: list[Scores]) -> Scores:
