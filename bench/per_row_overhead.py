@@ -21,8 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sklearn.datasets import load_breast_cancer, make_classification
 from sklearn.model_selection import RepeatedStratifiedKFold
@@ -31,6 +30,9 @@ from sklearn.neighbors import KNeighborsClassifier
 from bayescomp import cross_validate_paired
 from bayescomp.scores.datasets import standard_scorers
 from bayescomp.scores.model_files import load_models
+
+REPO = Path(__file__).resolve().parents[1]
+
 
 def workloads() -> dict[str, tuple]:
     X, y = load_breast_cancer(return_X_y=True)
