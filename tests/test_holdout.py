@@ -569,3 +569,25 @@ def test_missing_predictions_name_only_the_columns_that_have_them():
     with pytest.raises(ValueError, match=r"^missing values in column 'b' \(3 rows\); drop") as e:
         bc.compare(t, "a", "b", rope=0.01)
     assert "y_true" not in str(e.value) and "'a'" not in str(e.value)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"power": "x"},
+        {"power": 1.0},
+        {"icc": 2},
+        {"items_per_cluster": 0},
+        {"design_effect": -1.0},
+        {"sd": float("nan")},
+        {"difference": "0.03"},
+    ],
+)
+def test_plan_test_set_refuses_a_bad_number_in_one_line(bad):
+    """Every number of the plan is checked at its door: text, NaN and out-of-range values
+    are refused with the argument's name (text raised a raw TypeError before)."""
+    kw = {"difference": 0.03, "rope": 0.01, "sd": 0.5} | bad
+    name = next(iter(bad))
+    with pytest.raises(ValueError, match=f"^{name} must") as e:
+        bc.plan_test_set(**kw)
+    assert "\n" not in str(e.value)

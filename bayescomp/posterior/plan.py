@@ -20,7 +20,6 @@ decided by :func:`~bayescomp.posterior.holdout.holdout_posterior`.
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -124,9 +123,7 @@ def _per_item_sd(
                 f"discordant={discordant!r}, difference={difference!r}"
             )
         return math.sqrt(discordant - difference**2), None, None
-    if not (math.isfinite(sd) and sd > 0):
-        raise ValueError(f"sd must be a positive number; got {sd!r}")
-    return float(sd), None, None
+    return check_number(sd, "sd", min_val=0, include_boundaries="neither"), None, None
 
 
 #: the largest plan made: beyond it a difference is too small to be decided by testing
@@ -209,11 +206,8 @@ def plan_test_set(
     """
     gamma = check_gamma(gamma)
     rope = as_margin(rope, takes=(Absolute,), where="plan_test_set")
-    if not 0 < power < 1:
-        raise ValueError(f"power must be in (0, 1); got {power!r}")
-    real = isinstance(difference, numbers.Real) and not isinstance(difference, bool)
-    if not (real and math.isfinite(difference)):
-        raise ValueError(f"difference must be a finite number; got {difference!r}")
+    power = check_number(power, "power", min_val=0, max_val=1, include_boundaries="neither")
+    difference = check_number(difference, "difference")
     if not abs(difference) > rope:
         raise ValueError(
             f"the size of difference must exceed the rope to be decided beyond it; got "
@@ -221,18 +215,18 @@ def plan_test_set(
         )
     per_item, pilot_deff, pilot_size = _per_item_sd(float(difference), sd, discordant, pilot)
     size = items_per_cluster if items_per_cluster is not None else pilot_size
-    if size is not None and not size >= 1:
-        raise ValueError(f"items_per_cluster must be >= 1; got {size!r}")
-    if not 0 <= icc <= 1:
-        raise ValueError(f"icc must be in [0, 1]; got {icc!r}")
+    if size is not None:
+        size = check_number(size, "items_per_cluster", min_val=1)
+    icc = check_number(icc, "icc", min_val=0, max_val=1)
     if design_effect is None:
         design_effect = (
             pilot_deff
             if pilot_deff is not None and items_per_cluster is None
             else 1.0 + ((size or 1.0) - 1.0) * icc
         )
-    if not design_effect > 0:
-        raise ValueError(f"design_effect must be positive; got {design_effect!r}")
+    design_effect = check_number(
+        design_effect, "design_effect", min_val=0, include_boundaries="neither"
+    )
     units = _units(abs(difference) - rope, per_item, design_effect, gamma, power, size or 1.0)
     n_clusters = None if size is None else units
     n = units if size is None else math.ceil(units * size)
