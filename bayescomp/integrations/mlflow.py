@@ -308,8 +308,7 @@ class MlflowTracker:
 
         now = int(time.time() * 1000)
         ms = [Metric(k, f, now, 0) for k, v in metrics.items() if (f := _finite(v)) is not None]
-        if ms:
-            self.client.log_batch(run_id, metrics=ms)
+        self.client.log_batch(run_id, metrics=ms)  # none: MLflow sends nothing
 
     def _step_params(self, step: pd.Series, result: Any) -> dict[str, Any]:
         s = self.settings

@@ -16,9 +16,6 @@ from typing import Any
 from bayescomp.core.jsonable import json_digest
 from bayescomp.integrations.mlflow import TAG, MlflowTracker
 
-#: MLflow's limit on the metrics of one ``log_batch``
-_BATCH = 1000
-
 
 class WatchTracker(MlflowTracker):
     """Log a :class:`~bayescomp.posterior.sequential.SequentialResult` (``model_name``,
@@ -41,8 +38,7 @@ class WatchTracker(MlflowTracker):
             for key in ("estimate", "lower", "upper")
             if math.isfinite(look[key])
         ]
-        for i in range(0, len(metrics), _BATCH):
-            self.client.log_batch(self.parent_id, metrics=metrics[i : i + _BATCH])
+        self.client.log_batch(self.parent_id, metrics=metrics)  # MLflow splits it in batches
         self.client.set_tag(self.parent_id, f"{TAG}decision", res.decision)
         if res.decision != "continue" and self.model_name is not None:
             self._move_alias(
