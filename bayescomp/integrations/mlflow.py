@@ -190,18 +190,20 @@ class MlflowTracker:
     def on_start(self, identity: str, settings: Mapping[str, Any]) -> None:
         """Find the parent run of this selection (a resumed run) or create it."""
         self.identity, self.settings = identity, dict(settings)
-        self.resumed = self._open_run("selection", f"select {settings.get('baseline')}", settings)
-        if self.resumed:
-            children = self.client.search_runs(
-                [self._exp_id], filter_string=f"tags.`mlflow.parentRunId` = '{self.parent_id}'"
-            )
-            self._children = {
-                int(r.data.tags[f"{TAG}step"]): r for r in children if f"{TAG}step" in r.data.tags
-            }
+        self.resumed = self._open_run("selection", f"select {settings.get('baseline')}")
+        if not self.resumed:
+            self._log_params(self.parent_id, settings)
+            return
+        children = self.client.search_runs(
+            [self._exp_id], filter_string=f"tags.`mlflow.parentRunId` = '{self.parent_id}'"
+        )
+        self._children = {
+            int(r.data.tags[f"{TAG}step"]): r for r in children if f"{TAG}step" in r.data.tags
+        }
 
-    def _open_run(self, kind: str, run_name: str, params: Mapping[str, Any]) -> bool:
+    def _open_run(self, kind: str, run_name: str) -> bool:
         """Point ``parent_id`` at the run of this identity and ``kind`` in the experiment
-        (both created when absent, the new run with ``params``); True when the run was found."""
+        (both created when absent); True when the run was found (a resumed run)."""
         exp = self.client.get_experiment_by_name(self.experiment)
         self._exp_id = exp.experiment_id if exp else self.client.create_experiment(self.experiment)
         tags = {f"{TAG}identity": self.identity, f"{TAG}kind": kind}
@@ -216,7 +218,6 @@ class MlflowTracker:
         self.parent_id = self.client.create_run(
             self._exp_id, run_name=run_name, tags=tags
         ).info.run_id
-        self._log_params(self.parent_id, params)
         return False
 
     def on_step(self, step: pd.Series, result: Any, paired: pd.DataFrame) -> None:
@@ -244,9 +245,7 @@ class MlflowTracker:
         rid = run.info.run_id
         self._log_params(rid, self._step_params(step, result))
         self._log_metrics(rid, self._step_metrics(step, result))
-        with tempfile.TemporaryDirectory() as tmp:
-            self._step_artifacts(Path(tmp), step, result, paired)
-            self.client.log_artifacts(rid, tmp)
+        self._step_artifacts(rid, step, result, paired)
         self._terminate(rid)
         self._children[n] = self.client.get_run(rid)
 
@@ -338,27 +337,25 @@ class MlflowTracker:
         return out
 
     def _step_artifacts(
-        self, out: Path, step: pd.Series, result: Any, paired: pd.DataFrame
+        self, run_id: str, step: pd.Series, result: Any, paired: pd.DataFrame
     ) -> None:
         import matplotlib.pyplot as plt
 
         from bayescomp.report.selection_plots import plot_paired_scores
 
-        paired.to_csv(out / "paired_scores.csv", index=False)
+        self.client.log_text(run_id, paired.to_csv(index=False), "paired_scores.csv")
         if result is None:
             return
-        ax = result.plot()
-        ax.figure.savefig(out / "posterior.png", dpi=100)
-        plt.close(ax.figure)
-        ax = plot_paired_scores(
+        scores = plot_paired_scores(
             paired,
             step["champion"],
             step["challenger"],
             self.settings.get("metric", ""),
             self.settings.get("rope", 0.0),
         )
-        ax.figure.savefig(out / "paired_scores.png", dpi=100)
-        plt.close(ax.figure)
+        for name, ax in (("posterior.png", result.plot()), ("paired_scores.png", scores)):
+            self.client.log_figure(run_id, ax.figure, name, save_kwargs={"dpi": 100})
+            plt.close(ax.figure)
 
     # -- the registry alias
     def _current_version(self) -> str | None:

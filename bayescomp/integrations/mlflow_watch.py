@@ -28,7 +28,8 @@ class WatchTracker(MlflowTracker):
 
         self.identity = json_digest(res.plan.to_dict())[:16]
         name = f"watch {res.plan.candidate} vs {res.plan.baseline}"
-        self._open_run("watch", name, res.plan.to_dict())
+        if not self._open_run("watch", name):
+            self._log_params(self.parent_id, res.plan.to_dict())
         logged = {m.step for m in self.client.get_metric_history(self.parent_id, "estimate")}
         now = int(time.time() * 1000)
         metrics = [
