@@ -200,6 +200,37 @@ def test_each_look_is_an_mlflow_step_and_promote_moves_the_alias(server, tmp_pat
     assert run.data.tags["bayescomp.alias.from_version"] == "1"
 
 
+def test_a_watch_killed_mid_move_records_the_move_as_select_does(server):
+    """The watch moves the alias with select's code: the version is tagged with the run, and a
+    watch killed after moving the alias (its ``alias.pending_from`` tag still on the run) is
+    recorded as moved from the old version on its next run, not as "unchanged"."""
+    from mlflow import MlflowClient
+
+    from bayescomp.core.jsonable import json_digest
+    from bayescomp.integrations.mlflow_watch import WatchTracker
+
+    client = MlflowClient(server)
+    client.create_registered_model("midmove")
+    for _ in range(2):
+        run = client.create_run("0").info
+        client.create_model_version("midmove", f"{run.artifact_uri}/model", run_id=run.run_id)
+    client.set_registered_model_alias("midmove", "champion", "1")
+    res = bc.watch(_log(4000), baseline="old", candidate="new", metric="accuracy", rope=0.01)
+    assert res.decision == "promote"
+    killed = {  # the run of this watch, killed between moving the alias and recording it
+        "bayescomp.identity": json_digest(res.plan.to_dict())[:16],
+        "bayescomp.kind": "watch",
+        "bayescomp.alias.pending_from": "1",
+    }
+    client.create_run(client.create_experiment("midmove"), tags=killed)
+    client.set_registered_model_alias("midmove", "champion", "2")
+    run_id = WatchTracker("midmove", tracking_uri=server, experiment="midmove").log_watch(res, "2")
+    tags = client.get_run(run_id).data.tags
+    assert (tags["bayescomp.alias.action"], tags["bayescomp.alias.from_version"]) == ("moved", "1")
+    assert "bayescomp.alias.pending_from" not in tags
+    assert client.get_model_version_by_alias("midmove", "champion").version == "2"
+
+
 def test_the_pull_request_comment_has_the_decision_and_the_last_looks(tmp_path):
     log = _log(20000).rename(columns={"new": "new|*x*"})
     log.to_csv(tmp_path / "log.csv", index=False)

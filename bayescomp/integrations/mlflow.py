@@ -12,7 +12,7 @@ import json
 import os
 import tempfile
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -190,30 +190,35 @@ class MlflowTracker:
     def on_start(self, identity: str, settings: Mapping[str, Any]) -> None:
         """Find the parent run of this selection (a resumed run) or create it."""
         self.identity, self.settings = identity, dict(settings)
+        self.resumed = self._open_run("selection", f"select {settings.get('baseline')}")
+        if not self.resumed:
+            self._log_params(self.parent_id, settings)
+            return
+        children = self.client.search_runs(
+            [self._exp_id], filter_string=f"tags.`mlflow.parentRunId` = '{self.parent_id}'"
+        )
+        self._children = {
+            int(r.data.tags[f"{TAG}step"]): r for r in children if f"{TAG}step" in r.data.tags
+        }
+
+    def _open_run(self, kind: str, run_name: str) -> bool:
+        """Point ``parent_id`` at the run of this identity and ``kind`` in the experiment
+        (both created when absent); True when the run was found (a resumed run)."""
         exp = self.client.get_experiment_by_name(self.experiment)
-        exp_id = exp.experiment_id if exp else self.client.create_experiment(self.experiment)
-        self._exp_id = exp_id
+        self._exp_id = exp.experiment_id if exp else self.client.create_experiment(self.experiment)
+        tags = {f"{TAG}identity": self.identity, f"{TAG}kind": kind}
         found = self.client.search_runs(
-            [exp_id],
-            filter_string=f"tags.`{TAG}identity` = '{identity}' and tags.`{TAG}kind` = 'selection'",
+            [self._exp_id],
+            filter_string=" and ".join(f"tags.`{k}` = '{v}'" for k, v in tags.items()),
             max_results=1,
         )
         if found:
-            self.parent_id, self.resumed = found[0].info.run_id, True
-            children = self.client.search_runs(
-                [exp_id], filter_string=f"tags.`mlflow.parentRunId` = '{self.parent_id}'"
-            )
-            self._children = {
-                int(r.data.tags[f"{TAG}step"]): r for r in children if f"{TAG}step" in r.data.tags
-            }
-            return
-        run = self.client.create_run(
-            exp_id,
-            run_name=f"select {settings.get('baseline')}",
-            tags={f"{TAG}identity": identity, f"{TAG}kind": "selection"},
-        )
-        self.parent_id = run.info.run_id
-        self._log_params(self.parent_id, {k: v for k, v in settings.items()})
+            self.parent_id = found[0].info.run_id
+            return True
+        self.parent_id = self.client.create_run(
+            self._exp_id, run_name=run_name, tags=tags
+        ).info.run_id
+        return False
 
     def on_step(self, step: pd.Series, result: Any, paired: pd.DataFrame) -> None:
         """One nested run per decided step; a step a resumed run already logged is skipped."""
@@ -240,9 +245,7 @@ class MlflowTracker:
         rid = run.info.run_id
         self._log_params(rid, self._step_params(step, result))
         self._log_metrics(rid, self._step_metrics(step, result))
-        with tempfile.TemporaryDirectory() as tmp:
-            self._step_artifacts(Path(tmp), step, result, paired)
-            self.client.log_artifacts(rid, tmp)
+        self._step_artifacts(rid, step, result, paired)
         self._terminate(rid)
         self._children[n] = self.client.get_run(rid)
 
@@ -275,7 +278,13 @@ class MlflowTracker:
             },
         )
         if self.model_name is not None:
-            self._alias(selection)
+            self._move_alias(
+                rec["action"] == "promote",
+                rec["text"],
+                lambda: self._champion_version(selection),
+                f"promote {selection.champion}, but it is not a registry model and this "
+                "selection has no estimator and data to register (it ran on precomputed scores)",
+            )
         self._terminate(pid)
 
     def _terminate(self, run_id: str) -> None:
@@ -298,15 +307,13 @@ class MlflowTracker:
 
         now = int(time.time() * 1000)
         ms = [Metric(k, f, now, 0) for k, v in metrics.items() if (f := _finite(v)) is not None]
-        if ms:
-            self.client.log_batch(run_id, metrics=ms)
+        self.client.log_batch(run_id, metrics=ms)  # none: MLflow sends nothing
 
     def _step_params(self, step: pd.Series, result: Any) -> dict[str, Any]:
         s = self.settings
-        rho = getattr(result, "rho", None)
         return {
             "design_fingerprint": s.get("design_fingerprint"),
-            "rho": _finite(rho) if rho is not None and _finite(rho) is not None else None,
+            "rho": _finite(getattr(result, "rho", None)),
             "rope": s.get("rope"),
             "gamma": s.get("gamma"),
             "metric": s.get("metric"),
@@ -330,27 +337,25 @@ class MlflowTracker:
         return out
 
     def _step_artifacts(
-        self, out: Path, step: pd.Series, result: Any, paired: pd.DataFrame
+        self, run_id: str, step: pd.Series, result: Any, paired: pd.DataFrame
     ) -> None:
         import matplotlib.pyplot as plt
 
         from bayescomp.report.selection_plots import plot_paired_scores
 
-        paired.to_csv(out / "paired_scores.csv", index=False)
+        self.client.log_text(run_id, paired.to_csv(index=False), "paired_scores.csv")
         if result is None:
             return
-        ax = result.plot()
-        ax.figure.savefig(out / "posterior.png", dpi=100)
-        plt.close(ax.figure)
-        ax = plot_paired_scores(
+        scores = plot_paired_scores(
             paired,
             step["champion"],
             step["challenger"],
             self.settings.get("metric", ""),
             self.settings.get("rope", 0.0),
         )
-        ax.figure.savefig(out / "paired_scores.png", dpi=100)
-        plt.close(ax.figure)
+        for name, ax in (("posterior.png", result.plot()), ("paired_scores.png", scores)):
+            self.client.log_figure(run_id, ax.figure, name, save_kwargs={"dpi": 100})
+            plt.close(ax.figure)
 
     # -- the registry alias
     def _current_version(self) -> str | None:
@@ -372,41 +377,36 @@ class MlflowTracker:
         for k, v in tags.items():
             self.client.set_tag(self.parent_id, TAG + k, _text(v))
 
-    def _alias(self, sel: Any) -> None:
+    def _move_alias(
+        self, promote: bool, reason: str, version: Callable[[], str | None], no_version: str
+    ) -> None:
+        """On promote, move the alias to ``version()`` (None: refused with ``no_version``);
+        else record the refusal with ``reason``.  Once per run: a resumed run's record stands,
+        and a move a killed run left half done (``alias.pending_from``) is recorded as moved."""
         tags = self.client.get_run(self.parent_id).data.tags
         if f"{TAG}alias.action" in tags:  # a resumed run already moved or refused
             return
         current = self._current_version()
-        if sel.recommendation["action"] != "promote":
-            self._record("refused", sel.recommendation["text"], current, current)
+        target = version() if promote else None
+        if target is None:
+            self._record("refused", no_version if promote else reason, current, current)
             return
-        version = self._champion_version(sel)
-        if version is None:
-            self._record(
-                "refused",
-                f"promote {sel.champion}, but it is not a registry model "
-                "and this selection has no estimator and data to register (it ran on "
-                "precomputed scores)",
-                current,
-                current,
-            )
-            return
-        if current == version:
+        if current == target:
             pending = tags.get(f"{TAG}alias.pending_from")
-            if pending is not None and pending != version:  # moved by a killed run
-                self._record("moved", sel.recommendation["text"], pending, version)
+            if pending is not None and pending != target:  # moved by a killed run
+                self._record("moved", reason, pending, target)
                 self.client.delete_tag(self.parent_id, f"{TAG}alias.pending_from")
             else:
                 self._record(
-                    "unchanged", f"{self.alias} already on version {version}", current, version
+                    "unchanged", f"{self.alias} already on version {target}", current, target
                 )
             return
         self.client.set_tag(self.parent_id, f"{TAG}alias.pending_from", current or "")
-        self.client.set_registered_model_alias(self.model_name, self.alias, version)
+        self.client.set_registered_model_alias(self.model_name, self.alias, target)
         self.client.set_model_version_tag(
-            self.model_name, version, f"{TAG}promoted_by_run", self.parent_id
+            self.model_name, target, f"{TAG}promoted_by_run", self.parent_id
         )
-        self._record("moved", sel.recommendation["text"], current, version)
+        self._record("moved", reason, current, target)
         self.client.delete_tag(self.parent_id, f"{TAG}alias.pending_from")  # done: no trace
 
     def _champion_version(self, sel: Any) -> str | None:

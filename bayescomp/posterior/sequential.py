@@ -29,6 +29,7 @@ import numpy as np
 from bayescomp.core.checks import check_gamma
 from bayescomp.core.exceptions import BayescompWarning
 from bayescomp.core.item_scores import item_scores
+from bayescomp.core.jsonable import jsonable
 from bayescomp.core.margins import Absolute, MarginLike, as_margin
 from bayescomp.core.orientation import canonical_metric, higher_is_better
 from bayescomp.core.rule import joint_outcome, split_gamma
@@ -372,28 +373,26 @@ class SequentialResult:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        looks = self.looks.replace([np.inf, -np.inf], np.nan).astype(object)
-        return {
-            "decision": self.decision,
-            "decided_at": self.decided_at,
-            **{k: _finite(getattr(self, k)) for k in ("estimate", "lower", "upper")},
-            "margin": self.margin,
-            "n_items": self.n_items,
-            "method": self.method,
-            "plan": self.plan.to_dict(),
-            "looks": looks.where(looks.notna(), None).to_dict(orient="records"),
-        }
+        return jsonable(  # a number that is not finite (no look yet, an open bound) is None
+            {
+                "decision": self.decision,
+                "decided_at": self.decided_at,
+                "estimate": self.estimate,
+                "lower": self.lower,
+                "upper": self.upper,
+                "margin": self.margin,
+                "n_items": self.n_items,
+                "method": self.method,
+                "plan": self.plan.to_dict(),
+                "looks": self.looks.to_dict(orient="records"),
+            }
+        )
 
     def plot(self, ax: Any = None) -> Any:
         """The sequence over items with the margin band and the decision point."""
         from bayescomp.report.sequential_plots import plot_sequence
 
         return plot_sequence(self, ax=ax)
-
-
-def _finite(value: float) -> float | None:
-    """A number for JSON: None where it is not finite (no look yet)."""
-    return value if math.isfinite(value) else None
 
 
 def make_plan(frame: Any, settings: dict[str, Any]) -> Plan:

@@ -55,16 +55,9 @@ def plot_design_effect(res: Any, ax: Axes | None = None, level: float = 0.95) ->
 
 def holdout_figures(res: Any) -> dict[str, Any]:
     """Every plot of a comparison on one test set (its slices' too), each on a new figure."""
-    import matplotlib.pyplot as plt
-
-    out = {}
-    kinds = [("posterior", res.plot)]
+    out = {"posterior": res.plot().figure}
     if res.blind_draws is not None:
-        kinds.append(("design_effect", res.plot_design_effect))
-    for name, draw in kinds:
-        fig, ax = plt.subplots(figsize=(7, 3.6), layout="constrained")
-        draw(ax=ax)
-        out[name] = fig
+        out["design_effect"] = res.plot_design_effect().figure
     if res.slices is not None:  # the slice guardrail's forest plot
         out["slices"] = res.plot_slices().figure
     return out
