@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from bayescomp.cli._io import emit, parse_label, read_csv
-from bayescomp.cli._text import INTERVAL_COLUMNS, comparison_row, rope_arg, rope_note
+from bayescomp.cli._text import INTERVAL_COLUMNS, aligned, comparison_row, rope_arg, rope_note
 from bayescomp.cli.main import UserError
 from bayescomp.core.text import terminal_literal
 
@@ -210,10 +210,7 @@ def format_holdout(results: list[Any], decisions: list[Any], margin: Any) -> str
         comparison_row(r, d, f"{r.candidate_score:.4f}", r.expected_gain, r.hdi(0.95), d.gamma)
         for r, d in zip(results, decisions, strict=True)
     ]
-    widths = [max(len(c), *(len(row[i]) for row in rows)) for i, c in enumerate(cols)]
-    line = "  ".join(c.ljust(w) for c, w in zip(cols, widths, strict=True))
-    body = ["  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)) for row in rows]
-    lines = [head, "", line, "-" * len(line), *body, "", rope_note(margin), ""]
+    lines = [head, "", *aligned(rows, cols, gap="  "), "", rope_note(margin), ""]
     for r, d in zip(results, decisions, strict=True):
         lines.append(f"  {r.candidate_name}: {d.reason}")
         extra = []
