@@ -220,15 +220,6 @@ def _design(table: Any, args: argparse.Namespace) -> Any:
     return cls(n_splits=args.n_splits, n_repeats=args.n_repeats, random_state=args.seed)
 
 
-def name_the_column(message: str, X: Any) -> str:
-    """A model's own error, with the feature column it is about when the error quotes a
-    value of exactly one text column (``could not convert string to float: 'red'``):
-    :func:`bayescomp.scores.features.name_text_column`."""
-    from bayescomp.scores.features import name_text_column
-
-    return name_text_column(message, X)
-
-
 def add_guardrail_flag(p: argparse.ArgumentParser) -> None:
     """``--guardrail METRIC:ROPE`` (repeatable) of ``select`` and ``compare``."""
     p.add_argument(

@@ -75,18 +75,13 @@ def parse_label(value: str | None, like: np.ndarray) -> Any:
 def write_outputs(args: Any, table: Any, draw: Any, **csv_kwargs: Any) -> None:
     """The files a metrics command writes on request: ``--out`` (the table, as CSV) and
     ``--plot`` (``draw()``'s figure, drawn only when asked for)."""
+    from bayescomp.scores.csvio import write_frame  # spreadsheet formula prefixes neutralised
+
     if args.out:
-        write_csv(table, args.out, **csv_kwargs)
+        write_frame(table, args.out, **csv_kwargs)
         print(f"table written to {args.out}")
     if args.plot:
         save_plot(draw(), args.plot)
-
-
-def write_csv(frame: Any, path: str, **kwargs: Any) -> None:
-    """Write a result table to ``path`` with spreadsheet formula prefixes neutralised."""
-    from bayescomp.scores.csvio import write_frame
-
-    write_frame(frame, path, **kwargs)
 
 
 def save_plot(ax: Any, path: str | None) -> None:

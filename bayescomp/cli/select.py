@@ -22,7 +22,7 @@ from typing import Any
 
 from bayescomp.cli import _parents
 from bayescomp.cli._backend import fit_options, on_backend
-from bayescomp.cli._data import TIMINGS, OwnData, fit_datasets, name_the_column, parse_guardrails
+from bayescomp.cli._data import TIMINGS, OwnData, fit_datasets, parse_guardrails
 from bayescomp.cli._text import DefaultsHelp, rope_note
 from bayescomp.cli.predictions import (
     add_slice_flags,
@@ -393,8 +393,10 @@ def _select_fitted(
                 **common,
             )
     except FitError as exc:  # a feature column the models cannot handle: name it
+        from bayescomp.scores.features import name_text_column
+
         own = args.data is not None
-        raise UserError(name_the_column(str(exc), first.X) if own else str(exc)) from None
+        raise UserError(name_text_column(str(exc), first.X) if own else str(exc)) from None
 
 
 def _print(sel: Any, args: argparse.Namespace, csv_mode: bool, report: Any) -> None:
