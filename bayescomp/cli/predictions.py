@@ -94,15 +94,18 @@ def read_predictions(args: argparse.Namespace) -> tuple[Any, dict[str, Any], lis
     return table, columns, models
 
 
-def label_options(
+def prediction_options(
     args: argparse.Namespace, table: Any, columns: Mapping[str, str | None]
 ) -> dict[str, Any]:
-    """``--threshold`` and ``--pos-label`` (parsed to the label column's type) as the
-    options of a comparison on the predictions table."""
-    given = {"threshold": args.threshold}
+    """The options of a comparison on the predictions table, as ``compare --predictions``
+    and ``select --predictions`` pass them: its columns, ``--seed``, ``--posterior-draws``,
+    the slice guardrail, ``--threshold`` and ``--pos-label`` (parsed to the label column's
+    type)."""
+    options = dict(columns, random_state=args.seed, draws=args.posterior_draws)
+    options |= slice_options(args) | {"threshold": args.threshold}
     if args.pos_label is not None and columns["y_true"] is not None:
-        given["pos_label"] = parse_label(args.pos_label, table[columns["y_true"]].to_numpy())
-    return given
+        options["pos_label"] = parse_label(args.pos_label, table[columns["y_true"]].to_numpy())
+    return options
 
 
 def compare_all(
@@ -120,6 +123,7 @@ def compare_all(
         if args.metric is not None
         else ("accuracy" if columns["y_true"] is not None else None)
     )
+    options = prediction_options(args, table, columns)
     return [
         compare(
             table,
@@ -128,11 +132,7 @@ def compare_all(
             metric=metric,
             rope=args.rope,
             higher_is_better=args.higher_is_better,
-            draws=args.posterior_draws,
-            random_state=args.seed,
-            **slice_options(args),
-            **label_options(args, table, columns),
-            **columns,
+            **options,
         )
         for c in candidates
     ]

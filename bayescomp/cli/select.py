@@ -26,7 +26,7 @@ from bayescomp.cli._data import TIMINGS, OwnData, fit_datasets, parse_guardrails
 from bayescomp.cli._text import DefaultsHelp, rope_note
 from bayescomp.cli.predictions import (
     add_slice_flags,
-    label_options,
+    prediction_options,
     quiet_retries,
     read_predictions,
     slice_options,
@@ -339,14 +339,10 @@ def _select_predictions(args: argparse.Namespace) -> Any:
     from bayescomp.cli.main import UserError
     from bayescomp.studies.select import select
 
-    slicing = slice_options(args)
+    slice_options(args)  # a slice flag without its column: said before the CSV is read
     if args.source:
         raise UserError("--predictions reads one CSV of item-level predictions; give no SOURCE")
     table, columns, models = read_predictions(args)
-    options = dict(columns, random_state=args.seed, **label_options(args, table, columns))
-    options |= slicing  # the slice guardrail (docs/slices.md)
-    if args.posterior_draws is not None:
-        options["draws"] = args.posterior_draws
     return select(
         table,
         baseline=args.baseline,
@@ -357,7 +353,7 @@ def _select_predictions(args: argparse.Namespace) -> Any:
         higher_is_better=args.higher_is_better,
         order=args.order,
         rule=args.rule,
-        compare_options=options,
+        compare_options=prediction_options(args, table, columns),
     )
 
 
