@@ -8,13 +8,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bayescomp.cli.main import UserError
+
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
 
 
 def read_csv(path: str) -> Any:
     """Read ``path`` as a non-empty CSV file into a DataFrame."""
-    from bayescomp.cli.main import UserError
     from bayescomp.scores.csvio import read_frame
 
     p = Path(path)
@@ -31,8 +32,6 @@ def read_csv(path: str) -> Any:
 
 def column(frame: Any, name: str, path: str) -> np.ndarray:
     """Column ``name`` of ``frame`` (read from ``path``) as an array, with no empty value."""
-    from bayescomp.cli.main import UserError
-
     if name not in frame.columns:
         raise UserError(f"column {name!r} not in {path}; columns are {list(frame.columns)}")
     col = frame[name]
@@ -126,7 +125,6 @@ def emit(
     import json
     import sys
 
-    from bayescomp.cli.main import UserError
     from bayescomp.core.jsonable import jsonable
 
     if results is not None and args.plot:

@@ -24,6 +24,7 @@ from bayescomp.cli import _parents
 from bayescomp.cli._backend import fit_options, on_backend
 from bayescomp.cli._data import TIMINGS, OwnData, fit_datasets, parse_guardrails
 from bayescomp.cli._text import DefaultsHelp, rope_note
+from bayescomp.cli.main import UserError
 from bayescomp.cli.predictions import (
     add_slice_flags,
     prediction_options,
@@ -215,8 +216,6 @@ def _models_arg(sources: list[str], args: argparse.Namespace) -> Any:
 def _tracker(args: argparse.Namespace) -> Any:
     if args.mlflow_model is None:
         if args.mlflow_uri is not None:
-            from bayescomp.cli.main import UserError
-
             raise UserError(
                 "--mlflow-uri needs --mlflow-model NAME (the registered model "
                 "whose alias follows the champion)"
@@ -228,7 +227,6 @@ def _tracker(args: argparse.Namespace) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bayescomp.cli.main import UserError
     from bayescomp.scores.model_files import ModelFileError
     from bayescomp.studies.fitted import select_models
 
@@ -298,7 +296,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _select_scores(path: Path, args: argparse.Namespace, common: dict[str, Any]) -> Any:
     """``select scores.csv``: the walk over a table of precomputed scores."""
-    from bayescomp.cli.main import UserError
     from bayescomp.studies.select import select
 
     if args.data:
@@ -336,7 +333,6 @@ def data_setting(args: argparse.Namespace, scores: str | None) -> dict[str, Any]
 def _select_predictions(args: argparse.Namespace) -> Any:
     """``select --predictions``: a selection over the model columns of one test set
     (``--rule``: family-wise by default)."""
-    from bayescomp.cli.main import UserError
     from bayescomp.studies.select import select
 
     slice_options(args)  # a slice flag without its column: said before the CSV is read
@@ -360,8 +356,6 @@ def _select_predictions(args: argparse.Namespace) -> Any:
 def _select_fitted(
     select: Any, sources: list[str], args: argparse.Namespace, common: dict[str, Any]
 ) -> Any:
-    from bayescomp.cli.main import UserError
-
     data = fit_datasets(args, args.dataset or [])
     first = data[0]
     metric = args.metric or first.default_metric
