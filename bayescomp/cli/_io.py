@@ -83,10 +83,8 @@ def write_outputs(args: Any, table: Any, draw: Any, **csv_kwargs: Any) -> None:
         save_plot(draw(), args.plot)
 
 
-def save_plot(ax: Any, path: str | None) -> None:
-    """Write the figure of ``ax`` (an axes or an array of axes) to ``path``, if given."""
-    if not path:
-        return
+def save_plot(ax: Any, path: str) -> None:
+    """Write the figure of ``ax`` (an axes or an array of axes) to ``path``."""
     from bayescomp.report.templating import figure_of
 
     fig = figure_of(ax)
