@@ -90,6 +90,18 @@ def test_select_terminal_output_shows_every_name_on_its_own_line(report):
         assert name in stdout
 
 
+def test_compare_table_keeps_a_name_with_a_newline_on_its_row(hostile_csv):
+    argv = ["compare", str(hostile_csv), "--baseline", "base", "--metric", "accuracy"]
+    argv += ["--candidate", "two\nlines", "--candidate", "-2", "--rope", "0.01"]
+    outcome, stdout, err = run_cli(argv, False, names=NAMES)
+    assert outcome == "ok", err
+    lines = stdout.splitlines()
+    rule = next(i for i, line in enumerate(lines) if set(line) == {"-"})
+    # the header, its rule, then one row per candidate in the order given, then a blank line
+    assert [line.split()[0] for line in lines[rule + 1 : rule + 3]] == ["two\\nlines", "-2"]
+    assert lines[rule + 3] == ""
+
+
 def test_report_html_escapes_every_name(report):
     page = report[0].read_text()
     assert "<script>" not in page and "<img src=x" not in page

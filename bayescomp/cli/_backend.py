@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from bayescomp.cli.main import UserError
 from bayescomp.core.exceptions import WorkersLostError
 from bayescomp.scores.backends import BACKENDS, use_backend
 
@@ -47,8 +48,6 @@ def add_backend_args(parser: argparse.ArgumentParser) -> None:
 
 def fit_options(args: argparse.Namespace) -> dict[str, Any]:
     """``retries``/``worker_timeout`` keyword arguments from the parsed flags."""
-    from bayescomp.cli.main import UserError
-
     if args.retries < 0:
         raise UserError(f"--retries must be >= 0, got {args.retries}")
     if not args.worker_timeout > 0:
@@ -61,8 +60,6 @@ def fit_options(args: argparse.Namespace) -> dict[str, Any]:
 @contextmanager
 def on_backend(args: argparse.Namespace) -> Iterator[None]:
     """Run the block's fits on ``--backend``; lost workers become one user-facing error."""
-    from bayescomp.cli.main import UserError
-
     with use_backend(args.backend, args.scheduler):
         try:
             yield

@@ -14,6 +14,8 @@ import argparse
 from dataclasses import dataclass
 from typing import Any
 
+from bayescomp.cli.main import UserError
+
 TASKS = ("binary", "multiclass", "regression")
 DATA_GROUP = "your own data (CSV, .csv.gz, Parquet or Feather)"
 _DATA_ONLY = ("target", "groups", "time", "time_format", "task", "pos_label")
@@ -91,7 +93,6 @@ class OwnData:
 def fit_datasets(args: argparse.Namespace, names: list[str]) -> list[OwnData]:
     """What model files are fitted on: the table of ``--data``, or each built-in dataset of
     ``names`` on the repeated k-fold design of ``--n-splits/--n-repeats/--seed``."""
-    from bayescomp.cli.main import UserError
     from bayescomp.scores.datasets import load_dataset
     from bayescomp.splits.repeats import default_cv
 
@@ -113,8 +114,6 @@ def fit_datasets(args: argparse.Namespace, names: list[str]) -> list[OwnData]:
 
 def own_data(args: argparse.Namespace) -> OwnData | None:
     """The table of ``--data`` with its design, or None without ``--data``."""
-    from bayescomp.cli.main import UserError
-
     if getattr(args, "data", None) is None:
         given = (
             [f"--{k}" for k in _DATA_ONLY if getattr(args, k, None)]
@@ -169,8 +168,6 @@ def _check_folds(cv: Any, table: Any, args: argparse.Namespace) -> None:
     rows hold one class of the target."""
     import numpy as np
 
-    from bayescomp.cli.main import UserError
-
     design = " with ".join(
         f"--{k} {getattr(args, k)}" for k in ("groups", "time") if getattr(args, k)
     )
@@ -200,8 +197,6 @@ def _design(table: Any, args: argparse.Namespace) -> Any:
     classes = table.task != "regression"
     if args.time:
         if getattr(args, "max_repeats", 0):
-            from bayescomp.cli.main import UserError
-
             raise UserError(
                 "--max-repeats adds shuffled repetitions; a time-ordered design "
                 "(--time) has one order: drop --max-repeats"
@@ -218,15 +213,6 @@ def _design(table: Any, args: argparse.Namespace) -> Any:
         )
     cls = RepeatedStratifiedKFold if classes else RepeatedKFold
     return cls(n_splits=args.n_splits, n_repeats=args.n_repeats, random_state=args.seed)
-
-
-def name_the_column(message: str, X: Any) -> str:
-    """A model's own error, with the feature column it is about when the error quotes a
-    value of exactly one text column (``could not convert string to float: 'red'``):
-    :func:`bayescomp.scores.features.name_text_column`."""
-    from bayescomp.scores.features import name_text_column
-
-    return name_text_column(message, X)
 
 
 def add_guardrail_flag(p: argparse.ArgumentParser) -> None:
@@ -248,7 +234,6 @@ def parse_guardrails(values: list[str], *, fitted: bool = False) -> dict[str, An
     parsed by ``--rope``'s parser (checked at the library's door), or a one-line error;
     ``fitted``: each metric must be a scikit-learn scorer name (or a fit/score time)."""
     from bayescomp.cli._text import rope_arg
-    from bayescomp.cli.main import UserError
 
     out: dict[str, Any] = {}
     for text in values:

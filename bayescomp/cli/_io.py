@@ -8,13 +8,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bayescomp.cli.main import UserError
+
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
 
 
 def read_csv(path: str) -> Any:
     """Read ``path`` as a non-empty CSV file into a DataFrame."""
-    from bayescomp.cli.main import UserError
     from bayescomp.scores.csvio import read_frame
 
     p = Path(path)
@@ -31,8 +32,6 @@ def read_csv(path: str) -> Any:
 
 def column(frame: Any, name: str, path: str) -> np.ndarray:
     """Column ``name`` of ``frame`` (read from ``path``) as an array, with no empty value."""
-    from bayescomp.cli.main import UserError
-
     if name not in frame.columns:
         raise UserError(f"column {name!r} not in {path}; columns are {list(frame.columns)}")
     col = frame[name]
@@ -75,24 +74,17 @@ def parse_label(value: str | None, like: np.ndarray) -> Any:
 def write_outputs(args: Any, table: Any, draw: Any, **csv_kwargs: Any) -> None:
     """The files a metrics command writes on request: ``--out`` (the table, as CSV) and
     ``--plot`` (``draw()``'s figure, drawn only when asked for)."""
+    from bayescomp.scores.csvio import write_frame  # spreadsheet formula prefixes neutralised
+
     if args.out:
-        write_csv(table, args.out, **csv_kwargs)
+        write_frame(table, args.out, **csv_kwargs)
         print(f"table written to {args.out}")
     if args.plot:
         save_plot(draw(), args.plot)
 
 
-def write_csv(frame: Any, path: str, **kwargs: Any) -> None:
-    """Write a result table to ``path`` with spreadsheet formula prefixes neutralised."""
-    from bayescomp.scores.csvio import write_frame
-
-    write_frame(frame, path, **kwargs)
-
-
-def save_plot(ax: Any, path: str | None) -> None:
-    """Write the figure of ``ax`` (an axes or an array of axes) to ``path``, if given."""
-    if not path:
-        return
+def save_plot(ax: Any, path: str) -> None:
+    """Write the figure of ``ax`` (an axes or an array of axes) to ``path``."""
     from bayescomp.report.templating import figure_of
 
     fig = figure_of(ax)
@@ -131,7 +123,6 @@ def emit(
     import json
     import sys
 
-    from bayescomp.cli.main import UserError
     from bayescomp.core.jsonable import jsonable
 
     if results is not None and args.plot:

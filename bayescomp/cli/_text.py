@@ -184,17 +184,17 @@ def difference_headers(margin: Margin, higher_is_better: bool) -> tuple[str, str
     return "mean diff", INTERVAL_COLUMNS[0], f"Differences are {a} − {b}{low}."
 
 
-def aligned(rows: list[list[str]], columns: list[str]) -> list[str]:
+def aligned(rows: list[list[str]], columns: list[str], gap: str = " ") -> list[str]:
     """A text table as lines: the header, a rule, then the rows, every column left-aligned
-    (laid out by pandas)."""
-    import pandas as pd
+    and separated by ``gap`` (a cell stays one element, even with a newline in a name, so
+    that :func:`~bayescomp.core.text.terminal_literal` keeps its row on one line).
 
-    frame = pd.DataFrame(rows, columns=columns)
-    width = {c: max(len(c), *(len(v) for v in frame[c])) for c in columns}
-    text = frame.to_string(
-        index=False, justify="left", formatters={c: f"{{:<{width[c]}}}".format for c in columns}
-    )
-    head, *body = text.splitlines()
+    >>> aligned([["lr", "0.9"]], ["model", "score"])
+    ['model score', '-----------', 'lr    0.9  ']
+    """
+    widths = [max(len(c), *(len(row[i]) for row in rows)) for i, c in enumerate(columns)]
+    head = gap.join(c.ljust(w) for c, w in zip(columns, widths, strict=True))
+    body = [gap.join(v.ljust(w) for v, w in zip(row, widths, strict=True)) for row in rows]
     return [head, "-" * len(head), *body]
 
 

@@ -48,9 +48,6 @@ examples (one per command; each has its own --help):
   bayescomp watch log.parquet --baseline prod --candidate shadow --metric log_loss --rope 0.01 --every 500 --store watch.sqlite
 """
 
-# loggers of the MCMC stack that print progress lines ("Sampling 2 chains ...")
-SAMPLER_LOGGERS: tuple[str, ...] = ("pymc", "pytensor", "nutpie", "numpyro", "jax")
-
 
 class UserError(Exception):
     """An error to report as one line, without a traceback."""
@@ -123,27 +120,23 @@ def format_warnings(counts: Counter, command: str) -> list[str]:
 
 @contextlib.contextmanager
 def _quiet_samplers(quiet: bool) -> Iterator[None]:
-    """Silence the MCMC stack's log lines while the command runs (``--quiet``).
+    """Silence the MCMC stack's log lines ("Sampling 2 chains ...") while the command runs
+    (``--quiet``): every log record below ERROR, whichever logger (PyMC, PyTensor, nutpie,
+    NumPyro, JAX) writes it.
 
-    Setting the loggers' levels is not enough: PyMC sets its own logger to INFO when it is
-    imported, which happens during the command.  ``logging.disable`` holds whatever the
-    libraries do, for every record below ERROR.
+    ``logging.disable``, not the loggers' levels: PyMC sets its own logger to INFO when it
+    is imported, which happens during the command; the disable holds whatever the
+    libraries do.
     """
     if not quiet:
         yield
         return
-    loggers = [logging.getLogger(name) for name in SAMPLER_LOGGERS]
-    levels = [lg.level for lg in loggers]
-    for lg in loggers:
-        lg.setLevel(logging.ERROR)
     previous = logging.root.manager.disable
     logging.disable(logging.WARNING)
     try:
         yield
     finally:
         logging.disable(previous)
-        for lg, level in zip(loggers, levels, strict=True):
-            lg.setLevel(level)
 
 
 def one_line(message: object) -> str:

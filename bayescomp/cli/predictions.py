@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from bayescomp.cli._io import emit, parse_label, read_csv
-from bayescomp.cli._text import INTERVAL_COLUMNS, comparison_row, rope_arg, rope_note
+from bayescomp.cli._text import INTERVAL_COLUMNS, aligned, comparison_row, rope_arg, rope_note
 from bayescomp.cli.main import UserError
 from bayescomp.core.text import terminal_literal
 
@@ -94,15 +94,18 @@ def read_predictions(args: argparse.Namespace) -> tuple[Any, dict[str, Any], lis
     return table, columns, models
 
 
-def label_options(
+def prediction_options(
     args: argparse.Namespace, table: Any, columns: Mapping[str, str | None]
 ) -> dict[str, Any]:
-    """``--threshold`` and ``--pos-label`` (parsed to the label column's type) as the
-    options of a comparison on the predictions table."""
-    given = {"threshold": args.threshold}
+    """The options of a comparison on the predictions table, as ``compare --predictions``
+    and ``select --predictions`` pass them: its columns, ``--seed``, ``--posterior-draws``,
+    the slice guardrail, ``--threshold`` and ``--pos-label`` (parsed to the label column's
+    type)."""
+    options = dict(columns, random_state=args.seed, draws=args.posterior_draws)
+    options |= slice_options(args) | {"threshold": args.threshold}
     if args.pos_label is not None and columns["y_true"] is not None:
-        given["pos_label"] = parse_label(args.pos_label, table[columns["y_true"]].to_numpy())
-    return given
+        options["pos_label"] = parse_label(args.pos_label, table[columns["y_true"]].to_numpy())
+    return options
 
 
 def compare_all(
@@ -120,6 +123,7 @@ def compare_all(
         if args.metric is not None
         else ("accuracy" if columns["y_true"] is not None else None)
     )
+    options = prediction_options(args, table, columns)
     return [
         compare(
             table,
@@ -128,11 +132,7 @@ def compare_all(
             metric=metric,
             rope=args.rope,
             higher_is_better=args.higher_is_better,
-            draws=args.posterior_draws,
-            random_state=args.seed,
-            **slice_options(args),
-            **label_options(args, table, columns),
-            **columns,
+            **options,
         )
         for c in candidates
     ]
@@ -210,10 +210,7 @@ def format_holdout(results: list[Any], decisions: list[Any], margin: Any) -> str
         comparison_row(r, d, f"{r.candidate_score:.4f}", r.expected_gain, r.hdi(0.95), d.gamma)
         for r, d in zip(results, decisions, strict=True)
     ]
-    widths = [max(len(c), *(len(row[i]) for row in rows)) for i, c in enumerate(cols)]
-    line = "  ".join(c.ljust(w) for c, w in zip(cols, widths, strict=True))
-    body = ["  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)) for row in rows]
-    lines = [head, "", line, "-" * len(line), *body, "", rope_note(margin), ""]
+    lines = [head, "", *aligned(rows, cols, gap="  "), "", rope_note(margin), ""]
     for r, d in zip(results, decisions, strict=True):
         lines.append(f"  {r.candidate_name}: {d.reason}")
         extra = []

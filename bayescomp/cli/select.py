@@ -22,11 +22,12 @@ from typing import Any
 
 from bayescomp.cli import _parents
 from bayescomp.cli._backend import fit_options, on_backend
-from bayescomp.cli._data import TIMINGS, OwnData, fit_datasets, name_the_column, parse_guardrails
+from bayescomp.cli._data import TIMINGS, OwnData, fit_datasets, parse_guardrails
 from bayescomp.cli._text import DefaultsHelp, rope_note
+from bayescomp.cli.main import UserError
 from bayescomp.cli.predictions import (
     add_slice_flags,
-    label_options,
+    prediction_options,
     quiet_retries,
     read_predictions,
     slice_options,
@@ -215,8 +216,6 @@ def _models_arg(sources: list[str], args: argparse.Namespace) -> Any:
 def _tracker(args: argparse.Namespace) -> Any:
     if args.mlflow_model is None:
         if args.mlflow_uri is not None:
-            from bayescomp.cli.main import UserError
-
             raise UserError(
                 "--mlflow-uri needs --mlflow-model NAME (the registered model "
                 "whose alias follows the champion)"
@@ -228,7 +227,6 @@ def _tracker(args: argparse.Namespace) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bayescomp.cli.main import UserError
     from bayescomp.scores.model_files import ModelFileError
     from bayescomp.studies.fitted import select_models
 
@@ -298,7 +296,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _select_scores(path: Path, args: argparse.Namespace, common: dict[str, Any]) -> Any:
     """``select scores.csv``: the walk over a table of precomputed scores."""
-    from bayescomp.cli.main import UserError
     from bayescomp.studies.select import select
 
     if args.data:
@@ -336,17 +333,12 @@ def data_setting(args: argparse.Namespace, scores: str | None) -> dict[str, Any]
 def _select_predictions(args: argparse.Namespace) -> Any:
     """``select --predictions``: a selection over the model columns of one test set
     (``--rule``: family-wise by default)."""
-    from bayescomp.cli.main import UserError
     from bayescomp.studies.select import select
 
-    slicing = slice_options(args)
+    slice_options(args)  # a slice flag without its column: said before the CSV is read
     if args.source:
         raise UserError("--predictions reads one CSV of item-level predictions; give no SOURCE")
     table, columns, models = read_predictions(args)
-    options = dict(columns, random_state=args.seed, **label_options(args, table, columns))
-    options |= slicing  # the slice guardrail (docs/slices.md)
-    if args.posterior_draws is not None:
-        options["draws"] = args.posterior_draws
     return select(
         table,
         baseline=args.baseline,
@@ -357,15 +349,13 @@ def _select_predictions(args: argparse.Namespace) -> Any:
         higher_is_better=args.higher_is_better,
         order=args.order,
         rule=args.rule,
-        compare_options=options,
+        compare_options=prediction_options(args, table, columns),
     )
 
 
 def _select_fitted(
     select: Any, sources: list[str], args: argparse.Namespace, common: dict[str, Any]
 ) -> Any:
-    from bayescomp.cli.main import UserError
-
     data = fit_datasets(args, args.dataset or [])
     first = data[0]
     metric = args.metric or first.default_metric
@@ -393,8 +383,10 @@ def _select_fitted(
                 **common,
             )
     except FitError as exc:  # a feature column the models cannot handle: name it
+        from bayescomp.scores.features import name_text_column
+
         own = args.data is not None
-        raise UserError(name_the_column(str(exc), first.X) if own else str(exc)) from None
+        raise UserError(name_text_column(str(exc), first.X) if own else str(exc)) from None
 
 
 def _print(sel: Any, args: argparse.Namespace, csv_mode: bool, report: Any) -> None:

@@ -258,13 +258,7 @@ def rank(
             for j in range(i + 1, k):
                 res = comparison.compare_scores(scores, names[j], a, request)
                 pairs[a, names[j]] = res
-                for kind in KINDS:
-                    mats[kind][i, j] = float(getattr(res, kind))
-                mats["p_better"][j, i] = float(res.p_worse)
-                mats["p_left"][j, i] = float(res.p_right)
-                mats["p_rope"][j, i] = float(res.p_rope)
-                mats["p_right"][j, i] = float(res.p_left)
-                mats["expected_gain"][j, i] = -float(res.expected_gain)
+                _write_pair(mats, i, j, res)
     frames = {kind: _matrix(mats[kind], names) for kind in KINDS}
     return Ranking(
         **frames,
@@ -352,15 +346,18 @@ def _all_pairs(
     ii = np.concatenate([e[0] for e in exact])
     jj = np.concatenate([e[1] for e in exact])
     if ii.size:
-        res = correlated_ttest(vals[jj], vals[ii], rho=rho, rope=rope)
-        for kind in KINDS:
-            mats[kind][ii, jj] = np.asarray(getattr(res, kind))
-        mats["p_better"][jj, ii] = np.asarray(res.p_worse)
-        mats["p_left"][jj, ii] = np.asarray(res.p_right)
-        mats["p_rope"][jj, ii] = np.asarray(res.p_rope)
-        mats["p_right"][jj, ii] = np.asarray(res.p_left)
-        mats["expected_gain"][jj, ii] = -np.asarray(res.mean)
+        _write_pair(mats, ii, jj, correlated_ttest(vals[jj], vals[ii], rho=rho, rope=rope))
     return mats
+
+
+def _write_pair(mats: dict[str, np.ndarray], i: Any, j: Any, res: Any) -> None:
+    """Write the posterior ``res`` of row ``i`` (candidate) against row ``j`` (baseline) to
+    ``[i, j]`` and its mirror image to ``[j, i]``: left and right swap, the gain changes
+    sign (``i``, ``j``: one pair, or arrays of pairs)."""
+    mirror = (res.p_worse, res.p_right, res.p_rope, res.p_left, -np.asarray(res.expected_gain))
+    for kind, back in zip(KINDS, mirror, strict=True):
+        mats[kind][i, j] = getattr(res, kind)
+        mats[kind][j, i] = back
 
 
 def _strip(

@@ -17,7 +17,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bayescomp.core.checks import check_number
-from bayescomp.decision.walk import ORDERS, Rule, charge_fits, order_challengers, recommend
+from bayescomp.decision.walk import (
+    ORDERS,
+    Rule,
+    blocked_scores,
+    charge_fits,
+    order_challengers,
+    recommend,
+)
 from bayescomp.studies.selection import (
     Selection,
     SelectionSetup,
@@ -158,9 +165,8 @@ def check_walk(order: str, max_repeats: int) -> None:
 
 def score_means(table: Scores, models: list[str], metric: str) -> dict[str, float]:
     """Mean score of each model on the design (NaN-skipping: failed fits are left out)."""
-    f = table.to_frame()
-    if "block" in f.columns:
-        f = f[f["block"] == 0]
+    f = blocked_scores(table)
+    f = f[f["block"] == 0]
     return {m: float(f.loc[f["model"] == m, metric].mean()) for m in models}
 
 
@@ -303,9 +309,7 @@ def walk_selection(
 
 
 def _next_block(table: Scores, models: Iterable[str]) -> int:
-    f = table.to_frame()
-    if "block" not in f.columns:
-        return 1
+    f = blocked_scores(table)
     return 1 + int(min(f.loc[f["model"] == m, "block"].max() for m in models))
 
 

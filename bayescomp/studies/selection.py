@@ -407,19 +407,22 @@ def format_steps(steps: pd.DataFrame, gamma: float | None = None) -> str:
     ]
     if "rope" in steps.columns and steps["rope"].dropna().nunique() > 1:  # per challenger
         cols.insert(cols.index("decision"), "rope")  # a standardized margin's half-width
+    shown = {  # how a column's values are written (a missing one as "—")
+        "champion": terminal_literal,
+        "challenger": terminal_literal,
+        "champion_score": "{:.4f}".format,
+        "challenger_score": "{:.4f}".format,
+        "rope": lambda v: Absolute(v).label(),
+        "expected_gain": "{:+.4f}".format,
+        # p_joint (guardrails): P(better beyond the ROPE and all held)
+        **dict.fromkeys(
+            ("p_better", "p_left", "p_rope", "p_right", "p_joint", "risk"),
+            lambda v: format_probability(v, gamma),
+        ),
+    }
     f = steps[[c for c in cols if c in steps.columns]].copy()
-    if "rope" in f.columns:
-        f["rope"] = f["rope"].map(lambda v: "—" if v != v else Absolute(v).label())
-    if "p_joint" in f.columns:  # guardrails: P(better beyond the ROPE and all held)
-        f["p_joint"] = f["p_joint"].map(lambda v: "—" if v != v else format_probability(v, gamma))
-    for c in ("champion_score", "challenger_score"):
-        if c in f.columns:
-            f[c] = f[c].map(lambda v: "—" if v != v else f"{v:.4f}")
-    for c in ("p_better", "p_left", "p_rope", "p_right", "risk"):
-        f[c] = f[c].map(lambda v: "—" if v != v else format_probability(v, gamma))
-    f["expected_gain"] = f["expected_gain"].map(lambda v: "—" if v != v else f"{v:+.4f}")
-    for c in ("champion", "challenger"):
-        f[c] = f[c].map(terminal_literal)
+    for c in f.columns.intersection(list(shown)):
+        f[c] = ["—" if v != v else shown[c](v) for v in f[c]]
     text = f.to_string(index=False)
     reasons = [
         f"  step {int(r['step'])}: {terminal_literal(r['reason'])}"
