@@ -310,6 +310,10 @@ def test_plot(scores):
         (dict(metric=["roc_auc", "neg_log_loss"], method="hierarchical"), "multivariate"),
         (dict(metric=["roc_auc", "neg_log_loss"], gains={"accuracy": 1.0}), "gains name"),
         (dict(metric=["roc_auc", "neg_log_loss"], prior="flat"), "prior must be"),
+        (
+            dict(metric=["roc_auc", "neg_log_loss"], gains={"roc_auc": 1.0}, switching_cost="2"),
+            "switching_cost must be a number",
+        ),
     ],
 )
 def test_bad_input(scores, kwargs, match):

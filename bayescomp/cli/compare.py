@@ -134,12 +134,10 @@ def _scores_from_models(args: argparse.Namespace) -> tuple[Any, str, list[str], 
     check_task({n: s.estimator for n, s in specs.items()}, data.sklearn_task, data.name)
     names = list(specs)
     baseline = args.baseline or names[0]
-    if baseline not in specs:
-        raise UserError(f"--baseline {baseline!r} is not one of the model files {names}")
     candidates = args.candidate or [n for n in names if n != baseline]
-    for c in candidates:
-        if c not in specs:
-            raise UserError(f"--candidate {c!r} is not one of the model files {names}")
+    for flag, name in [("--baseline", baseline), *(("--candidate", c) for c in candidates)]:
+        if name not in specs:
+            raise UserError(f"{flag} {name!r} is not one of the model files {names}")
     metric = args.metric or data.default_metric
     models = {n: specs[n].estimator for n in [baseline, *candidates]}
     guarded = [g for g in parse_guardrails(args.guardrail, fitted=True) if g not in TIMINGS]

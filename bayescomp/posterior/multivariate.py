@@ -282,12 +282,12 @@ class MultiMetricResult(PosteriorBase):
         *switch* when ``E[U] > 0``.  Reported beside the probability rule, never instead.
         """
         gains = self.gains if gains is None else gains
-        cost = self.switching_cost if switching_cost is None else float(switching_cost)
+        cost = check_number(  # a finite number: NaN and inf refused
+            self.switching_cost if switching_cost is None else switching_cost, "switching_cost"
+        )
         if gains is None:
             raise ValueError("pass gains={metric: value of one unit of improvement}")
         g = _gain_vector(self.metrics, gains)
-        if not math.isfinite(cost):
-            raise ValueError(f"switching_cost must be a finite number, got {switching_cost}")
         loc = float(g @ self.mean) - cost
         scale = math.sqrt(max(float(g @ self.shape @ g), 0.0))
         p_pos = float(loc > 0) if scale == 0 else float(stats.t.sf(0.0, self.df, loc, scale))
@@ -462,5 +462,5 @@ def multivariate_ttest(
         draws=int(draws),
         random_state=random_state,
         gains=dict(gains) if gains is not None else None,
-        switching_cost=float(switching_cost),
+        switching_cost=check_number(switching_cost, "switching_cost"),
     )
