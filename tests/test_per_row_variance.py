@@ -39,6 +39,15 @@ def _knn_pair(n: int, index: int, folds: int, repeats: int) -> tuple[bc.Scores, 
     return scores, rec
 
 
+def _two_knn(seed: int) -> tuple:
+    """100 rows of 3 features, two kNN classifiers and a 5 x 2 stratified design."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(100, 3))
+    y = (X[:, 0] > 0).astype(int)
+    models = {"k5": KNeighborsClassifier(5), "k7": KNeighborsClassifier(7)}
+    return X, y, models, RepeatedStratifiedKFold(n_splits=5, n_repeats=2, random_state=0)
+
+
 @pytest.mark.parametrize("how", ["rows", "gated"])
 def test_the_per_row_posterior_is_the_benchs(how):
     """On the same data set and splits, ``compare(variance=...)`` gives the posterior of the
@@ -121,11 +130,7 @@ def test_per_row_scores_survive_the_store(tmp_path):
 def test_a_table_without_per_row_scores_is_refused_in_one_line(tmp_path):
     """A table read from a file has no per-row scores; a time-ordered design does not test
     every row once a repetition; a method other than the t-test has no such variance."""
-    rng = np.random.default_rng(3)
-    X = rng.normal(size=(100, 3))
-    y = (X[:, 0] > 0).astype(int)
-    models = {"k5": KNeighborsClassifier(5), "k7": KNeighborsClassifier(7)}
-    cv = RepeatedStratifiedKFold(n_splits=5, n_repeats=2, random_state=0)
+    X, y, models, cv = _two_knn(3)
     s = bc.cross_validate_paired(models, X, y, cv=cv, scoring="accuracy", progress=False)
     s.to_frame().to_csv(tmp_path / "s.csv", index=False)  # another tool's file: no rows
     read = bc.Scores.read_csv(tmp_path / "s.csv")
@@ -190,11 +195,7 @@ def test_a_design_too_large_keeps_no_per_row_scores_and_says_so(monkeypatch):
     keeps none silently; the split variance is unchanged either way."""
     import bayescomp.scores.per_row as per_row
 
-    rng = np.random.default_rng(5)
-    X = rng.normal(size=(100, 3))
-    y = (X[:, 0] > 0).astype(int)
-    models = {"k5": KNeighborsClassifier(5), "k7": KNeighborsClassifier(7)}
-    cv = RepeatedStratifiedKFold(n_splits=5, n_repeats=2, random_state=0)
+    X, y, models, cv = _two_knn(5)
     kept = bc.cross_validate_paired(models, X, y, cv=cv, scoring="accuracy", progress=False)
     off = bc.cross_validate_paired(
         models, X, y, cv=cv, scoring="accuracy", progress=False, per_row=False

@@ -45,9 +45,8 @@ def fitting() -> argparse.ArgumentParser:
     g.add_argument(
         "--variance",
         choices=("split", "rows", "gated"),
-        default="split",
-        help="the correlated t-test's variance: of the split differences (default), or from "
-        "each row's out-of-fold scores, sharper for near-equal models (docs/per_row_variance.md)",
+        help="the correlated t-test's variance: of the split differences (split, the default), "
+        "or from each row's out-of-fold scores (rows, gated: docs/per_row_variance.md)",
     )
     add_backend_args(p)
     return p

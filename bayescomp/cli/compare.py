@@ -280,7 +280,7 @@ def _run(
         options = {"draws": args.draws, "chains": args.chains}
     if args.guardrail:  # the joint posterior of the metric and its guardrails (seeded draws)
         method, options = "multivariate", {"guardrails": parse_guardrails(args.guardrail)}
-    if args.variance != "split":
+    if args.variance:
         options["variance"] = args.variance
     warnings.filterwarnings("ignore", "hierarchical fit, attempt")  # the table says each retry
     results = [

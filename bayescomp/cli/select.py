@@ -263,7 +263,7 @@ def run(args: argparse.Namespace) -> int:
         **mcmc,
         **({"guardrails": guardrails} if guardrails else {}),
         **slice_options(args, csv_mode),  # the slice guardrail (docs/slices.md)
-        **({"variance": args.variance} if args.variance != "split" else {}),
+        **({"variance": args.variance} if args.variance else {}),
     }
     try:
         common["tracker"] = _tracker(args)
