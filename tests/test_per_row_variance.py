@@ -169,6 +169,7 @@ def test_a_selection_decides_its_steps_with_the_per_row_variance():
     table = bc.cross_validate_paired(models, X, y, cv=cv, scoring="accuracy", progress=False)
     want = bc.compare(table, "k15", "k17", rope=0.01, variance="rows")
     assert sel.steps["p_better"].iloc[0] == pytest.approx(want.p_better, rel=1e-9)
+    assert sel.to_dict()["settings"]["variance"] == "rows"  # in selection.json and the store
     with pytest.raises(ValueError, match="family rule's joint posterior") as e:
         bc.select_models(models, X, y, compare_options={"variance": "gated"}, **kw)
     assert "\n" not in str(e.value)
@@ -188,6 +189,8 @@ def test_the_command_line_says_which_variance_it_used(tmp_path):
     record = json.loads(subprocess.run([*base, "--json"], capture_output=True, text=True).stdout)
     used = record[0]["variance"] if isinstance(record, list) else record["variance"]
     assert used in ("gated: rows", "gated: split") and f"variance: {used}" in text
+    comment = subprocess.run([*base, "--format", "markdown"], capture_output=True, text=True)
+    assert f"γ = 0.95 · variance {used}" in comment.stdout  # the pull-request comment
 
 
 def test_a_design_too_large_keeps_no_per_row_scores_and_says_so(monkeypatch):

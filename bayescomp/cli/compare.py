@@ -407,6 +407,7 @@ def _diagnostics(s: dict[str, Any]) -> list[str]:
 def format_table(results: list[Posterior], decisions: list[Decision], margin: Any) -> str:
     """The t-test's table, one line per candidate (read from each summary), then the reasons."""
     from bayescomp.core.margins import Absolute
+    from bayescomp.report.markdown import used_variances
 
     rows, s0 = [], results[0].summary().iloc[0]
     half = [Absolute(r.half_width).label() for r in results]
@@ -423,7 +424,7 @@ def format_table(results: list[Posterior], decisions: list[Decision], margin: An
         f"metric: {s0['metric']}   rope: {rope}   "
         + (f"rho: {s0['rho']:.3g}" if "rho" in s0 else "time-ordered windows (AR(1) posterior)")
         + f"   splits: {s0['n']}"
-        + "".join(f"   variance: {v}" for v in _variances(results))
+        + "".join(f"   variance: {v}" for v in used_variances(results))
     )
     mean, hdi, what = difference_headers(margin, results[0].higher_is_better)
     cols = ["candidate", f"mean {s0['metric']}", mean, hdi, *INTERVAL_COLUMNS[1:-1]]
@@ -435,11 +436,6 @@ def format_table(results: list[Posterior], decisions: list[Decision], margin: An
     )
     lines = [head, "", *aligned(rows, cols), "", legend, rope_note(margin), "", *reasons]
     return "\n".join(map(terminal_literal, lines))  # a name with a newline stays on its line
-
-
-def _variances(results: list[Posterior]) -> list[str]:
-    """The variances the t-tests used other than the split variance (their records say)."""
-    return sorted({r.to_dict().get("variance", "split") for r in results} - {"split"})
 
 
 def _score(v: Any) -> str:

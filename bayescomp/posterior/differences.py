@@ -294,8 +294,7 @@ def row_scale(
             "accuracy, error rate, log loss, Brier, squared and absolute error; use "
             "variance='split'"
         )
-    f = scores.to_frame()
-    f = f[f["dataset"] == dataset]
+    f = scores.subset(datasets=[dataset]).to_frame()
     key = [c for c in ("block", "repeat") if c in f.columns]
     repetition = f.drop_duplicates("split").set_index("split")[key].apply(tuple, axis=1)
     rows = rows[rows["dataset"] == dataset]

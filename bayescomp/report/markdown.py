@@ -90,6 +90,11 @@ def slice_lines(results: list[Any]) -> list[str]:
     return lines
 
 
+def used_variances(results: list[Any]) -> list[str]:
+    """The variances the t-tests used other than the split variance (their records say)."""
+    return sorted({r.to_dict().get("variance", "split") for r in results} - {"split"})
+
+
 def comparison_markdown(
     rows: list[tuple[Any, str, str]], rope: Margin, gamma: float, head: str | None = None
 ) -> str:
@@ -112,7 +117,11 @@ def comparison_markdown(
     lines += _table(cols, table, "|---|---|---:|---:|---:|---:|---|" + "---|" * each)
     if rows:
         rope_text = "ROPE per candidate (its column)" if each else f"ROPE {labels[0]}"
-        lines += ["", f"baseline {escape(rows[0][0].baseline_name)} · {rope_text} · γ = {gamma:g}"]
+        lines += [
+            "",
+            f"baseline {escape(rows[0][0].baseline_name)} · {rope_text} · γ = {gamma:g}"
+            + "".join(f" · variance {v}" for v in used_variances([r for r, _, _ in rows])),
+        ]
     lines += ["", *(f"- {escape(r.candidate_name)}: {escape(why, 2000)}" for r, _, why in rows)]
     return "\n".join([*lines, *slice_lines([r for r, _, _ in rows]), ""])
 

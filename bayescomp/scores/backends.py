@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 
-from bayescomp.core.checks import check_number
 from bayescomp.core.optional import require
 
 BACKENDS = ("loky", "dask", "ray", "spark")
@@ -53,6 +52,8 @@ def use_backend(
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     if n_workers is not None:
+        from bayescomp.core.checks import check_number  # numpy: not for --help
+
         check_number(n_workers, "n_workers", integer=True, min_val=1)
     with ExitStack() as stack:
         if backend == "loky":

@@ -50,7 +50,10 @@ class SelectionSetup:
     def to_dict(self) -> dict[str, Any]:
         """The setup as one flat record (the selection's ``settings``)."""
         out = {k: getattr(self, k) for k in ("baseline", "order", "max_repeats", "rule")}
-        out |= {k: getattr(self.request, k) for k in ("gamma", "method", "random_state", "metric")}
+        out |= {
+            k: getattr(self.request, k)
+            for k in ("gamma", "method", "random_state", "metric", "variance")
+        }
         out |= {"rope": self.request.margin, **self.design}
         if self.request.guardrails:
             out["guardrails"] = {m: half_width for m, half_width, _ in self.request.guardrails}
